@@ -1,0 +1,112 @@
+// `agent-wallet`: serve (what `npm start` runs), migrate, verify-ledger, mcp (stdio bridge).
+import { parseArgs } from 'node:util';
+import { systemClock } from './clock.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { verifyLedger } from './ledger/verify.ts';
+import { closeOnSignals, loggerOptions, startServer } from './server.ts';
+import { openStore } from './store/db.ts';
+import { migrateToLatest } from './store/migrate.ts';
+import { VERSION } from './version.ts';
+
+const HELP = `agent-wallet ${VERSION}: wallets, ledgers and spending policies for AI agents
+
+Usage: agent-wallet <command>
+
+Commands:
+  serve           start the HTTP service and dashboard (PORT, HOST, DATABASE_URL, DATA_DIR, REDIS_URL, ...)
+  migrate         apply database migrations and exit
+  verify-ledger   recompute every balance from the ledger entries; exit 1 naming any inconsistency
+  mcp             MCP stdio bridge for desktop clients (AGENT_WALLET_API_KEY, AGENT_WALLET_URL)
+  --help          this text
+
+Configuration is read from the environment; see the README.`;
+
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } },
+  });
+  const command = positionals[0];
+  if (values.version) return print(VERSION);
+  if (values.help || command === undefined || command === 'help') return print(HELP);
+  switch (command) {
+    case 'serve':
+      return serve();
+    case 'migrate':
+      return migrate();
+    case 'verify-ledger':
+      return verify();
+    case 'mcp': {
+      const { runStdioBridge } = await import('./mcp/stdio.ts');
+      return runStdioBridge(process.env);
+    }
+    default:
+      process.stderr.write(`unknown command "${command}"\n\n${HELP}\n`);
+      return 2;
+  }
+}
+
+async function serve(): Promise<number> {
+  const config = loadConfig();
+  const server = await startServer(config, { clock: systemClock, logger: loggerOptions(config.logLevel) });
+  closeOnSignals(server, SHUTDOWN_DEADLINE_MS);
+  const dashboard = config.dashboardDir === undefined ? ' (dashboard not built: npm run build)' : '';
+  server.app.log.info(`agent-wallet ${VERSION} listening on ${server.url}${dashboard}; rail ${config.rail}`);
+  return -1; // keep running
+}
+
+async function openConfiguredStore() {
+  const config = loadConfig();
+  return openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    postgresSchema: undefined,
+    postgresPoolSizeMax: 2,
+    sqliteBusyTimeoutMs: 5_000,
+  });
+}
+
+async function migrate(): Promise<number> {
+  const store = await openConfiguredStore();
+  try {
+    const { applied } = await migrateToLatest(store.db);
+    return print(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
+  } finally {
+    await store.close();
+  }
+}
+
+async function verify(): Promise<number> {
+  const store = await openConfiguredStore();
+  try {
+    const report = await verifyLedger(store.db);
+    const summary = `${report.accounts} accounts, ${report.transactions} ledger transactions`;
+    if (report.ok) return print(`ledger OK: ${summary}, every balance matches its entries`);
+    process.stderr.write(
+      `ledger BROKEN (${summary}):\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`,
+    );
+    return 1;
+  } finally {
+    await store.close();
+  }
+}
+
+function print(text: string): number {
+  process.stdout.write(`${text}\n`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message =
+      error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
+    process.stderr.write(`agent-wallet: ${message}\n`);
+    process.exitCode = 1;
+  },
+);

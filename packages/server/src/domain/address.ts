@@ -1,0 +1,49 @@
+// EVM addresses: 0x + 40 hex digits, rendered with the EIP-55 mixed-case checksum.
+// Accepted input: all-lowercase or all-uppercase hex (unchecksummed) or a mixed-case one whose checksum holds.
+import { keccak_256 } from '@noble/hashes/sha3.js';
+
+const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+const encoder = new TextEncoder();
+
+export type AddressParse = { ok: true; lower: string } | { ok: false; reason: string };
+
+/** Validates an address from the wire; returns the canonical lower-case form used for storage and lookups. */
+export function parseAddress(value: unknown): AddressParse {
+  if (value === undefined) return { ok: false, reason: 'is required' };
+  if (typeof value !== 'string') return { ok: false, reason: 'must be a string' };
+  if (!ADDRESS_PATTERN.test(value)) return { ok: false, reason: 'must be 0x followed by 40 hex digits' };
+  const hex = value.slice(2);
+  const unchecksummed = hex === hex.toLowerCase() || hex === hex.toUpperCase();
+  if (!unchecksummed && toChecksumAddress(value) !== value) {
+    return { ok: false, reason: 'has an invalid EIP-55 checksum' };
+  }
+  return { ok: true, lower: `0x${hex.toLowerCase()}` };
+}
+
+/** EIP-55: uppercase each hex letter whose nibble in keccak256(lowercase hex) is >= 8. */
+export function toChecksumAddress(address: string): string {
+  const hex = address.slice(2).toLowerCase();
+  const hash = keccak_256(encoder.encode(hex));
+  let out = '0x';
+  for (let i = 0; i < hex.length; i += 1) {
+    const byte = hash[i >> 1]!;
+    const nibble = i % 2 === 0 ? byte >> 4 : byte & 0x0f;
+    out += nibble >= 8 ? hex[i]!.toUpperCase() : hex[i]!;
+  }
+  return out;
+}
+
+/**
+ * A wallet's address, derived from the server's address secret and the wallet id: the last 20 bytes of
+ * keccak256(secret || walletId), as Ethereum derives addresses from keys. Unique in practice (160 bits) and
+ * enforced by a unique index. On the sandbox rail no private key exists for it; the EVM rail will replace
+ * this derivation with keys from an HD seed.
+ */
+export function deriveAddress(secret: Uint8Array, walletId: string): string {
+  const idBytes = encoder.encode(walletId);
+  const joined = new Uint8Array(secret.length + idBytes.length);
+  joined.set(secret, 0);
+  joined.set(idBytes, secret.length);
+  const hash = keccak_256(joined);
+  return `0x${Buffer.from(hash.subarray(12)).toString('hex')}`;
+}

@@ -1,0 +1,18 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { newId, randomBase62 } from './ids.ts';
+
+test('ids are unique and sort in creation order, even within one millisecond', () => {
+  const ids = Array.from({ length: 5000 }, () => newId('tx'));
+  assert.equal(new Set(ids).size, ids.length);
+  assert.deepEqual([...ids].sort(), ids);
+  for (const id of ids) assert.match(id, /^tx_[0-9a-z]{13}[0-9A-Za-z]{12}$/);
+});
+
+test('random base62 uses the whole alphabet without bias towards low characters', () => {
+  const sample = randomBase62(62_000);
+  const counts = new Map<string, number>();
+  for (const ch of sample) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  assert.equal(counts.size, 62);
+  for (const n of counts.values()) assert.ok(n > 700 && n < 1300, `skewed count ${n}`);
+});

@@ -1,0 +1,45 @@
+// Opaque ids: a readable type prefix, a creation-ordered part and CSPRNG randomness.
+import { randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+// 62 * 4 = 248: bytes at or above it are rejected so every character is equally likely (no modulo bias).
+const UNBIASED_BYTE_LIMIT = 248;
+
+export type IdPrefix = 'usr' | 'ses' | 'wal' | 'acc' | 'ltx' | 'ent' | 'key' | 'pol' | 'tx' | 'dep' | 'evt';
+
+/** `length` uniformly random base62 characters. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    const bytes = randomBytes(length * 2);
+    for (const byte of bytes) {
+      if (byte >= UNBIASED_BYTE_LIMIT) continue;
+      out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+let lastMs = 0;
+let sequenceInMs = 0;
+const SEQUENCE_MAX = 36 ** 4;
+
+/**
+ * Ids sort by creation within a process: 9 base36 digits of a monotonic millisecond clock, 4 of a sequence
+ * within that millisecond, then 12 random base62 characters (~71 bits) for uniqueness across instances.
+ * Lists ordered by (created_at_ms, id) are newest-first even for records made in the same millisecond.
+ */
+export function newId(prefix: IdPrefix): string {
+  const nowMs = Math.max(Date.now(), lastMs);
+  if (nowMs === lastMs) sequenceInMs += 1;
+  else sequenceInMs = 0;
+  lastMs = nowMs;
+  if (sequenceInMs >= SEQUENCE_MAX) {
+    lastMs += 1; // borrow the next millisecond rather than wrap and lose the order
+    sequenceInMs = 0;
+  }
+  const timePart = lastMs.toString(36).padStart(9, '0');
+  const sequencePart = sequenceInMs.toString(36).padStart(4, '0');
+  return `${prefix}_${timePart}${sequencePart}${randomBase62(12)}`;
+}

@@ -1,0 +1,108 @@
+// The Fastify application: envelope, parsers, error handling, security headers, authentication, every route
+// and the OpenAPI document generated from the routes' zod schemas.
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { AppError } from '../errors.ts';
+import { ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
+import type { Services } from '../services/index.ts';
+import { VERSION } from '../version.ts';
+import { registerAuthHooks } from './auth-hooks.ts';
+import { registerDashboard } from './dashboard.ts';
+import { errorHandler, sendAppError } from './errors.ts';
+import { toFastifyRoute } from './route.ts';
+import { successEnvelope } from './schemas.ts';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface AppOptions {
+  logger: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: services.config.trustProxy,
+    requestIdHeader: false, // our own ids: a client cannot forge log correlation
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the API; bodies are serialised as plain JSON (amounts are already strings).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  registerJsonParser(app);
+  app.setErrorHandler(errorHandler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.headers(SECURITY_HEADERS);
+    reply.header('x-request-id', request.id);
+  });
+  registerAuthHooks(app, services);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Agent Wallet Service', version: VERSION },
+      components: {
+        securitySchemes: {
+          userJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          agentApiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'svc_live_… API key of one agent wallet',
+          },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  for (const route of ROUTES) {
+    if (SANDBOX_ONLY_ROUTES.has(route) && services.config.rail !== 'sandbox') continue;
+    app.route(toFastifyRoute(route, services, successEnvelope));
+  }
+  app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async () =>
+    app.swagger(),
+  );
+
+  const dashboard = await registerDashboard(app, services.config.dashboardDir);
+  app.setNotFoundHandler((request, reply) => {
+    if (dashboard.servesPath(request)) return dashboard.sendIndex(reply);
+    return sendAppError(
+      reply,
+      new AppError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
+    );
+  });
+  return app;
+}
+
+// frame-ancestors 'none' and no inline scripts: the dashboard is built to need neither framing nor inline JS.
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+// An empty body is "no body" (POST /freeze sent with a JSON content type); anything else must be valid JSON.
+// Fastify's parser refuses __proto__ and constructor.prototype keys (prototype poisoning).
+function registerJsonParser(app: FastifyInstance) {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
+    (request, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text.trim() === '') {
+        done(null, undefined);
+        return;
+      }
+      parseJson(request, text, done);
+    },
+  );
+}

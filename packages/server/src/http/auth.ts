@@ -1,0 +1,36 @@
+// Who is calling. Runs in onRequest — before the body is parsed or validated — so an unauthenticated
+// request is refused before anything else happens, and the rate limiter (which needs the caller's identity)
+// can run between identification and the database-backed session check.
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import type { AuthenticatedUser } from '../services/auth.ts';
+
+/** Longest Authorization header looked at; a JWT of ours is ~250 characters, an API key 52. */
+const AUTHORIZATION_LENGTH_MAX = 2_048;
+export const API_KEY_PREFIX = 'svc_live_';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The user of a valid JWT (REST routes), set by the auth hook. */
+    user: AuthenticatedUser | null;
+  }
+  interface FastifyContextConfig {
+    auth?: 'none' | 'user' | 'apiKey';
+  }
+}
+
+/** The bearer credential, or null when the header is absent or not a bearer. */
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string' || header.length > AUTHORIZATION_LENGTH_MAX) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+export function unauthorized(message = 'a valid session token is required (Authorization: Bearer <JWT>)') {
+  return new AppError('UNAUTHORIZED', message);
+}
+
+export function isApiKeyShaped(token: string): boolean {
+  return token.startsWith(API_KEY_PREFIX);
+}

@@ -1,0 +1,70 @@
+// The one place where any error becomes the failure envelope. Unknown errors are logged with the request id
+// and answered with a generic 500: never a stack trace, SQL text or driver message in a body.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { AppError } from '../errors.ts';
+import { InsufficientFundsError } from '../ledger/ledger.ts';
+import { isConnectionFailure } from '../store/errors.ts';
+import { describeIssues } from './schemas.ts';
+
+export function failureBody(error: AppError) {
+  return {
+    success: false as const,
+    error: { code: error.code, message: error.message, ...error.details },
+    ...(error.data === undefined ? {} : { data: error.data }),
+  };
+}
+
+export function sendAppError(reply: FastifyReply, error: AppError) {
+  if (error.headers !== undefined) reply.headers(error.headers);
+  return reply.code(error.status).send(failureBody(error));
+}
+
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error, request);
+  return sendAppError(reply, appError);
+}
+
+const CONTEXT_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path' };
+
+function toAppError(error: FastifyError, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = CONTEXT_NAMES[error.validationContext ?? 'body'] ?? 'body';
+    const issues = error.validation.map((v) => v.params.issue as z.core.$ZodIssue);
+    return new AppError('VALIDATION_ERROR', describeIssues(issues, where));
+  }
+  if (error instanceof InsufficientFundsError) {
+    return new AppError('INSUFFICIENT_BALANCE', 'not enough available balance');
+  }
+  const known = fastifyClientError(error);
+  if (known !== undefined) return known;
+  if (isConnectionFailure(error)) {
+    request.log.error({ err: error }, 'backing store unavailable');
+    return new AppError('SERVICE_UNAVAILABLE', 'a backing store is unavailable; retry shortly');
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  return new AppError('INTERNAL_ERROR', `an unexpected error occurred (request id ${request.id})`);
+}
+
+function fastifyClientError(error: FastifyError): AppError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'the request body is larger than 64 KiB');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('VALIDATION_ERROR', 'the request body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('VALIDATION_ERROR', 'Content-Length does not match the body');
+    default:
+      break;
+  }
+  // Prototype-poisoned JSON and other parser refusals carry a 4xx status and a fixed message of Fastify's.
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    if (error.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', 'the request body is too large');
+    return new AppError('VALIDATION_ERROR', 'the request could not be read as JSON');
+  }
+  return undefined;
+}

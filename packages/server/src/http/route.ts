@@ -1,0 +1,96 @@
+// One route = one file holding its schema, handler and OpenAPI description (Unkey's layout). A route returns
+// plain data; this helper wraps it in the success envelope and sets the status.
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { z } from 'zod';
+import type { Services } from '../services/index.ts';
+import { failureEnvelope } from './schemas.ts';
+
+export type AuthMode = 'none' | 'user' | 'apiKey';
+
+export interface HandlerInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  services: Services;
+}
+
+export interface RouteResult<T> {
+  status?: number;
+  data: T;
+  headers?: Record<string, string>;
+  /** Extra top-level fields of the envelope (tool responses carry `tool`). */
+  envelope?: Record<string, unknown>;
+}
+
+export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R> {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  url: string;
+  auth: AuthMode;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Documented success data (the envelope's `data`), for the OpenAPI document only. */
+  response?: z.ZodType;
+  successStatus?: number;
+  handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<RouteResult<R>>;
+}
+
+export interface RouteModule {
+  definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>;
+}
+
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R>(
+  definition: RouteDefinition<P, Q, B, R>,
+): RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown> {
+  return definition as unknown as RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>;
+}
+
+const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
+  none: [],
+  user: [{ userJwt: [] }],
+  apiKey: [{ agentApiKey: [] }],
+};
+
+export function toFastifyRoute(
+  definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>,
+  services: Services,
+  envelopeOf: (data: z.ZodType) => z.ZodType,
+): RouteOptions {
+  const status = definition.successStatus ?? 200;
+  return {
+    method: definition.method,
+    url: definition.url,
+    config: { auth: definition.auth },
+    schema: {
+      summary: definition.summary,
+      ...(definition.description === undefined ? {} : { description: definition.description }),
+      tags: definition.tags,
+      security: SECURITY[definition.auth],
+      ...(definition.params === undefined ? {} : { params: definition.params }),
+      ...(definition.query === undefined ? {} : { querystring: definition.query }),
+      ...(definition.body === undefined ? {} : { body: definition.body }),
+      response: {
+        ...(definition.response === undefined ? {} : { [status]: envelopeOf(definition.response) }),
+        '4XX': failureEnvelope,
+      },
+    },
+    handler: async (request, reply) => {
+      const result = await definition.handler({
+        params: request.params,
+        query: request.query,
+        body: request.body,
+        request,
+        reply,
+        services,
+      });
+      if (result.headers !== undefined) reply.headers(result.headers);
+      reply.code(result.status ?? status);
+      return { success: true, ...result.envelope, data: result.data };
+    },
+  };
+}

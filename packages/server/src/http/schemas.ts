@@ -1,0 +1,126 @@
+// Shared zod schemas of the wire format. One schema gives validation, the handler's types and the OpenAPI
+// document. Objects are strict: an unknown field is a 400, never silently ignored (no mass assignment).
+import { z } from 'zod';
+import { parseAddress } from '../domain/address.ts';
+import { AMOUNT_STRING_LENGTH_MAX, parseAmount } from '../domain/money.ts';
+import { PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN } from '../domain/passwords.ts';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
+import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../services/idempotency.ts';
+
+export const EMAIL_LENGTH_MAX = 254;
+export const MEMO_LENGTH_MAX = 500;
+export const ID_LENGTH_MAX = 64;
+
+/** A decimal string amount -> micro-units (bigint). Every malformed form gets its own message. */
+export const amountSchema = z
+  .unknown()
+  .transform((value, ctx) => {
+    const parsed = parseAmount(value);
+    if (parsed.ok) return parsed.micros;
+    ctx.addIssue({ code: 'custom', message: parsed.reason });
+    return z.NEVER;
+  })
+  .meta({
+    type: 'string',
+    pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$',
+    maxLength: AMOUNT_STRING_LENGTH_MAX,
+    description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
+    examples: ['10.5'],
+  });
+
+/** An EVM address -> its lower-case form. A mixed-case address must carry a valid EIP-55 checksum. */
+export const addressSchema = z
+  .unknown()
+  .transform((value, ctx) => {
+    const parsed = parseAddress(value);
+    if (parsed.ok) return parsed.lower;
+    ctx.addIssue({ code: 'custom', message: parsed.reason });
+    return z.NEVER;
+  })
+  .meta({ type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address (0x + 40 hex)' });
+
+export const labelSchema = z.string().trim().min(1).max(100);
+export const memoSchema = z.string().max(MEMO_LENGTH_MAX);
+export const idempotencyKeySchema = z.string().min(1).max(IDEMPOTENCY_KEY_LENGTH_MAX);
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(EMAIL_LENGTH_MAX)
+  .pipe(z.email({ message: 'must be a valid email address' }));
+export const passwordSchema = z.string().min(PASSWORD_LENGTH_MIN).max(PASSWORD_LENGTH_MAX);
+
+export const idSchema = z.string().min(1).max(ID_LENGTH_MAX);
+export const walletIdParams = z.strictObject({ walletId: idSchema });
+
+// Query strings arrive as text; only canonical positive integers are accepted ("01", "1.0", "1e1" are not).
+const positiveIntText = z
+  .string()
+  .regex(/^[1-9][0-9]{0,8}$/, { message: 'must be a positive whole number' })
+  .transform(Number);
+
+export const paginationQuery = z.strictObject({
+  page: positiveIntText.optional().default(1),
+  limit: positiveIntText
+    .optional()
+    .default(PAGE_LIMIT_DEFAULT)
+    .refine((n) => n <= PAGE_LIMIT_MAX, { message: `must be between 1 and ${PAGE_LIMIT_MAX}` }),
+});
+
+export function successEnvelope<T extends z.ZodType>(data: T) {
+  return z.object({ success: z.literal(true), data });
+}
+
+export const failureEnvelope = z.object({
+  success: z.literal(false),
+  error: z.object({ code: z.string(), message: z.string() }).loose(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export function paginated<T extends z.ZodType>(item: T, listName: 'items' | 'transactions' = 'items') {
+  return z.object({
+    [listName]: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    limit: z.number().int(),
+  });
+}
+
+/** Turns zod issues into one sentence naming each bad field. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], where: string): string {
+  const parts = issues.slice(0, 5).map((issue) => describeIssue(issue, where));
+  return parts.join('; ');
+}
+
+function describeIssue(issue: z.core.$ZodIssue, where: string): string {
+  const field = issue.path.length > 0 ? issue.path.join('.') : where;
+  if (issue.code === 'unrecognized_keys') {
+    const prefix = issue.path.length > 0 ? `${issue.path.join('.')}.` : '';
+    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `${prefix}${k}`).join(', ')}`;
+  }
+  if (issue.code === 'invalid_type') {
+    if (issue.input === undefined) return `${field} is required`;
+    return `${field} must be ${article(issue.expected)}`;
+  }
+  if (issue.code === 'too_small' && issue.origin === 'string') {
+    return issue.minimum === 1
+      ? `${field} must not be empty`
+      : `${field} must be at least ${issue.minimum} characters`;
+  }
+  if (issue.code === 'too_big' && issue.origin === 'string')
+    return `${field} must be at most ${issue.maximum} characters`;
+  if (issue.code === 'too_big' && issue.origin === 'array')
+    return `${field} must have at most ${issue.maximum} items`;
+  if (issue.code === 'too_small' && issue.origin === 'array')
+    return `${field} must have at least ${issue.minimum} items`;
+  if (issue.code === 'invalid_value')
+    return `${field} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  return `${field} ${issue.message.replace(/^Invalid input: /, '')}`;
+}
+
+function article(expected: string): string {
+  if (expected === 'object') return 'an object';
+  if (expected === 'array') return 'an array';
+  return `a ${expected}`;
+}

@@ -1,0 +1,137 @@
+// The only code that changes a balance. Every movement is one ledger transaction of two or more entries
+// that sum to zero, applied with conditional updates so the database refuses an overdraft even if a caller's
+// check was wrong. Callers run it inside the LedgerWriter's database transaction.
+import type { Kysely } from 'kysely';
+import { newId } from '../domain/ids.ts';
+import { assert } from '../errors.ts';
+import type { AccountKind, Database } from '../store/schema.ts';
+
+export interface Leg {
+  accountId: string;
+  /** Signed: negative leaves the account (debit), positive enters it (credit). Never zero. */
+  amountMicros: bigint;
+}
+
+export interface TransferSpec {
+  kind: string;
+  referenceId: string | null;
+  legs: Leg[];
+  nowMs: number;
+}
+
+/** Thrown when a debit would take a non-negative account below zero; the enclosing operation rolls back. */
+export class InsufficientFundsError extends Error {
+  readonly accountId: string;
+  constructor(accountId: string) {
+    super(`insufficient funds in ${accountId}`);
+    this.name = 'InsufficientFundsError';
+    this.accountId = accountId;
+  }
+}
+
+export const LEGS_MAX = 8;
+
+/** Account ids are derived from the wallet, so a movement needs no lookup to find them. */
+export const accountIds = {
+  available: (walletId: string) => `${walletId}:available`,
+  hold: (walletId: string) => `${walletId}:hold`,
+  external: (rail: string) => `rail:${rail}`,
+};
+
+export async function postTransfer(trx: Kysely<Database>, spec: TransferSpec): Promise<string> {
+  assertBalanced(spec.legs);
+  const transactionId = newId('ltx');
+  await trx
+    .insertInto('ledger_transactions')
+    .values({
+      id: transactionId,
+      kind: spec.kind,
+      reference_id: spec.referenceId,
+      created_at_ms: BigInt(spec.nowMs),
+    })
+    .execute();
+  // A fixed order (by account id) means two transfers never wait on each other's rows in opposite orders.
+  const ordered = [...spec.legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
+  for (const leg of ordered) await applyLeg(trx, leg);
+  await trx
+    .insertInto('entries')
+    .values(
+      ordered.map((leg, index) => ({
+        transaction_id: transactionId,
+        leg: BigInt(index),
+        account_id: leg.accountId,
+        amount_micros: leg.amountMicros,
+        created_at_ms: BigInt(spec.nowMs),
+      })),
+    )
+    .execute();
+  return transactionId;
+}
+
+/** Debits and credits of one transaction sum to zero, touch distinct accounts, and none is zero. */
+export function assertBalanced(legs: Leg[]): void {
+  assert(
+    legs.length >= 2 && legs.length <= LEGS_MAX,
+    `a transfer has 2..${LEGS_MAX} legs, got ${legs.length}`,
+  );
+  let sumMicros = 0n;
+  const seen = new Set<string>();
+  for (const leg of legs) {
+    assert(leg.amountMicros !== 0n, `zero leg on ${leg.accountId}`);
+    assert(!seen.has(leg.accountId), `account ${leg.accountId} appears twice in one transfer`);
+    seen.add(leg.accountId);
+    sumMicros += leg.amountMicros;
+  }
+  assert(sumMicros === 0n, `transfer legs sum to ${sumMicros}, not zero`);
+}
+
+async function applyLeg(trx: Kysely<Database>, leg: Leg): Promise<void> {
+  const isDebit = leg.amountMicros < 0n;
+  const row = await trx
+    .updateTable('accounts')
+    .set((eb) => ({ balance_micros: eb('balance_micros', '+', leg.amountMicros) }))
+    .where('id', '=', leg.accountId)
+    .$if(isDebit, (qb) =>
+      qb.where((eb) =>
+        eb.or([eb('allow_negative', '=', 1n), eb(eb('balance_micros', '+', leg.amountMicros), '>=', 0n)]),
+      ),
+    )
+    .returning(['balance_micros', 'allow_negative'])
+    .executeTakeFirst();
+  if (row === undefined) {
+    const exists = await trx
+      .selectFrom('accounts')
+      .select('id')
+      .where('id', '=', leg.accountId)
+      .executeTakeFirst();
+    assert(exists !== undefined, `account ${leg.accountId} does not exist`);
+    throw new InsufficientFundsError(leg.accountId);
+  }
+  // The pair of the conditional update: read back, the balance is still non-negative.
+  assert(row.allow_negative === 1n || row.balance_micros >= 0n, `${leg.accountId} went negative`);
+}
+
+/** Creates a wallet's accounts (available + hold), both starting at zero. */
+export async function createWalletAccounts(trx: Kysely<Database>, walletId: string, withHold: boolean) {
+  const rows: Array<{ id: string; wallet_id: string; kind: AccountKind }> = [
+    { id: accountIds.available(walletId), wallet_id: walletId, kind: 'available' },
+  ];
+  if (withHold) rows.push({ id: accountIds.hold(walletId), wallet_id: walletId, kind: 'hold' });
+  await trx
+    .insertInto('accounts')
+    .values(rows.map((r) => ({ ...r, balance_micros: 0n, allow_negative: 0n })))
+    .execute();
+}
+
+export async function readBalances(db: Kysely<Database>, walletId: string) {
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['kind', 'balance_micros'])
+    .where('wallet_id', '=', walletId)
+    .execute();
+  const available = rows.find((r) => r.kind === 'available')?.balance_micros ?? 0n;
+  const held = rows.find((r) => r.kind === 'hold')?.balance_micros ?? 0n;
+  // The pair of the write-side guard: balances read back are never negative.
+  assert(available >= 0n && held >= 0n, `wallet ${walletId} has a negative balance`);
+  return { availableMicros: available, heldMicros: held };
+}

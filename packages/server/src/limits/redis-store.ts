@@ -1,0 +1,212 @@
+// The shared store: every instance counts in the same Redis sorted set per bucket, in one Lua script per
+// check (atomic in Redis, so concurrent checks from any number of instances never over-admit).
+// When Redis is down or slow a check throws LimiterUnavailableError: the caller refuses the request.
+// Silently allowing would turn a Redis outage into "no rate limits at all", exactly when under attack.
+import { createHash, randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { assert } from '../errors.ts';
+import {
+  assertHitArguments,
+  ceilSeconds,
+  type LimitDecision,
+  LimiterUnavailableError,
+  type LimitStore,
+} from './store.ts';
+
+// KEYS[1] the bucket's sorted set (score = accept time in µs, member = unique per request),
+// KEYS[2] the signal epoch. ARGV: limit, windowMs, member.
+// Scores use Redis's clock (TIME), so instances with skewed clocks still agree on one timeline; µs
+// since 1970 (~1.8e15) are exact in Lua's doubles (< 2^53). Redis >= 5 replicates a script by its
+// effects, which is what makes the non-deterministic TIME legal before a write.
+export const SLIDING_LOG_LUA = `
+local time = redis.call('TIME')
+local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local limit = tonumber(ARGV[1])
+local window_ms = tonumber(ARGV[2])
+local window_us = window_ms * 1000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_us - window_us)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', KEYS[1], now_us, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window_ms + 1)
+  count = count + 1
+  allowed = 1
+end
+local function ms_until_leaves(index)
+  local entry = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
+  local ms = math.ceil((tonumber(entry[2]) + window_us - now_us) / 1000)
+  if ms > window_ms then ms = window_ms end
+  if ms < 0 then ms = 0 end
+  return ms
+end
+local reset_ms = 0
+if count > 0 then reset_ms = ms_until_leaves(0) end
+local retry_ms = 0
+if allowed == 0 then retry_ms = ms_until_leaves(count - limit) end
+local epoch = redis.call('GET', KEYS[2])
+if not epoch then epoch = '0' end
+return {allowed, limit - count, reset_ms, retry_ms, epoch}
+`;
+const SLIDING_LOG_SHA = createHash('sha1').update(SLIDING_LOG_LUA).digest('hex');
+
+export interface RedisLimitStoreOptions {
+  redis: Redis;
+  /** Prepended to every key, e.g. `aws:`; tests use a unique one each. */
+  keyPrefix: string;
+  /** A check that takes longer fails with LimiterUnavailableError (the script may still run; see hit()). */
+  commandTimeoutMs: number;
+  /** Defaults to `<keyPrefix>signal-epoch`; writers INCR it to invalidate caches on every instance. */
+  signalEpochKey?: string;
+}
+
+export class RedisLimitStore implements LimitStore {
+  readonly signalEpochKey: string;
+  private readonly redis: Redis;
+  private readonly keyPrefix: string;
+  private readonly commandTimeoutMs: number;
+  // Members must differ even for two checks in the same microsecond on two instances: a random
+  // per-store id plus a sequence number (a ZADD of an existing member would count one request as none).
+  private readonly memberPrefix = randomBytes(6).toString('base64url');
+  private memberSequence = 0;
+
+  constructor(options: RedisLimitStoreOptions) {
+    assert(
+      options.commandTimeoutMs >= 1 && options.commandTimeoutMs <= 60_000,
+      'commandTimeoutMs out of bounds',
+    );
+    this.redis = options.redis;
+    this.keyPrefix = options.keyPrefix;
+    this.commandTimeoutMs = options.commandTimeoutMs;
+    this.signalEpochKey = options.signalEpochKey ?? `${options.keyPrefix}signal-epoch`;
+  }
+
+  async hit(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision> {
+    assertHitArguments(bucketKey, limit, windowMs);
+    this.memberSequence = (this.memberSequence + 1) % Number.MAX_SAFE_INTEGER;
+    const member = `${this.memberPrefix}:${this.memberSequence.toString(36)}`;
+    const keys = [`${this.keyPrefix}rl:${bucketKey}`, this.signalEpochKey];
+    const args = [String(limit), String(windowMs), member];
+    let reply: unknown;
+    try {
+      reply = await withTimeout(this.runScript(keys, args), this.commandTimeoutMs);
+    } catch (error) {
+      // A timed-out script may still run in Redis and count this request. That errs on the safe side:
+      // the request was refused here, and at worst it uses up one slot of its own bucket.
+      if (error instanceof LimiterUnavailableError) throw error;
+      throw new LimiterUnavailableError(`rate limiter unavailable: ${errorMessage(error)}`, { cause: error });
+    }
+    return decisionFromScriptReply(reply, limit);
+  }
+
+  /** EVALSHA with a fallback to EVAL (which also caches the script) after a Redis restart or flush. */
+  private async runScript(keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await this.redis.evalsha(SLIDING_LOG_SHA, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!errorMessage(error).startsWith('NOSCRIPT')) throw error;
+      return await this.redis.eval(SLIDING_LOG_LUA, keys.length, ...keys, ...args);
+    }
+  }
+
+  /** The client belongs to the caller (it is shared with pub/sub and health); closing it is theirs. */
+  async close(): Promise<void> {}
+}
+
+/** Turns the script's `{allowed, remaining, reset_ms, retry_ms, epoch}` into a decision. Pure. */
+export function decisionFromScriptReply(reply: unknown, limit: number): LimitDecision {
+  if (!Array.isArray(reply) || reply.length !== 5) {
+    throw new LimiterUnavailableError(`rate limiter: unexpected script reply ${JSON.stringify(reply)}`);
+  }
+  const [allowedFlag, remaining, resetMs, retryMs, epoch] = reply.map((part: unknown) =>
+    typeof part === 'number' || typeof part === 'string' ? part : String(part),
+  );
+  const allowed = Number(allowedFlag) === 1;
+  const numbers = [Number(remaining), Number(resetMs), Number(retryMs)];
+  if (!numbers.every(Number.isInteger) || typeof epoch !== 'string') {
+    throw new LimiterUnavailableError(`rate limiter: malformed script reply ${JSON.stringify(reply)}`);
+  }
+  const [remainingCount = 0, resetAfterMs = 0, retryAfterMs = 0] = numbers;
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, remainingCount),
+    resetSeconds: ceilSeconds(resetAfterMs),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, ceilSeconds(retryAfterMs)),
+    signalEpoch: epoch,
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new LimiterUnavailableError(`rate limiter: Redis did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  // The losing promise's rejection must not surface as an unhandled rejection later.
+  promise.catch(() => {});
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export interface RedisClientOptions {
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+  /** Connection errors, for logging; they repeat every reconnect attempt while Redis is down. */
+  onError?: (error: Error) => void;
+}
+
+/** Reconnect attempts back off from 50 ms to at most this, and never stop: Redis coming back heals us. */
+export const RECONNECT_DELAY_MAX_MS = 1_000;
+
+/**
+ * A client tuned for fail-fast limiting: no offline queue (a command while disconnected fails at once
+ * instead of waiting), no retries of a failed command, endless reconnects at most 1 s apart.
+ */
+export function createRedisClient(url: string, options: RedisClientOptions): Redis {
+  assert(options.connectTimeoutMs >= 1 && options.commandTimeoutMs >= 1, 'Redis timeouts must be positive');
+  const client = new Redis(url, {
+    lazyConnect: false,
+    connectTimeout: options.connectTimeoutMs,
+    commandTimeout: options.commandTimeoutMs,
+    // A Redis that accepted the TCP connection but stopped answering (paused, swapping) would otherwise
+    // look "up" forever; dropping the socket after a few missed answers moves it to reconnecting.
+    socketTimeout: Math.max(1_000, options.commandTimeoutMs * 3),
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), RECONNECT_DELAY_MAX_MS),
+  });
+  // Without a listener ioredis prints every connection error; the owner decides what to log.
+  client.on('error', (error: Error) => options.onError?.(error));
+  return client;
+}
+
+/** For the health endpoint: only a connection that is ready to run commands counts as up. */
+export function redisStatus(client: Redis): 'up' | 'down' {
+  return client.status === 'ready' ? 'up' : 'down';
+}
+
+/**
+ * Resolves true once the client is ready, false after `timeoutMs`. Without an offline queue a command sent
+ * before the first connection completes fails at once, so a server waits here (bounded) before listening.
+ */
+export function waitForRedisReady(client: Redis, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      resolve(false);
+    }, timeoutMs);
+    client.once('ready', onReady);
+  });
+}

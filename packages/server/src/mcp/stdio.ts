@@ -1,0 +1,3 @@
+export async function runStdioBridge(_env: NodeJS.ProcessEnv): Promise<number> {
+  throw new Error('the MCP stdio bridge is not built yet');
+}

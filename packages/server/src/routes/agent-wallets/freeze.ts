@@ -1,0 +1,3 @@
+import { freezingRoute } from './freezing.ts';
+
+export default freezingRoute('freeze');

@@ -1,0 +1,29 @@
+// freeze / unfreeze: a frozen wallet's write tools answer 403 WALLET_FROZEN; reads and owner actions still work.
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { walletIdParams } from '../../http/schemas.ts';
+import { agentWalletView } from '../views.ts';
+
+export function freezingRoute(action: 'freeze' | 'unfreeze') {
+  return defineRoute({
+    method: 'POST',
+    url: `/api/v1/agent-wallets/:walletId/${action}`,
+    auth: 'user',
+    summary: action === 'freeze' ? 'Freeze an agent wallet' : 'Unfreeze an agent wallet',
+    description:
+      action === 'freeze'
+        ? 'Every write tool (send_payment, request_approval) answers 403 WALLET_FROZEN until unfrozen. Reads still ' +
+          'work, and the owner can still fund, withdraw, approve and reject. Freezing a frozen wallet changes nothing.'
+        : 'Lets the agent write again. Unfreezing a wallet that is not frozen changes nothing.',
+    tags: ['agent-wallets'],
+    params: walletIdParams,
+    body: z.strictObject({}).optional(),
+    response: agentWalletView,
+    handler: async ({ request, params, services }) => {
+      const userId = currentUser(request).userId;
+      const row = await services.wallets.setFrozen(userId, params.walletId, action === 'freeze');
+      return { data: await services.agentWalletView(row) };
+    },
+  });
+}

@@ -1,0 +1,19 @@
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { walletIdParams } from '../../http/schemas.ts';
+import { ownedWallet } from '../../services/wallets.ts';
+import { agentWalletView } from '../views.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/api/v1/agent-wallets/:walletId',
+  auth: 'user',
+  summary: 'Get an agent wallet',
+  tags: ['agent-wallets'],
+  params: walletIdParams,
+  response: agentWalletView,
+  handler: async ({ request, params, services }) => {
+    const row = await ownedWallet(services.store.db, currentUser(request).userId, params.walletId, 'agent');
+    return { data: await services.agentWalletView(row) };
+  },
+});

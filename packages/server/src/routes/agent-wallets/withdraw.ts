@@ -1,0 +1,3 @@
+import { movementRoute } from './movement.ts';
+
+export default movementRoute('withdraw');

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.ts';
+import { emailSchema, passwordSchema } from '../../http/schemas.ts';
+import { authView } from '../views.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/api/v1/auth/signup',
+  auth: 'none',
+  summary: 'Create an account',
+  description:
+    'Creates a user and their master wallet and returns a session token (JWT, 7 days). Emails are trimmed and ' +
+    'lower-cased; passwords are 8-128 characters and stored only as an argon2id hash.',
+  tags: ['auth'],
+  body: z.strictObject({ email: emailSchema, password: passwordSchema }),
+  response: authView,
+  successStatus: 201,
+  handler: async ({ body, services }) => ({ data: await services.auth.signup(body.email, body.password) }),
+});

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { notFound } from '../../errors.ts';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { idSchema } from '../../http/schemas.ts';
+import { listEvents, transactionView as viewOf } from '../../services/transactions.ts';
+import { ownedWallet } from '../../services/wallets.ts';
+import { transactionView } from '../views.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/api/v1/agent-wallets/:walletId/transactions/:transactionId',
+  auth: 'user',
+  summary: 'One transaction with its audit trail',
+  description: 'Every state change of the transaction, with who made it (user or API key) and when.',
+  tags: ['transactions'],
+  params: z.strictObject({ walletId: idSchema, transactionId: idSchema }),
+  response: transactionView.extend({
+    events: z.array(
+      z.object({ status: z.string(), actor: z.string(), note: z.string().nullable(), at: z.string() }),
+    ),
+  }),
+  handler: async ({ request, params, services }) => {
+    const db = services.store.db;
+    const wallet = await ownedWallet(db, currentUser(request).userId, params.walletId, 'agent');
+    const row = await db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', '=', params.transactionId)
+      .where('wallet_id', '=', wallet.id)
+      .executeTakeFirst();
+    if (row === undefined) throw notFound('transaction');
+    return { data: { ...viewOf(row), events: await listEvents(db, row.id) } };
+  },
+});

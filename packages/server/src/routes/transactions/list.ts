@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { paginated, paginationQuery, walletIdParams } from '../../http/schemas.ts';
+import { listTransactions, transactionView as viewOf } from '../../services/transactions.ts';
+import { ownedWallet } from '../../services/wallets.ts';
+import { transactionView } from '../views.ts';
+
+export const TRANSACTION_STATUSES = [
+  'pending',
+  'processing',
+  'completed',
+  'rejected',
+  'expired',
+  'failed',
+] as const;
+
+export default defineRoute({
+  method: 'GET',
+  url: '/api/v1/agent-wallets/:walletId/transactions',
+  auth: 'user',
+  summary: "An agent wallet's transactions",
+  description: 'Newest first: payments, incoming payments, funding and withdrawals. Filter with ?status=.',
+  tags: ['transactions'],
+  params: walletIdParams,
+  query: paginationQuery.extend({ status: z.enum(TRANSACTION_STATUSES).optional() }),
+  response: paginated(transactionView, 'transactions'),
+  handler: async ({ request, params, query, services }) => {
+    const wallet = await ownedWallet(
+      services.store.db,
+      currentUser(request).userId,
+      params.walletId,
+      'agent',
+    );
+    const { rows, total } = await listTransactions(services.store.db, wallet.id, query.status, query);
+    return { data: { transactions: rows.map(viewOf), total, page: query.page, limit: query.limit } };
+  },
+});

@@ -1,0 +1,67 @@
+// Response schemas shared by routes: they document the API in the OpenAPI document.
+import { z } from 'zod';
+
+const amount = z.string().describe('decimal string with 6 places, e.g. "10.500000"');
+const timestamp = z.string().describe('ISO-8601 UTC');
+
+export const userView = z.object({ id: z.string(), email: z.string(), createdAt: timestamp });
+export const authView = z.object({ user: userView, token: z.string().describe('JWT, valid for 7 days') });
+
+export const masterWalletView = z.object({
+  id: z.string(),
+  address: z.string(),
+  balance: amount,
+  currency: z.literal('USDC'),
+  createdAt: timestamp,
+});
+
+export const agentWalletView = z.object({
+  id: z.string(),
+  label: z.string().nullable(),
+  address: z.string(),
+  balance: amount,
+  heldBalance: amount,
+  currency: z.literal('USDC'),
+  frozen: z.boolean(),
+  dailyCapRemaining: amount.nullable(),
+  totalCapRemaining: amount.nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const depositView = z.object({
+  id: z.string(),
+  amount,
+  currency: z.literal('USDC'),
+  rail: z.string(),
+  txHash: z.string().nullable(),
+  createdAt: timestamp,
+});
+
+export const violationView = z.object({ policyId: z.string(), policyType: z.string(), reason: z.string() });
+
+export const transactionView = z.object({
+  id: z.string(),
+  walletId: z.string(),
+  type: z.enum(['payment', 'incoming', 'fund', 'withdraw']),
+  status: z.enum(['pending', 'processing', 'completed', 'rejected', 'expired', 'failed']),
+  amount,
+  currency: z.literal('USDC'),
+  toAddress: z.string().nullable(),
+  memo: z.string().nullable(),
+  reason: z.string().nullable(),
+  rail: z.string().nullable(),
+  txHash: z.string().nullable(),
+  rejectionReason: z.string().nullable(),
+  violations: z.array(violationView).nullable(),
+  initiatedBy: z.string().describe('"user:<id>" or "key:<id>"'),
+  expiresAt: timestamp.nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const movementView = z.object({
+  transaction: transactionView,
+  wallet: agentWalletView,
+  masterBalance: amount,
+});

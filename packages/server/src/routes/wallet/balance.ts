@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { masterWalletView } from '../../services/wallets.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/api/v1/wallet/balance',
+  auth: 'user',
+  summary: 'The master wallet balance',
+  tags: ['wallet'],
+  response: z.object({ balance: z.string(), currency: z.literal('USDC') }),
+  handler: async ({ request, services }) => {
+    const row = await services.wallets.master(currentUser(request).userId);
+    const view = await masterWalletView(services.store.db, row);
+    return { data: { balance: view.balance, currency: view.currency } };
+  },
+});

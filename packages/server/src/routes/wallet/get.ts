@@ -1,0 +1,18 @@
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { masterWalletView as masterWalletOf } from '../../services/wallets.ts';
+import { masterWalletView } from '../views.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/api/v1/wallet',
+  auth: 'user',
+  summary: 'The master wallet',
+  description: 'The wallet the user funds from outside and splits into agent wallets.',
+  tags: ['wallet'],
+  response: masterWalletView,
+  handler: async ({ request, services }) => {
+    const row = await services.wallets.master(currentUser(request).userId);
+    return { data: await masterWalletOf(services.store.db, row) };
+  },
+});

@@ -1,0 +1,79 @@
+// Starts the service: services, HTTP app, listening socket, and a graceful stop on SIGTERM/SIGINT that
+// refuses new connections, lets in-flight requests finish, drains the ledger writer and closes the database.
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { buildApp } from './http/app.ts';
+import { createServices, type Services } from './services/index.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  services: Services;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock: Clock;
+  logger: FastifyServerOptions['logger'];
+  postgresSchema?: string;
+}
+
+/** Secrets never reach a log line, whatever object they travel in. */
+export const LOG_REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.password',
+  '*.token',
+  '*.key',
+  '*.jwt',
+];
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return { level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } };
+}
+
+export async function createServer(config: Config, options: StartOptions): Promise<RunningServer> {
+  const services = await createServices(config, {
+    clock: options.clock,
+    ...(options.postgresSchema === undefined ? {} : { postgresSchema: options.postgresSchema }),
+  });
+  const app = await buildApp(services, { logger: options.logger });
+  app.addHook('onClose', async () => services.close());
+  return {
+    app,
+    services,
+    url: '',
+    close: () => app.close(),
+  };
+}
+
+export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
+  const server = await createServer(config, options);
+  const url = await server.app.listen({ port: config.port, host: config.host });
+  return { ...server, url };
+}
+
+/** SIGTERM/SIGINT: stop gracefully; a second signal or a stuck shutdown past the deadline exits at once. */
+export function closeOnSignals(server: RunningServer, shutdownDeadlineMs: number): void {
+  let closing = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) process.exit(1);
+    closing = true;
+    server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const deadline = setTimeout(() => {
+      server.app.log.error('shutdown deadline passed; exiting');
+      process.exit(1);
+    }, shutdownDeadlineMs);
+    deadline.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

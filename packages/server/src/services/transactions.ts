@@ -1,0 +1,163 @@
+// Business records of money movements on a wallet (the ledger holds the money; these say why) and their
+// audit trail: every state change is an event with its actor and time.
+import type { Kysely, Selectable } from 'kysely';
+import { isoFromMs } from '../clock.ts';
+import { toChecksumAddress } from '../domain/address.ts';
+import { newId } from '../domain/ids.ts';
+import { formatMicros } from '../domain/money.ts';
+import type { Database, TransactionStatus, TransactionsTable, TransactionType } from '../store/schema.ts';
+import { type Page, pageOffset } from './context.ts';
+
+export type TransactionRow = Selectable<TransactionsTable>;
+
+export interface Violation {
+  policyId: string;
+  policyType: string;
+  reason: string;
+}
+
+export interface NewTransaction {
+  walletId: string;
+  userId: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  amountMicros: bigint;
+  toAddress: string | null;
+  counterpartyWalletId: string | null;
+  memo: string | null;
+  reason: string | null;
+  rail: string | null;
+  rejectionReason: string | null;
+  violations: Violation[] | null;
+  initiatedBy: string;
+  idempotencyKey: string | null;
+  expiresAtMs: number | null;
+  relatedTransactionId: string | null;
+  nowMs: number;
+}
+
+export async function insertTransaction(trx: Kysely<Database>, tx: NewTransaction): Promise<TransactionRow> {
+  const row: TransactionRow = {
+    id: newId('tx'),
+    wallet_id: tx.walletId,
+    user_id: tx.userId,
+    type: tx.type,
+    status: tx.status,
+    amount_micros: tx.amountMicros,
+    to_address: tx.toAddress,
+    counterparty_wallet_id: tx.counterpartyWalletId,
+    memo: tx.memo,
+    reason: tx.reason,
+    rail: tx.rail,
+    tx_hash: null,
+    rejection_reason: tx.rejectionReason,
+    violations_json: tx.violations === null ? null : JSON.stringify(tx.violations),
+    initiated_by: tx.initiatedBy,
+    idempotency_key: tx.idempotencyKey,
+    expires_at_ms: tx.expiresAtMs === null ? null : BigInt(tx.expiresAtMs),
+    related_transaction_id: tx.relatedTransactionId,
+    created_at_ms: BigInt(tx.nowMs),
+    updated_at_ms: BigInt(tx.nowMs),
+  };
+  await trx.insertInto('transactions').values(row).execute();
+  await recordEvent(trx, row.id, tx.status, tx.initiatedBy, tx.rejectionReason ?? tx.reason, tx.nowMs);
+  return row;
+}
+
+export async function recordEvent(
+  trx: Kysely<Database>,
+  transactionId: string,
+  status: string,
+  actor: string,
+  note: string | null,
+  nowMs: number,
+): Promise<void> {
+  await trx
+    .insertInto('transaction_events')
+    .values({
+      id: newId('evt'),
+      transaction_id: transactionId,
+      status,
+      actor,
+      note,
+      created_at_ms: BigInt(nowMs),
+    })
+    .execute();
+}
+
+/** The transaction as the REST API shows it to the wallet's owner. */
+export function transactionView(row: TransactionRow) {
+  return {
+    id: row.id,
+    walletId: row.wallet_id,
+    type: row.type,
+    status: row.status,
+    amount: formatMicros(row.amount_micros),
+    currency: 'USDC',
+    toAddress: row.to_address === null ? null : toChecksumAddress(row.to_address),
+    memo: row.memo,
+    reason: row.reason,
+    rail: row.rail,
+    txHash: row.tx_hash,
+    rejectionReason: row.rejection_reason,
+    violations: row.violations_json === null ? null : (JSON.parse(row.violations_json) as Violation[]),
+    initiatedBy: row.initiated_by,
+    expiresAt: row.expires_at_ms === null ? null : isoFromMs(row.expires_at_ms),
+    createdAt: isoFromMs(row.created_at_ms),
+    updatedAt: isoFromMs(row.updated_at_ms),
+  };
+}
+
+export type TransactionView = ReturnType<typeof transactionView>;
+
+/** The transaction as get_tx_history shows it to an agent (contract section 4). */
+export function toolTransactionView(row: TransactionRow) {
+  return {
+    id: row.id,
+    type: row.type,
+    toAddress: row.to_address === null ? null : toChecksumAddress(row.to_address),
+    amount: formatMicros(row.amount_micros),
+    memo: row.memo,
+    status: row.status,
+    txHash: row.tx_hash,
+    rail: row.rail,
+    createdAt: isoFromMs(row.created_at_ms),
+  };
+}
+
+export async function listTransactions(
+  db: Kysely<Database>,
+  walletId: string,
+  status: TransactionStatus | undefined,
+  page: Page,
+): Promise<{ rows: TransactionRow[]; total: number }> {
+  let base = db.selectFrom('transactions').where('wallet_id', '=', walletId);
+  if (status !== undefined) base = base.where('status', '=', status);
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy('created_at_ms', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(pageOffset(page))
+      .execute(),
+    base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function listEvents(db: Kysely<Database>, transactionId: string) {
+  const rows = await db
+    .selectFrom('transaction_events')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .orderBy('created_at_ms', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+  return rows.map((r) => ({
+    status: r.status,
+    actor: r.actor,
+    note: r.note,
+    at: isoFromMs(r.created_at_ms),
+  }));
+}

@@ -1,0 +1,277 @@
+// Master and agent wallets: creation, reads, renaming, freezing, and the two owner-driven movements between
+// them (fund: master -> agent, withdraw: agent -> master). Every movement goes through the ledger writer.
+import type { Kysely, Selectable } from 'kysely';
+import { isoFromMs } from '../clock.ts';
+import { deriveAddress, toChecksumAddress } from '../domain/address.ts';
+import { newId } from '../domain/ids.ts';
+import { formatMicros } from '../domain/money.ts';
+import { failure, type Outcome, success } from '../domain/outcome.ts';
+import { invalid, notFound } from '../errors.ts';
+import { accountIds, createWalletAccounts, postTransfer, readBalances } from '../ledger/ledger.ts';
+import type { Database, WalletKind, WalletsTable } from '../store/schema.ts';
+import { type Page, pageOffset, type ServiceContext } from './context.ts';
+import { type IdempotencyRequest, runIdempotent } from './idempotency.ts';
+import { insertTransaction, type TransactionView, transactionView } from './transactions.ts';
+
+export type WalletRow = Selectable<WalletsTable>;
+export const LABEL_LENGTH_MAX = 100;
+export const AGENT_WALLETS_PER_USER_MAX = 1_000;
+
+export async function createMasterWallet(
+  trx: Kysely<Database>,
+  input: { userId: string; nowMs: number; addressSecret: Uint8Array },
+): Promise<WalletRow> {
+  return insertWallet(trx, { ...input, kind: 'master', label: null });
+}
+
+async function insertWallet(
+  trx: Kysely<Database>,
+  input: { userId: string; nowMs: number; addressSecret: Uint8Array; kind: WalletKind; label: string | null },
+): Promise<WalletRow> {
+  const id = newId('wal');
+  const row: WalletRow = {
+    id,
+    user_id: input.userId,
+    kind: input.kind,
+    label: input.label,
+    address: deriveAddress(input.addressSecret, id),
+    frozen_at_ms: null,
+    version: 0n,
+    created_at_ms: BigInt(input.nowMs),
+    updated_at_ms: BigInt(input.nowMs),
+  };
+  await trx.insertInto('wallets').values(row).execute();
+  await createWalletAccounts(trx, id, input.kind === 'agent');
+  return row;
+}
+
+/** The wallet if it exists, is of that kind and belongs to the user; another user's wallet is NOT_FOUND. */
+export async function ownedWallet(
+  db: Kysely<Database>,
+  userId: string,
+  walletId: string,
+  kind: WalletKind,
+): Promise<WalletRow> {
+  const row = await db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('id', '=', walletId)
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+  if (row === undefined) throw notFound(kind === 'agent' ? 'agent wallet' : 'wallet');
+  return row;
+}
+
+export async function masterWalletOf(db: Kysely<Database>, userId: string): Promise<WalletRow> {
+  const row = await db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'master')
+    .executeTakeFirst();
+  if (row === undefined) throw notFound('wallet');
+  return row;
+}
+
+/**
+ * Takes the wallet's row lock for the rest of the transaction (PostgreSQL; SQLite has one writer anyway).
+ * Every debit of a wallet's accounts happens under it, so a balance read after it cannot shrink before commit.
+ */
+export async function lockWallet(trx: Kysely<Database>, walletId: string): Promise<WalletRow> {
+  const row = await trx
+    .updateTable('wallets')
+    .set((eb) => ({ version: eb('version', '+', 1n) }))
+    .where('id', '=', walletId)
+    .returningAll()
+    .executeTakeFirst();
+  if (row === undefined) throw notFound('wallet');
+  return row;
+}
+
+export interface AgentWalletView {
+  id: string;
+  label: string | null;
+  address: string;
+  balance: string;
+  heldBalance: string;
+  currency: 'USDC';
+  frozen: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export async function agentWalletView(db: Kysely<Database>, row: WalletRow): Promise<AgentWalletView> {
+  const balances = await readBalances(db, row.id);
+  return {
+    id: row.id,
+    label: row.label,
+    address: toChecksumAddress(row.address),
+    balance: formatMicros(balances.availableMicros),
+    heldBalance: formatMicros(balances.heldMicros),
+    currency: 'USDC',
+    frozen: row.frozen_at_ms !== null,
+    createdAt: isoFromMs(row.created_at_ms),
+    updatedAt: isoFromMs(row.updated_at_ms),
+  };
+}
+
+export async function masterWalletView(db: Kysely<Database>, row: WalletRow) {
+  const balances = await readBalances(db, row.id);
+  return {
+    id: row.id,
+    address: toChecksumAddress(row.address),
+    balance: formatMicros(balances.availableMicros),
+    currency: 'USDC' as const,
+    createdAt: isoFromMs(row.created_at_ms),
+  };
+}
+
+export interface MovementResult {
+  transaction: TransactionView;
+  wallet: AgentWalletView;
+  masterBalance: string;
+}
+
+export interface WalletService {
+  master(userId: string): Promise<WalletRow>;
+  createAgent(userId: string, label: string): Promise<WalletRow>;
+  listAgents(userId: string, page: Page): Promise<{ rows: WalletRow[]; total: number }>;
+  rename(userId: string, walletId: string, label: string): Promise<WalletRow>;
+  setFrozen(userId: string, walletId: string, frozen: boolean): Promise<WalletRow>;
+  move(input: MoveInput): Promise<{ outcome: Outcome<MovementResult>; replayed: boolean }>;
+}
+
+export interface MoveInput {
+  direction: 'fund' | 'withdraw';
+  userId: string;
+  walletId: string;
+  amountMicros: bigint;
+  idempotency: IdempotencyRequest | null;
+}
+
+export function createWalletService(ctx: ServiceContext, addressSecret: Uint8Array): WalletService {
+  const { store, writer, clock } = ctx;
+
+  async function createAgent(userId: string, label: string): Promise<WalletRow> {
+    const nowMs = clock.nowMs();
+    return writer.run(async (trx) => {
+      const count = await trx
+        .selectFrom('wallets')
+        .select((eb) => eb.fn.countAll<bigint>().as('n'))
+        .where('user_id', '=', userId)
+        .where('kind', '=', 'agent')
+        .executeTakeFirstOrThrow();
+      if (Number(count.n) >= AGENT_WALLETS_PER_USER_MAX) {
+        throw invalid(`a user can have at most ${AGENT_WALLETS_PER_USER_MAX} agent wallets`);
+      }
+      return insertWallet(trx, { userId, nowMs, addressSecret, kind: 'agent', label });
+    });
+  }
+
+  async function listAgents(userId: string, page: Page) {
+    const base = store.db.selectFrom('wallets').where('user_id', '=', userId).where('kind', '=', 'agent');
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('created_at_ms', 'desc')
+        .orderBy('id', 'desc')
+        .limit(page.limit)
+        .offset(pageOffset(page))
+        .execute(),
+      base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  async function rename(userId: string, walletId: string, label: string): Promise<WalletRow> {
+    await ownedWallet(store.db, userId, walletId, 'agent');
+    await store.db
+      .updateTable('wallets')
+      .set({ label, updated_at_ms: BigInt(clock.nowMs()) })
+      .where('id', '=', walletId)
+      .execute();
+    return ownedWallet(store.db, userId, walletId, 'agent');
+  }
+
+  async function setFrozen(userId: string, walletId: string, frozen: boolean): Promise<WalletRow> {
+    await ownedWallet(store.db, userId, walletId, 'agent');
+    const nowMs = BigInt(clock.nowMs());
+    // Freezing twice keeps the first freeze time; unfreezing an unfrozen wallet changes nothing.
+    await writer.run((trx) =>
+      trx
+        .updateTable('wallets')
+        .set({ frozen_at_ms: frozen ? nowMs : null, updated_at_ms: nowMs })
+        .where('id', '=', walletId)
+        .where('frozen_at_ms', frozen ? 'is' : 'is not', null)
+        .execute(),
+    );
+    return ownedWallet(store.db, userId, walletId, 'agent');
+  }
+
+  function move(input: MoveInput) {
+    const nowMs = clock.nowMs();
+    return writer.run((trx) =>
+      runIdempotent(trx, input.idempotency, nowMs, () => executeMove(trx, input, nowMs)),
+    );
+  }
+
+  return {
+    master: (userId) => masterWalletOf(store.db, userId),
+    createAgent,
+    listAgents,
+    rename,
+    setFrozen,
+    move,
+  };
+}
+
+async function executeMove(
+  trx: Kysely<Database>,
+  input: MoveInput,
+  nowMs: number,
+): Promise<Outcome<MovementResult>> {
+  const agent = await ownedWallet(trx, input.userId, input.walletId, 'agent');
+  const master = await masterWalletOf(trx, input.userId);
+  const [from, to] = input.direction === 'fund' ? [master, agent] : [agent, master];
+  await lockWallet(trx, from.id);
+  const { availableMicros } = await readBalances(trx, from.id);
+  if (availableMicros < input.amountMicros) {
+    const which = input.direction === 'fund' ? 'the master wallet' : 'the agent wallet';
+    return failure('INSUFFICIENT_BALANCE', `${which} has ${formatMicros(availableMicros)} USDC available`);
+  }
+  await postTransfer(trx, {
+    kind: input.direction,
+    referenceId: agent.id,
+    nowMs,
+    legs: [
+      { accountId: accountIds.available(from.id), amountMicros: -input.amountMicros },
+      { accountId: accountIds.available(to.id), amountMicros: input.amountMicros },
+    ],
+  });
+  const record = await insertTransaction(trx, {
+    walletId: agent.id,
+    userId: input.userId,
+    type: input.direction,
+    status: 'completed',
+    amountMicros: input.amountMicros,
+    toAddress: to.address,
+    counterpartyWalletId: master.id,
+    memo: null,
+    reason: null,
+    rail: 'internal',
+    rejectionReason: null,
+    violations: null,
+    initiatedBy: `user:${input.userId}`,
+    idempotencyKey: input.idempotency?.key ?? null,
+    expiresAtMs: null,
+    relatedTransactionId: null,
+    nowMs,
+  });
+  const masterBalances = await readBalances(trx, master.id);
+  return success({
+    transaction: transactionView(record),
+    wallet: await agentWalletView(trx, agent),
+    masterBalance: formatMicros(masterBalances.availableMicros),
+  });
+}

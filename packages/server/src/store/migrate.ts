@@ -1,0 +1,26 @@
+// Migrations are TypeScript modules listed here in order; the same list runs on SQLite and PostgreSQL,
+// at start and through `agent-wallet migrate`.
+import type { Kysely } from 'kysely';
+import { type Migration, Migrator } from 'kysely/migration';
+import * as foundation from './migrations/0001_foundation.ts';
+import * as agentAccess from './migrations/0002_agent_access.ts';
+import type { Database } from './schema.ts';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_foundation': foundation,
+  '0002_agent_access': agentAccess,
+};
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationReport> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}

@@ -1,0 +1,157 @@
+// Table types for Kysely. Integers are BIGINT on both engines and arrive as bigint (better-sqlite3 with
+// safe integers, pg with an int8 parser), so one code path reads them. Times are epoch milliseconds.
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  created_at_ms: bigint;
+  password_changed_at_ms: bigint;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  created_at_ms: bigint;
+  expires_at_ms: bigint;
+  revoked_at_ms: bigint | null;
+}
+
+export type WalletKind = 'master' | 'agent';
+
+export interface WalletsTable {
+  id: string;
+  user_id: string;
+  kind: WalletKind;
+  label: string | null;
+  /** Lower-case hex; rendered with the EIP-55 checksum. */
+  address: string;
+  frozen_at_ms: bigint | null;
+  /** Bumped by every money movement of the wallet: the row lock that serialises policy checks per wallet. */
+  version: bigint;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
+}
+
+export type AccountKind = 'available' | 'hold' | 'external';
+
+export interface AccountsTable {
+  id: string;
+  wallet_id: string | null;
+  kind: AccountKind;
+  balance_micros: bigint;
+  /** 1 only for outside-world accounts, which mirror money that entered or left the system. */
+  allow_negative: bigint;
+}
+
+export interface LedgerTransactionsTable {
+  id: string;
+  kind: string;
+  reference_id: string | null;
+  created_at_ms: bigint;
+}
+
+export interface EntriesTable {
+  transaction_id: string;
+  leg: bigint;
+  account_id: string;
+  amount_micros: bigint;
+  created_at_ms: bigint;
+}
+
+export interface DepositsTable {
+  id: string;
+  wallet_id: string;
+  user_id: string;
+  amount_micros: bigint;
+  rail: string;
+  tx_hash: string | null;
+  ledger_transaction_id: string;
+  created_at_ms: bigint;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  request_hash: string;
+  response_status: bigint | null;
+  response_body: string | null;
+  created_at_ms: bigint;
+}
+
+export type TransactionType = 'payment' | 'incoming' | 'fund' | 'withdraw';
+export type TransactionStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+
+export interface TransactionsTable {
+  id: string;
+  wallet_id: string;
+  user_id: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  amount_micros: bigint;
+  to_address: string | null;
+  counterparty_wallet_id: string | null;
+  memo: string | null;
+  reason: string | null;
+  rail: string | null;
+  tx_hash: string | null;
+  rejection_reason: string | null;
+  violations_json: string | null;
+  initiated_by: string;
+  idempotency_key: string | null;
+  expires_at_ms: bigint | null;
+  related_transaction_id: string | null;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
+}
+
+export interface TransactionEventsTable {
+  id: string;
+  transaction_id: string;
+  status: string;
+  actor: string;
+  note: string | null;
+  created_at_ms: bigint;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  wallet_id: string;
+  user_id: string;
+  label: string;
+  key_hash: string;
+  prefix: string;
+  scopes: string;
+  created_at_ms: bigint;
+  expires_at_ms: bigint | null;
+  /** When the key stops working: now on revoke, now + grace on rotation. */
+  revoked_at_ms: bigint | null;
+  rotated_to_key_id: string | null;
+  last_used_at_ms: bigint | null;
+}
+
+export interface PoliciesTable {
+  id: string;
+  wallet_id: string;
+  user_id: string;
+  type: string;
+  params_json: string;
+  active: bigint;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  wallets: WalletsTable;
+  accounts: AccountsTable;
+  ledger_transactions: LedgerTransactionsTable;
+  entries: EntriesTable;
+  deposits: DepositsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  transactions: TransactionsTable;
+  transaction_events: TransactionEventsTable;
+  api_keys: ApiKeysTable;
+  policies: PoliciesTable;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// The one test command (`npm test`): runs every node:test file of every package and ends with one plain line "N passed, N failed" (CI reads it). Exit code 1 on any failure.
+import { globSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+
+const filters = process.argv.slice(2);
+const patterns = ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'];
+const allFiles = patterns.flatMap((pattern) => globSync(pattern)).sort();
+const files = filters.length === 0 ? allFiles : allFiles.filter((f) => filters.some((x) => f.includes(x)));
+
+// Each file runs in its own process; files share PostgreSQL and Redis through their own schema/prefix.
+const concurrencyFiles = Math.max(2, availableParallelism());
+const counts = { passed: 0, failed: 0, skipped: 0 };
+
+async function runNodeTests() {
+  if (files.length === 0) return;
+  const stream = run({ files, concurrency: concurrencyFiles, timeout: 5 * 60_000 });
+  stream.on('test:pass', (event) => count(event, 'passed'));
+  stream.on('test:fail', (event) => count(event, 'failed'));
+  await new Promise((resolve, reject) => {
+    const out = stream.compose(spec);
+    out.pipe(process.stdout, { end: false });
+    out.on('end', resolve);
+    out.on('error', reject);
+  });
+}
+
+function count(event, outcome) {
+  if (event.details?.type === 'suite') return;
+  if (event.skip || event.todo) {
+    counts.skipped += 1;
+    return;
+  }
+  counts[outcome] += 1;
+}
+
+await runNodeTests();
+if (counts.skipped > 0) console.log(`${counts.skipped} skipped`);
+console.log(`${counts.passed} passed, ${counts.failed} failed`);
+process.exitCode = counts.failed > 0 ? 1 : 0;
