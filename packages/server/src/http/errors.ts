@@ -8,9 +8,10 @@ import { InsufficientFundsError } from '../ledger/ledger.ts';
 import { isConnectionFailure } from '../store/errors.ts';
 import { describeIssues } from './schemas.ts';
 
-export function failureBody(error: AppError) {
+export function failureBody(error: AppError, toolName: string | null = null) {
   return {
     success: false as const,
+    ...(toolName === null ? {} : { tool: toolName }),
     error: { code: error.code, message: error.message, ...error.details },
     ...(error.data === undefined ? {} : { data: error.data }),
   };
@@ -18,11 +19,18 @@ export function failureBody(error: AppError) {
 
 export function sendAppError(reply: FastifyReply, error: AppError) {
   if (error.headers !== undefined) reply.headers(error.headers);
-  return reply.code(error.status).send(failureBody(error));
+  return reply.code(error.status).send(failureBody(error, reply.request.toolName ?? null));
 }
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const appError = toAppError(error, request);
+  let appError: AppError;
+  try {
+    appError = toAppError(error, request);
+  } catch (mappingError) {
+    // Never let the error path itself answer outside the envelope.
+    request.log.error({ err: mappingError, original: error }, 'error handler failed');
+    appError = new AppError('INTERNAL_ERROR', `an unexpected error occurred (request id ${request.id})`);
+  }
   return sendAppError(reply, appError);
 }
 
@@ -32,7 +40,16 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = CONTEXT_NAMES[error.validationContext ?? 'body'] ?? 'body';
-    const issues = error.validation.map((v) => v.params.issue as z.core.$ZodIssue);
+    // The type provider flattens each zod issue into {keyword, instancePath, message, params}; rebuild it.
+    const issues = error.validation.map(
+      (v) =>
+        ({
+          ...v.params,
+          code: v.keyword,
+          message: v.message,
+          path: (v.instancePath ?? '').split('/').filter((part) => part !== ''),
+        }) as unknown as z.core.$ZodIssue,
+    );
     return new AppError('VALIDATION_ERROR', describeIssues(issues, where));
   }
   if (error instanceof InsufficientFundsError) {

@@ -68,6 +68,15 @@ export const paginationQuery = z.strictObject({
     .refine((n) => n <= PAGE_LIMIT_MAX, { message: `must be between 1 and ${PAGE_LIMIT_MAX}` }),
 });
 
+/**
+ * A body that may be absent. Fastify hands an absent body to the validator as null, so these accept null too;
+ * a body that is present must still match exactly.
+ */
+export function optionalBody<T extends z.core.$ZodLooseShape>(shape: T) {
+  return z.strictObject(shape).nullish();
+}
+export const noBody = optionalBody({});
+
 export function successEnvelope<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), data });
 }

@@ -12,9 +12,22 @@ import login from './auth/login.ts';
 import logout from './auth/logout.ts';
 import me from './auth/me.ts';
 import signup from './auth/signup.ts';
+import createKey from './keys/create.ts';
+import listKeys from './keys/list.ts';
+import revokeKey from './keys/revoke.ts';
+import rotateKey from './keys/rotate.ts';
+import createPolicy from './policies/create.ts';
+import deletePolicy from './policies/delete.ts';
+import listPolicies from './policies/list.ts';
+import updatePolicy from './policies/update.ts';
 import health from './system/health.ts';
+import callTool from './tools/call.ts';
+import listTools from './tools/list.ts';
+import approveTransaction from './transactions/approve.ts';
 import getTransaction from './transactions/get.ts';
 import listTransactions from './transactions/list.ts';
+import pendingTransactions from './transactions/pending.ts';
+import rejectTransaction from './transactions/reject.ts';
 import walletBalance from './wallet/balance.ts';
 import walletDeposits from './wallet/deposits.ts';
 import getWallet from './wallet/get.ts';
@@ -40,8 +53,21 @@ export const ROUTES: readonly AnyRoute[] = [
   withdrawAgentWallet,
   freezeAgentWallet,
   unfreezeAgentWallet,
+  createKey,
+  listKeys,
+  revokeKey,
+  rotateKey,
+  createPolicy,
+  listPolicies,
+  updatePolicy,
+  deletePolicy,
   listTransactions,
+  pendingTransactions,
   getTransaction,
+  approveTransaction,
+  rejectTransaction,
+  listTools,
+  callTool,
 ];
 
 /** Routes that exist only on some rails. */

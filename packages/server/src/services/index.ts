@@ -1,14 +1,19 @@
-// Builds every service from the configuration: the store, the one ledger writer, and the domain services.
-
+// Builds every service from the configuration: the store, the one ledger writer, the domain services, and
+// the background duties (batched lastUsedAt writes, expiry of unanswered approvals).
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
+import { type ApprovalService, createApprovalService } from './approvals.ts';
 import { type AuthService, createAuthService } from './auth.ts';
 import type { ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
+import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
+import { createPaymentService, type PaymentService } from './payments.ts';
+import { createPolicyService, type PolicyService, remainingCaps } from './policies.ts';
+import { sandboxRail } from './settlement.ts';
 import {
   type AgentWalletView,
   agentWalletView,
@@ -25,6 +30,10 @@ export interface Services {
   auth: AuthService;
   wallets: WalletService;
   deposits: DepositService;
+  keys: KeyService;
+  policies: PolicyService;
+  payments: PaymentService;
+  approvals: ApprovalService;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
   agentWalletView(row: WalletRow): Promise<AgentWalletView & CapsView>;
   health(): Promise<HealthView>;
@@ -48,12 +57,15 @@ export interface ServiceOptions {
   clock: Clock;
   /** PostgreSQL schema (tests give each suite its own); undefined uses the connection's default. */
   postgresSchema?: string;
+  /** Background duties (expiry sweeps, lastUsedAt flushes); tests turn them off and call them directly. */
+  backgroundIntervalMs?: number | null;
 }
 
 /** Writes per group commit on SQLite: large enough to amortise the fsync, small enough to keep latency low. */
 const BATCH_SIZE_MAX = 256;
 const WRITE_QUEUE_LENGTH_MAX = 10_000;
 const PG_POOL_SIZE_MAX = 20;
+const BACKGROUND_INTERVAL_MS_DEFAULT = 5_000;
 
 export async function createServices(config: Config, options: ServiceOptions): Promise<Services> {
   const store = await openStore({
@@ -71,6 +83,15 @@ export async function createServices(config: Config, options: ServiceOptions): P
     conflictAttemptsMax: 3,
   });
   const ctx: ServiceContext = { store, writer, clock: options.clock };
+  const rail = sandboxRail;
+  const signals: KeySignals = { publishKeyChange: async () => undefined };
+  // A key-lookup cache is safe only where every change reaches it: one process (SQLite), or Redis signals.
+  const keys = createKeyService(ctx, signals, { cacheLookups: store.dialect === 'sqlite' });
+  const approvals = createApprovalService(ctx, rail);
+  const background = startBackground(options.backgroundIntervalMs ?? BACKGROUND_INTERVAL_MS_DEFAULT, [
+    () => keys.flushLastUsed(),
+    () => approvals.expireDue(),
+  ]);
   return {
     config,
     clock: options.clock,
@@ -79,26 +100,54 @@ export async function createServices(config: Config, options: ServiceOptions): P
     auth: createAuthService(ctx, config.jwtSecret, config.addressSecret),
     wallets: createWalletService(ctx, config.addressSecret),
     deposits: createDepositService(ctx),
+    keys,
+    policies: createPolicyService(ctx),
+    payments: createPaymentService(ctx, { rail, approvalTtlMs: config.approvalTtlSeconds * 1000 }),
+    approvals,
     agentWalletView: async (row) => ({
       ...(await agentWalletView(store.db, row)),
-      dailyCapRemaining: null,
-      totalCapRemaining: null,
+      ...(await remainingCaps(store.db, row.id, options.clock.nowMs())),
     }),
-    health: async () => {
-      const database = await sql`select 1`.execute(store.db).then(
-        () => 'up' as const,
-        () => 'down' as const,
-      );
-      return {
-        status: database === 'up' ? 'ok' : 'degraded',
-        database,
-        storage: store.dialect,
-        rail: config.rail,
-      };
-    },
+    health: () => health(store, config),
     async close() {
+      await background.stop();
+      await keys.flushLastUsed();
       await writer.close();
       await store.close();
+    },
+  };
+}
+
+async function health(store: Store, config: Config): Promise<HealthView> {
+  const database = await sql`select 1`.execute(store.db).then(
+    () => 'up' as const,
+    () => 'down' as const,
+  );
+  return {
+    status: database === 'up' ? 'ok' : 'degraded',
+    database,
+    storage: store.dialect,
+    rail: config.rail,
+  };
+}
+
+/** Runs duties one after another every interval (never overlapping); stop() waits for a running round. */
+function startBackground(intervalMs: number | null, duties: Array<() => Promise<unknown>>) {
+  if (intervalMs === null) return { stop: async () => undefined };
+  let running: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (running !== null) return;
+    running = (async () => {
+      for (const duty of duties) await duty().catch(() => undefined);
+    })().finally(() => {
+      running = null;
+    });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
     },
   };
 }

@@ -5,18 +5,15 @@ import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
+import type { Violation } from '../domain/policies.ts';
 import type { Database, TransactionStatus, TransactionsTable, TransactionType } from '../store/schema.ts';
 import { type Page, pageOffset } from './context.ts';
 
 export type TransactionRow = Selectable<TransactionsTable>;
 
-export interface Violation {
-  policyId: string;
-  policyType: string;
-  reason: string;
-}
-
 export interface NewTransaction {
+  /** Chosen by the caller when the ledger transaction must reference it before the record exists. */
+  id?: string;
   walletId: string;
   userId: string;
   type: TransactionType;
@@ -38,7 +35,7 @@ export interface NewTransaction {
 
 export async function insertTransaction(trx: Kysely<Database>, tx: NewTransaction): Promise<TransactionRow> {
   const row: TransactionRow = {
-    id: newId('tx'),
+    id: tx.id ?? newId('tx'),
     wallet_id: tx.walletId,
     user_id: tx.userId,
     type: tx.type,
@@ -62,6 +59,34 @@ export async function insertTransaction(trx: Kysely<Database>, tx: NewTransactio
   await trx.insertInto('transactions').values(row).execute();
   await recordEvent(trx, row.id, tx.status, tx.initiatedBy, tx.rejectionReason ?? tx.reason, tx.nowMs);
   return row;
+}
+
+/** Moves a transaction to a new status and records who did it: the audit trail. */
+export async function setTransactionStatus(
+  trx: Kysely<Database>,
+  transactionId: string,
+  change: {
+    status: TransactionStatus;
+    actor: string;
+    note: string | null;
+    nowMs: number;
+    txHash?: string | null;
+    rail?: string | null;
+    rejectionReason?: string | null;
+  },
+): Promise<void> {
+  await trx
+    .updateTable('transactions')
+    .set({
+      status: change.status,
+      updated_at_ms: BigInt(change.nowMs),
+      ...(change.txHash === undefined ? {} : { tx_hash: change.txHash }),
+      ...(change.rail === undefined ? {} : { rail: change.rail }),
+      ...(change.rejectionReason === undefined ? {} : { rejection_reason: change.rejectionReason }),
+    })
+    .where('id', '=', transactionId)
+    .execute();
+  await recordEvent(trx, transactionId, change.status, change.actor, change.note, change.nowMs);
 }
 
 export async function recordEvent(

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { walletIdParams } from '../../http/schemas.ts';
+import { noBody, walletIdParams } from '../../http/schemas.ts';
 import { agentWalletView } from '../views.ts';
 
 export function freezingRoute(action: 'freeze' | 'unfreeze') {
@@ -18,7 +18,7 @@ export function freezingRoute(action: 'freeze' | 'unfreeze') {
         : 'Lets the agent write again. Unfreezing a wallet that is not frozen changes nothing.',
     tags: ['agent-wallets'],
     params: walletIdParams,
-    body: z.strictObject({}).optional(),
+    body: noBody,
     response: agentWalletView,
     handler: async ({ request, params, services }) => {
       const userId = currentUser(request).userId;

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { parseScopes } from '../../domain/api-keys.ts';
+import { idSchema } from '../../http/schemas.ts';
+
+export const keyParams = z.strictObject({ walletId: idSchema, keyId: idSchema });
+
+/** ["read"], ["write"], ["read","write"] or the strings "read", "write", "read,write"; default both. */
+export const scopesSchema = z
+  .unknown()
+  .transform((value, ctx) => {
+    const parsed = parseScopes(value);
+    if (parsed.ok) return parsed.scopes;
+    ctx.addIssue({ code: 'custom', message: parsed.reason });
+    return z.NEVER;
+  })
+  .meta({
+    anyOf: [
+      { type: 'array', items: { type: 'string', enum: ['read', 'write'] }, minItems: 1, maxItems: 2 },
+      { type: 'string', enum: ['read', 'write', 'read,write'] },
+    ],
+    description: 'default ["read","write"]',
+  });
+
+const scope = z.enum(['read', 'write']);
+const timestamp = z.string();
+
+export const createdKeyView = z.object({
+  id: z.string(),
+  key: z.string().describe('the API key itself: shown in this response only, never again'),
+  prefix: z.string(),
+  label: z.string(),
+  scopes: z.array(scope),
+  walletId: z.string(),
+  createdAt: timestamp,
+  expiresAt: timestamp.nullable(),
+});
+
+export const keyView = z.object({
+  id: z.string(),
+  prefix: z.string(),
+  label: z.string(),
+  scopes: z.array(scope),
+  walletId: z.string(),
+  status: z.enum(['active', 'rotating', 'revoked', 'expired']),
+  createdAt: timestamp,
+  expiresAt: timestamp.nullable(),
+  revokedAt: timestamp
+    .nullable()
+    .describe('when the key stops (stopped) working; in the future during a rotation grace'),
+  lastUsedAt: timestamp.nullable(),
+  rotatedToKeyId: z.string().nullable(),
+});

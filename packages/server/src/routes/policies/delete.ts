@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { policyParams } from './schemas.ts';
+
+export default defineRoute({
+  method: 'DELETE',
+  url: '/api/v1/agent-wallets/:walletId/policies/:policyId',
+  auth: 'user',
+  summary: 'Delete a policy',
+  tags: ['policies'],
+  params: policyParams,
+  response: z.object({ id: z.string(), deleted: z.literal(true) }),
+  handler: async ({ request, params, services }) => ({
+    data: await services.policies.remove(currentUser(request).userId, params.walletId, params.policyId),
+  }),
+});

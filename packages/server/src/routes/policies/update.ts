@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { paramsDocumentation, parsePolicyParams, policyParams, policyView } from './schemas.ts';
+
+export default defineRoute({
+  method: 'PATCH',
+  url: '/api/v1/agent-wallets/:walletId/policies/:policyId',
+  auth: 'user',
+  summary: 'Change or pause a policy',
+  description:
+    'New params (validated against the policy’s type, which cannot change) and/or active: false to pause.',
+  tags: ['policies'],
+  params: policyParams,
+  body: z.strictObject({ params: paramsDocumentation.optional(), active: z.boolean().optional() }),
+  response: policyView,
+  handler: async ({ request, params, body, services }) => {
+    const userId = currentUser(request).userId;
+    const existing = await services.policies.get(userId, params.walletId, params.policyId);
+    const change = {
+      ...(body.params === undefined ? {} : { params: parsePolicyParams(existing.type, body.params) }),
+      ...(body.active === undefined ? {} : { active: body.active }),
+    };
+    return { data: await services.policies.update(userId, params.walletId, params.policyId, change) };
+  },
+});

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { unwrap } from '../../domain/outcome.ts';
+import { currentAgentKey } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { executeTool } from '../../tools/execute.ts';
+import { TOOL_NAMES } from '../../tools/registry.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/mcp/v1/tools/:name',
+  auth: 'apiKey',
+  summary: 'Call an agent tool',
+  description:
+    `Tools: ${TOOL_NAMES.join(', ')}. Body {"params": {...}} or the params themselves. The API key decides the ` +
+    'wallet; read tools need the "read" scope, send_payment and request_approval need "write". Responses carry ' +
+    '"tool". Idempotency-Key header or idempotencyKey param on write tools.',
+  tags: ['tools'],
+  params: z.strictObject({ name: z.string().max(64) }),
+  response: z.record(z.string(), z.unknown()),
+  handler: async ({ request, params, services }) => {
+    const header = request.headers['idempotency-key'];
+    const outcome = await executeTool(services, {
+      name: params.name,
+      key: currentAgentKey(request),
+      body: request.body,
+      headerIdempotencyKey: Array.isArray(header) ? header[0] : header,
+    });
+    return { data: unwrap(outcome), envelope: { tool: params.name } };
+  },
+});

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.ts';
+import { toolListing } from '../../tools/registry.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/mcp/v1/tools',
+  auth: 'apiKey',
+  summary: 'List the agent tools',
+  description:
+    'All four tools with their JSON Schema input and the scope each needs, whatever the key’s scopes.',
+  tags: ['tools'],
+  response: z.object({
+    tools: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        scope: z.enum(['read', 'write']),
+        inputSchema: z.record(z.string(), z.unknown()),
+      }),
+    ),
+  }),
+  handler: async () => ({ data: { tools: toolListing() } }),
+});

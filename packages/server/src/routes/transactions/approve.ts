@@ -1,0 +1,3 @@
+import { approveRoute } from './decision.ts';
+
+export default approveRoute;

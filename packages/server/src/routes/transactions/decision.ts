@@ -1,0 +1,45 @@
+// approve / reject a held payment: only the wallet's owner, only while pending (409 INVALID_STATE after).
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { idSchema, memoSchema, noBody, optionalBody } from '../../http/schemas.ts';
+import { transactionView } from '../views.ts';
+
+const params = z.strictObject({ walletId: idSchema, transactionId: idSchema });
+
+export const approveRoute = defineRoute({
+  method: 'POST',
+  url: '/api/v1/agent-wallets/:walletId/transactions/:transactionId/approve',
+  auth: 'user',
+  summary: 'Approve a held payment',
+  description:
+    'Executes the held payment from its hold (it cannot fail for lack of funds). Policies are not evaluated ' +
+    'again: the owner’s approval is the decision. Answers the updated transaction (completed, processing or failed).',
+  tags: ['transactions'],
+  params,
+  body: noBody,
+  response: transactionView,
+  handler: async ({ request, params: p, services }) => ({
+    data: await services.approvals.approve(currentUser(request).userId, p.walletId, p.transactionId),
+  }),
+});
+
+export const rejectRoute = defineRoute({
+  method: 'POST',
+  url: '/api/v1/agent-wallets/:walletId/transactions/:transactionId/reject',
+  auth: 'user',
+  summary: 'Reject a held payment',
+  description: 'Releases the hold back to the agent wallet’s balance. Answers the updated transaction.',
+  tags: ['transactions'],
+  params,
+  body: optionalBody({ reason: memoSchema.optional() }),
+  response: transactionView,
+  handler: async ({ request, params: p, body, services }) => ({
+    data: await services.approvals.reject(
+      currentUser(request).userId,
+      p.walletId,
+      p.transactionId,
+      body?.reason ?? null,
+    ),
+  }),
+});

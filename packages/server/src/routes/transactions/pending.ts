@@ -1,0 +1,29 @@
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { paginated, paginationQuery, walletIdParams } from '../../http/schemas.ts';
+import { listTransactions, transactionView as viewOf } from '../../services/transactions.ts';
+import { ownedWallet } from '../../services/wallets.ts';
+import { transactionView } from '../views.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/api/v1/agent-wallets/:walletId/transactions/pending',
+  auth: 'user',
+  summary: 'Payments awaiting approval',
+  description:
+    'Held payments the owner can approve or reject, newest first, with the policies each would violate.',
+  tags: ['transactions'],
+  params: walletIdParams,
+  query: paginationQuery,
+  response: paginated(transactionView, 'transactions'),
+  handler: async ({ request, params, query, services }) => {
+    const wallet = await ownedWallet(
+      services.store.db,
+      currentUser(request).userId,
+      params.walletId,
+      'agent',
+    );
+    const { rows, total } = await listTransactions(services.store.db, wallet.id, 'pending', query);
+    return { data: { transactions: rows.map(viewOf), total, page: query.page, limit: query.limit } };
+  },
+});

@@ -1,0 +1,3 @@
+import { rejectRoute } from './decision.ts';
+
+export default rejectRoute;

@@ -1,0 +1,334 @@
+// API keys of agent wallets: create (the key is returned once, only its hash is stored), list, revoke, rotate,
+// and the per-request authentication of tool calls. Lookups may be served from an in-process cache; every
+// change to a key clears it here and bumps the cross-instance signal before the change is acknowledged.
+import type { Kysely, Selectable } from 'kysely';
+import { isoFromMs } from '../clock.ts';
+import {
+  generateApiKey,
+  hashApiKey,
+  isKeyUsable,
+  isWellFormedApiKey,
+  type KeyStatus,
+  keyStatus,
+  type Scope,
+  scopesFromText,
+  scopesToText,
+} from '../domain/api-keys.ts';
+import { newId } from '../domain/ids.ts';
+import { invalid, invalidState, notFound } from '../errors.ts';
+import type { ApiKeysTable, Database } from '../store/schema.ts';
+import { type Page, pageOffset, type ServiceContext } from './context.ts';
+import { ownedWallet } from './wallets.ts';
+
+type KeyRow = Selectable<ApiKeysTable>;
+
+export const KEYS_PER_WALLET_MAX = 100;
+export const KEY_LABEL_LENGTH_MAX = 100;
+export const GRACE_SECONDS_DEFAULT = 3_600;
+export const GRACE_SECONDS_MAX = 7 * 24 * 3_600;
+const KEY_CACHE_ENTRIES_MAX = 10_000;
+
+export interface AgentKey {
+  id: string;
+  walletId: string;
+  userId: string;
+  scopes: Scope[];
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  prefix: string;
+  label: string;
+  scopes: Scope[];
+  walletId: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface KeyView {
+  id: string;
+  prefix: string;
+  label: string;
+  scopes: Scope[];
+  walletId: string;
+  status: KeyStatus;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  rotatedToKeyId: string | null;
+}
+
+/** Tells every instance that cached key lookups are stale; resolves once the signal is sent. */
+export interface KeySignals {
+  publishKeyChange(): Promise<void>;
+}
+
+export interface KeyService {
+  create(
+    userId: string,
+    walletId: string,
+    input: { label: string; scopes: Scope[]; expiresAtMs: number | null },
+  ): Promise<CreatedKey>;
+  list(userId: string, walletId: string, page: Page): Promise<{ items: KeyView[]; total: number }>;
+  revoke(userId: string, walletId: string, keyId: string): Promise<KeyView>;
+  rotate(
+    userId: string,
+    walletId: string,
+    keyId: string,
+    graceSeconds: number,
+  ): Promise<CreatedKey & { previousKey: KeyView }>;
+  /** The key behind a bearer token if it is usable now, or null. */
+  authenticate(token: string): Promise<AgentKey | null>;
+  /** Drops every cached lookup (another instance changed a key). */
+  clearCache(): void;
+  /** Writes the batched lastUsedAt times. */
+  flushLastUsed(): Promise<void>;
+}
+
+export function createKeyService(
+  ctx: ServiceContext,
+  signals: KeySignals,
+  options: { cacheLookups: boolean },
+): KeyService {
+  const { store, writer, clock } = ctx;
+  const cache = new Map<string, KeyRow>();
+  // Bumped by every clear: a lookup that started before a clear must not cache the row it read (it may be the
+  // row from before a revocation).
+  let cacheGeneration = 0;
+  const clearCache = () => {
+    cache.clear();
+    cacheGeneration += 1;
+  };
+  const lastUsed = new Map<string, number>();
+
+  const view = (row: KeyRow): KeyView => keyView(row, clock.nowMs(), lastUsed.get(row.id));
+
+  async function ownedKey(
+    db: Kysely<Database>,
+    userId: string,
+    walletId: string,
+    keyId: string,
+  ): Promise<KeyRow> {
+    const wallet = await ownedWallet(db, userId, walletId, 'agent');
+    const row = await db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', keyId)
+      .where('wallet_id', '=', wallet.id)
+      .executeTakeFirst();
+    if (row === undefined) throw notFound('API key');
+    return row;
+  }
+
+  /** Runs a change to keys, then clears caches here and on every instance before answering. */
+  async function changeKeys<T>(change: () => Promise<T>): Promise<T> {
+    const result = await change();
+    clearCache();
+    await signals.publishKeyChange();
+    return result;
+  }
+
+  async function create(
+    userId: string,
+    walletId: string,
+    input: { label: string; scopes: Scope[]; expiresAtMs: number | null },
+  ) {
+    const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
+    const nowMs = clock.nowMs();
+    if (input.expiresAtMs !== null && input.expiresAtMs <= nowMs)
+      throw invalid('expiresAt must be in the future');
+    return writer.run(async (trx) => {
+      await assertRoomForKey(trx, wallet.id);
+      return insertKey(trx, {
+        walletId: wallet.id,
+        userId,
+        label: input.label,
+        scopes: input.scopes,
+        expiresAtMs: input.expiresAtMs,
+        nowMs,
+      });
+    });
+  }
+
+  async function list(userId: string, walletId: string, page: Page) {
+    const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
+    const base = store.db.selectFrom('api_keys').where('wallet_id', '=', wallet.id);
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('created_at_ms', 'desc')
+        .orderBy('id', 'desc')
+        .limit(page.limit)
+        .offset(pageOffset(page))
+        .execute(),
+      base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map(view), total: Number(count.n) };
+  }
+
+  async function revoke(userId: string, walletId: string, keyId: string) {
+    const nowMs = BigInt(clock.nowMs());
+    const row = await changeKeys(() =>
+      writer.run(async (trx) => {
+        const key = await ownedKey(trx, userId, walletId, keyId);
+        // Revoking twice keeps the first time; revoking a key in its rotation grace ends the grace now.
+        if (key.revoked_at_ms === null || key.revoked_at_ms > nowMs) {
+          await trx.updateTable('api_keys').set({ revoked_at_ms: nowMs }).where('id', '=', key.id).execute();
+        }
+        return ownedKey(trx, userId, walletId, keyId);
+      }),
+    );
+    return view(row);
+  }
+
+  async function rotate(userId: string, walletId: string, keyId: string, graceSeconds: number) {
+    const nowMs = clock.nowMs();
+    return changeKeys(() =>
+      writer.run(async (trx) => {
+        const old = await ownedKey(trx, userId, walletId, keyId);
+        if (old.rotated_to_key_id !== null) throw invalidState('this key was already rotated');
+        if (keyStatus(timesOf(old), nowMs) !== 'active')
+          throw invalidState(`this key is ${keyStatus(timesOf(old), nowMs)}`);
+        await assertRoomForKey(trx, old.wallet_id);
+        const created = await insertKey(trx, {
+          walletId: old.wallet_id,
+          userId,
+          label: old.label,
+          scopes: scopesFromText(old.scopes),
+          expiresAtMs: null,
+          nowMs,
+        });
+        await trx
+          .updateTable('api_keys')
+          .set({ revoked_at_ms: BigInt(nowMs + graceSeconds * 1000), rotated_to_key_id: created.id })
+          .where('id', '=', old.id)
+          .execute();
+        return { ...created, previousKey: view(await ownedKey(trx, userId, walletId, keyId)) };
+      }),
+    );
+  }
+
+  async function authenticate(token: string): Promise<AgentKey | null> {
+    if (!isWellFormedApiKey(token)) return null;
+    const hash = hashApiKey(token);
+    let row = options.cacheLookups ? cache.get(hash) : undefined;
+    if (row === undefined) {
+      const generation = cacheGeneration;
+      row = await store.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+      if (row === undefined) return null; // misses are not cached: garbage must not fill memory
+      if (options.cacheLookups && generation === cacheGeneration) remember(cache, hash, row);
+    }
+    const nowMs = clock.nowMs();
+    if (!isKeyUsable(timesOf(row), nowMs)) return null;
+    lastUsed.set(row.id, nowMs);
+    return { id: row.id, walletId: row.wallet_id, userId: row.user_id, scopes: scopesFromText(row.scopes) };
+  }
+
+  async function flushLastUsed(): Promise<void> {
+    if (lastUsed.size === 0) return;
+    const batch = [...lastUsed.entries()];
+    lastUsed.clear();
+    await writer.run(async (trx) => {
+      for (const [id, atMs] of batch) {
+        await trx
+          .updateTable('api_keys')
+          .set({ last_used_at_ms: BigInt(atMs) })
+          .where('id', '=', id)
+          .where((eb) => eb.or([eb('last_used_at_ms', 'is', null), eb('last_used_at_ms', '<', BigInt(atMs))]))
+          .execute();
+      }
+    });
+  }
+
+  return { create, list, revoke, rotate, authenticate, clearCache, flushLastUsed };
+}
+
+function remember(cache: Map<string, KeyRow>, hash: string, row: KeyRow): void {
+  if (cache.size >= KEY_CACHE_ENTRIES_MAX) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
+  cache.set(hash, row);
+}
+
+async function assertRoomForKey(trx: Kysely<Database>, walletId: string): Promise<void> {
+  const count = await trx
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .where('wallet_id', '=', walletId)
+    .where('revoked_at_ms', 'is', null)
+    .executeTakeFirstOrThrow();
+  if (Number(count.n) >= KEYS_PER_WALLET_MAX) {
+    throw invalid(`an agent wallet can have at most ${KEYS_PER_WALLET_MAX} unrevoked API keys`);
+  }
+}
+
+async function insertKey(
+  trx: Kysely<Database>,
+  input: {
+    walletId: string;
+    userId: string;
+    label: string;
+    scopes: Scope[];
+    expiresAtMs: number | null;
+    nowMs: number;
+  },
+): Promise<CreatedKey> {
+  const generated = generateApiKey();
+  const id = newId('key');
+  await trx
+    .insertInto('api_keys')
+    .values({
+      id,
+      wallet_id: input.walletId,
+      user_id: input.userId,
+      label: input.label,
+      key_hash: generated.hash,
+      prefix: generated.prefix,
+      scopes: scopesToText(input.scopes),
+      created_at_ms: BigInt(input.nowMs),
+      expires_at_ms: input.expiresAtMs === null ? null : BigInt(input.expiresAtMs),
+      revoked_at_ms: null,
+      rotated_to_key_id: null,
+      last_used_at_ms: null,
+    })
+    .execute();
+  return {
+    id,
+    key: generated.key,
+    prefix: generated.prefix,
+    label: input.label,
+    scopes: input.scopes,
+    walletId: input.walletId,
+    createdAt: isoFromMs(input.nowMs),
+    expiresAt: input.expiresAtMs === null ? null : isoFromMs(input.expiresAtMs),
+  };
+}
+
+function timesOf(row: KeyRow) {
+  return {
+    revokedAtMs: row.revoked_at_ms === null ? null : Number(row.revoked_at_ms),
+    expiresAtMs: row.expires_at_ms === null ? null : Number(row.expires_at_ms),
+    rotatedToKeyId: row.rotated_to_key_id,
+  };
+}
+
+function keyView(row: KeyRow, nowMs: number, pendingLastUsedMs: number | undefined): KeyView {
+  const storedLastUsed = row.last_used_at_ms === null ? null : Number(row.last_used_at_ms);
+  const lastUsedMs = Math.max(storedLastUsed ?? -1, pendingLastUsedMs ?? -1);
+  return {
+    id: row.id,
+    prefix: row.prefix,
+    label: row.label,
+    scopes: scopesFromText(row.scopes),
+    walletId: row.wallet_id,
+    status: keyStatus(timesOf(row), nowMs),
+    createdAt: isoFromMs(row.created_at_ms),
+    expiresAt: row.expires_at_ms === null ? null : isoFromMs(row.expires_at_ms),
+    revokedAt: row.revoked_at_ms === null ? null : isoFromMs(row.revoked_at_ms),
+    lastUsedAt: lastUsedMs < 0 ? null : isoFromMs(lastUsedMs),
+    rotatedToKeyId: row.rotated_to_key_id,
+  };
+}

@@ -1,0 +1,225 @@
+// Spending policies per agent wallet: CRUD for the owner, and the reads payments need (active rules, spending
+// totals, remaining caps). Params are stored as the normalised wire form: amounts "10.500000", addresses
+// lower-case.
+import type { Kysely, Selectable } from 'kysely';
+import { isoFromMs } from '../clock.ts';
+import { toChecksumAddress } from '../domain/address.ts';
+import { newId } from '../domain/ids.ts';
+import { decimalToMicros, formatMicros } from '../domain/money.ts';
+import {
+  type ActivePolicy,
+  capsRemaining,
+  DAY_MS,
+  type PolicyRule,
+  type PolicyType,
+  type SpendTotals,
+  totalsNeeded,
+} from '../domain/policies.ts';
+import { invalid, notFound } from '../errors.ts';
+import type { Database, PoliciesTable } from '../store/schema.ts';
+import { type Page, pageOffset, type ServiceContext } from './context.ts';
+import { ownedWallet } from './wallets.ts';
+
+export const POLICIES_PER_WALLET_MAX = 50;
+export const ALLOWLIST_ADDRESSES_MAX = 1_000;
+
+/** Params as the service receives them, already validated: micro-units and lower-case addresses. */
+export type PolicyParams = { limitMicros: bigint } | { addresses: string[] } | { amountMicros: bigint };
+
+type PolicyRow = Selectable<PoliciesTable>;
+
+export interface PolicyView {
+  id: string;
+  walletId: string;
+  type: PolicyType;
+  params: Record<string, unknown>;
+  active: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function storedParams(params: PolicyParams): string {
+  if ('limitMicros' in params) return JSON.stringify({ limit: formatMicros(params.limitMicros) });
+  if ('amountMicros' in params) return JSON.stringify({ amount: formatMicros(params.amountMicros) });
+  return JSON.stringify({ addresses: params.addresses });
+}
+
+function ruleOf(type: PolicyType, paramsJson: string): PolicyRule {
+  const params = JSON.parse(paramsJson) as { limit?: string; amount?: string; addresses?: string[] };
+  switch (type) {
+    case 'spend_cap_per_tx':
+    case 'spend_cap_daily':
+    case 'spend_cap_total':
+      return { type, limitMicros: decimalToMicros(params.limit!) };
+    case 'address_allowlist':
+      return { type, addresses: new Set(params.addresses) };
+    case 'require_approval_above':
+      return { type, amountMicros: decimalToMicros(params.amount!) };
+  }
+}
+
+export function policyView(row: PolicyRow): PolicyView {
+  const params = JSON.parse(row.params_json) as Record<string, unknown>;
+  if (Array.isArray(params.addresses))
+    params.addresses = (params.addresses as string[]).map(toChecksumAddress);
+  return {
+    id: row.id,
+    walletId: row.wallet_id,
+    type: row.type as PolicyType,
+    params,
+    active: row.active === 1n,
+    createdAt: isoFromMs(row.created_at_ms),
+    updatedAt: isoFromMs(row.updated_at_ms),
+  };
+}
+
+export async function activePolicies(db: Kysely<Database>, walletId: string): Promise<ActivePolicy[]> {
+  const rows = await db
+    .selectFrom('policies')
+    .select(['id', 'type', 'params_json'])
+    .where('wallet_id', '=', walletId)
+    .where('active', '=', 1n)
+    .orderBy('created_at_ms', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+  return rows.map((r) => ({ id: r.id, rule: ruleOf(r.type as PolicyType, r.params_json) }));
+}
+
+/** Committed spending: payments completed, processing, or pending (held). Only the sums the policies need. */
+export async function spendTotals(
+  db: Kysely<Database>,
+  walletId: string,
+  nowMs: number,
+  needed: { last24h: boolean; allTime: boolean },
+): Promise<SpendTotals> {
+  const sum = async (sinceMs: number | null) => {
+    let query = db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('amount_micros'), eb.lit(0)).as('total'))
+      .where('wallet_id', '=', walletId)
+      .where('type', '=', 'payment')
+      .where('status', 'in', ['completed', 'processing', 'pending']);
+    if (sinceMs !== null) query = query.where('created_at_ms', '>', BigInt(sinceMs));
+    const row = await query.executeTakeFirstOrThrow();
+    return BigInt(row.total);
+  };
+  return {
+    last24hMicros: needed.last24h ? await sum(nowMs - DAY_MS) : 0n,
+    allTimeMicros: needed.allTime ? await sum(null) : 0n,
+  };
+}
+
+export async function remainingCaps(db: Kysely<Database>, walletId: string, nowMs: number) {
+  const policies = await activePolicies(db, walletId);
+  const totals = await spendTotals(db, walletId, nowMs, totalsNeeded(policies));
+  const caps = capsRemaining(policies, totals);
+  return {
+    dailyCapRemaining: caps.dailyCapRemaining === null ? null : formatMicros(caps.dailyCapRemaining),
+    totalCapRemaining: caps.totalCapRemaining === null ? null : formatMicros(caps.totalCapRemaining),
+  };
+}
+
+export interface PolicyService {
+  create(userId: string, walletId: string, type: PolicyType, params: PolicyParams): Promise<PolicyView>;
+  list(userId: string, walletId: string, page: Page): Promise<{ items: PolicyView[]; total: number }>;
+  get(userId: string, walletId: string, policyId: string): Promise<PolicyView>;
+  update(
+    userId: string,
+    walletId: string,
+    policyId: string,
+    change: { params?: PolicyParams; active?: boolean },
+  ): Promise<PolicyView>;
+  remove(userId: string, walletId: string, policyId: string): Promise<{ id: string; deleted: true }>;
+}
+
+export function createPolicyService(ctx: ServiceContext): PolicyService {
+  const { store, writer, clock } = ctx;
+
+  async function ownedPolicy(userId: string, walletId: string, policyId: string): Promise<PolicyRow> {
+    const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
+    const row = await store.db
+      .selectFrom('policies')
+      .selectAll()
+      .where('id', '=', policyId)
+      .where('wallet_id', '=', wallet.id)
+      .executeTakeFirst();
+    if (row === undefined) throw notFound('policy');
+    return row;
+  }
+
+  async function create(userId: string, walletId: string, type: PolicyType, params: PolicyParams) {
+    const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
+    const nowMs = BigInt(clock.nowMs());
+    const row: PolicyRow = {
+      id: newId('pol'),
+      wallet_id: wallet.id,
+      user_id: userId,
+      type,
+      params_json: storedParams(params),
+      active: 1n,
+      created_at_ms: nowMs,
+      updated_at_ms: nowMs,
+    };
+    await writer.run(async (trx) => {
+      const count = await trx
+        .selectFrom('policies')
+        .select((eb) => eb.fn.countAll<bigint>().as('n'))
+        .where('wallet_id', '=', wallet.id)
+        .executeTakeFirstOrThrow();
+      if (Number(count.n) >= POLICIES_PER_WALLET_MAX) {
+        throw invalid(`an agent wallet can have at most ${POLICIES_PER_WALLET_MAX} policies`);
+      }
+      await trx.insertInto('policies').values(row).execute();
+    });
+    return policyView(row);
+  }
+
+  async function list(userId: string, walletId: string, page: Page) {
+    const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
+    const base = store.db.selectFrom('policies').where('wallet_id', '=', wallet.id);
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('created_at_ms', 'desc')
+        .orderBy('id', 'desc')
+        .limit(page.limit)
+        .offset(pageOffset(page))
+        .execute(),
+      base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map(policyView), total: Number(count.n) };
+  }
+
+  async function update(
+    userId: string,
+    walletId: string,
+    policyId: string,
+    change: { params?: PolicyParams; active?: boolean },
+  ) {
+    await ownedPolicy(userId, walletId, policyId);
+    await store.db
+      .updateTable('policies')
+      .set({
+        ...(change.params === undefined ? {} : { params_json: storedParams(change.params) }),
+        ...(change.active === undefined ? {} : { active: change.active ? 1n : 0n }),
+        updated_at_ms: BigInt(clock.nowMs()),
+      })
+      .where('id', '=', policyId)
+      .execute();
+    return policyView(await ownedPolicy(userId, walletId, policyId));
+  }
+
+  async function remove(userId: string, walletId: string, policyId: string) {
+    await ownedPolicy(userId, walletId, policyId);
+    await store.db.deleteFrom('policies').where('id', '=', policyId).execute();
+    return { id: policyId, deleted: true as const };
+  }
+
+  return {
+    create,
+    list,
+    get: async (userId, walletId, policyId) => policyView(await ownedPolicy(userId, walletId, policyId)),
+    update,
+    remove,
+  };
+}

@@ -1,0 +1,121 @@
+// Where a payment's money goes. An address of a wallet of this service settles on the internal ledger in the
+// same database transaction; any other address goes to the configured external rail. Rails sit behind one
+// interface so the EVM rail (real transfers, `processing` until confirmed) slots in beside the sandbox.
+import type { Kysely } from 'kysely';
+import { accountIds, postTransfer } from '../ledger/ledger.ts';
+import type { Database } from '../store/schema.ts';
+import { recordDeposit } from './deposits.ts';
+import { insertTransaction } from './transactions.ts';
+import type { WalletRow } from './wallets.ts';
+
+export interface SettlementRequest {
+  paymentId: string;
+  /** The paying agent wallet. */
+  wallet: WalletRow;
+  /** Where the money is now: the wallet's available account, or its hold account for an approved payment. */
+  fromAccountId: string;
+  /** Lower-case address. */
+  toAddress: string;
+  amountMicros: bigint;
+  memo: string | null;
+  initiatedBy: string;
+  nowMs: number;
+}
+
+export interface SettlementResult {
+  status: 'completed' | 'processing' | 'failed';
+  rail: string;
+  txHash: string | null;
+  failureReason: string | null;
+}
+
+export interface ExternalRail {
+  readonly name: string;
+  /** Runs inside the payment's database transaction; a failed settlement must leave the money where it was. */
+  settle(trx: Kysely<Database>, request: SettlementRequest): Promise<SettlementResult>;
+}
+
+/** Simulated outside world: money leaves the ledger at once into the rail's account. */
+export const sandboxRail: ExternalRail = {
+  name: 'sandbox',
+  async settle(trx, request) {
+    await postTransfer(trx, {
+      kind: 'payment_external',
+      referenceId: request.paymentId,
+      nowMs: request.nowMs,
+      legs: [
+        { accountId: request.fromAccountId, amountMicros: -request.amountMicros },
+        { accountId: accountIds.external('sandbox'), amountMicros: request.amountMicros },
+      ],
+    });
+    return { status: 'completed', rail: 'sandbox', txHash: null, failureReason: null };
+  },
+};
+
+export async function walletByAddress(db: Kysely<Database>, address: string): Promise<WalletRow | undefined> {
+  return db.selectFrom('wallets').selectAll().where('address', '=', address).executeTakeFirst();
+}
+
+/** The rail a payment to this address will use (shown on pending payments before they settle). */
+export async function railFor(db: Kysely<Database>, rail: ExternalRail, address: string): Promise<string> {
+  return (await walletByAddress(db, address)) === undefined ? rail.name : 'internal';
+}
+
+export async function settle(
+  trx: Kysely<Database>,
+  rail: ExternalRail,
+  request: SettlementRequest,
+): Promise<SettlementResult> {
+  const recipient = await walletByAddress(trx, request.toAddress);
+  if (recipient === undefined) return rail.settle(trx, request);
+  const ledgerTransactionId = await postTransfer(trx, {
+    kind: 'payment_internal',
+    referenceId: request.paymentId,
+    nowMs: request.nowMs,
+    legs: [
+      { accountId: request.fromAccountId, amountMicros: -request.amountMicros },
+      { accountId: accountIds.available(recipient.id), amountMicros: request.amountMicros },
+    ],
+  });
+  await creditRecipient(trx, recipient, request, ledgerTransactionId);
+  return { status: 'completed', rail: 'internal', txHash: null, failureReason: null };
+}
+
+/** The receiving side's record: an `incoming` transaction on an agent wallet, a deposit on a master wallet. */
+async function creditRecipient(
+  trx: Kysely<Database>,
+  recipient: WalletRow,
+  request: SettlementRequest,
+  ledgerTransactionId: string,
+): Promise<void> {
+  if (recipient.kind === 'master') {
+    await recordDeposit(trx, {
+      walletId: recipient.id,
+      userId: recipient.user_id,
+      amountMicros: request.amountMicros,
+      rail: 'internal',
+      ledgerTransactionId,
+      nowMs: request.nowMs,
+    });
+    return;
+  }
+  await insertTransaction(trx, {
+    walletId: recipient.id,
+    userId: recipient.user_id,
+    type: 'incoming',
+    status: 'completed',
+    amountMicros: request.amountMicros,
+    toAddress: recipient.address,
+    counterpartyWalletId: request.wallet.id,
+    memo: request.memo,
+    reason: null,
+    rail: 'internal',
+    rejectionReason: null,
+    violations: null,
+    initiatedBy: request.initiatedBy,
+    idempotencyKey: null,
+    expiresAtMs: null,
+    relatedTransactionId: request.paymentId,
+    nowMs: request.nowMs,
+  });
+}

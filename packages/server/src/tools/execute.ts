@@ -1,0 +1,67 @@
+// One code path for every tool call, whether it arrives at POST /mcp/v1/tools/<name> or as an MCP tools/call:
+// the tool must exist, the key must hold its scope, the params must validate, then the tool runs.
+import type { Scope } from '../domain/api-keys.ts';
+import type { Outcome } from '../domain/outcome.ts';
+import { AppError, invalid } from '../errors.ts';
+import { describeIssues } from '../http/schemas.ts';
+import type { Services } from '../services/index.ts';
+import type { AgentKey } from '../services/keys.ts';
+import { toolByName } from './registry.ts';
+
+export interface ToolInvocation {
+  name: string;
+  key: AgentKey;
+  /** The request body: `{"params": {...}}`, or the params themselves. */
+  body: unknown;
+  /** The Idempotency-Key header, if any. */
+  headerIdempotencyKey: string | undefined;
+}
+
+export async function executeTool(services: Services, invocation: ToolInvocation): Promise<Outcome<unknown>> {
+  const tool = toolByName(invocation.name);
+  if (tool === undefined) {
+    throw new AppError(
+      'UNKNOWN_TOOL',
+      `there is no tool named ${JSON.stringify(invocation.name.slice(0, 64))}`,
+    );
+  }
+  assertScope(invocation.key.scopes, tool.scope, tool.name);
+  const parsed = tool.input.safeParse(paramsOf(invocation.body));
+  if (!parsed.success) throw invalid(describeIssues(parsed.error.issues, 'params'));
+  const input = parsed.data as { idempotencyKey?: string };
+  const idempotencyKey =
+    tool.scope === 'write' ? idempotencyKeyOf(invocation.headerIdempotencyKey, input.idempotencyKey) : null;
+  return tool.run({ key: invocation.key, input, idempotencyKey, services });
+}
+
+export function assertScope(granted: readonly Scope[], needed: Scope, toolName: string): void {
+  if (granted.includes(needed)) return;
+  throw new AppError(
+    'INSUFFICIENT_SCOPE',
+    `${toolName} needs the "${needed}" scope; this key has ${granted.map((s) => `"${s}"`).join(' and ')}`,
+  );
+}
+
+/** `{"params": {...}}` is unwrapped; a body without `params` (for example `{}`) is the params itself. */
+function paramsOf(body: unknown): unknown {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalid('the body must be a JSON object');
+  if (!Object.hasOwn(body, 'params')) return body;
+  const { params, ...rest } = body as { params: unknown };
+  const extra = Object.keys(rest);
+  if (extra.length > 0)
+    throw invalid(`unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} beside params`);
+  if (params === null || typeof params !== 'object' || Array.isArray(params))
+    throw invalid('params must be an object');
+  return params;
+}
+
+function idempotencyKeyOf(header: string | undefined, param: string | undefined): string | null {
+  if (header !== undefined && (header.length === 0 || header.length > 255)) {
+    throw invalid('Idempotency-Key must be 1-255 characters');
+  }
+  if (header !== undefined && param !== undefined && header !== param) {
+    throw invalid('the Idempotency-Key header and the idempotencyKey param differ');
+  }
+  return header ?? param ?? null;
+}

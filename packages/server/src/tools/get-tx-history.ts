@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { success } from '../domain/outcome.ts';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
+import { listTransactions, toolTransactionView } from '../services/transactions.ts';
+import type { ToolDefinition } from './registry.ts';
+
+const STATUSES = ['pending', 'processing', 'completed', 'rejected', 'expired', 'failed'] as const;
+
+const input = z.strictObject({
+  page: z.number().int().min(1).max(1_000_000).optional().describe('page number, from 1'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(PAGE_LIMIT_MAX)
+    .optional()
+    .describe(`1-${PAGE_LIMIT_MAX}, default ${PAGE_LIMIT_DEFAULT}`),
+  status: z.enum(STATUSES).optional().describe('only transactions in this status'),
+});
+
+export const getTxHistoryTool: ToolDefinition<z.output<typeof input>> = {
+  name: 'get_tx_history',
+  scope: 'read',
+  description:
+    "This agent wallet's transactions, newest first: payments it made, payments it received, and funding or " +
+    'withdrawals by its owner. Filter by status (pending = awaiting the owner’s approval).',
+  input,
+  async run({ key, input: params, services }) {
+    const page = { page: params.page ?? 1, limit: params.limit ?? PAGE_LIMIT_DEFAULT };
+    const { rows, total } = await listTransactions(services.store.db, key.walletId, params.status, page);
+    return success({
+      transactions: rows.map(toolTransactionView),
+      total,
+      page: page.page,
+      limit: page.limit,
+    });
+  },
+};

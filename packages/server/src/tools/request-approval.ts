@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { memoSchema } from '../http/schemas.ts';
+import { paymentFingerprint, paymentInputShape } from './payment-input.ts';
+import type { ToolDefinition } from './registry.ts';
+
+const input = z.strictObject({
+  ...paymentInputShape,
+  reason: memoSchema.optional().describe('why the agent needs this payment, shown to the owner'),
+});
+
+export const requestApprovalTool: ToolDefinition<z.output<typeof input>> = {
+  name: 'request_approval',
+  scope: 'write',
+  description:
+    'Ask the wallet owner to approve a payment the policies would not allow on their own. The amount is held ' +
+    '(it cannot be spent twice) until the owner approves, rejects, or the request expires. The answer lists ' +
+    'no decision yet: check get_tx_history for the outcome.',
+  input,
+  run({ key, input: params, idempotencyKey, services }) {
+    return services.payments.requestApproval({
+      key,
+      toAddress: params.toAddress,
+      amountMicros: params.amount,
+      memo: params.memo ?? null,
+      reason: params.reason ?? null,
+      idempotency:
+        idempotencyKey === null
+          ? null
+          : {
+              scope: `wallet:${key.walletId}`,
+              key: idempotencyKey,
+              fingerprint: paymentFingerprint('request_approval', params),
+            },
+    });
+  },
+};

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { paymentFingerprint, paymentInputShape } from './payment-input.ts';
+import type { ToolDefinition } from './registry.ts';
+
+const input = z.strictObject(paymentInputShape);
+
+export const sendPaymentTool: ToolDefinition<z.output<typeof input>> = {
+  name: 'send_payment',
+  scope: 'write',
+  description:
+    'Pay USDC from this agent wallet to an address. Spending policies are checked first: a denial answers ' +
+    'POLICY_DENIED listing every violated policy; a payment above an approval threshold is held as "pending" ' +
+    'until the owner approves. Pass an idempotencyKey to retry safely.',
+  input,
+  run({ key, input: params, idempotencyKey, services }) {
+    return services.payments.sendPayment({
+      key,
+      toAddress: params.toAddress,
+      amountMicros: params.amount,
+      memo: params.memo ?? null,
+      reason: null,
+      idempotency:
+        idempotencyKey === null
+          ? null
+          : {
+              scope: `wallet:${key.walletId}`,
+              key: idempotencyKey,
+              fingerprint: paymentFingerprint('send_payment', params),
+            },
+    });
+  },
+};
