@@ -25,6 +25,7 @@ export const agentWalletView = z.object({
   frozen: z.boolean(),
   dailyCapRemaining: amount.nullable(),
   totalCapRemaining: amount.nullable(),
+  pendingApprovals: z.number().int().describe('payments of this wallet awaiting approval'),
   createdAt: timestamp,
   updatedAt: timestamp,
 });

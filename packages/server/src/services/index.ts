@@ -14,6 +14,7 @@ import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService, remainingCaps } from './policies.ts';
 import { sandboxRail } from './settlement.ts';
+import { countPending } from './transactions.ts';
 import {
   type AgentWalletView,
   agentWalletView,
@@ -43,6 +44,8 @@ export interface Services {
 export interface CapsView {
   dailyCapRemaining: string | null;
   totalCapRemaining: string | null;
+  /** Payments awaiting the owner's decision: lets the dashboard badge approvals from the wallet list alone. */
+  pendingApprovals: number;
 }
 
 export interface HealthView {
@@ -107,6 +110,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     agentWalletView: async (row) => ({
       ...(await agentWalletView(store.db, row)),
       ...(await remainingCaps(store.db, row.id, options.clock.nowMs())),
+      pendingApprovals: await countPending(store.db, row.id),
     }),
     health: () => health(store, config),
     async close() {

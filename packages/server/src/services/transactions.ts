@@ -186,3 +186,13 @@ export async function listEvents(db: Kysely<Database>, transactionId: string) {
     at: isoFromMs(r.created_at_ms),
   }));
 }
+
+export async function countPending(db: Kysely<Database>, walletId: string): Promise<number> {
+  const row = await db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .where('wallet_id', '=', walletId)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
