@@ -63,7 +63,7 @@ async function openConfiguredStore() {
   return openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    postgresSchema: undefined,
+    postgresSchema: config.databaseSchema,
     postgresPoolSizeMax: 2,
     sqliteBusyTimeoutMs: 5_000,
   });
@@ -72,7 +72,7 @@ async function openConfiguredStore() {
 async function migrate(): Promise<number> {
   const store = await openConfiguredStore();
   try {
-    const { applied } = await migrateToLatest(store.db);
+    const { applied } = await migrateToLatest(store.db, store.schema);
     return print(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
   } finally {
     await store.close();

@@ -12,8 +12,12 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** PostgreSQL schema to create and use (DATABASE_SCHEMA); undefined uses the connection's default. */
+  databaseSchema: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key this deployment uses (several deployments can share one Redis). */
+  redisKeyPrefix: string;
   /** HS256 key bytes: JWT_SECRET as UTF-8, or a secret generated once into DATA_DIR. */
   jwtSecret: Uint8Array;
   /** Seed of the wallet address derivation, generated once into DATA_DIR. */
@@ -40,8 +44,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: parseInteger('PORT', env.PORT, 8787, 0, 65_535),
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: emptyToUndefined(env.DATABASE_URL),
+    databaseSchema: emptyToUndefined(env.DATABASE_SCHEMA),
     dataDir,
     redisUrl: emptyToUndefined(env.REDIS_URL),
+    redisKeyPrefix: env.REDIS_PREFIX ?? 'agent-wallet:',
     jwtSecret: jwtSecretFrom(env.JWT_SECRET, dataDir),
     addressSecret: generatedSecret(dataDir, 'address-secret'),
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),

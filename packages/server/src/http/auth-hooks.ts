@@ -1,11 +1,15 @@
-// onRequest: identify the caller, then (rate limiting hooks in here) enforce what the route requires.
+// onRequest, before the body is read: identify the caller cheaply, count the request against its rate-limit
+// bucket, then enforce what the route requires. So a flood is refused before any expensive work (password
+// hashing, database writes), and an unauthenticated request before anything else happens.
 // REST routes take a session JWT; tool routes take an agent's API key; neither accepts the other.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { ipSubject } from '../limits/rules.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { toolByName } from '../tools/registry.ts';
 import { bearerToken, isApiKeyShaped, unauthorized } from './auth.ts';
+import { enforceLimit, type LimitTarget, restTarget } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,36 +24,80 @@ export function registerAuthHooks(app: FastifyInstance, services: Services) {
   app.decorateRequest('user', null);
   app.decorateRequest('agentKey', null);
   app.decorateRequest('toolName', null);
-  app.addHook('onRequest', async (request) => {
+  let lastSignalEpoch: string | undefined;
+  // Another instance changed a key (revoked, rotated): cached lookups here are stale.
+  const observeEpoch = (epoch: string | undefined): boolean => {
+    if (epoch === undefined || epoch === lastSignalEpoch) return false;
+    const changed = lastSignalEpoch !== undefined;
+    lastSignalEpoch = epoch;
+    if (changed) services.keys.clearCache();
+    return changed;
+  };
+  services.limiter.onReconnect(() => services.keys.clearCache());
+
+  app.addHook('onRequest', async (request, reply) => {
     const mode = request.routeOptions.config?.auth ?? 'none';
-    if (mode === 'user') await authenticateUser(request, services);
-    if (mode === 'apiKey') await authenticateAgent(request, services);
+    if (mode === 'user') return authenticateUser(request, reply, services);
+    if (mode === 'apiKey') return authenticateAgent(request, reply, services, observeEpoch);
+    await enforceLimit(services.limiter, request, reply, restTarget(request, null));
   });
 }
 
-async function authenticateUser(request: FastifyRequest, services: Services): Promise<void> {
+async function authenticateUser(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services: Services,
+): Promise<void> {
   const token = bearerToken(request);
+  const claims =
+    token === null || isApiKeyShaped(token) ? null : await services.auth.verifyTokenSignature(token);
+  await enforceLimit(services.limiter, request, reply, restTarget(request, claims?.userId ?? null));
   if (token === null) throw unauthorized();
   if (isApiKeyShaped(token))
     throw unauthorized('API keys are for the tool interface; the REST API needs a session token');
-  const user = await services.auth.authenticate(token);
+  const user = claims === null ? null : await services.auth.authenticate(token);
   if (user === null) throw unauthorized('the session token is invalid, expired or logged out');
   request.user = user;
 }
 
-async function authenticateAgent(request: FastifyRequest, services: Services): Promise<void> {
+async function authenticateAgent(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services: Services,
+  observeEpoch: (epoch: string | undefined) => boolean,
+): Promise<void> {
   const name = (request.params as { name?: unknown }).name;
   if (typeof name === 'string' && toolByName(name) !== undefined) request.toolName = name;
   const token = bearerToken(request);
-  if (token === null || !isApiKeyShaped(token)) {
+  const apiKeyToken = token !== null && isApiKeyShaped(token) ? token : null;
+  let key = apiKeyToken === null ? null : await services.keys.authenticate(apiKeyToken);
+  const decision = await enforceLimit(services.limiter, request, reply, agentTarget(request, key));
+  if (observeEpoch(decision?.signalEpoch) && apiKeyToken !== null) {
+    key = await services.keys.authenticate(apiKeyToken); // the key may have been revoked elsewhere
+  }
+  if (apiKeyToken === null) {
     throw new AppError(
       'MCP_AUTH_MISSING',
       'tool calls need an agent API key: Authorization: Bearer svc_live_…',
     );
   }
-  const key = await services.keys.authenticate(token);
   if (key === null) throw new AppError('MCP_AUTH_INVALID', 'the API key is unknown, revoked or expired');
   request.agentKey = key;
+}
+
+/** Tool calls count per key and per tool; anything else with a valid key per route; no valid key per IP. */
+function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget {
+  if (key === null) return { bucket: 'tool_unauthenticated', subject: ipSubject(request.ip) };
+  const tool = request.toolName;
+  if (
+    tool === 'check_balance' ||
+    tool === 'send_payment' ||
+    tool === 'get_tx_history' ||
+    tool === 'request_approval'
+  ) {
+    return { bucket: tool, subject: `key:${key.id}` };
+  }
+  return { bucket: 'default', subject: `key:${key.id}` };
 }
 
 /** The authenticated user of a `user` route; the hook guarantees it is set. */

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import {
+  freePort,
+  hasRedisServerBinary,
+  startRedisServer,
+  stopRedisServer,
+} from '../../test/support/processes.ts';
 import { probeService, REDIS_URL, uniqueName } from '../../test/support/services.ts';
 import {
   createRedisClient,
@@ -20,26 +25,39 @@ const READY_TIMEOUT_MS = 5_000;
 const probe = await probeService('Redis', REDIS_URL);
 
 test('script replies become whole seconds, rounded up, Retry-After at least 1', () => {
-  assert.deepEqual(decisionFromScriptReply([1, 4, 60_000, 0, '0'], 5), {
+  assert.deepEqual(decisionFromScriptReply([1, 4, 60_000, 0, '0', 'g1', 0], 5), {
     allowed: true,
     limit: 5,
     remaining: 4,
     resetSeconds: 60,
     retryAfterSeconds: 0,
     signalEpoch: '0',
+    generation: 'g1',
+    quarantined: false,
   });
-  assert.deepEqual(decisionFromScriptReply([0, 0, 1_001, 1_001, '7'], 5), {
+  assert.deepEqual(decisionFromScriptReply([0, 0, 1_001, 1_001, '7', 'g1', 1], 5), {
     allowed: false,
     limit: 5,
     remaining: 0,
     resetSeconds: 2,
     retryAfterSeconds: 2,
     signalEpoch: '7',
+    generation: 'g1',
+    quarantined: true,
   });
   // The oldest leaves this very millisecond: still "wait 1 s", never Retry-After: 0.
-  assert.equal(decisionFromScriptReply([0, 0, 0, 0, '0'], 5).retryAfterSeconds, 1);
-  assert.equal(decisionFromScriptReply([0, -2, 5, 5, '0'], 3).remaining, 0);
-  for (const bad of [null, 'OK', [1, 2, 3], [1, 'x', 1, 1, '0'], [1, 1, 1, 1, 5], [1, 1, 1.5, 1, '0']]) {
+  assert.equal(decisionFromScriptReply([0, 0, 0, 0, '0', 'g1', 0], 5).retryAfterSeconds, 1);
+  assert.equal(decisionFromScriptReply([0, -2, 5, 5, '0', 'g1', 0], 3).remaining, 0);
+  for (const bad of [
+    null,
+    'OK',
+    [1, 2, 3],
+    [1, 1, 1, 1, '0'],
+    [1, 'x', 1, 1, '0', 'g', 0],
+    [1, 1, 1, 1, 5, 'g', 0],
+    [1, 1, 1.5, 1, '0', 'g', 0],
+    [1, 1, 1, 1, '0', 7, 0],
+  ]) {
     assert.throws(() => decisionFromScriptReply(bad, 5), LimiterUnavailableError, JSON.stringify(bad));
   }
 });
@@ -62,7 +80,8 @@ describe('RedisLimitStore on a real Redis', { skip: probe.available ? false : pr
 
   test('N accepted with headers counting down, the N+1th refused with Retry-After', async () => {
     for (let i = 1; i <= 5; i += 1) {
-      const decision = await store.hit('login|ip:1.2.3.4', 5, 60_000);
+      const { generation, ...decision } = await store.hit('login|ip:1.2.3.4', 5, 60_000);
+      assert.match(generation ?? '', /^[0-9]+$/);
       assert.deepEqual(decision, {
         allowed: true,
         limit: 5,
@@ -70,9 +89,10 @@ describe('RedisLimitStore on a real Redis', { skip: probe.available ? false : pr
         resetSeconds: 60,
         retryAfterSeconds: 0,
         signalEpoch: '0',
+        quarantined: false,
       });
     }
-    const refused = await store.hit('login|ip:1.2.3.4', 5, 60_000);
+    const { generation: _, ...refused } = await store.hit('login|ip:1.2.3.4', 5, 60_000);
     assert.deepEqual(refused, {
       allowed: false,
       limit: 5,
@@ -80,6 +100,7 @@ describe('RedisLimitStore on a real Redis', { skip: probe.available ? false : pr
       resetSeconds: 60,
       retryAfterSeconds: 60,
       signalEpoch: '0',
+      quarantined: false,
     });
     assert.equal(
       (await store.hit('login|ip:5.6.7.8', 5, 60_000)).allowed,
@@ -182,7 +203,6 @@ async function deleteKeys(client: Redis, prefix: string): Promise<void> {
 }
 
 // A throwaway redis-server of our own, so outages can be staged without touching the machine's Redis.
-const hasRedisServerBinary = spawnSync('redis-server', ['--version']).status === 0;
 
 describe('RedisLimitStore through outages of a throwaway redis-server', {
   skip: hasRedisServerBinary ? false : 'redis-server binary not installed; skipping outage tests',
@@ -205,15 +225,17 @@ describe('RedisLimitStore through outages of a throwaway redis-server', {
     server?.kill('SIGKILL');
   });
 
-  test('a restart: checks fail closed while it is down, and the same client recovers by itself', async () => {
-    for (let i = 0; i < 4; i += 1) assert.equal((await store.hit('b', 4, 60_000)).allowed, true);
-    assert.equal((await store.hit('b', 4, 60_000)).allowed, false);
+  test('a restart: checks fail closed while it is down, recover by themselves, and no burst follows', async () => {
+    // A short window keeps the quarantine (one window) short enough to wait out in a test.
+    const windowMs = 2_000;
+    for (let i = 0; i < 4; i += 1) assert.equal((await store.hit('b', 4, windowMs)).allowed, true);
+    assert.equal((await store.hit('b', 4, windowMs)).allowed, false);
 
     await stopRedisServer(server);
     server = undefined;
     for (let i = 0; i < 5; i += 1) {
       const startMs = performance.now();
-      await assert.rejects(store.hit('b', 4, 60_000), LimiterUnavailableError);
+      await assert.rejects(store.hit('b', 4, windowMs), LimiterUnavailableError);
       assert.ok(performance.now() - startMs < 2_000);
       await sleep(50);
     }
@@ -223,13 +245,22 @@ describe('RedisLimitStore through outages of a throwaway redis-server', {
     // Reconnect attempts are at most 1 s apart, so the client is back well within this bound.
     assert.ok(await waitForRedisReady(client, 3_000), 'the client reconnected by itself');
     assert.equal(redisStatus(client), 'up');
-    // Trade-off, on purpose: this Redis keeps no data on disk, so its restart forgot the window and
-    // the bucket starts empty (up to N more requests in that minute). We accept that because every
-    // check failed closed during the outage, and persisting a 60-second log is not worth an fsync per
-    // request; a deployment that wants restarts to remember can run Redis with appendonly yes.
-    // The limit itself still holds after the restart (and the script is reloaded: EVALSHA → EVAL).
-    for (let i = 0; i < 4; i += 1) assert.equal((await store.hit('b', 4, 60_000)).allowed, true);
-    assert.equal((await store.hit('b', 4, 60_000)).allowed, false);
+    // This Redis keeps nothing on disk: the restart forgot the window. The store notices (the generation
+    // changed) and refuses every check for one window instead of admitting a second burst.
+    const quarantined = await store.hit('b', 4, windowMs);
+    assert.equal(quarantined.allowed, false);
+    assert.equal(quarantined.quarantined, true);
+    assert.ok(quarantined.retryAfterSeconds >= 1 && quarantined.retryAfterSeconds <= 2);
+    const otherStore = new RedisLimitStore({ redis: client, keyPrefix: 'outage:', commandTimeoutMs: 300 });
+    assert.equal(
+      (await otherStore.hit('fresh', 4, windowMs)).quarantined,
+      true,
+      'every instance is held back',
+    );
+    await sleep(quarantined.retryAfterSeconds * 1000 + 50);
+    // After the quarantine the limit holds as before (and the script was reloaded: EVALSHA → EVAL).
+    for (let i = 0; i < 4; i += 1) assert.equal((await store.hit('b', 4, windowMs)).allowed, true);
+    assert.equal((await store.hit('b', 4, windowMs)).allowed, false);
   });
 
   test('a Redis that stops answering: checks time out as unavailable, then recover', async () => {
@@ -250,41 +281,3 @@ describe('RedisLimitStore through outages of a throwaway redis-server', {
     assert.ok(accepted === 2 || accepted === 3, `accepted ${accepted}`);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probeServer = createServer();
-    probeServer.once('error', reject);
-    probeServer.listen(0, '127.0.0.1', () => {
-      const address = probeServer.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probeServer.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedisServer(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const probeClient = createRedisClient(`redis://127.0.0.1:${port}`, {
-    connectTimeoutMs: 200,
-    commandTimeoutMs: 200,
-  });
-  try {
-    if (await waitForRedisReady(probeClient, READY_TIMEOUT_MS)) return child;
-  } finally {
-    probeClient.disconnect();
-  }
-  child.kill('SIGKILL');
-  throw new Error(`throwaway redis-server on port ${port} did not start`);
-}
-
-async function stopRedisServer(child: ChildProcess | undefined): Promise<void> {
-  if (child === undefined || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}

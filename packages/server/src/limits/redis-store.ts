@@ -14,16 +14,39 @@ import {
 } from './store.ts';
 
 // KEYS[1] the bucket's sorted set (score = accept time in µs, member = unique per request),
-// KEYS[2] the signal epoch. ARGV: limit, windowMs, member.
+// KEYS[2] the signal epoch, KEYS[3] the generation, KEYS[4] the quarantine deadline.
+// ARGV: limit, windowMs, member, the generation this instance last saw ('' if none).
 // Scores use Redis's clock (TIME), so instances with skewed clocks still agree on one timeline; µs
 // since 1970 (~1.8e15) are exact in Lua's doubles (< 2^53). Redis >= 5 replicates a script by its
 // effects, which is what makes the non-deterministic TIME legal before a write.
+//
+// Data loss: a Redis restarted without persistence (or flushed) has forgotten every window, so the next
+// minute could admit N more requests per bucket than the limit allows. The generation key detects it: it
+// is created once and never expires; an instance that saw generation G and now finds none (or another)
+// knows the logs are gone and starts a quarantine of one window, during which every check is refused
+// (the caller answers 503), on every instance. A fresh deployment (no instance saw a generation) starts
+// at once.
 export const SLIDING_LOG_LUA = `
 local time = redis.call('TIME')
 local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local limit = tonumber(ARGV[1])
 local window_ms = tonumber(ARGV[2])
 local window_us = window_ms * 1000
+local epoch = redis.call('GET', KEYS[2])
+if not epoch then epoch = '0' end
+local generation = redis.call('GET', KEYS[3])
+if not generation then
+  generation = string.format('%.0f', now_us)
+  redis.call('SET', KEYS[3], generation)
+end
+if ARGV[4] ~= '' and ARGV[4] ~= generation and not redis.call('GET', KEYS[4]) then
+  redis.call('SET', KEYS[4], string.format('%.0f', now_us + window_us), 'PX', window_ms)
+end
+local quarantine = redis.call('GET', KEYS[4])
+if quarantine and tonumber(quarantine) > now_us then
+  local wait_ms = math.ceil((tonumber(quarantine) - now_us) / 1000)
+  return {0, 0, wait_ms, wait_ms, epoch, generation, 1}
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_us - window_us)
 local count = redis.call('ZCARD', KEYS[1])
 local allowed = 0
@@ -44,9 +67,7 @@ local reset_ms = 0
 if count > 0 then reset_ms = ms_until_leaves(0) end
 local retry_ms = 0
 if allowed == 0 then retry_ms = ms_until_leaves(count - limit) end
-local epoch = redis.call('GET', KEYS[2])
-if not epoch then epoch = '0' end
-return {allowed, limit - count, reset_ms, retry_ms, epoch}
+return {allowed, limit - count, reset_ms, retry_ms, epoch, generation, 0}
 `;
 const SLIDING_LOG_SHA = createHash('sha1').update(SLIDING_LOG_LUA).digest('hex');
 
@@ -69,6 +90,8 @@ export class RedisLimitStore implements LimitStore {
   // per-store id plus a sequence number (a ZADD of an existing member would count one request as none).
   private readonly memberPrefix = randomBytes(6).toString('base64url');
   private memberSequence = 0;
+  /** The generation this instance last saw: a different one later means Redis lost its data. */
+  private knownGeneration = '';
 
   constructor(options: RedisLimitStoreOptions) {
     assert(
@@ -85,8 +108,13 @@ export class RedisLimitStore implements LimitStore {
     assertHitArguments(bucketKey, limit, windowMs);
     this.memberSequence = (this.memberSequence + 1) % Number.MAX_SAFE_INTEGER;
     const member = `${this.memberPrefix}:${this.memberSequence.toString(36)}`;
-    const keys = [`${this.keyPrefix}rl:${bucketKey}`, this.signalEpochKey];
-    const args = [String(limit), String(windowMs), member];
+    const keys = [
+      `${this.keyPrefix}rl:${bucketKey}`,
+      this.signalEpochKey,
+      `${this.keyPrefix}generation`,
+      `${this.keyPrefix}quarantine`,
+    ];
+    const args = [String(limit), String(windowMs), member, this.knownGeneration];
     let reply: unknown;
     try {
       reply = await withTimeout(this.runScript(keys, args), this.commandTimeoutMs);
@@ -96,7 +124,9 @@ export class RedisLimitStore implements LimitStore {
       if (error instanceof LimiterUnavailableError) throw error;
       throw new LimiterUnavailableError(`rate limiter unavailable: ${errorMessage(error)}`, { cause: error });
     }
-    return decisionFromScriptReply(reply, limit);
+    const decision = decisionFromScriptReply(reply, limit);
+    this.knownGeneration = decision.generation ?? this.knownGeneration;
+    return decision;
   }
 
   /** EVALSHA with a fallback to EVAL (which also caches the script) after a Redis restart or flush. */
@@ -113,17 +143,17 @@ export class RedisLimitStore implements LimitStore {
   async close(): Promise<void> {}
 }
 
-/** Turns the script's `{allowed, remaining, reset_ms, retry_ms, epoch}` into a decision. Pure. */
+/** Turns the script's `{allowed, remaining, reset_ms, retry_ms, epoch, generation, quarantined}` into a decision. */
 export function decisionFromScriptReply(reply: unknown, limit: number): LimitDecision {
-  if (!Array.isArray(reply) || reply.length !== 5) {
+  if (!Array.isArray(reply) || reply.length !== 7) {
     throw new LimiterUnavailableError(`rate limiter: unexpected script reply ${JSON.stringify(reply)}`);
   }
-  const [allowedFlag, remaining, resetMs, retryMs, epoch] = reply.map((part: unknown) =>
-    typeof part === 'number' || typeof part === 'string' ? part : String(part),
+  const [allowedFlag, remaining, resetMs, retryMs, epoch, generation, quarantinedFlag] = reply.map(
+    (part: unknown) => (typeof part === 'number' || typeof part === 'string' ? part : String(part)),
   );
   const allowed = Number(allowedFlag) === 1;
   const numbers = [Number(remaining), Number(resetMs), Number(retryMs)];
-  if (!numbers.every(Number.isInteger) || typeof epoch !== 'string') {
+  if (!numbers.every(Number.isInteger) || typeof epoch !== 'string' || typeof generation !== 'string') {
     throw new LimiterUnavailableError(`rate limiter: malformed script reply ${JSON.stringify(reply)}`);
   }
   const [remainingCount = 0, resetAfterMs = 0, retryAfterMs = 0] = numbers;
@@ -134,6 +164,8 @@ export function decisionFromScriptReply(reply: unknown, limit: number): LimitDec
     resetSeconds: ceilSeconds(resetAfterMs),
     retryAfterSeconds: allowed ? 0 : Math.max(1, ceilSeconds(retryAfterMs)),
     signalEpoch: epoch,
+    generation,
+    quarantined: Number(quarantinedFlag) === 1,
   };
 }
 

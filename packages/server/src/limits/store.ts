@@ -14,6 +14,10 @@ export interface LimitDecision {
   retryAfterSeconds: number;
   /** Redis only: the shared cache-invalidation epoch read in the same round trip ('0' when unset). */
   signalEpoch?: string;
+  /** Redis only: the identity of Redis's data set; it changes when Redis lost its data. */
+  generation?: string;
+  /** Redis only: refused because Redis lost its data within the last window (see SLIDING_LOG_LUA). */
+  quarantined?: boolean;
 }
 
 export interface LimitStore {

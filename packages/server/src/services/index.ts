@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
+import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { type ApprovalService, createApprovalService } from './approvals.ts';
@@ -35,6 +36,7 @@ export interface Services {
   policies: PolicyService;
   payments: PaymentService;
   approvals: ApprovalService;
+  limiter: RateLimiter;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
   agentWalletView(row: WalletRow): Promise<AgentWalletView & CapsView>;
   health(): Promise<HealthView>;
@@ -74,11 +76,11 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    postgresSchema: options.postgresSchema,
+    postgresSchema: options.postgresSchema ?? config.databaseSchema,
     postgresPoolSizeMax: PG_POOL_SIZE_MAX,
     sqliteBusyTimeoutMs: 5_000,
   });
-  await migrateToLatest(store.db);
+  await migrateToLatest(store.db, store.schema);
   const writer = createLedgerWriter(store, {
     mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
     batchSizeMax: BATCH_SIZE_MAX,
@@ -87,9 +89,16 @@ export async function createServices(config: Config, options: ServiceOptions): P
   });
   const ctx: ServiceContext = { store, writer, clock: options.clock };
   const rail = sandboxRail;
-  const signals: KeySignals = { publishKeyChange: async () => undefined };
+  const limiter = await createRateLimiter({
+    limitsPerMinute: config.rateLimitsPerMinute,
+    clock: options.clock,
+    redisUrl: config.redisUrl,
+    redisKeyPrefix: config.redisKeyPrefix,
+  });
+  const signals: KeySignals = { publishKeyChange: () => limiter.publishKeyChange() };
   // A key-lookup cache is safe only where every change reaches it: one process (SQLite), or Redis signals.
-  const keys = createKeyService(ctx, signals, { cacheLookups: store.dialect === 'sqlite' });
+  const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
+  const keys = createKeyService(ctx, signals, { cacheLookups });
   const approvals = createApprovalService(ctx, rail);
   const background = startBackground(options.backgroundIntervalMs ?? BACKGROUND_INTERVAL_MS_DEFAULT, [
     () => keys.flushLastUsed(),
@@ -107,31 +116,36 @@ export async function createServices(config: Config, options: ServiceOptions): P
     policies: createPolicyService(ctx),
     payments: createPaymentService(ctx, { rail, approvalTtlMs: config.approvalTtlSeconds * 1000 }),
     approvals,
+    limiter,
     agentWalletView: async (row) => ({
       ...(await agentWalletView(store.db, row)),
       ...(await remainingCaps(store.db, row.id, options.clock.nowMs())),
       pendingApprovals: await countPending(store.db, row.id),
     }),
-    health: () => health(store, config),
+    health: () => health(store, config, limiter),
     async close() {
       await background.stop();
       await keys.flushLastUsed();
       await writer.close();
       await store.close();
+      await limiter.close();
     },
   };
 }
 
-async function health(store: Store, config: Config): Promise<HealthView> {
+async function health(store: Store, config: Config, limiter: RateLimiter): Promise<HealthView> {
   const database = await sql`select 1`.execute(store.db).then(
     () => 'up' as const,
     () => 'down' as const,
   );
+  const redis = limiter.redisStatus();
+  const healthy = database === 'up' && redis !== 'down';
   return {
-    status: database === 'up' ? 'ok' : 'degraded',
+    status: healthy ? 'ok' : 'degraded',
     database,
     storage: store.dialect,
     rail: config.rail,
+    ...(redis === undefined ? {} : { redis }),
   };
 }
 

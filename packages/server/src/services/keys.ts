@@ -173,7 +173,8 @@ export function createKeyService(
     const row = await changeKeys(() =>
       writer.run(async (trx) => {
         const key = await ownedKey(trx, userId, walletId, keyId);
-        // Revoking twice keeps the first time; revoking a key in its rotation grace ends the grace now.
+        // Revoking twice keeps the first time (and broadcasts again, in case the first broadcast failed);
+        // revoking a key in its rotation grace ends the grace now.
         if (key.revoked_at_ms === null || key.revoked_at_ms > nowMs) {
           await trx.updateTable('api_keys').set({ revoked_at_ms: nowMs }).where('id', '=', key.id).execute();
         }

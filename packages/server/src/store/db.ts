@@ -14,6 +14,8 @@ export interface Store {
   dialect: Dialect;
   /** Where the data lives, for logs and health output; never contains a password. */
   location: string;
+  /** PostgreSQL: the schema the tables live in (current_schema()); undefined on SQLite. */
+  schema: string | undefined;
   close(): Promise<void>;
 }
 
@@ -53,7 +55,7 @@ function openSqlite(options: StoreOptions): Store {
   // Every INTEGER comes back as bigint, as int8 does from PostgreSQL below: one code path for both.
   sqlite.defaultSafeIntegers(true);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', location: file, schema: undefined, close: () => db.destroy() };
 }
 
 async function openPostgres(url: string, options: StoreOptions): Promise<Store> {
@@ -68,11 +70,13 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     types: { getTypeParser: pgTypeParser },
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  await sql`select 1`.execute(db); // fail at start, not at the first request
+  // Fails at start, not at the first request, when the database is unreachable.
+  const current = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   const safeUrl = new URL(url);
   safeUrl.password = '';
   const location = `${safeUrl.host}${safeUrl.pathname}${schema === undefined ? '' : `#${schema}`}`;
-  return { db, dialect: 'postgres', location, close: () => db.destroy() };
+  const resolvedSchema = current.rows[0]?.schema ?? 'public';
+  return { db, dialect: 'postgres', location, schema: resolvedSchema, close: () => db.destroy() };
 }
 
 // int8 and numeric (what SUM(bigint) returns) become bigint; the service never stores fractional numerics.

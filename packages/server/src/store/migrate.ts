@@ -15,8 +15,19 @@ export interface MigrationReport {
   applied: string[];
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationReport> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+/**
+ * `postgresSchema`: where Kysely keeps its migration tables on PostgreSQL. It must be explicit: Kysely looks
+ * for its tables across all schemas, so two schemas migrating side by side (tests) would see each other's.
+ */
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  postgresSchema?: string,
+): Promise<MigrationReport> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    ...(postgresSchema === undefined ? {} : { migrationTableSchema: postgresSchema }),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

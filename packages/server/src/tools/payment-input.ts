@@ -1,5 +1,3 @@
-// Parameters shared by send_payment and request_approval.
-import { z } from 'zod';
 import { addressSchema, amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
 import { requestFingerprint } from '../services/idempotency.ts';
 

@@ -1,5 +1,3 @@
-// freeze / unfreeze: a frozen wallet's write tools answer 403 WALLET_FROZEN; reads and owner actions still work.
-import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { noBody, walletIdParams } from '../../http/schemas.ts';

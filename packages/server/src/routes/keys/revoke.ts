@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { noBody } from '../../http/schemas.ts';

@@ -1,0 +1,105 @@
+// Real processes for tests: throwaway redis-server instances (so outages can be staged without touching
+// the machine's Redis) and the service itself started through its CLI, as an operator would.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createRedisClient, waitForRedisReady } from '../../src/limits/redis-store.ts';
+
+const READY_TIMEOUT_MS = 5_000;
+const CLI = resolve(import.meta.dirname, '../../bin/agent-wallet.js');
+
+export const hasRedisServerBinary = spawnSync('redis-server', ['--version']).status === 0;
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probeServer = createServer();
+    probeServer.once('error', reject);
+    probeServer.listen(0, '127.0.0.1', () => {
+      const address = probeServer.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probeServer.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** A redis-server on `port` that keeps nothing on disk, like the machine's own. */
+export async function startRedisServer(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const probeClient = createRedisClient(`redis://127.0.0.1:${port}`, {
+    connectTimeoutMs: 200,
+    commandTimeoutMs: 200,
+  });
+  try {
+    if (await waitForRedisReady(probeClient, READY_TIMEOUT_MS)) return child;
+  } finally {
+    probeClient.disconnect();
+  }
+  child.kill('SIGKILL');
+  throw new Error(`throwaway redis-server on port ${port} did not start`);
+}
+
+export async function stopRedisServer(child: ChildProcess | undefined): Promise<void> {
+  if (child === undefined || child.exitCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+export interface ServiceProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+/** `agent-wallet serve` in a child process on a free port; resolves once /api/v1/health answers. */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: {
+      ...process.env,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-proc-')),
+      LOG_LEVEL: 'warn',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${output}`);
+    const ok = await fetch(`${url}/api/v1/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) break;
+    await sleep(100);
+  }
+  return {
+    url,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
