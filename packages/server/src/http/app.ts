@@ -4,6 +4,7 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError } from '../errors.ts';
+import { registerMcpRoutes } from '../mcp/http.ts';
 import { ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
 import type { Services } from '../services/index.ts';
 import { VERSION } from '../version.ts';
@@ -62,6 +63,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     if (SANDBOX_ONLY_ROUTES.has(route) && services.config.rail !== 'sandbox') continue;
     app.route(toFastifyRoute(route, services, successEnvelope));
   }
+  registerMcpRoutes(app, services);
   app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async () =>
     app.swagger(),
   );

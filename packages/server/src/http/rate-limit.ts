@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
-import { type BucketName, bucketKeyFor, ipSubject, restBucketFor } from '../limits/rules.ts';
+import { apiKeySubject, type BucketName, bucketKeyFor, ipSubject, restBucketFor } from '../limits/rules.ts';
 import { type LimitDecision, LimiterUnavailableError } from '../limits/store.ts';
 
 export interface LimitTarget {
@@ -30,20 +30,52 @@ export async function enforceLimit(
     routeUrl: request.routeOptions.url ?? '*',
     subject: target.subject,
   });
+  const decision = await decide(limiter, target.bucket, key, (error) =>
+    request.log.warn({ err: error }, 'rate limiter unavailable'),
+  );
+  if (decision === null) return null;
+  reply.header('ratelimit-limit', String(decision.limit));
+  reply.header('ratelimit-remaining', String(decision.remaining));
+  reply.header('ratelimit-reset', String(decision.resetSeconds));
+  if (!decision.allowed) throw rateLimited(decision, target.bucket);
+  return decision;
+}
+
+/**
+ * An MCP tools/call counts against the same per-key, per-tool bucket as POST /mcp/v1/tools/<name> (a tool
+ * bucket's key does not depend on the route). Throws the same errors; MCP turns them into tool errors.
+ */
+export async function enforceToolLimit(
+  limiter: RateLimiter,
+  tool: BucketName,
+  apiKeyId: string,
+): Promise<void> {
+  const key = bucketKeyFor({ bucket: tool, subject: apiKeySubject(apiKeyId) });
+  const decision = await decide(limiter, tool, key, () => undefined);
+  if (decision !== null && !decision.allowed) throw rateLimited(decision, tool);
+}
+
+/** The store's decision, or null when the bucket may pass without one (health during an outage). */
+async function decide(
+  limiter: RateLimiter,
+  bucket: BucketName,
+  key: string,
+  onUnavailable: (error: unknown) => void,
+): Promise<LimitDecision | null> {
   let decision: LimitDecision;
   try {
-    decision = await limiter.hit(target.bucket, key);
+    decision = await limiter.hit(bucket, key);
   } catch (error) {
     if (!(error instanceof LimiterUnavailableError)) throw error;
     // Health must still answer (it reports the outage); everything else fails closed.
-    if (target.bucket === 'health') return null;
-    request.log.warn({ err: error }, 'rate limiter unavailable');
+    if (bucket === 'health') return null;
+    onUnavailable(error);
     throw new AppError('SERVICE_UNAVAILABLE', 'the rate limiter is unavailable; retry shortly', {
       headers: { 'retry-after': '1' },
     });
   }
   if (decision.quarantined === true) {
-    if (target.bucket === 'health') return null;
+    if (bucket === 'health') return null;
     throw new AppError(
       'SERVICE_UNAVAILABLE',
       'the rate limiter is recovering from a Redis data loss; retry shortly',
@@ -52,18 +84,16 @@ export async function enforceLimit(
       },
     );
   }
-  reply.header('ratelimit-limit', String(decision.limit));
-  reply.header('ratelimit-remaining', String(decision.remaining));
-  reply.header('ratelimit-reset', String(decision.resetSeconds));
-  if (!decision.allowed) {
-    throw new AppError(
-      'RATE_LIMITED',
-      `rate limit exceeded: ${decision.limit} requests per minute for ${describeBucket(target.bucket)}; ` +
-        `retry in ${decision.retryAfterSeconds} s`,
-      { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
-    );
-  }
   return decision;
+}
+
+function rateLimited(decision: LimitDecision, bucket: BucketName): AppError {
+  return new AppError(
+    'RATE_LIMITED',
+    `rate limit exceeded: ${decision.limit} requests per minute for ${describeBucket(bucket)}; ` +
+      `retry in ${decision.retryAfterSeconds} s`,
+    { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
+  );
 }
 
 function describeBucket(bucket: BucketName): string {

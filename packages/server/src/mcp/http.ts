@@ -1,0 +1,60 @@
+// POST /mcp: MCP over Streamable HTTP (stateless, JSON responses), authenticated with the agent's API key
+// like the REST tool routes. Each request gets its own MCP server bound to the key that sent it.
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import { currentAgentKey } from '../http/auth-hooks.ts';
+import type { Services } from '../services/index.ts';
+import { createMcpServer } from './server.ts';
+
+export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
+  app.route({
+    method: 'POST',
+    url: '/mcp',
+    config: { auth: 'apiKey' },
+    schema: {
+      summary: 'Model Context Protocol (Streamable HTTP)',
+      description:
+        'The four tools over MCP for any MCP client, with the same API key. tools/list shows the tools the key’s ' +
+        'scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool.',
+      tags: ['tools'],
+      security: [{ agentApiKey: [] }],
+    },
+    handler: async (request, reply) => {
+      const key = currentAgentKey(request);
+      const server = createMcpServer(services, key);
+      // Stateless: no session to keep between requests, so any instance can answer any request.
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      reply.hijack();
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  });
+  // Stateless servers offer no server-to-client stream and no sessions to delete.
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      config: { auth: 'apiKey' },
+      schema: { hide: true },
+      handler: async (_request, reply) =>
+        reply
+          .code(405)
+          .header('allow', 'POST')
+          .send({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'Method not allowed: use POST' },
+            id: null,
+          }),
+    });
+  }
+}

@@ -1,0 +1,63 @@
+// The Model Context Protocol face of the four tools. One MCP server is built per request for the API key
+// that made it; tools/list shows the tools the key's scopes allow, and tools/call runs the same code path
+// as POST /mcp/v1/tools/<name>: the same scope check, validation, policies, idempotency and rate limits.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AppError } from '../errors.ts';
+import { enforceToolLimit } from '../http/rate-limit.ts';
+import type { Services } from '../services/index.ts';
+import type { AgentKey } from '../services/keys.ts';
+import { executeTool } from '../tools/execute.ts';
+import { TOOLS, toolByName, toolInputJsonSchema } from '../tools/registry.ts';
+import { VERSION } from '../version.ts';
+
+export function createMcpServer(services: Services, key: AgentKey): Server {
+  const server = new Server({ name: 'agent-wallet', version: VERSION }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: TOOLS.filter((tool) => key.scopes.includes(tool.scope)).map((tool) => ({
+      name: tool.name,
+      description: `${tool.description} (scope: ${tool.scope})`,
+      inputSchema: toolInputJsonSchema(tool) as { type: 'object'; [name: string]: unknown },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    callTool(services, key, request.params.name, request.params.arguments ?? {}),
+  );
+  return server;
+}
+
+async function callTool(
+  services: Services,
+  key: AgentKey,
+  name: string,
+  args: unknown,
+): Promise<CallToolResult> {
+  try {
+    const tool = toolByName(name);
+    if (tool !== undefined) await enforceToolLimit(services.limiter, tool.name, key.id);
+    const outcome = await executeTool(services, { name, key, body: args, headerIdempotencyKey: undefined });
+    if (outcome.ok) {
+      const data = outcome.data as Record<string, unknown>;
+      return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
+    }
+    return toolError(outcome.code, outcome.message, {
+      ...outcome.details,
+      ...(outcome.data ? { data: outcome.data } : {}),
+    });
+  } catch (error) {
+    if (error instanceof AppError) {
+      return toolError(error.code, error.message, { ...error.details, ...error.headers });
+    }
+    throw error;
+  }
+}
+
+/** A tool error the model can read: the contract code first, then the message and any details as JSON. */
+function toolError(code: string, message: string, details: Record<string, unknown>): CallToolResult {
+  const extra = Object.keys(details).length > 0 ? `\n${JSON.stringify(details)}` : '';
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${extra}` }] };
+}

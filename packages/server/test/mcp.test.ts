@@ -1,0 +1,216 @@
+// The official MCP SDK client against a real service process: over Streamable HTTP (POST /mcp) and over
+// stdio through `agent-wallet mcp`. Same keys, scopes, policies, limits and idempotency as the REST tools.
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OUTSIDE_ADDRESS } from './support/agent.helpers.ts';
+import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
+
+const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
+
+async function json(base: string, method: string, path: string, token?: string, body?: unknown) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+type ToolResult = {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+};
+
+function textOf(result: unknown): string {
+  const content = (result as ToolResult).content;
+  return content.map((c) => c.text ?? '').join('');
+}
+
+describe('MCP', () => {
+  let service: ServiceProcess;
+  let token: string;
+  let walletId: string;
+  const clients: Client[] = [];
+
+  before(async () => {
+    service = await startServiceProcess({ RATE_LIMITS: '{"send_payment":6,"signup":100}' });
+    token = (
+      await json(service.url, 'POST', '/api/v1/auth/signup', undefined, {
+        email: 'mcp@example.test',
+        password: 'password123',
+      })
+    ).body.data.token;
+    await json(service.url, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '100' });
+    walletId = (await json(service.url, 'POST', '/api/v1/agent-wallets', token, { label: 'mcp' })).body.data
+      .id;
+    await json(service.url, 'POST', `/api/v1/agent-wallets/${walletId}/fund`, token, { amount: '50' });
+  });
+
+  after(async () => {
+    for (const client of clients) await client.close().catch(() => undefined);
+    await service.stop();
+  });
+
+  async function newKey(scopes?: string[]) {
+    const created = await json(service.url, 'POST', `/api/v1/agent-wallets/${walletId}/keys`, token, {
+      label: 'mcp',
+      ...(scopes === undefined ? {} : { scopes }),
+    });
+    return { key: created.body.data.key as string, id: created.body.data.id as string };
+  }
+
+  async function httpClient(key: string): Promise<Client> {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', service.url), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  async function stdioClient(key: string): Promise<Client> {
+    const client = new Client({ name: 'test-stdio', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp'],
+      env: {
+        ...(process.env as Record<string, string>),
+        AGENT_WALLET_API_KEY: key,
+        AGENT_WALLET_URL: service.url,
+      },
+      stderr: 'ignore',
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  for (const [name, connect] of [
+    ['Streamable HTTP', (key: string) => httpClient(key)],
+    ['stdio bridge', (key: string) => stdioClient(key)],
+  ] as const) {
+    test(`${name}: lists the tools the key's scopes allow and calls each`, async () => {
+      const { key } = await newKey();
+      const client = await connect(key);
+      const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+      assert.deepEqual(tools, ['check_balance', 'get_tx_history', 'request_approval', 'send_payment']);
+      const listed = (await client.listTools()).tools.find((t) => t.name === 'send_payment');
+      assert.deepEqual((listed?.inputSchema as { required?: string[] }).required?.sort(), [
+        'amount',
+        'toAddress',
+      ]);
+
+      const balance = (await client.callTool({ name: 'check_balance', arguments: {} })) as ToolResult;
+      assert.equal(balance.isError ?? false, false, textOf(balance));
+      assert.equal(balance.structuredContent?.walletId, walletId);
+      const paid = (await client.callTool({
+        name: 'send_payment',
+        arguments: {
+          toAddress: OUTSIDE_ADDRESS,
+          amount: '1.5',
+          memo: `via ${name}`,
+          idempotencyKey: `mcp-${name}`,
+        },
+      })) as ToolResult;
+      assert.equal(paid.structuredContent?.status, 'completed', textOf(paid));
+      const replay = (await client.callTool({
+        name: 'send_payment',
+        arguments: {
+          toAddress: OUTSIDE_ADDRESS,
+          amount: '1.5',
+          memo: `via ${name}`,
+          idempotencyKey: `mcp-${name}`,
+        },
+      })) as ToolResult;
+      assert.equal(replay.structuredContent?.txId, paid.structuredContent?.txId, 'idempotent over MCP too');
+      const asked = (await client.callTool({
+        name: 'request_approval',
+        arguments: { toAddress: OUTSIDE_ADDRESS, amount: '2', reason: 'needs a human' },
+      })) as ToolResult;
+      assert.equal(asked.structuredContent?.status, 'pending', textOf(asked));
+      const history = (await client.callTool({
+        name: 'get_tx_history',
+        arguments: { limit: 5 },
+      })) as ToolResult;
+      const transactions = history.structuredContent?.transactions as Array<{ memo: string | null }>;
+      assert.ok(transactions.some((t) => t.memo === `via ${name}`));
+      const bad = (await client.callTool({
+        name: 'send_payment',
+        arguments: { toAddress: OUTSIDE_ADDRESS, amount: 1 },
+      })) as ToolResult;
+      assert.equal(bad.isError, true);
+      assert.match(textOf(bad), /^VALIDATION_ERROR: amount must be a decimal string/);
+    });
+
+    test(`${name}: a read key does not see send_payment and cannot call it`, async () => {
+      const { key } = await newKey(['read']);
+      const client = await connect(key);
+      const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+      assert.deepEqual(tools, ['check_balance', 'get_tx_history']);
+      const refused = (await client.callTool({
+        name: 'send_payment',
+        arguments: { toAddress: OUTSIDE_ADDRESS, amount: '1' },
+      })) as ToolResult;
+      assert.equal(refused.isError, true);
+      assert.match(textOf(refused), /^INSUFFICIENT_SCOPE: .*"write"/);
+    });
+
+    test(`${name}: a revoked key is refused`, async () => {
+      const { key, id } = await newKey();
+      const client = await connect(key);
+      assert.equal(
+        ((await client.callTool({ name: 'check_balance', arguments: {} })) as ToolResult).isError ?? false,
+        false,
+      );
+      await json(service.url, 'POST', `/api/v1/agent-wallets/${walletId}/keys/${id}/revoke`, token);
+      await assert.rejects(
+        client.callTool({ name: 'check_balance', arguments: {} }),
+        /401|MCP_AUTH_INVALID|Unauthorized/i,
+      );
+    });
+  }
+
+  test('Streamable HTTP: no key or a bad key is refused before MCP starts', async () => {
+    const noKey = await fetch(`${service.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(noKey.status, 401);
+    assert.equal(((await noKey.json()) as { error: { code: string } }).error.code, 'MCP_AUTH_MISSING');
+    await assert.rejects(httpClient(`svc_live_${'z'.repeat(43)}`), /401|MCP_AUTH_INVALID|Unauthorized/i);
+  });
+
+  test('MCP tools/call shares the per-key, per-tool bucket with the REST tool route', async () => {
+    const { key } = await newKey();
+    const client = await httpClient(key);
+    const rest = () =>
+      json(service.url, 'POST', '/mcp/v1/tools/send_payment', key, {
+        params: { toAddress: OUTSIDE_ADDRESS, amount: '0.01' },
+      });
+    const mcp = async () =>
+      (await client.callTool({
+        name: 'send_payment',
+        arguments: { toAddress: OUTSIDE_ADDRESS, amount: '0.01' },
+      })) as ToolResult;
+    for (let i = 0; i < 3; i += 1) assert.equal((await rest()).status, 200);
+    for (let i = 0; i < 3; i += 1) assert.equal((await mcp()).isError ?? false, false);
+    const limited = await mcp();
+    assert.equal(limited.isError, true);
+    assert.match(
+      textOf(limited),
+      /^RATE_LIMITED: rate limit exceeded: 6 requests per minute for send_payment/,
+    );
+    assert.equal((await rest()).status, 429);
+  });
+});
