@@ -26,6 +26,8 @@ export interface Config {
   rail: Rail;
   rateLimitsPerMinute: Record<BucketName, number>;
   approvalTtlSeconds: number;
+  /** Most writes per group commit (LEDGER_BATCH_MAX, SQLite): 1 turns group commit off, for comparison. */
+  ledgerBatchMax: number;
   logLevel: string;
   /** Served at `/`; undefined when the dashboard has not been built. */
   dashboardDir: string | undefined;
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       60,
       30 * 24 * 60 * 60,
     ),
+    ledgerBatchMax: parseInteger('LEDGER_BATCH_MAX', env.LEDGER_BATCH_MAX, 256, 1, 10_000),
     logLevel: env.LOG_LEVEL ?? 'info',
     dashboardDir: dashboardDirFrom(env.DASHBOARD_DIR),
   };

@@ -66,8 +66,6 @@ export interface ServiceOptions {
   backgroundIntervalMs?: number | null;
 }
 
-/** Writes per group commit on SQLite: large enough to amortise the fsync, small enough to keep latency low. */
-const BATCH_SIZE_MAX = 256;
 const WRITE_QUEUE_LENGTH_MAX = 10_000;
 const PG_POOL_SIZE_MAX = 20;
 const BACKGROUND_INTERVAL_MS_DEFAULT = 5_000;
@@ -83,7 +81,8 @@ export async function createServices(config: Config, options: ServiceOptions): P
   await migrateToLatest(store.db, store.schema);
   const writer = createLedgerWriter(store, {
     mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
-    batchSizeMax: BATCH_SIZE_MAX,
+    // Writes per group commit: large enough to amortise the fsync, small enough to keep latency low.
+    batchSizeMax: config.ledgerBatchMax,
     queueLengthMax: WRITE_QUEUE_LENGTH_MAX,
     conflictAttemptsMax: 3,
   });
