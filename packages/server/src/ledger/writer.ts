@@ -12,8 +12,18 @@ import type { Database } from '../store/schema.ts';
 
 export type WriteOp<T> = (trx: Kysely<Database>) => Promise<T>;
 
+export interface RunOptions {
+  /**
+   * The wallet whose row lock the operation takes first. Operations on one wallet wait for each other in
+   * memory, before taking a database connection, so a hot wallet queues here instead of holding the whole
+   * pool while its transactions wait on one row lock (measured: 500 payments on one wallet exhausted a pool
+   * of 20 and timed out). The row lock still serialises across instances.
+   */
+  serializeOn?: string;
+}
+
 export interface LedgerWriter {
-  run<T>(op: WriteOp<T>): Promise<T>;
+  run<T>(op: WriteOp<T>, options?: RunOptions): Promise<T>;
   /** Stops accepting work and resolves once everything queued is committed or failed. */
   close(): Promise<void>;
 }
@@ -143,12 +153,15 @@ class ConcurrentWriter implements LedgerWriter {
     this.options = options;
   }
 
-  async run<T>(op: WriteOp<T>): Promise<T> {
+  private readonly lanes = new KeyedQueue();
+
+  async run<T>(op: WriteOp<T>, options: RunOptions = {}): Promise<T> {
     if (this.closed) throw closedError();
     if (this.inFlight >= this.options.queueLengthMax) throw queueFull();
     this.inFlight += 1;
     try {
-      return await this.runWithRetry(op);
+      if (options.serializeOn === undefined) return await this.runWithRetry(op);
+      return await this.lanes.run(options.serializeOn, () => this.runWithRetry(op));
     } finally {
       this.inFlight -= 1;
       if (this.closed && this.inFlight === 0) this.drained?.();
@@ -171,5 +184,25 @@ class ConcurrentWriter implements LedgerWriter {
         if (!isRetryableConflict(error) || attempt >= this.options.conflictAttemptsMax) throw error;
       }
     }
+  }
+}
+
+/** Runs tasks with the same key one after another, tasks with different keys side by side. */
+class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task, task);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    // The map holds only keys with work queued: the last task of a key removes it.
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
   }
 }

@@ -38,23 +38,26 @@ export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): 
     act: (trx: Kysely<Database>, wallet: WalletRow, tx: TransactionRow, nowMs: number) => Promise<void>,
   ): Promise<TransactionView> {
     const nowMs = clock.nowMs();
-    const result = await writer.run(async (trx): Promise<Decision> => {
-      const wallet = await ownedWallet(trx, userId, walletId, 'agent');
-      await lockWallet(trx, wallet.id);
-      const tx = await transactionOf(trx, wallet.id, transactionId);
-      if (tx.status !== 'pending') throw invalidState(`the transaction is ${tx.status}, not pending`);
-      if (tx.expires_at_ms !== null && tx.expires_at_ms <= BigInt(nowMs)) {
-        await release(trx, wallet, tx, {
-          status: 'expired',
-          actor: 'system',
-          note: 'approval window ended',
-          nowMs,
-        });
-        return { kind: 'expired' };
-      }
-      await act(trx, wallet, tx, nowMs);
-      return { kind: 'done', row: await transactionOf(trx, wallet.id, transactionId) };
-    });
+    const result = await writer.run(
+      async (trx): Promise<Decision> => {
+        const wallet = await ownedWallet(trx, userId, walletId, 'agent');
+        await lockWallet(trx, wallet.id);
+        const tx = await transactionOf(trx, wallet.id, transactionId);
+        if (tx.status !== 'pending') throw invalidState(`the transaction is ${tx.status}, not pending`);
+        if (tx.expires_at_ms !== null && tx.expires_at_ms <= BigInt(nowMs)) {
+          await release(trx, wallet, tx, {
+            status: 'expired',
+            actor: 'system',
+            note: 'approval window ended',
+            nowMs,
+          });
+          return { kind: 'expired' };
+        }
+        await act(trx, wallet, tx, nowMs);
+        return { kind: 'done', row: await transactionOf(trx, wallet.id, transactionId) };
+      },
+      { serializeOn: walletId },
+    );
     if (result.kind === 'expired')
       throw invalidState('the approval window ended; the transaction is expired');
     return transactionView(result.row);
@@ -109,18 +112,21 @@ export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): 
       .execute();
     let expired = 0;
     for (const item of due) {
-      const done = await writer.run(async (trx) => {
-        const wallet = await lockWallet(trx, item.wallet_id);
-        const tx = await transactionOf(trx, wallet.id, item.id);
-        if (tx.status !== 'pending') return false; // decided meanwhile (another instance, or the owner)
-        await release(trx, wallet, tx, {
-          status: 'expired',
-          actor: 'system',
-          note: 'approval window ended',
-          nowMs,
-        });
-        return true;
-      });
+      const done = await writer.run(
+        async (trx) => {
+          const wallet = await lockWallet(trx, item.wallet_id);
+          const tx = await transactionOf(trx, wallet.id, item.id);
+          if (tx.status !== 'pending') return false; // decided meanwhile (another instance, or the owner)
+          await release(trx, wallet, tx, {
+            status: 'expired',
+            actor: 'system',
+            note: 'approval window ended',
+            nowMs,
+          });
+          return true;
+        },
+        { serializeOn: item.wallet_id },
+      );
       if (done) expired += 1;
     }
     return expired;

@@ -62,25 +62,21 @@ export interface PaymentService {
 
 export function createPaymentService(ctx: ServiceContext, options: PaymentOptions): PaymentService {
   const { writer, clock } = ctx;
+  function execute<T>(
+    request: PaymentRequest,
+    body: (trx: Kysely<Database>, nowMs: number) => Promise<Outcome<T>>,
+  ) {
+    const nowMs = clock.nowMs();
+    return writer
+      .run((trx) => runIdempotent(trx, request.idempotency, nowMs, () => body(trx, nowMs)), {
+        serializeOn: request.key.walletId,
+      })
+      .then((result) => result.outcome);
+  }
   return {
-    sendPayment(request) {
-      const nowMs = clock.nowMs();
-      return writer
-        .run((trx) =>
-          runIdempotent(trx, request.idempotency, nowMs, () => executeSend(trx, request, options, nowMs)),
-        )
-        .then((r) => r.outcome);
-    },
-    requestApproval(request) {
-      const nowMs = clock.nowMs();
-      return writer
-        .run((trx) =>
-          runIdempotent(trx, request.idempotency, nowMs, () =>
-            executeRequestApproval(trx, request, options, nowMs),
-          ),
-        )
-        .then((r) => r.outcome);
-    },
+    sendPayment: (request) => execute(request, (trx, nowMs) => executeSend(trx, request, options, nowMs)),
+    requestApproval: (request) =>
+      execute(request, (trx, nowMs) => executeRequestApproval(trx, request, options, nowMs)),
   };
 }
 

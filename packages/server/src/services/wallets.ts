@@ -211,8 +211,13 @@ export function createWalletService(ctx: ServiceContext, addressSecret: Uint8Arr
 
   function move(input: MoveInput) {
     const nowMs = clock.nowMs();
-    return writer.run((trx) =>
-      runIdempotent(trx, input.idempotency, nowMs, () => executeMove(trx, input, nowMs)),
+    // Fund debits the master wallet, withdraw the agent wallet: queue behind that wallet's other writes.
+    const serializeOn = input.direction === 'fund' ? `master:${input.userId}` : input.walletId;
+    return writer.run(
+      (trx) => runIdempotent(trx, input.idempotency, nowMs, () => executeMove(trx, input, nowMs)),
+      {
+        serializeOn,
+      },
     );
   }
 

@@ -1,0 +1,163 @@
+// The ledger writer on both stores: group commit batches, one failing operation rolls back only itself,
+// per-wallet serialisation, bounded queue, and a clean close.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { storeTargets } from '../../test/support/harness.ts';
+import { POSTGRES_URL, uniqueName } from '../../test/support/services.ts';
+import { dropPostgresSchema, openStore, type Store } from '../store/db.ts';
+import { migrateToLatest } from '../store/migrate.ts';
+import { accountIds, assertBalanced, InsufficientFundsError, postTransfer } from './ledger.ts';
+import { verifyLedger } from './verify.ts';
+import { createLedgerWriter, type LedgerWriter } from './writer.ts';
+
+for (const target of await storeTargets()) {
+  describe(`ledger writer (${target.name})`, { skip: target.skip }, () => {
+    let store: Store;
+    let writer: LedgerWriter;
+    let dataDir: string;
+    const schema = uniqueName('writer');
+    const external = accountIds.external('sandbox');
+
+    before(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'writer-test-'));
+      store = await openStore({
+        databaseUrl: target.name === 'postgres' ? POSTGRES_URL : undefined,
+        dataDir,
+        postgresSchema: target.name === 'postgres' ? schema : undefined,
+        postgresPoolSizeMax: 5,
+        sqliteBusyTimeoutMs: 5_000,
+      });
+      await migrateToLatest(store.db, store.schema);
+      await sql`insert into users values ('usr_w', 'w@example.test', 'x', 0, 0)`.execute(store.db);
+      for (const id of ['wal_a', 'wal_b']) {
+        await sql`insert into wallets (id, user_id, kind, label, address, version, created_at_ms, updated_at_ms)
+          values (${id}, 'usr_w', 'agent', 'w', ${`0x${id.padEnd(40, '0')}`}, 0, 0, 0)`.execute(store.db);
+        await sql`insert into accounts values (${`${id}:available`}, ${id}, 'available', 0, 0)`.execute(
+          store.db,
+        );
+      }
+      writer = createLedgerWriter(store, {
+        mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
+        batchSizeMax: 64,
+        queueLengthMax: 1_000,
+        conflictAttemptsMax: 3,
+      });
+    });
+
+    after(async () => {
+      await writer.close();
+      await store.close();
+      if (target.name === 'postgres') await dropPostgresSchema(POSTGRES_URL, schema);
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    const move =
+      (from: string, to: string, amountMicros: bigint) =>
+      (trx: Parameters<Parameters<LedgerWriter['run']>[0]>[0]) =>
+        postTransfer(trx, {
+          kind: 'test',
+          referenceId: null,
+          nowMs: 0,
+          legs: [
+            { accountId: from, amountMicros: -amountMicros },
+            { accountId: to, amountMicros },
+          ],
+        });
+
+    const balanceOf = async (id: string) =>
+      (
+        await store.db
+          .selectFrom('accounts')
+          .select('balance_micros')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).balance_micros;
+
+    test('an unbalanced transfer is refused before anything is written', () => {
+      assert.throws(
+        () =>
+          assertBalanced([
+            { accountId: 'a', amountMicros: -1n },
+            { accountId: 'b', amountMicros: 2n },
+          ]),
+        /sum to 1/,
+      );
+      assert.throws(() => assertBalanced([{ accountId: 'a', amountMicros: 1n }]), /2\.\.8 legs/);
+      assert.throws(
+        () =>
+          assertBalanced([
+            { accountId: 'a', amountMicros: -1n },
+            { accountId: 'a', amountMicros: 1n },
+          ]),
+        /twice/,
+      );
+      assert.throws(
+        () =>
+          assertBalanced([
+            { accountId: 'a', amountMicros: 0n },
+            { accountId: 'b', amountMicros: 0n },
+          ]),
+        /zero leg/,
+      );
+    });
+
+    test('many operations at once: each succeeds or fails alone, and overdraft is refused by the database', async () => {
+      await writer.run(move(external, 'wal_a:available', 100n));
+      const results = await Promise.allSettled(
+        Array.from({ length: 150 }, () =>
+          writer.run(move('wal_a:available', 'wal_b:available', 1n), { serializeOn: 'wal_a' }),
+        ),
+      );
+      const ok = results.filter((r) => r.status === 'fulfilled').length;
+      const refused = results.filter(
+        (r) => r.status === 'rejected' && r.reason instanceof InsufficientFundsError,
+      ).length;
+      assert.equal(ok, 100);
+      assert.equal(refused, 50);
+      assert.equal(await balanceOf('wal_a:available'), 0n);
+      assert.equal(await balanceOf('wal_b:available'), 100n);
+      assert.deepEqual((await verifyLedger(store.db)).problems, []);
+    });
+
+    test('a failing operation rolls back only its own writes', async () => {
+      const before = await balanceOf('wal_b:available');
+      const [good, bad] = await Promise.allSettled([
+        writer.run(move('wal_b:available', 'wal_a:available', 5n)),
+        writer.run(async (trx) => {
+          await move('wal_b:available', 'wal_a:available', 7n)(trx);
+          throw new Error('boom after a write');
+        }),
+      ]);
+      assert.equal(good.status, 'fulfilled');
+      assert.equal(bad.status, 'rejected');
+      assert.equal(await balanceOf('wal_b:available'), before - 5n);
+      assert.deepEqual((await verifyLedger(store.db)).problems, []);
+    });
+
+    test('a full queue refuses with 503 instead of growing without bound', async () => {
+      const small = createLedgerWriter(store, {
+        mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
+        batchSizeMax: 2,
+        queueLengthMax: 3,
+        conflictAttemptsMax: 1,
+      });
+      const results = await Promise.allSettled(Array.from({ length: 10 }, () => small.run(async () => 1)));
+      const refused = results.filter((r) => r.status === 'rejected');
+      assert.ok(refused.length >= 1, 'some were refused');
+      assert.ok(
+        refused.every(
+          (r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'SERVICE_UNAVAILABLE',
+        ),
+      );
+      await small.close();
+      await assert.rejects(
+        small.run(async () => 1),
+        /shutting down/,
+      );
+    });
+  });
+}
