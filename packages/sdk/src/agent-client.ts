@@ -1,0 +1,125 @@
+// The agent's client: the four tools over `POST /mcp/v1/tools/<name>` with an API key (contract section 4).
+import { type ClientOptions, HttpTransport, newIdempotencyKey, segment } from './http.ts';
+import type {
+  Balance,
+  RequestApprovalParams,
+  RequestApprovalResult,
+  SendPaymentParams,
+  SendPaymentResult,
+  ToolDataMap,
+  ToolList,
+  ToolName,
+  ToolParamsMap,
+  TxHistory,
+  TxHistoryOptions,
+} from './types.ts';
+
+export interface AgentWalletClientOptions extends ClientOptions {
+  /** The agent wallet's API key (`svc_live_…`): it decides the wallet and the scopes. */
+  apiKey: string;
+}
+
+/** Tools that move money: they always carry an idempotency key (generated when the caller gives none). */
+const WRITE_TOOLS: ReadonlySet<string> = new Set(['send_payment', 'request_approval']);
+/** Tools that change nothing: always safe to repeat. */
+const READ_TOOLS: ReadonlySet<string> = new Set(['check_balance', 'get_tx_history']);
+
+export class AgentWalletClient {
+  readonly #http: HttpTransport;
+  readonly #apiKey: string;
+
+  constructor(options: AgentWalletClientOptions) {
+    if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new TypeError('apiKey is required: the agent wallet API key (svc_live_…)');
+    }
+    this.#http = new HttpTransport(options);
+    this.#apiKey = options.apiKey.trim();
+  }
+
+  get baseUrl(): string {
+    return this.#http.baseUrl;
+  }
+
+  /** Spendable and held balance, frozen flag and remaining caps of the key's wallet (scope `read`). */
+  checkBalance(): Promise<Balance> {
+    return this.callTool('check_balance', {});
+  }
+
+  /** The wallet's transactions, newest first (scope `read`). */
+  getTxHistory(options: TxHistoryOptions = {}): Promise<TxHistory> {
+    return this.callTool('get_tx_history', options);
+  }
+
+  /**
+   * Pays `amount` USDC to `toAddress` (scope `write`). Resolves with status `completed`, `processing`, or
+   * `pending` (above an approval threshold). Throws PolicyDeniedError, InsufficientBalanceError,
+   * WalletFrozenError, ... An idempotency key is always sent (generated when omitted), so retries —
+   * automatic with `maxRetries`, or your own with the same key — never pay twice.
+   */
+  sendPayment(params: SendPaymentParams): Promise<SendPaymentResult> {
+    return this.callTool('send_payment', params);
+  }
+
+  /** Asks the owner to approve a payment the policies would not allow; the amount is held (scope `write`). */
+  requestApproval(params: RequestApprovalParams): Promise<RequestApprovalResult> {
+    return this.callTool('request_approval', params);
+  }
+
+  /** All four tools with their JSON Schema, whatever the key's scopes. */
+  listTools(): Promise<ToolList> {
+    return this.#http.request<ToolList>({
+      method: 'GET',
+      path: '/mcp/v1/tools',
+      credential: this.#apiKey,
+      retrySafe: true,
+    });
+  }
+
+  /**
+   * Calls a tool by name: what an LLM tool-use loop needs, e.g.
+   * `client.callTool(block.name, block.input, { idempotencyKey: block.id })`. Write tools get an idempotency
+   * key as the typed methods do: `params.idempotencyKey`, else `options.idempotencyKey`, else a new one.
+   * Passing the model's tool-call id as the key makes re-running the same tool call pay only once.
+   */
+  callTool<N extends ToolName>(
+    name: N,
+    params?: ToolParamsMap[N],
+    options?: CallToolOptions,
+  ): Promise<ToolDataMap[N]>;
+  callTool(name: string, params?: unknown, options?: CallToolOptions): Promise<unknown>;
+  async callTool(name: string, params: unknown = {}, options: CallToolOptions = {}): Promise<unknown> {
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+      throw new TypeError(`the params of ${name} must be an object`);
+    }
+    const { idempotencyKey, body } = splitIdempotencyKey(name, params, options.idempotencyKey);
+    return this.#http.request({
+      method: 'POST',
+      path: `/mcp/v1/tools/${segment(name)}`,
+      body: { params: body },
+      credential: this.#apiKey,
+      idempotencyKey,
+      // Read tools change nothing; with a key, the server replays the first result of a write.
+      retrySafe: READ_TOOLS.has(name) || idempotencyKey !== undefined,
+    });
+  }
+}
+
+export interface CallToolOptions {
+  /** The idempotency key of a write tool when `params` has none (ignored by read tools). */
+  idempotencyKey?: string;
+}
+
+/** A write tool's key travels in the Idempotency-Key header: the caller's, or a new one. */
+function splitIdempotencyKey(
+  name: string,
+  params: object,
+  fallback: string | undefined,
+): { idempotencyKey: string | undefined; body: Record<string, unknown> } {
+  const body = { ...(params as Record<string, unknown>) };
+  if (!WRITE_TOOLS.has(name)) return { idempotencyKey: undefined, body };
+  const given = body.idempotencyKey;
+  if (given === undefined) return { idempotencyKey: fallback ?? newIdempotencyKey(), body };
+  if (typeof given !== 'string') return { idempotencyKey: undefined, body }; // the server explains the 400
+  delete body.idempotencyKey;
+  return { idempotencyKey: given, body };
+}

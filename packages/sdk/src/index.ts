@@ -1,0 +1,40 @@
+// @agent-wallet/sdk: a zero-dependency, fetch-based client for the Agent Wallet Service.
+export { AgentWalletClient, type AgentWalletClientOptions, type CallToolOptions } from './agent-client.ts';
+export {
+  AgentWalletError,
+  type AgentWalletErrorInit,
+  AuthenticationError,
+  ConflictError,
+  type ErrorCode,
+  InsufficientBalanceError,
+  InsufficientScopeError,
+  isAgentWalletError,
+  NetworkError,
+  NotFoundError,
+  PolicyDeniedError,
+  RateLimitError,
+  type RateLimitInfo,
+  ServerError,
+  ValidationError,
+  WalletFrozenError,
+} from './errors.ts';
+export type { ClientOptions, FetchInit, FetchLike, FetchResponse } from './http.ts';
+export {
+  AgentWalletsApi,
+  type Credentials,
+  KeysApi,
+  ManagementClient,
+  type ManagementClientOptions,
+  PoliciesApi,
+  TransactionsApi,
+} from './management-client.ts';
+export {
+  type AnthropicTool,
+  anthropicTools,
+  type OpenAITool,
+  openaiTools,
+  type ToolDefinition,
+  type ToolFilter,
+  toolDefinitions,
+} from './tools.ts';
+export type * from './types.ts';

@@ -1,0 +1,353 @@
+// The owner's client: the REST API under /api/v1 with a session JWT (contract section 3).
+import { AgentWalletClient } from './agent-client.ts';
+import { type ClientOptions, type HttpMethod, HttpTransport, segment } from './http.ts';
+import type {
+  AgentWallet,
+  ApiKey,
+  CreatedApiKey,
+  CreateKeyParams,
+  Deleted,
+  Deposit,
+  Health,
+  MasterWallet,
+  Movement,
+  MoveParams,
+  Page,
+  PageOptions,
+  Policy,
+  PolicyRule,
+  RotatedApiKey,
+  RotateKeyParams,
+  SandboxDeposit,
+  Session,
+  Transaction,
+  TransactionListOptions,
+  TransactionPage,
+  TransactionWithEvents,
+  UpdatePolicyParams,
+  User,
+  WalletBalance,
+} from './types.ts';
+
+export interface ManagementClientOptions extends ClientOptions {
+  /** A session JWT from signup or login; `login()` and `signup()` set it for you. */
+  token?: string;
+}
+
+export interface Credentials {
+  email: string;
+  /** 8–128 characters at signup. */
+  password: string;
+}
+
+interface RestCall {
+  method: HttpMethod;
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  idempotencyKey?: string | undefined;
+}
+
+/** Sends one REST call with the client's current token. */
+type Rest = <T>(call: RestCall) => Promise<T>;
+
+const API = '/api/v1';
+
+export class ManagementClient {
+  /** Agent wallets: create, list, get, rename, fund, withdraw, freeze, unfreeze. */
+  readonly agentWallets: AgentWalletsApi;
+  /** API keys of an agent wallet: create (shown once), list, revoke, rotate. */
+  readonly keys: KeysApi;
+  /** Spending policies of an agent wallet. */
+  readonly policies: PoliciesApi;
+  /** Transactions of an agent wallet, and the approval of held payments. */
+  readonly transactions: TransactionsApi;
+
+  readonly #http: HttpTransport;
+  readonly #options: ManagementClientOptions;
+  #token: string | undefined;
+
+  constructor(options: ManagementClientOptions) {
+    this.#http = new HttpTransport(options);
+    this.#options = options;
+    this.#token = options.token;
+    const rest: Rest = (call) => this.#request(call);
+    this.agentWallets = new AgentWalletsApi(rest);
+    this.keys = new KeysApi(rest);
+    this.policies = new PoliciesApi(rest);
+    this.transactions = new TransactionsApi(rest);
+  }
+
+  get baseUrl(): string {
+    return this.#http.baseUrl;
+  }
+
+  /** The session JWT sent with every call, or undefined. */
+  get token(): string | undefined {
+    return this.#token;
+  }
+
+  set token(token: string | undefined) {
+    this.#token = token;
+  }
+
+  /** An AgentWalletClient for an agent key, with this client's base URL, timeouts, retries and fetch. */
+  agentClient(apiKey: string): AgentWalletClient {
+    const { token: _token, ...options } = this.#options;
+    return new AgentWalletClient({ ...options, apiKey });
+  }
+
+  /** `GET /health` (no authentication): database, rail (`sandbox` means simulated money) and version. */
+  health(): Promise<Health> {
+    return this.#request({ method: 'GET', path: `${API}/health` });
+  }
+
+  /** Creates an account and its master wallet, and keeps the returned session token. */
+  async signup(credentials: Credentials): Promise<Session> {
+    const session = await this.#request<Session>({
+      method: 'POST',
+      path: `${API}/auth/signup`,
+      body: { email: credentials.email, password: credentials.password },
+    });
+    this.#token = session.token;
+    return session;
+  }
+
+  /** Logs in and keeps the returned session token (valid for 7 days). */
+  async login(credentials: Credentials): Promise<Session> {
+    const session = await this.#request<Session>({
+      method: 'POST',
+      path: `${API}/auth/login`,
+      body: { email: credentials.email, password: credentials.password },
+    });
+    this.#token = session.token;
+    return session;
+  }
+
+  /** Ends the session on the server (the token is refused from now on) and forgets the token. */
+  async logout(): Promise<{ loggedOut: true }> {
+    const result = await this.#request<{ loggedOut: true }>({ method: 'POST', path: `${API}/auth/logout` });
+    this.#token = undefined;
+    return result;
+  }
+
+  me(): Promise<{ user: User }> {
+    return this.#request({ method: 'GET', path: `${API}/auth/me` });
+  }
+
+  /** The master wallet, which funds the agent wallets. */
+  wallet(): Promise<MasterWallet> {
+    return this.#request({ method: 'GET', path: `${API}/wallet` });
+  }
+
+  walletBalance(): Promise<WalletBalance> {
+    return this.#request({ method: 'GET', path: `${API}/wallet/balance` });
+  }
+
+  /** Deposits into the master wallet, newest first. */
+  deposits(options: PageOptions = {}): Promise<Page<Deposit>> {
+    return this.#request({ method: 'GET', path: `${API}/wallet/deposits`, query: pageQuery(options) });
+  }
+
+  /** Credits the master wallet with simulated money: only on a server whose rail is `sandbox`. */
+  sandboxDeposit(amount: string): Promise<SandboxDeposit> {
+    return this.#request({ method: 'POST', path: `${API}/wallet/sandbox/deposit`, body: { amount } });
+  }
+
+  #request<T>(call: RestCall): Promise<T> {
+    return this.#http.request<T>({
+      ...call,
+      credential: this.#token,
+      // A write is repeated only when the server can recognise the repeat (an idempotency key).
+      retrySafe: call.method === 'GET' || call.idempotencyKey !== undefined,
+    });
+  }
+}
+
+function pageQuery(options: PageOptions): Record<string, number | undefined> {
+  return { page: options.page, limit: options.limit };
+}
+
+function walletPath(walletId: string): string {
+  return `${API}/agent-wallets/${segment(walletId)}`;
+}
+
+export class AgentWalletsApi {
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+  }
+
+  /** A new, empty agent wallet with its own address. */
+  async create(params: { label: string }): Promise<AgentWallet> {
+    return this.#rest({ method: 'POST', path: `${API}/agent-wallets`, body: { label: params.label } });
+  }
+
+  async list(options: PageOptions = {}): Promise<Page<AgentWallet>> {
+    return this.#rest({ method: 'GET', path: `${API}/agent-wallets`, query: pageQuery(options) });
+  }
+
+  async get(walletId: string): Promise<AgentWallet> {
+    return this.#rest({ method: 'GET', path: walletPath(walletId) });
+  }
+
+  async rename(walletId: string, label: string): Promise<AgentWallet> {
+    return this.#rest({ method: 'PATCH', path: walletPath(walletId), body: { label } });
+  }
+
+  /** Moves `amount` from the master wallet to the agent wallet, atomically. */
+  async fund(walletId: string, params: MoveParams): Promise<Movement> {
+    return this.#move('fund', walletId, params);
+  }
+
+  /** Moves available (not held) `amount` from the agent wallet back to the master wallet. */
+  async withdraw(walletId: string, params: MoveParams): Promise<Movement> {
+    return this.#move('withdraw', walletId, params);
+  }
+
+  /** Every write tool of the wallet answers WALLET_FROZEN until unfrozen; reads and owner actions work. */
+  async freeze(walletId: string): Promise<AgentWallet> {
+    return this.#rest({ method: 'POST', path: `${walletPath(walletId)}/freeze` });
+  }
+
+  async unfreeze(walletId: string): Promise<AgentWallet> {
+    return this.#rest({ method: 'POST', path: `${walletPath(walletId)}/unfreeze` });
+  }
+
+  #move(direction: 'fund' | 'withdraw', walletId: string, params: MoveParams): Promise<Movement> {
+    return this.#rest({
+      method: 'POST',
+      path: `${walletPath(walletId)}/${direction}`,
+      body: { amount: params.amount },
+      idempotencyKey: params.idempotencyKey,
+    });
+  }
+}
+
+export class KeysApi {
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+  }
+
+  /** A new API key for the wallet. `key` is in this response only: store it now. */
+  async create(walletId: string, params: CreateKeyParams): Promise<CreatedApiKey> {
+    const expiresAt = params.expiresAt instanceof Date ? params.expiresAt.toISOString() : params.expiresAt;
+    return this.#rest({
+      method: 'POST',
+      path: `${walletPath(walletId)}/keys`,
+      body: { label: params.label, scopes: params.scopes, expiresAt },
+    });
+  }
+
+  /** Prefixes and metadata, never the keys. Newest first. */
+  async list(walletId: string, options: PageOptions = {}): Promise<Page<ApiKey>> {
+    return this.#rest({ method: 'GET', path: `${walletPath(walletId)}/keys`, query: pageQuery(options) });
+  }
+
+  /** The key is refused from the next request on. */
+  async revoke(walletId: string, keyId: string): Promise<ApiKey> {
+    return this.#rest({ method: 'POST', path: `${walletPath(walletId)}/keys/${segment(keyId)}/revoke` });
+  }
+
+  /** A new key with the same label and scopes; the old one works for `gracePeriodSeconds` more (default 3600). */
+  async rotate(walletId: string, keyId: string, params: RotateKeyParams = {}): Promise<RotatedApiKey> {
+    return this.#rest({
+      method: 'POST',
+      path: `${walletPath(walletId)}/keys/${segment(keyId)}/rotate`,
+      body: { gracePeriodSeconds: params.gracePeriodSeconds },
+    });
+  }
+}
+
+export class PoliciesApi {
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+  }
+
+  /** Adds a policy, e.g. `{type: 'spend_cap_per_tx', params: {limit: '50'}}`. Several may be active. */
+  async create(walletId: string, rule: PolicyRule): Promise<Policy> {
+    return this.#rest({
+      method: 'POST',
+      path: `${walletPath(walletId)}/policies`,
+      body: { type: rule.type, params: rule.params },
+    });
+  }
+
+  /** Active and paused policies, newest first. */
+  async list(walletId: string, options: PageOptions = {}): Promise<Page<Policy>> {
+    return this.#rest({ method: 'GET', path: `${walletPath(walletId)}/policies`, query: pageQuery(options) });
+  }
+
+  /** New params (for the same type) and/or `active: false` to pause. */
+  async update(walletId: string, policyId: string, change: UpdatePolicyParams): Promise<Policy> {
+    return this.#rest({
+      method: 'PATCH',
+      path: `${walletPath(walletId)}/policies/${segment(policyId)}`,
+      body: { params: change.params, active: change.active },
+    });
+  }
+
+  async delete(walletId: string, policyId: string): Promise<Deleted> {
+    return this.#rest({ method: 'DELETE', path: `${walletPath(walletId)}/policies/${segment(policyId)}` });
+  }
+}
+
+export class TransactionsApi {
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+  }
+
+  /** Payments, incoming payments, funding and withdrawals, newest first; filter with `status`. */
+  async list(walletId: string, options: TransactionListOptions = {}): Promise<TransactionPage<Transaction>> {
+    return this.#rest({
+      method: 'GET',
+      path: `${walletPath(walletId)}/transactions`,
+      query: { ...pageQuery(options), status: options.status },
+    });
+  }
+
+  /** Held payments awaiting the owner's decision, with the policies each would violate. */
+  async pending(walletId: string, options: PageOptions = {}): Promise<TransactionPage<Transaction>> {
+    return this.#rest({
+      method: 'GET',
+      path: `${walletPath(walletId)}/transactions/pending`,
+      query: pageQuery(options),
+    });
+  }
+
+  /** One transaction with its audit trail (`events`). */
+  async get(walletId: string, transactionId: string): Promise<TransactionWithEvents> {
+    return this.#rest({
+      method: 'GET',
+      path: `${walletPath(walletId)}/transactions/${segment(transactionId)}`,
+    });
+  }
+
+  /** Executes a held payment (policies are not evaluated again). ConflictError unless it is pending. */
+  async approve(walletId: string, transactionId: string): Promise<Transaction> {
+    return this.#rest({
+      method: 'POST',
+      path: `${walletPath(walletId)}/transactions/${segment(transactionId)}/approve`,
+    });
+  }
+
+  /** Releases the hold back to the agent wallet's balance. */
+  async reject(
+    walletId: string,
+    transactionId: string,
+    params: { reason?: string } = {},
+  ): Promise<Transaction> {
+    return this.#rest({
+      method: 'POST',
+      path: `${walletPath(walletId)}/transactions/${segment(transactionId)}/reject`,
+      body: params.reason === undefined ? undefined : { reason: params.reason },
+    });
+  }
+}

@@ -1,0 +1,9 @@
+import type { JsonSchemaObject, Scope } from './types.ts';
+
+/** One tool as the server's registry defines it (GET /mcp/v1/tools lists the same). */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly scope: Scope;
+  readonly inputSchema: Readonly<JsonSchemaObject>;
+}

@@ -1,0 +1,76 @@
+// LLM tool definitions built from the server's tool registry (src/tools.generated.ts), in the formats the
+// Anthropic and OpenAI SDKs take. Hand a model's tool call to AgentWalletClient.callTool(name, input).
+import type { ToolSpec } from './tool-spec.ts';
+import { TOOL_SPECS } from './tools.generated.ts';
+import type { JsonSchemaObject, Scope, ToolDataMap, ToolName } from './types.ts';
+
+/** `tools` entry of Anthropic's Messages API. */
+export interface AnthropicTool {
+  name: ToolName;
+  description: string;
+  input_schema: JsonSchemaObject;
+}
+
+/** `tools` entry of OpenAI's Chat Completions API. */
+export interface OpenAITool {
+  type: 'function';
+  function: {
+    name: ToolName;
+    description: string;
+    parameters: JsonSchemaObject;
+  };
+}
+
+export interface ToolFilter {
+  /**
+   * Only tools these scopes allow, e.g. `['read']` for a read-only key (a model offered a tool its key
+   * cannot call would only get INSUFFICIENT_SCOPE). Default: all four tools.
+   */
+  scopes?: readonly Scope[];
+  /** Only these tools. */
+  names?: readonly ToolName[];
+}
+
+export interface ToolDefinition {
+  name: ToolName;
+  description: string;
+  /** The scope the key needs: `read` or `write`. */
+  scope: Scope;
+  inputSchema: JsonSchemaObject;
+}
+
+/** The tools as the server defines them (fresh copies: changing them changes nothing here). */
+export function toolDefinitions(filter: ToolFilter = {}): ToolDefinition[] {
+  return (TOOL_SPECS as readonly ToolSpec[])
+    .filter((tool) => filter.scopes === undefined || filter.scopes.includes(tool.scope))
+    .filter((tool) => filter.names === undefined || filter.names.includes(tool.name as ToolName))
+    .map((tool) => ({
+      name: tool.name as ToolName,
+      description: tool.description,
+      scope: tool.scope,
+      inputSchema: structuredClone(tool.inputSchema) as JsonSchemaObject,
+    }));
+}
+
+/** For `anthropic.messages.create({ tools: anthropicTools(), ... })`. */
+export function anthropicTools(filter: ToolFilter = {}): AnthropicTool[] {
+  return toolDefinitions(filter).map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema,
+  }));
+}
+
+/** For `openai.chat.completions.create({ tools: openaiTools(), ... })`. */
+export function openaiTools(filter: ToolFilter = {}): OpenAITool[] {
+  return toolDefinitions(filter).map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  }));
+}
+
+// Compile-time check that the SDK's typed tool map and the generated registry name the same tools.
+type GeneratedName = (typeof TOOL_SPECS)[number]['name'];
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const toolNamesMatch: SameKeys<GeneratedName, ToolName> & SameKeys<keyof ToolDataMap, ToolName> = true;
+void toolNamesMatch;

@@ -1,0 +1,380 @@
+// The data of every response, as the server sends it. Amounts are decimal strings with 6 places
+// ("10.500000"): never convert them to a JavaScript number, which cannot hold every USDC amount exactly.
+
+/** A USDC amount as a decimal string: `"10.5"`, `"0.000001"`. Responses always carry 6 decimal places. */
+export type Amount = string;
+/** An EVM address: `0x` + 40 hex digits (EIP-55 checksummed in responses). */
+export type Address = string;
+/** An ISO-8601 UTC timestamp. */
+export type Timestamp = string;
+
+export type Currency = 'USDC';
+export type Scope = 'read' | 'write';
+/** Where a payment settled: on this service's ledger, or on the configured external rail. */
+export type Rail = 'internal' | 'sandbox' | 'evm';
+
+export type TransactionStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+export type TransactionType = 'payment' | 'incoming' | 'fund' | 'withdraw';
+
+export type PolicyType =
+  | 'spend_cap_per_tx'
+  | 'spend_cap_daily'
+  | 'spend_cap_total'
+  | 'address_allowlist'
+  | 'require_approval_above';
+
+export interface PolicyViolation {
+  policyId: string;
+  policyType: PolicyType;
+  reason: string;
+}
+
+/** `page` from 1, `limit` 1–100 (default 20). */
+export interface PageOptions {
+  page?: number;
+  limit?: number;
+}
+
+/** Every list except transactions. Newest first. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  limit: number;
+}
+
+/** Transaction lists (REST and the get_tx_history tool). Newest first. */
+export interface TransactionPage<T> {
+  transactions: T[];
+  total: number;
+  page: number;
+  limit: number;
+}
+
+// ---- Tools (contract section 4) ----
+
+export type ToolName = 'check_balance' | 'get_tx_history' | 'send_payment' | 'request_approval';
+
+/** `check_balance` data. */
+export interface Balance {
+  walletId: string;
+  address: Address;
+  /** What can be spent now. */
+  balance: Amount;
+  /** Set aside for pending approvals; not included in `balance`. */
+  heldBalance: Amount;
+  currency: Currency;
+  frozen: boolean;
+  /** Room left under the daily cap (`"0.000000"` at or over it); null when no daily cap is active. */
+  dailyCapRemaining: Amount | null;
+  /** Room left under the total cap; null when no total cap is active. */
+  totalCapRemaining: Amount | null;
+}
+
+export interface TxHistoryOptions extends PageOptions {
+  status?: TransactionStatus;
+}
+
+/** A transaction as `get_tx_history` shows it to an agent. */
+export interface AgentTransaction {
+  id: string;
+  type: TransactionType;
+  toAddress: Address | null;
+  amount: Amount;
+  memo: string | null;
+  status: TransactionStatus;
+  txHash: string | null;
+  rail: Rail | null;
+  createdAt: Timestamp;
+}
+
+/** `get_tx_history` data. */
+export type TxHistory = TransactionPage<AgentTransaction>;
+
+export interface SendPaymentParams {
+  toAddress: Address;
+  amount: Amount;
+  memo?: string;
+  /**
+   * Retrying with the same key returns the first result instead of paying twice (24 h, per agent wallet).
+   * The SDK generates one when omitted; pass your own to retry safely across processes.
+   */
+  idempotencyKey?: string;
+}
+
+/**
+ * `send_payment` data. A denial is not data: it throws PolicyDeniedError; a failed settlement throws a
+ * ServerError with code TX_EXECUTION_FAILED.
+ */
+export interface SendPaymentResult {
+  txId: string;
+  /** `pending` when the amount is above an approval threshold: the owner decides. */
+  status: 'completed' | 'processing' | 'pending';
+  txHash: string | null;
+  amount: Amount;
+  toAddress: Address;
+  rejectionReason: string | null;
+  violations?: PolicyViolation[];
+}
+
+export interface RequestApprovalParams extends SendPaymentParams {
+  /** Why the agent needs this payment, shown to the owner. */
+  reason?: string;
+}
+
+/** `request_approval` data. */
+export interface RequestApprovalResult {
+  txId: string;
+  status: 'pending';
+  message: string;
+}
+
+export interface ToolInfo {
+  name: ToolName;
+  description: string;
+  scope: Scope;
+  /** JSON Schema of the params. */
+  inputSchema: JsonSchemaObject;
+}
+
+/** `GET /mcp/v1/tools` data: all four tools, whatever the key's scopes. */
+export interface ToolList {
+  tools: ToolInfo[];
+}
+
+/** A JSON Schema whose root is an object, as LLM tool definitions need. */
+export interface JsonSchemaObject {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  [keyword: string]: unknown;
+}
+
+export interface ToolParamsMap {
+  check_balance: Record<string, never>;
+  get_tx_history: TxHistoryOptions;
+  send_payment: SendPaymentParams;
+  request_approval: RequestApprovalParams;
+}
+
+export interface ToolDataMap {
+  check_balance: Balance;
+  get_tx_history: TxHistory;
+  send_payment: SendPaymentResult;
+  request_approval: RequestApprovalResult;
+}
+
+// ---- REST (contract section 3) ----
+
+export interface User {
+  id: string;
+  email: string;
+  createdAt: Timestamp;
+}
+
+/** signup / login data. */
+export interface Session {
+  user: User;
+  /** JWT, valid for 7 days. The ManagementClient keeps it and sends it from then on. */
+  token: string;
+}
+
+export interface Health {
+  status: 'ok' | 'degraded';
+  version: string;
+  database: 'up' | 'down';
+  storage: 'sqlite' | 'postgres';
+  /** `sandbox` on a server with simulated money. */
+  rail: string;
+  redis?: 'up' | 'down';
+}
+
+export interface MasterWallet {
+  id: string;
+  address: Address;
+  balance: Amount;
+  currency: Currency;
+  createdAt: Timestamp;
+}
+
+export interface WalletBalance {
+  balance: Amount;
+  currency: Currency;
+}
+
+export interface Deposit {
+  id: string;
+  amount: Amount;
+  currency: Currency;
+  rail: Rail;
+  txHash: string | null;
+  createdAt: Timestamp;
+}
+
+export interface SandboxDeposit extends Deposit {
+  /** Master wallet balance after the deposit. */
+  balance: Amount;
+}
+
+export interface AgentWallet {
+  id: string;
+  label: string | null;
+  address: Address;
+  balance: Amount;
+  heldBalance: Amount;
+  currency: Currency;
+  frozen: boolean;
+  dailyCapRemaining: Amount | null;
+  totalCapRemaining: Amount | null;
+  /** Payments of this wallet awaiting approval. */
+  pendingApprovals: number;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** A transaction as the owner sees it over REST. */
+export interface Transaction {
+  id: string;
+  walletId: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  amount: Amount;
+  currency: Currency;
+  toAddress: Address | null;
+  memo: string | null;
+  /** The agent's reason on a request_approval. */
+  reason: string | null;
+  rail: Rail | null;
+  txHash: string | null;
+  rejectionReason: string | null;
+  /** The policies a denied payment violated, or that a held approval would violate. */
+  violations: PolicyViolation[] | null;
+  /** `"user:<id>"` or `"key:<id>"`. */
+  initiatedBy: string;
+  /** When an unanswered approval expires. */
+  expiresAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface TransactionEvent {
+  status: TransactionStatus;
+  /** `"user:<id>"`, `"key:<id>"` or `"system"`. */
+  actor: string;
+  note: string | null;
+  at: Timestamp;
+}
+
+export interface TransactionWithEvents extends Transaction {
+  /** The audit trail: every state change, oldest first. */
+  events: TransactionEvent[];
+}
+
+export interface TransactionListOptions extends PageOptions {
+  status?: TransactionStatus;
+}
+
+export interface MoveParams {
+  amount: Amount;
+  /** Makes the call safe to retry (also automatically, with `maxRetries`): the move happens once. */
+  idempotencyKey?: string;
+}
+
+/** fund / withdraw data. */
+export interface Movement {
+  transaction: Transaction;
+  wallet: AgentWallet;
+  masterBalance: Amount;
+}
+
+export interface CreateKeyParams {
+  label: string;
+  /** Default `["read", "write"]`. */
+  scopes?: Scope[] | 'read' | 'write' | 'read,write';
+  /** ISO-8601 date-time (or a Date): the key is refused from then on. */
+  expiresAt?: string | Date;
+}
+
+export type KeyStatus = 'active' | 'rotating' | 'revoked' | 'expired';
+
+/** A key as listed: never the key itself. */
+export interface ApiKey {
+  id: string;
+  prefix: string;
+  label: string;
+  scopes: Scope[];
+  walletId: string;
+  status: KeyStatus;
+  createdAt: Timestamp;
+  expiresAt: Timestamp | null;
+  /** When the key stops (stopped) working; in the future during a rotation grace. */
+  revokedAt: Timestamp | null;
+  lastUsedAt: Timestamp | null;
+  rotatedToKeyId: string | null;
+}
+
+/** A new key: `key` is in this response only, never again. */
+export interface CreatedApiKey {
+  id: string;
+  /** The API key (`svc_live_…`). Store it now: it cannot be recovered. */
+  key: string;
+  prefix: string;
+  label: string;
+  scopes: Scope[];
+  walletId: string;
+  createdAt: Timestamp;
+  expiresAt: Timestamp | null;
+}
+
+export interface RotatedApiKey extends CreatedApiKey {
+  /** The old key, working until its `revokedAt` (now + grace). */
+  previousKey: ApiKey;
+}
+
+export interface RotateKeyParams {
+  /** How long the old key keeps working: default 3600, 0 = at once, at most 7 days. */
+  gracePeriodSeconds?: number;
+}
+
+export interface CapParams {
+  limit: Amount;
+}
+export interface AllowlistParams {
+  addresses: Address[];
+}
+export interface ApprovalThresholdParams {
+  amount: Amount;
+}
+
+export type PolicyParamsByType = {
+  spend_cap_per_tx: CapParams;
+  spend_cap_daily: CapParams;
+  spend_cap_total: CapParams;
+  address_allowlist: AllowlistParams;
+  require_approval_above: ApprovalThresholdParams;
+};
+
+/** `{type, params}` of a policy, with the params its type takes. */
+export type PolicyRule = {
+  [T in PolicyType]: { type: T; params: PolicyParamsByType[T] };
+}[PolicyType];
+
+export type Policy = PolicyRule & {
+  id: string;
+  walletId: string;
+  active: boolean;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+};
+
+export interface UpdatePolicyParams {
+  /** New params for the policy's type (the type cannot change). */
+  params?: CapParams | AllowlistParams | ApprovalThresholdParams;
+  /** `false` pauses the policy. */
+  active?: boolean;
+}
+
+export interface Deleted {
+  id: string;
+  deleted: true;
+}

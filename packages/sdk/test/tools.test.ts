@@ -1,0 +1,74 @@
+// LLM tool definitions: generated from the server's registry (never a hand-kept copy), in Anthropic and
+// OpenAI formats. (agent-client.test.ts checks that a running server lists the same.)
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { toolListing } from '../../server/src/tools/registry.ts';
+import { anthropicTools, openaiTools, toolDefinitions } from '../src/index.ts';
+import { TOOL_SPECS } from '../src/tools.generated.ts';
+
+describe('tool definitions', () => {
+  test('src/tools.generated.ts matches the server registry', () => {
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(TOOL_SPECS)),
+      JSON.parse(JSON.stringify(toolListing())),
+      'packages/sdk/src/tools.generated.ts is stale: run `npm run generate -w packages/sdk`',
+    );
+  });
+
+  test('anthropicTools: {name, description, input_schema} with an object schema', () => {
+    const tools = anthropicTools();
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['check_balance', 'get_tx_history', 'send_payment', 'request_approval'],
+    );
+    for (const tool of tools) {
+      assert.deepEqual(Object.keys(tool).sort(), ['description', 'input_schema', 'name']);
+      assert.equal(tool.input_schema.type, 'object');
+      assert.ok(tool.description.length > 20);
+    }
+    const pay = tools.find((t) => t.name === 'send_payment')!;
+    assert.deepEqual(pay.input_schema.required, ['toAddress', 'amount']);
+    assert.equal((pay.input_schema.properties!.amount as { type: string }).type, 'string');
+  });
+
+  test('openaiTools: {type: "function", function: {name, description, parameters}}', () => {
+    const tools = openaiTools();
+    assert.equal(tools.length, 4);
+    for (const tool of tools) {
+      assert.deepEqual(Object.keys(tool).sort(), ['function', 'type']);
+      assert.equal(tool.type, 'function');
+      assert.deepEqual(Object.keys(tool.function).sort(), ['description', 'name', 'parameters']);
+      assert.equal(tool.function.parameters.type, 'object');
+    }
+    assert.deepEqual(
+      tools.map((t) => t.function.parameters),
+      anthropicTools().map((t) => t.input_schema),
+    );
+  });
+
+  test('filtering by scopes and names', () => {
+    assert.deepEqual(
+      anthropicTools({ scopes: ['read'] }).map((t) => t.name),
+      ['check_balance', 'get_tx_history'],
+    );
+    assert.deepEqual(
+      openaiTools({ scopes: ['write'] }).map((t) => t.function.name),
+      ['send_payment', 'request_approval'],
+    );
+    assert.equal(anthropicTools({ scopes: ['read', 'write'] }).length, 4);
+    assert.deepEqual(
+      toolDefinitions({ names: ['send_payment'] }).map((t) => [t.name, t.scope]),
+      [['send_payment', 'write']],
+    );
+    assert.deepEqual(anthropicTools({ scopes: [] }), []);
+  });
+
+  test('every call returns fresh copies: changing one changes nothing else', () => {
+    const first = anthropicTools();
+    first[0]!.input_schema.properties = { hacked: true };
+    (first[2]!.input_schema.required as string[]).push('memo');
+    const second = anthropicTools();
+    assert.deepEqual(second[0]!.input_schema.properties, {});
+    assert.deepEqual(second[2]!.input_schema.required, ['toAddress', 'amount']);
+  });
+});
