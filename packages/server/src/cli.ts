@@ -53,6 +53,7 @@ async function serve(): Promise<number> {
   const config = loadConfig();
   const server = await startServer(config, { clock: systemClock, logger: loggerOptions(config.logLevel) });
   closeOnSignals(server, SHUTDOWN_DEADLINE_MS);
+  for (const warning of config.warnings) server.app.log.warn(warning);
   const dashboard = config.dashboardDir === undefined ? ' (dashboard not built: npm run build)' : '';
   server.app.log.info(`agent-wallet ${VERSION} listening on ${server.url}${dashboard}; rail ${config.rail}`);
   return -1; // keep running

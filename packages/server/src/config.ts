@@ -31,6 +31,8 @@ export interface Config {
   logLevel: string;
   /** Served at `/`; undefined when the dashboard has not been built. */
   dashboardDir: string | undefined;
+  /** Things an operator should know, logged at start (a weak JWT_SECRET, per-instance secrets). */
+  warnings: string[];
 }
 
 export class ConfigError extends Error {}
@@ -42,7 +44,9 @@ const JWT_SECRET_LENGTH_MIN = 32;
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? './data');
   const rail = parseRail(env.RAIL);
+  const warnings = configWarnings(env);
   return {
+    warnings,
     port: parseInteger('PORT', env.PORT, 8787, 0, 65_535),
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: emptyToUndefined(env.DATABASE_URL),
@@ -79,10 +83,19 @@ function parseRail(value: string | undefined): Rail {
 
 function jwtSecretFrom(value: string | undefined, dataDir: string): Uint8Array {
   if (value === undefined || value === '') return generatedSecret(dataDir, 'jwt-secret');
-  if (value.length < JWT_SECRET_LENGTH_MIN) {
-    throw new ConfigError(`JWT_SECRET must be at least ${JWT_SECRET_LENGTH_MIN} characters`);
-  }
   return new TextEncoder().encode(value);
+}
+
+function configWarnings(env: NodeJS.ProcessEnv): string[] {
+  const warnings: string[] = [];
+  const secret = env.JWT_SECRET ?? '';
+  if (secret !== '' && secret.length < JWT_SECRET_LENGTH_MIN) {
+    warnings.push(`JWT_SECRET is ${secret.length} characters; use at least ${JWT_SECRET_LENGTH_MIN} random ones`);
+  }
+  if (secret === '' && (env.DATABASE_URL ?? '') !== '') {
+    warnings.push('JWT_SECRET is not set: each instance generates its own, so tokens work only on the instance that issued them');
+  }
+  return warnings;
 }
 
 /** Reads DATA_DIR/<name>, creating it (mode 0600, 32 random bytes as hex) the first time. */

@@ -3,6 +3,7 @@
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { randomBase62 } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 import { ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
@@ -26,6 +27,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: services.config.trustProxy,
     requestIdHeader: false, // our own ids: a client cannot forge log correlation
+    // Random, so ids do not repeat across restarts or instances when a user quotes one to support.
+    genReqId: () => `req_${randomBase62(16)}`,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     forceCloseConnections: 'idle',
     return503OnClosing: false,
@@ -39,6 +42,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
     reply.header('x-request-id', request.id);
+    // Contract section 4: every response of a sandbox server says so.
+    reply.header('x-agent-wallet-rail', services.config.rail);
+    // Balances, tokens and keys must not sit in shared caches; the dashboard's assets set their own policy.
+    reply.header('cache-control', 'no-store');
   });
   registerAuthHooks(app, services);
 

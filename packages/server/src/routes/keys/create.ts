@@ -30,6 +30,6 @@ export default defineRoute({
       scopes: body.scopes ?? ['read', 'write'],
       expiresAtMs: body.expiresAt === undefined ? null : Date.parse(body.expiresAt),
     });
-    return { data: created, headers: { 'cache-control': 'no-store' } };
+    return { data: created };
   },
 });

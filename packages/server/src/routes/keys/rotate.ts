@@ -27,6 +27,6 @@ export default defineRoute({
       params.keyId,
       grace,
     );
-    return { data: rotated, headers: { 'cache-control': 'no-store' } };
+    return { data: rotated };
   },
 });
