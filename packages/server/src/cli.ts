@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { verifyLedger } from './ledger/verify.ts';
-import { closeOnSignals, loggerOptions, startServer } from './server.ts';
+import { closeOnSignals, startServer } from './server.ts';
 import { openStore } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { VERSION } from './version.ts';
@@ -51,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
 
 async function serve(): Promise<number> {
   const config = loadConfig();
-  const server = await startServer(config, { clock: systemClock, logger: loggerOptions(config.logLevel) });
+  const server = await startServer(config, { clock: systemClock, logLevel: config.logLevel });
   closeOnSignals(server, SHUTDOWN_DEADLINE_MS);
   for (const warning of config.warnings) server.app.log.warn(warning);
   const dashboard = config.dashboardDir === undefined ? ' (dashboard not built: npm run build)' : '';

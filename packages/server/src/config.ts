@@ -90,10 +90,14 @@ function configWarnings(env: NodeJS.ProcessEnv): string[] {
   const warnings: string[] = [];
   const secret = env.JWT_SECRET ?? '';
   if (secret !== '' && secret.length < JWT_SECRET_LENGTH_MIN) {
-    warnings.push(`JWT_SECRET is ${secret.length} characters; use at least ${JWT_SECRET_LENGTH_MIN} random ones`);
+    warnings.push(
+      `JWT_SECRET is ${secret.length} characters; use at least ${JWT_SECRET_LENGTH_MIN} random ones`,
+    );
   }
   if (secret === '' && (env.DATABASE_URL ?? '') !== '') {
-    warnings.push('JWT_SECRET is not set: each instance generates its own, so tokens work only on the instance that issued them');
+    warnings.push(
+      'JWT_SECRET is not set: each instance generates its own, so tokens work only on the instance that issued them',
+    );
   }
   return warnings;
 }

@@ -1,6 +1,7 @@
 // Starts the service: services, HTTP app, listening socket, and a graceful stop on SIGTERM/SIGINT that
 // refuses new connections, lets in-flight requests finish, drains the ledger writer and closes the database.
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { type Logger, pino } from 'pino';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
@@ -15,8 +16,11 @@ export interface RunningServer {
 
 export interface StartOptions {
   clock: Clock;
-  logger: FastifyServerOptions['logger'];
+  /** Log level, or false for no logs (tests). */
+  logLevel: string | false;
   postgresSchema?: string;
+  /** Background duties' period; null turns them off (tests call them directly). */
+  backgroundIntervalMs?: number | null;
 }
 
 /** Secrets never reach a log line, whatever object they travel in. */
@@ -29,16 +33,23 @@ export const LOG_REDACT_PATHS = [
   '*.jwt',
 ];
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
-  return { level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } };
+/** One logger for the HTTP layer and the services, with secrets redacted. */
+export function createLogger(level: string | false): Logger {
+  if (level === false) return pino({ enabled: false });
+  return pino({ level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } });
 }
 
 export async function createServer(config: Config, options: StartOptions): Promise<RunningServer> {
+  const logger = createLogger(options.logLevel);
   const services = await createServices(config, {
     clock: options.clock,
+    logger,
     ...(options.postgresSchema === undefined ? {} : { postgresSchema: options.postgresSchema }),
+    ...(options.backgroundIntervalMs === undefined
+      ? {}
+      : { backgroundIntervalMs: options.backgroundIntervalMs }),
   });
-  const app = await buildApp(services, { logger: options.logger });
+  const app = await buildApp(services, { logger });
   app.addHook('onClose', async () => services.close());
   return {
     app,

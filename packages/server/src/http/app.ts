@@ -1,8 +1,9 @@
 // The Fastify application: envelope, parsers, error handling, security headers, authentication, every route
 // and the OpenAPI document generated from the routes' zod schemas.
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
 import { randomBase62 } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
@@ -18,12 +19,12 @@ import { successEnvelope } from './schemas.ts';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export interface AppOptions {
-  logger: FastifyServerOptions['logger'];
+  logger: Logger;
 }
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger,
+    loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: services.config.trustProxy,
     requestIdHeader: false, // our own ids: a client cannot forge log correlation
@@ -31,6 +32,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     genReqId: () => `req_${randomBase62(16)}`,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     forceCloseConnections: 'idle',
+    // Errors raised before routing (a URL with broken percent-encoding) get the envelope too.
+    frameworkErrors: (error, _request, reply) =>
+      sendAppError(reply, new AppError('VALIDATION_ERROR', `the request URL is malformed (${error.code})`)),
     return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();
 

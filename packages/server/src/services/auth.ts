@@ -1,11 +1,13 @@
 // Users and their sessions. A JWT (HS256, 7 days) names a server-side session in `jti`; logout revokes the
 // session, so the token dies at once on every instance that shares the database.
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Kysely } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { newId } from '../domain/ids.ts';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../domain/passwords.ts';
 import { AppError } from '../errors.ts';
 import { isUniqueViolation } from '../store/errors.ts';
+import type { Database } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
 import { createMasterWallet } from './wallets.ts';
 
@@ -166,4 +168,14 @@ export function createAuthService(
   }
 
   return { signup, login, logout, me, verifyTokenSignature, authenticate };
+}
+
+/** Sessions that ended (expired or logged out) a day ago or more are kept no longer. */
+export async function purgeEndedSessions(db: Kysely<Database>, nowMs: number): Promise<number> {
+  const cutoff = BigInt(nowMs - 24 * 60 * 60 * 1000);
+  const result = await db
+    .deleteFrom('sessions')
+    .where((eb) => eb.or([eb('expires_at_ms', '<=', cutoff), eb('revoked_at_ms', '<=', cutoff)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -1,6 +1,7 @@
 // Builds every service from the configuration: the store, the one ledger writer, the domain services, and
 // the background duties (batched lastUsedAt writes, expiry of unanswered approvals).
 import { sql } from 'kysely';
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
@@ -8,9 +9,10 @@ import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { type ApprovalService, createApprovalService } from './approvals.ts';
-import { type AuthService, createAuthService } from './auth.ts';
+import { type AuthService, createAuthService, purgeEndedSessions } from './auth.ts';
 import type { ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
+import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService, remainingCaps } from './policies.ts';
@@ -64,6 +66,7 @@ export interface ServiceOptions {
   postgresSchema?: string;
   /** Background duties (expiry sweeps, lastUsedAt flushes); tests turn them off and call them directly. */
   backgroundIntervalMs?: number | null;
+  logger: Logger;
 }
 
 const WRITE_QUEUE_LENGTH_MAX = 10_000;
@@ -99,10 +102,16 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
   const keys = createKeyService(ctx, signals, { cacheLookups });
   const approvals = createApprovalService(ctx, rail);
-  const background = startBackground(options.backgroundIntervalMs ?? BACKGROUND_INTERVAL_MS_DEFAULT, [
-    () => keys.flushLastUsed(),
-    () => approvals.expireDue(),
-  ]);
+  const background = startBackground(
+    options.backgroundIntervalMs ?? BACKGROUND_INTERVAL_MS_DEFAULT,
+    options.logger,
+    {
+      'flush lastUsedAt': () => keys.flushLastUsed(),
+      'expire approvals': () => approvals.expireDue(),
+      'purge idempotency keys': () => purgeExpiredKeys(store.db, options.clock.nowMs()),
+      'purge sessions': () => purgeEndedSessions(store.db, options.clock.nowMs()),
+    },
+  );
   return {
     config,
     clock: options.clock,
@@ -149,13 +158,21 @@ async function health(store: Store, config: Config, limiter: RateLimiter): Promi
 }
 
 /** Runs duties one after another every interval (never overlapping); stop() waits for a running round. */
-function startBackground(intervalMs: number | null, duties: Array<() => Promise<unknown>>) {
+function startBackground(
+  intervalMs: number | null,
+  logger: Logger,
+  duties: Record<string, () => Promise<unknown>>,
+) {
   if (intervalMs === null) return { stop: async () => undefined };
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running !== null) return;
     running = (async () => {
-      for (const duty of duties) await duty().catch(() => undefined);
+      for (const [name, duty] of Object.entries(duties)) {
+        await duty().catch((error: unknown) =>
+          logger.error({ err: error }, `background duty failed: ${name}`),
+        );
+      }
     })().finally(() => {
       running = null;
     });

@@ -78,7 +78,9 @@ export async function startHarness(
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 1, 12, 0, 0));
   const server = await createServer(config, {
     clock,
-    logger: false,
+    logLevel: false,
+    // Tests move time by hand and call expiry and flushes themselves.
+    backgroundIntervalMs: null,
     ...(postgresSchema === undefined ? {} : { postgresSchema }),
   });
   await server.app.ready();
