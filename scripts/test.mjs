@@ -36,7 +36,30 @@ function count(event, outcome) {
   counts[outcome] += 1;
 }
 
+// PostgreSQL suites each migrate a schema of their own; they are dropped here, before and after the run,
+// and never while suites run (a drop during another suite's migration breaks its catalog introspection).
+// Schemas carry the run id, so a run never drops those of another run in progress (only stale ones).
+const runId = Date.now().toString(36);
+process.env.TEST_RUN_ID = runId;
+const STALE_SCHEMA_MS = 2 * 60 * 60 * 1000;
+
+async function dropTestSchemas() {
+  try {
+    const {
+      dropTestSchemas: drop,
+      probeService,
+      POSTGRES_URL,
+    } = await import('../packages/server/test/support/services.ts');
+    const probe = await probeService('PostgreSQL', POSTGRES_URL).catch(() => ({ available: false }));
+    if (probe.available) await drop(runId, STALE_SCHEMA_MS);
+  } catch (error) {
+    console.log(`could not drop test schemas: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+await dropTestSchemas();
 await runNodeTests();
+await dropTestSchemas();
 if (counts.skipped > 0) console.log(`${counts.skipped} skipped`);
 console.log(`${counts.passed} passed, ${counts.failed} failed`);
 process.exitCode = counts.failed > 0 ? 1 : 0;

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { dropPostgresSchema } from '../src/store/db.ts';
 import { OUTSIDE_ADDRESS } from './support/agent.helpers.ts';
 import {
   freePort,
@@ -86,7 +85,6 @@ describe('two instances sharing PostgreSQL and Redis', { skip }, () => {
     await a?.stop();
     await b?.stop();
     await stopRedisServer(redis);
-    await dropPostgresSchema(POSTGRES_URL, schema);
   });
 
   async function newKey(scopes?: string[]) {

@@ -65,7 +65,9 @@ test('every violated policy is reported, and approval is required strictly above
   );
   assert.deepEqual(decision.approvalRequiredBy, []);
   assert.deepEqual(
-    evaluatePolicies(policies, { amountMicros: 7n, toAddress: BOB }, none).approvalRequiredBy,
+    evaluatePolicies(policies, { amountMicros: 7n, toAddress: BOB }, none).approvalRequiredBy.map(
+      (p) => p.policyId,
+    ),
     ['ap'],
   );
 });

@@ -42,8 +42,8 @@ export interface SpendTotals {
 
 export interface PolicyDecision {
   violations: Violation[];
-  /** Ids of require_approval_above policies the payment is above. */
-  approvalRequiredBy: string[];
+  /** The require_approval_above policies the payment is above, with their thresholds. */
+  approvalRequiredBy: Array<{ policyId: string; thresholdMicros: bigint }>;
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -59,7 +59,7 @@ export function evaluatePolicies(
     if (reason !== null)
       decision.violations.push({ policyId: policy.id, policyType: policy.rule.type, reason });
     if (policy.rule.type === 'require_approval_above' && payment.amountMicros > policy.rule.amountMicros) {
-      decision.approvalRequiredBy.push(policy.id);
+      decision.approvalRequiredBy.push({ policyId: policy.id, thresholdMicros: policy.rule.amountMicros });
     }
   }
   return decision;
@@ -116,4 +116,11 @@ function remainingUnder(
     remaining = remaining === null || room < remaining ? room : remaining;
   }
   return remaining;
+}
+
+/** Why a payment waits for the owner, in words for the owner (stored as the pending payment's reason). */
+export function approvalReason(requiredBy: PolicyDecision['approvalRequiredBy']): string {
+  return requiredBy
+    .map((p) => `above the approval threshold of ${formatMicros(p.thresholdMicros)} (policy ${p.policyId})`)
+    .join('; ');
 }

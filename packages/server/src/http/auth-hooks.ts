@@ -9,6 +9,7 @@ import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { toolByName } from '../tools/registry.ts';
 import { bearerToken, isApiKeyShaped, unauthorized } from './auth.ts';
+import { isDashboardRequest } from './dashboard.ts';
 import { enforceLimit, type LimitTarget, restTarget } from './rate-limit.ts';
 
 declare module 'fastify' {
@@ -39,6 +40,9 @@ export function registerAuthHooks(app: FastifyInstance, services: Services) {
     const mode = request.routeOptions.config?.auth ?? 'none';
     if (mode === 'user') return authenticateUser(request, reply, services);
     if (mode === 'apiKey') return authenticateAgent(request, reply, services, observeEpoch);
+    // The dashboard's static files are not limited: they are cheap to serve, and a page load is several of
+    // them, which would eat a per-IP bucket shared by everyone behind one NAT.
+    if (services.config.dashboardDir !== undefined && isDashboardRequest(request)) return;
     await enforceLimit(services.limiter, request, reply, restTarget(request, null));
   });
 }

@@ -25,15 +25,20 @@ export async function registerDashboard(app: FastifyInstance, dir: string | unde
       reply.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
-  return {
-    servesPath: (request) =>
-      (request.method === 'GET' || request.method === 'HEAD') &&
-      !API_PREFIXES.some((prefix) => request.url.startsWith(prefix)),
-    sendIndex: (reply) =>
-      reply
-        .code(200)
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('cache-control', 'no-cache')
-        .send(indexHtml),
-  };
+  const sendIndex = (reply: FastifyReply) =>
+    reply
+      .code(200)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send(indexHtml);
+  app.get('/', { schema: { hide: true }, config: { auth: 'none' } }, (_request, reply) => sendIndex(reply));
+  return { servesPath: isDashboardRequest, sendIndex };
+}
+
+/** A GET or HEAD outside the API: a dashboard file, or a client-side route answered with index.html. */
+export function isDashboardRequest(request: FastifyRequest): boolean {
+  return (
+    (request.method === 'GET' || request.method === 'HEAD') &&
+    !API_PREFIXES.some((prefix) => request.url.startsWith(prefix))
+  );
 }

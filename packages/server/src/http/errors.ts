@@ -78,10 +78,13 @@ function fastifyClientError(error: FastifyError): AppError | undefined {
     default:
       break;
   }
-  // Prototype-poisoned JSON and other parser refusals carry a 4xx status and a fixed message of Fastify's.
-  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-    if (error.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', 'the request body is too large');
-    return new AppError('VALIDATION_ERROR', 'the request could not be read as JSON');
-  }
+  if (typeof error.statusCode !== 'number' || error.statusCode < 400 || error.statusCode >= 500)
+    return undefined;
+  if (error.statusCode === 404 || error.statusCode === 403) return new AppError('NOT_FOUND', 'not found');
+  if (error.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', 'the request body is too large');
+  // Prototype-poisoned JSON and the parser's other refusals.
+  if (error.code?.startsWith('FST_ERR_CTP_'))
+    return new AppError('VALIDATION_ERROR', 'the request body could not be read as JSON');
+  return new AppError('VALIDATION_ERROR', `the request was refused (${error.code ?? error.statusCode})`);
   return undefined;
 }

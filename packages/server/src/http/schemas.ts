@@ -39,9 +39,14 @@ export const addressSchema = z
   })
   .meta({ type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address (0x + 40 hex)' });
 
-export const labelSchema = z.string().trim().min(1).max(100);
-export const memoSchema = z.string().max(MEMO_LENGTH_MAX);
-export const idempotencyKeySchema = z.string().min(1).max(IDEMPOTENCY_KEY_LENGTH_MAX);
+/** Free text the service stores: no NUL characters (PostgreSQL text cannot hold them; SQLite would). */
+function storedText(schema: z.ZodString) {
+  return schema.refine((text) => !text.includes('\u0000'), { message: 'must not contain NUL characters' });
+}
+
+export const labelSchema = storedText(z.string().trim().min(1).max(100));
+export const memoSchema = storedText(z.string().max(MEMO_LENGTH_MAX));
+export const idempotencyKeySchema = storedText(z.string().min(1).max(IDEMPOTENCY_KEY_LENGTH_MAX));
 
 export const emailSchema = z
   .string()
@@ -51,7 +56,11 @@ export const emailSchema = z
   .pipe(z.email({ message: 'must be a valid email address' }));
 export const passwordSchema = z.string().min(PASSWORD_LENGTH_MIN).max(PASSWORD_LENGTH_MAX);
 
-export const idSchema = z.string().min(1).max(ID_LENGTH_MAX);
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(ID_LENGTH_MAX)
+  .regex(/^[A-Za-z0-9_-]+$/, { message: 'is not a valid id' });
 export const walletIdParams = z.strictObject({ walletId: idSchema });
 
 // Query strings arrive as text; only canonical positive integers are accepted ("01", "1.0", "1e1" are not).
@@ -106,10 +115,13 @@ function describeIssue(issue: z.core.$ZodIssue, where: string): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : where;
   if (issue.code === 'unrecognized_keys') {
     const prefix = issue.path.length > 0 ? `${issue.path.join('.')}.` : '';
-    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `${prefix}${k}`).join(', ')}`;
+    // Field names are echoed short: a client that sent a secret as a field name must not get it back whole.
+    const names = issue.keys.slice(0, 5).map((k) => `${prefix}${k.length > 40 ? `${k.slice(0, 40)}…` : k}`);
+    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${names.join(', ')}`;
   }
   if (issue.code === 'invalid_type') {
-    if (issue.input === undefined) return `${field} is required`;
+    // zod does not keep the input on issues; its message says what it received.
+    if (/received undefined$/.test(issue.message)) return `${field} is required`;
     return `${field} must be ${article(issue.expected)}`;
   }
   if (issue.code === 'too_small' && issue.origin === 'string') {

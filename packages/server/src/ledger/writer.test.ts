@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { storeTargets } from '../../test/support/harness.ts';
 import { POSTGRES_URL, uniqueName } from '../../test/support/services.ts';
-import { dropPostgresSchema, openStore, type Store } from '../store/db.ts';
+import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { accountIds, assertBalanced, InsufficientFundsError, postTransfer } from './ledger.ts';
 import { verifyLedger } from './verify.ts';
@@ -51,7 +51,6 @@ for (const target of await storeTargets()) {
     after(async () => {
       await writer.close();
       await store.close();
-      if (target.name === 'postgres') await dropPostgresSchema(POSTGRES_URL, schema);
       rmSync(dataDir, { recursive: true, force: true });
     });
 

@@ -8,7 +8,7 @@ import type { Database, TransactionsTable } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
 import { type ExternalRail, settle } from './settlement.ts';
 import { setTransactionStatus, type TransactionView, transactionView } from './transactions.ts';
-import { lockWallet, ownedWallet, type WalletRow } from './wallets.ts';
+import { lockWallet, ownedWallet, type WalletRow } from './wallet-rows.ts';
 
 type TransactionRow = Selectable<TransactionsTable>;
 

@@ -7,7 +7,7 @@ import { formatMicros } from '../domain/money.ts';
 import { accountIds, postTransfer } from '../ledger/ledger.ts';
 import type { Database } from '../store/schema.ts';
 import { type Page, pageOffset, type ServiceContext } from './context.ts';
-import { masterWalletOf } from './wallets.ts';
+import { masterWalletOf } from './wallet-rows.ts';
 
 export interface DepositView {
   id: string;

@@ -15,16 +15,11 @@ import { createDepositService, type DepositService } from './deposits.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
-import { createPolicyService, type PolicyService, remainingCaps } from './policies.ts';
+import { createPolicyService, type PolicyService } from './policies.ts';
 import { sandboxRail } from './settlement.ts';
-import { countPending } from './transactions.ts';
-import {
-  type AgentWalletView,
-  agentWalletView,
-  createWalletService,
-  type WalletRow,
-  type WalletService,
-} from './wallets.ts';
+import type { WalletRow } from './wallet-rows.ts';
+import { type AgentWalletView, agentWalletView } from './wallet-views.ts';
+import { createWalletService, type WalletService } from './wallets.ts';
 
 export interface Services {
   config: Config;
@@ -40,16 +35,9 @@ export interface Services {
   approvals: ApprovalService;
   limiter: RateLimiter;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
-  agentWalletView(row: WalletRow): Promise<AgentWalletView & CapsView>;
+  agentWalletView(row: WalletRow): Promise<AgentWalletView>;
   health(): Promise<HealthView>;
   close(): Promise<void>;
-}
-
-export interface CapsView {
-  dailyCapRemaining: string | null;
-  totalCapRemaining: string | null;
-  /** Payments awaiting the owner's decision: lets the dashboard badge approvals from the wallet list alone. */
-  pendingApprovals: number;
 }
 
 export interface HealthView {
@@ -125,11 +113,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     payments: createPaymentService(ctx, { rail, approvalTtlMs: config.approvalTtlSeconds * 1000 }),
     approvals,
     limiter,
-    agentWalletView: async (row) => ({
-      ...(await agentWalletView(store.db, row)),
-      ...(await remainingCaps(store.db, row.id, options.clock.nowMs())),
-      pendingApprovals: await countPending(store.db, row.id),
-    }),
+    agentWalletView: (row) => agentWalletView(store.db, row, options.clock.nowMs()),
     health: () => health(store, config, limiter),
     async close() {
       await background.stop();

@@ -18,7 +18,7 @@ import { newId } from '../domain/ids.ts';
 import { invalid, invalidState, notFound } from '../errors.ts';
 import type { ApiKeysTable, Database } from '../store/schema.ts';
 import { type Page, pageOffset, type ServiceContext } from './context.ts';
-import { ownedWallet } from './wallets.ts';
+import { ownedWallet } from './wallet-rows.ts';
 
 type KeyRow = Selectable<ApiKeysTable>;
 
@@ -140,7 +140,7 @@ export function createKeyService(
     if (input.expiresAtMs !== null && input.expiresAtMs <= nowMs)
       throw invalid('expiresAt must be in the future');
     return writer.run(async (trx) => {
-      await assertRoomForKey(trx, wallet.id);
+      await assertRoomForKey(trx, wallet.id, nowMs);
       return insertKey(trx, {
         walletId: wallet.id,
         userId,
@@ -192,13 +192,14 @@ export function createKeyService(
         if (old.rotated_to_key_id !== null) throw invalidState('this key was already rotated');
         if (keyStatus(timesOf(old), nowMs) !== 'active')
           throw invalidState(`this key is ${keyStatus(timesOf(old), nowMs)}`);
-        await assertRoomForKey(trx, old.wallet_id);
+        await assertRoomForKey(trx, old.wallet_id, nowMs);
         const created = await insertKey(trx, {
           walletId: old.wallet_id,
           userId,
           label: old.label,
           scopes: scopesFromText(old.scopes),
-          expiresAtMs: null,
+          // Rotation replaces a key; it never lengthens its life.
+          expiresAtMs: old.expires_at_ms === null ? null : Number(old.expires_at_ms),
           nowMs,
         });
         await trx
@@ -254,15 +255,18 @@ function remember(cache: Map<string, KeyRow>, hash: string, row: KeyRow): void {
   cache.set(hash, row);
 }
 
-async function assertRoomForKey(trx: Kysely<Database>, walletId: string): Promise<void> {
+/** Keys that can still be used (or will be, during a rotation grace) count against the limit. */
+async function assertRoomForKey(trx: Kysely<Database>, walletId: string, nowMs: number): Promise<void> {
+  const now = BigInt(nowMs);
   const count = await trx
     .selectFrom('api_keys')
     .select((eb) => eb.fn.countAll<bigint>().as('n'))
     .where('wallet_id', '=', walletId)
-    .where('revoked_at_ms', 'is', null)
+    .where((eb) => eb.or([eb('revoked_at_ms', 'is', null), eb('revoked_at_ms', '>', now)]))
+    .where((eb) => eb.or([eb('expires_at_ms', 'is', null), eb('expires_at_ms', '>', now)]))
     .executeTakeFirstOrThrow();
   if (Number(count.n) >= KEYS_PER_WALLET_MAX) {
-    throw invalid(`an agent wallet can have at most ${KEYS_PER_WALLET_MAX} unrevoked API keys`);
+    throw invalid(`an agent wallet can have at most ${KEYS_PER_WALLET_MAX} usable API keys`);
   }
 }
 

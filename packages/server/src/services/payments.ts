@@ -6,7 +6,7 @@ import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import { failure, type Outcome, success } from '../domain/outcome.ts';
-import { evaluatePolicies, totalsNeeded, type Violation } from '../domain/policies.ts';
+import { approvalReason, evaluatePolicies, totalsNeeded, type Violation } from '../domain/policies.ts';
 import { AppError, invalid } from '../errors.ts';
 import { accountIds, postTransfer, readBalances } from '../ledger/ledger.ts';
 import type { Database } from '../store/schema.ts';
@@ -15,7 +15,7 @@ import { type IdempotencyRequest, runIdempotent } from './idempotency.ts';
 import { activePolicies, spendTotals } from './policies.ts';
 import { type ExternalRail, railFor, settle } from './settlement.ts';
 import { insertTransaction } from './transactions.ts';
-import { lockWallet, type WalletRow } from './wallets.ts';
+import { lockWallet, type WalletRow } from './wallet-rows.ts';
 
 /** The API key a tool call arrived with: it decides the wallet, never a parameter. */
 export interface AgentKeyRef {
@@ -107,7 +107,8 @@ async function executeSend(
   const { availableMicros } = await readBalances(trx, wallet.id);
   if (availableMicros < request.amountMicros) return insufficient(availableMicros);
   if (decision.approvalRequiredBy.length > 0) {
-    const txId = await hold(trx, wallet, request, options, [], nowMs);
+    const held = { ...request, reason: approvalReason(decision.approvalRequiredBy) };
+    const txId = await hold(trx, wallet, held, options, [], nowMs);
     return success(sendData(txId, 'pending', null, request, null));
   }
   const paymentId = newId('tx');

@@ -18,7 +18,7 @@ import {
 import { invalid, notFound } from '../errors.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import { type Page, pageOffset, type ServiceContext } from './context.ts';
-import { ownedWallet } from './wallets.ts';
+import { ownedWallet } from './wallet-rows.ts';
 
 export const POLICIES_PER_WALLET_MAX = 50;
 export const ALLOWLIST_ADDRESSES_MAX = 1_000;

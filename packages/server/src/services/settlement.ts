@@ -6,7 +6,7 @@ import { accountIds, postTransfer } from '../ledger/ledger.ts';
 import type { Database } from '../store/schema.ts';
 import { recordDeposit } from './deposits.ts';
 import { insertTransaction } from './transactions.ts';
-import type { WalletRow } from './wallets.ts';
+import { type WalletRow, walletByAddress } from './wallet-rows.ts';
 
 export interface SettlementRequest {
   paymentId: string;
@@ -51,10 +51,6 @@ export const sandboxRail: ExternalRail = {
     return { status: 'completed', rail: 'sandbox', txHash: null, failureReason: null };
   },
 };
-
-export async function walletByAddress(db: Kysely<Database>, address: string): Promise<WalletRow | undefined> {
-  return db.selectFrom('wallets').selectAll().where('address', '=', address).executeTakeFirst();
-}
 
 /** The rail a payment to this address will use (shown on pending payments before they settle). */
 export async function railFor(db: Kysely<Database>, rail: ExternalRail, address: string): Promise<string> {

@@ -196,3 +196,14 @@ export async function countPending(db: Kysely<Database>, walletId: string): Prom
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Payments awaiting approval across all of a user's agent wallets (the dashboard's badge). */
+export async function countPendingForUser(db: Kysely<Database>, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .where('user_id', '=', userId)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,19 +1,19 @@
 // Master and agent wallets: creation, reads, renaming, freezing, and the two owner-driven movements between
 // them (fund: master -> agent, withdraw: agent -> master). Every movement goes through the ledger writer.
-import type { Kysely, Selectable } from 'kysely';
-import { isoFromMs } from '../clock.ts';
-import { deriveAddress, toChecksumAddress } from '../domain/address.ts';
+import type { Kysely } from 'kysely';
+import { deriveAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import { failure, type Outcome, success } from '../domain/outcome.ts';
-import { invalid, notFound } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import { accountIds, createWalletAccounts, postTransfer, readBalances } from '../ledger/ledger.ts';
-import type { Database, WalletKind, WalletsTable } from '../store/schema.ts';
+import type { Database, WalletKind } from '../store/schema.ts';
 import { type Page, pageOffset, type ServiceContext } from './context.ts';
 import { type IdempotencyRequest, runIdempotent } from './idempotency.ts';
 import { insertTransaction, type TransactionView, transactionView } from './transactions.ts';
+import { lockWallet, masterWalletOf, ownedWallet, type WalletRow } from './wallet-rows.ts';
+import { type AgentWalletView, agentWalletView } from './wallet-views.ts';
 
-export type WalletRow = Selectable<WalletsTable>;
 export const LABEL_LENGTH_MAX = 100;
 export const AGENT_WALLETS_PER_USER_MAX = 1_000;
 
@@ -43,88 +43,6 @@ async function insertWallet(
   await trx.insertInto('wallets').values(row).execute();
   await createWalletAccounts(trx, id, input.kind === 'agent');
   return row;
-}
-
-/** The wallet if it exists, is of that kind and belongs to the user; another user's wallet is NOT_FOUND. */
-export async function ownedWallet(
-  db: Kysely<Database>,
-  userId: string,
-  walletId: string,
-  kind: WalletKind,
-): Promise<WalletRow> {
-  const row = await db
-    .selectFrom('wallets')
-    .selectAll()
-    .where('id', '=', walletId)
-    .where('user_id', '=', userId)
-    .where('kind', '=', kind)
-    .executeTakeFirst();
-  if (row === undefined) throw notFound(kind === 'agent' ? 'agent wallet' : 'wallet');
-  return row;
-}
-
-export async function masterWalletOf(db: Kysely<Database>, userId: string): Promise<WalletRow> {
-  const row = await db
-    .selectFrom('wallets')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('kind', '=', 'master')
-    .executeTakeFirst();
-  if (row === undefined) throw notFound('wallet');
-  return row;
-}
-
-/**
- * Takes the wallet's row lock for the rest of the transaction (PostgreSQL; SQLite has one writer anyway).
- * Every debit of a wallet's accounts happens under it, so a balance read after it cannot shrink before commit.
- */
-export async function lockWallet(trx: Kysely<Database>, walletId: string): Promise<WalletRow> {
-  const row = await trx
-    .updateTable('wallets')
-    .set((eb) => ({ version: eb('version', '+', 1n) }))
-    .where('id', '=', walletId)
-    .returningAll()
-    .executeTakeFirst();
-  if (row === undefined) throw notFound('wallet');
-  return row;
-}
-
-export interface AgentWalletView {
-  id: string;
-  label: string | null;
-  address: string;
-  balance: string;
-  heldBalance: string;
-  currency: 'USDC';
-  frozen: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export async function agentWalletView(db: Kysely<Database>, row: WalletRow): Promise<AgentWalletView> {
-  const balances = await readBalances(db, row.id);
-  return {
-    id: row.id,
-    label: row.label,
-    address: toChecksumAddress(row.address),
-    balance: formatMicros(balances.availableMicros),
-    heldBalance: formatMicros(balances.heldMicros),
-    currency: 'USDC',
-    frozen: row.frozen_at_ms !== null,
-    createdAt: isoFromMs(row.created_at_ms),
-    updatedAt: isoFromMs(row.updated_at_ms),
-  };
-}
-
-export async function masterWalletView(db: Kysely<Database>, row: WalletRow) {
-  const balances = await readBalances(db, row.id);
-  return {
-    id: row.id,
-    address: toChecksumAddress(row.address),
-    balance: formatMicros(balances.availableMicros),
-    currency: 'USDC' as const,
-    createdAt: isoFromMs(row.created_at_ms),
-  };
 }
 
 export interface MovementResult {
@@ -276,7 +194,7 @@ async function executeMove(
   const masterBalances = await readBalances(trx, master.id);
   return success({
     transaction: transactionView(record),
-    wallet: await agentWalletView(trx, agent),
+    wallet: await agentWalletView(trx, agent, nowMs),
     masterBalance: formatMicros(masterBalances.availableMicros),
   });
 }

@@ -119,15 +119,3 @@ async function createSchema(url: string, schema: string): Promise<void> {
     await client.end();
   }
 }
-
-/** Drops a test schema and everything in it. */
-export async function dropPostgresSchema(url: string, schema: string): Promise<void> {
-  if (!/^t_[a-z0-9_]+$/.test(schema)) throw new Error(`refusing to drop non-test schema ${schema}`);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists ${schema} cascade`);
-  } finally {
-    await client.end();
-  }
-}

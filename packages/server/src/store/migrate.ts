@@ -4,11 +4,13 @@ import type { Kysely } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as agentAccess from './migrations/0002_agent_access.ts';
+import * as pendingByUser from './migrations/0003_pending_by_user.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_agent_access': agentAccess,
+  '0003_pending_by_user': pendingByUser,
 };
 
 export interface MigrationReport {

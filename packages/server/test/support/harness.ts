@@ -8,7 +8,6 @@ import { ManualClock } from '../../src/clock.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createServer, type RunningServer } from '../../src/server.ts';
 import type { Services } from '../../src/services/index.ts';
-import { dropPostgresSchema } from '../../src/store/db.ts';
 import { POSTGRES_URL, probeService, uniqueName } from './services.ts';
 
 export type StoreName = 'sqlite' | 'postgres';
@@ -95,7 +94,6 @@ export async function startHarness(
     server,
     async close() {
       await server.close();
-      if (postgresSchema !== undefined) await dropPostgresSchema(POSTGRES_URL, postgresSchema);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

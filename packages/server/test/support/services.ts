@@ -36,11 +36,47 @@ function tcpReachable(host: string, port: number, timeoutMs: number): Promise<bo
   });
 }
 
-/** A unique, lower-case name for a schema or key prefix: `t_<label>_<random>`. */
+/** The run a test belongs to: base36 milliseconds, set by the test runner (or this process's start). */
+export const TEST_RUN_ID = process.env.TEST_RUN_ID ?? Date.now().toString(36);
+
+/** A unique, lower-case name for a schema or key prefix: `t_<run>_<label>_<random>`. */
 export function uniqueName(label: string): string {
   const clean = label
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .slice(0, 20);
-  return `t_${clean}_${randomBytes(6).toString('hex')}`;
+  return `t_${TEST_RUN_ID}_${clean}_${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * Drops test schemas (`t_<run>_…`): those of `runId`, and those of any run older than `staleMs`. The test
+ * runner calls it before and after a run, never while suites run: dropping a schema while another suite
+ * migrates breaks Kysely's catalog introspection in that suite.
+ */
+export async function dropTestSchemas(
+  runId: string,
+  staleMs: number,
+  url: string = POSTGRES_URL,
+): Promise<number> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ nspname: string }>(
+      "select nspname from pg_namespace where nspname like 't\\_%'",
+    );
+    const doomed = rows.map((r) => r.nspname).filter((name) => isDroppable(name, runId, staleMs));
+    for (const name of doomed) await client.query(`drop schema if exists ${name} cascade`);
+    return doomed.length;
+  } finally {
+    await client.end();
+  }
+}
+
+function isDroppable(name: string, runId: string, staleMs: number): boolean {
+  if (!/^t_[a-z0-9_]+$/.test(name)) return false;
+  const run = name.split('_')[1] ?? '';
+  if (run === runId) return true;
+  const startedMs = Number.parseInt(run, 36);
+  return !Number.isFinite(startedMs) || startedMs < Date.now() - staleMs;
 }

@@ -1,7 +1,7 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { walletIdParams } from '../../http/schemas.ts';
-import { ownedWallet } from '../../services/wallets.ts';
+import { ownedWallet } from '../../services/wallet-rows.ts';
 import { agentWalletView } from '../views.ts';
 
 export default defineRoute({

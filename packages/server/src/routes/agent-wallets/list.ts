@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery } from '../../http/schemas.ts';
+import { countPendingForUser } from '../../services/transactions.ts';
 import { agentWalletView } from '../views.ts';
 
 export default defineRoute({
@@ -8,13 +10,19 @@ export default defineRoute({
   url: '/api/v1/agent-wallets',
   auth: 'user',
   summary: 'List agent wallets',
-  description: 'Newest first, with balances and remaining spending caps.',
+  description:
+    'Newest first, with balances, remaining spending caps and pending approvals per wallet; `pendingApprovals` ' +
+    'at the top counts them across all wallets.',
   tags: ['agent-wallets'],
   query: paginationQuery,
-  response: paginated(agentWalletView),
+  response: paginated(agentWalletView).extend({
+    pendingApprovals: z.number().int().describe('payments awaiting approval across all agent wallets'),
+  }),
   handler: async ({ request, query, services }) => {
-    const { rows, total } = await services.wallets.listAgents(currentUser(request).userId, query);
+    const userId = currentUser(request).userId;
+    const { rows, total } = await services.wallets.listAgents(userId, query);
     const items = await Promise.all(rows.map((row) => services.agentWalletView(row)));
-    return { data: { items, total, page: query.page, limit: query.limit } };
+    const pendingApprovals = await countPendingForUser(services.store.db, userId);
+    return { data: { items, total, page: query.page, limit: query.limit, pendingApprovals } };
   },
 });

@@ -15,7 +15,7 @@ export default defineRoute({
     'wallet; read tools need the "read" scope, send_payment and request_approval need "write". Responses carry ' +
     '"tool". Idempotency-Key header or idempotencyKey param on write tools.',
   tags: ['tools'],
-  params: z.strictObject({ name: z.string().max(64) }),
+  params: z.strictObject({ name: z.string() }),
   response: z.record(z.string(), z.unknown()),
   handler: async ({ request, params, services }) => {
     const header = request.headers['idempotency-key'];

@@ -39,7 +39,8 @@ export const rejectRoute = defineRoute({
       currentUser(request).userId,
       p.walletId,
       p.transactionId,
-      body?.reason ?? null,
+      // An empty reason is no reason: the default text is recorded instead.
+      body?.reason?.trim() ? body.reason : null,
     ),
   }),
 });

@@ -4,7 +4,7 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema } from '../../http/schemas.ts';
 import { listEvents, transactionView as viewOf } from '../../services/transactions.ts';
-import { ownedWallet } from '../../services/wallets.ts';
+import { ownedWallet } from '../../services/wallet-rows.ts';
 import { transactionView } from '../views.ts';
 
 export default defineRoute({

@@ -2,7 +2,7 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery, walletIdParams } from '../../http/schemas.ts';
 import { listTransactions, transactionView as viewOf } from '../../services/transactions.ts';
-import { ownedWallet } from '../../services/wallets.ts';
+import { ownedWallet } from '../../services/wallet-rows.ts';
 import { transactionView } from '../views.ts';
 
 export default defineRoute({

@@ -1,6 +1,6 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { masterWalletView as masterWalletOf } from '../../services/wallets.ts';
+import { masterWalletView as masterWalletOf } from '../../services/wallet-views.ts';
 import { masterWalletView } from '../views.ts';
 
 export default defineRoute({
