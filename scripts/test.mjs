@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// The one test command (`npm test`): runs every node:test file of every package and ends with one plain line "N passed, N failed" (CI reads it). Exit code 1 on any failure.
-import { globSync } from 'node:fs';
+// The one test command (`npm test`): runs every node:test file of every package, then the dashboard's
+// Vitest unit and component suite, and ends with one plain line "N passed, N failed" (CI reads it). Exit code 1 on any failure.
+import { spawnSync } from 'node:child_process';
+import { globSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { availableParallelism } from 'node:os';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
@@ -57,9 +61,34 @@ async function dropTestSchemas() {
   }
 }
 
+/** The dashboard's Vitest suite (jsdom components need Vite's JSX transform); its JSON report gives the counts. */
+function runDashboardUnitTests() {
+  const dir = mkdtempSync(join(tmpdir(), 'dashboard-unit-'));
+  const summaryFile = join(dir, 'summary.json');
+  const result = spawnSync('npm', ['run', '--silent', 'test:unit', '--workspace', 'packages/dashboard'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DASHBOARD_TEST_SUMMARY_FILE: summaryFile },
+  });
+  try {
+    const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    counts.passed += summary.numPassedTests;
+    counts.failed += summary.numFailedTests + (summary.numRuntimeErrorTestSuites ?? 0);
+    counts.skipped += summary.numPendingTests + summary.numTodoTests;
+    if (result.status !== 0 && summary.numFailedTests === 0) counts.failed += 1;
+  } catch {
+    console.log('the dashboard unit tests produced no summary');
+    counts.failed += 1;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const runDashboardUnit = filters.length === 0 || filters.some((f) => 'packages/dashboard'.includes(f) || f.includes('dashboard'));
+
 await dropTestSchemas();
 await runNodeTests();
 await dropTestSchemas();
+if (runDashboardUnit) runDashboardUnitTests();
 if (counts.skipped > 0) console.log(`${counts.skipped} skipped`);
 console.log(`${counts.passed} passed, ${counts.failed} failed`);
 process.exitCode = counts.failed > 0 ? 1 : 0;

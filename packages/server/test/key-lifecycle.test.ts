@@ -31,7 +31,9 @@ for (const target of await storeTargets()) {
       const oldKey = await createKey(user, walletId, { label: 'rotating', scopes: ['read'] });
       const keyId = (await user.api.get(`/api/v1/agent-wallets/${walletId}/keys`)).body.data.items[0].id;
       assert.equal(await works(oldKey), true);
-      const rotated = await user.api.post(`/api/v1/agent-wallets/${walletId}/keys/${keyId}/rotate`, { gracePeriodSeconds: 90 });
+      const rotated = await user.api.post(`/api/v1/agent-wallets/${walletId}/keys/${keyId}/rotate`, {
+        gracePeriodSeconds: 90,
+      });
       assert.equal(rotated.status, 201);
       assert.equal(rotated.body.data.label, 'rotating');
       assert.deepEqual(rotated.body.data.scopes, ['read']);
@@ -62,7 +64,9 @@ for (const target of await storeTargets()) {
       h.clock.advanceSeconds(1);
       assert.equal(await works(first), false);
       const second = r1.body.data.key;
-      const r2 = await user.api.post(`/api/v1/agent-wallets/${walletId}/keys/${r1.body.data.id}/rotate`, { gracePeriodSeconds: 0 });
+      const r2 = await user.api.post(`/api/v1/agent-wallets/${walletId}/keys/${r1.body.data.id}/rotate`, {
+        gracePeriodSeconds: 0,
+      });
       assert.equal(r2.status, 201);
       assert.equal(await works(second), false);
       assert.equal(await works(r2.body.data.key), true);
@@ -77,7 +81,11 @@ for (const target of await storeTargets()) {
       h.clock.advanceMs(1);
       expectError(await tool(h.app, key, 'check_balance'), 401, 'MCP_AUTH_INVALID');
       const keyId = (await user.api.get(`/api/v1/agent-wallets/${walletId}/keys`)).body.data.items[0].id;
-      expectError(await user.api.post(`/api/v1/agent-wallets/${walletId}/keys/${keyId}/rotate`), 409, 'INVALID_STATE');
+      expectError(
+        await user.api.post(`/api/v1/agent-wallets/${walletId}/keys/${keyId}/rotate`),
+        409,
+        'INVALID_STATE',
+      );
     });
 
     test('lastUsedAt is batched in memory and written by the flush', async () => {
@@ -87,7 +95,11 @@ for (const target of await storeTargets()) {
       await works(key);
       const usedAt = new Date(h.clock.nowMs()).toISOString();
       await h.services.keys.flushLastUsed();
-      const row = await h.services.store.db.selectFrom('api_keys').select('last_used_at_ms').where('wallet_id', '=', walletId).executeTakeFirstOrThrow();
+      const row = await h.services.store.db
+        .selectFrom('api_keys')
+        .select('last_used_at_ms')
+        .where('wallet_id', '=', walletId)
+        .executeTakeFirstOrThrow();
       assert.equal(new Date(Number(row.last_used_at_ms)).toISOString(), usedAt);
     });
   });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { verifyLedger } from '../src/ledger/verify.ts';
-import { OUTSIDE_ADDRESS, balances, createKey, fund, tool } from './support/agent.helpers.ts';
+import { balances, createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { fundedUser } from './support/http.ts';
 
@@ -17,10 +17,16 @@ for (const target of await storeTargets()) {
     test('500 concurrent send_payment over 5 keys against a balance for 100: exactly 100 complete', async () => {
       const { user, walletId } = await fundedUser(h.app, '1000');
       await fund(user, walletId, '100');
-      const keys = await Promise.all([1, 2, 3, 4, 5].map((i) => createKey(user, walletId, { label: `k${i}` })));
+      const keys = await Promise.all(
+        [1, 2, 3, 4, 5].map((i) => createKey(user, walletId, { label: `k${i}` })),
+      );
       const replies = await Promise.all(
         Array.from({ length: 500 }, (_, i) =>
-          tool(h.app, keys[i % keys.length]!, 'send_payment', { toAddress: OUTSIDE_ADDRESS, amount: '1', memo: `#${i}` }),
+          tool(h.app, keys[i % keys.length]!, 'send_payment', {
+            toAddress: OUTSIDE_ADDRESS,
+            amount: '1',
+            memo: `#${i}`,
+          }),
         ),
       );
       const completed = replies.filter((r) => r.status === 200 && r.body.data.status === 'completed');
@@ -51,7 +57,10 @@ for (const target of await storeTargets()) {
             : tool(h.app, keyB, 'send_payment', { toAddress: a.wallet.address, amount: '2' }),
         ),
       );
-      assert.ok(replies.every((r) => r.status === 200 || r.status === 422), 'only successes and balance refusals');
+      assert.ok(
+        replies.every((r) => r.status === 200 || r.status === 422),
+        'only successes and balance refusals',
+      );
       const sent = (from: number) =>
         replies.filter((r, i) => i % 2 === from && r.status === 200).length * (from === 0 ? 3 : 2);
       const finalA = await balances(h.app, keyA);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { verifyLedger } from '../src/ledger/verify.ts';
-import { OUTSIDE_ADDRESS, addPolicy, balances, createKey, fund, tool } from './support/agent.helpers.ts';
+import { addPolicy, balances, createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { expectError, fundedUser } from './support/http.ts';
 
@@ -31,7 +31,10 @@ for (const target of await storeTargets()) {
       assert.equal((await pay(key, '10.5')).body.data.status, 'completed');
       const denied = await pay(key, '10.500001');
       expectError(denied, 422, 'POLICY_DENIED');
-      assert.deepEqual(denied.body.error.violations.map((v: { policyId: string }) => v.policyId), [policyId]);
+      assert.deepEqual(
+        denied.body.error.violations.map((v: { policyId: string }) => v.policyId),
+        [policyId],
+      );
       assert.equal(denied.body.data.status, 'rejected');
       assert.match(denied.body.data.txId, /^tx_/);
       assert.deepEqual(await balances(h.app, key), { balance: '989.500000', heldBalance: '0.000000' });
@@ -62,7 +65,9 @@ for (const target of await storeTargets()) {
       const held = await tool(h.app, key, 'request_approval', { toAddress: OUTSIDE_ADDRESS, amount: '30' });
       expectError(await pay(key, '0.000001'), 422, 'POLICY_DENIED');
       const txId = held.body.data.txId;
-      const rejected = await user.api.post(`/api/v1/agent-wallets/${walletId}/transactions/${txId}/reject`, { reason: 'no' });
+      const rejected = await user.api.post(`/api/v1/agent-wallets/${walletId}/transactions/${txId}/reject`, {
+        reason: 'no',
+      });
       assert.equal(rejected.body.data.status, 'rejected');
       assert.equal((await tool(h.app, key, 'check_balance')).body.data.totalCapRemaining, '30.000000');
       assert.equal((await pay(key, '30')).status, 200);
@@ -71,7 +76,9 @@ for (const target of await storeTargets()) {
 
     test('address_allowlist accepts listed addresses in any case and denies the rest', async () => {
       const { user, walletId, key } = await agent();
-      await addPolicy(user, walletId, 'address_allowlist', { addresses: [OUTSIDE_ADDRESS.toUpperCase().replace('0X', '0x')] });
+      await addPolicy(user, walletId, 'address_allowlist', {
+        addresses: [OUTSIDE_ADDRESS.toUpperCase().replace('0X', '0x')],
+      });
       assert.equal((await pay(key, '1')).status, 200);
       const denied = await pay(key, '1', OTHER);
       expectError(denied, 422, 'POLICY_DENIED');
@@ -86,7 +93,9 @@ for (const target of await storeTargets()) {
       assert.equal(held.status, 200);
       assert.equal(held.body.data.status, 'pending');
       assert.deepEqual(await balances(h.app, key), { balance: '49.999999', heldBalance: '25.000001' });
-      const approved = await user.api.post(`/api/v1/agent-wallets/${walletId}/transactions/${held.body.data.txId}/approve`);
+      const approved = await user.api.post(
+        `/api/v1/agent-wallets/${walletId}/transactions/${held.body.data.txId}/approve`,
+      );
       assert.equal(approved.body.data.status, 'completed');
       assert.deepEqual(await balances(h.app, key), { balance: '49.999999', heldBalance: '0.000000' });
     });
@@ -102,7 +111,9 @@ for (const target of await storeTargets()) {
       expectError(denied, 422, 'POLICY_DENIED');
       const ids = denied.body.error.violations.map((v: { policyId: string }) => v.policyId).sort();
       assert.deepEqual(ids, [perTx, daily, total, list].sort());
-      const paused = await user.api.patch(`/api/v1/agent-wallets/${walletId}/policies/${list}`, { active: false });
+      const paused = await user.api.patch(`/api/v1/agent-wallets/${walletId}/policies/${list}`, {
+        active: false,
+      });
       assert.equal(paused.body.data.active, false);
       const held = await pay(key, '5');
       assert.equal(held.body.data.status, 'pending', 'within every cap but above the approval threshold');
@@ -115,14 +126,25 @@ for (const target of await storeTargets()) {
     test('request_approval is not gated by policies but lists what it would violate', async () => {
       const { user, walletId, key } = await agent('100');
       const cap = await addPolicy(user, walletId, 'spend_cap_per_tx', { limit: '1' });
-      const asked = await tool(h.app, key, 'request_approval', { toAddress: OUTSIDE_ADDRESS, amount: '40', reason: 'rent' });
+      const asked = await tool(h.app, key, 'request_approval', {
+        toAddress: OUTSIDE_ADDRESS,
+        amount: '40',
+        reason: 'rent',
+      });
       assert.equal(asked.status, 200);
       assert.equal(asked.body.data.status, 'pending');
       const pending = await user.api.get(`/api/v1/agent-wallets/${walletId}/transactions/pending`);
       const tx = pending.body.data.transactions[0];
       assert.equal(tx.reason, 'rent');
-      assert.deepEqual(tx.violations.map((v: { policyId: string }) => v.policyId), [cap]);
-      expectError(await tool(h.app, key, 'request_approval', { toAddress: OUTSIDE_ADDRESS, amount: '60.000001' }), 422, 'INSUFFICIENT_BALANCE');
+      assert.deepEqual(
+        tx.violations.map((v: { policyId: string }) => v.policyId),
+        [cap],
+      );
+      expectError(
+        await tool(h.app, key, 'request_approval', { toAddress: OUTSIDE_ADDRESS, amount: '60.000001' }),
+        422,
+        'INSUFFICIENT_BALANCE',
+      );
       // Approval does not evaluate policies again: the owner's decision stands.
       const approved = await user.api.post(`/api/v1/agent-wallets/${walletId}/transactions/${tx.id}/approve`);
       assert.equal(approved.body.data.status, 'completed');
@@ -155,11 +177,16 @@ for (const target of await storeTargets()) {
       h.clock.advanceSeconds(1);
       assert.ok((await h.services.approvals.expireDue()) >= 1);
       assert.deepEqual(await balances(h.app, key), { balance: '100.000000', heldBalance: '0.000000' });
-      const approve = await user.api.post(`/api/v1/agent-wallets/${walletId}/transactions/${held.body.data.txId}/approve`);
+      const approve = await user.api.post(
+        `/api/v1/agent-wallets/${walletId}/transactions/${held.body.data.txId}/approve`,
+      );
       expectError(approve, 409, 'INVALID_STATE');
       const detail = await user.api.get(detailUrl);
       assert.equal(detail.body.data.status, 'expired');
-      assert.deepEqual(detail.body.data.events.map((e: { status: string }) => e.status), ['pending', 'expired']);
+      assert.deepEqual(
+        detail.body.data.events.map((e: { status: string }) => e.status),
+        ['pending', 'expired'],
+      );
     });
 
     test('the audit trail records who did what, and when', async () => {
@@ -167,11 +194,19 @@ for (const target of await storeTargets()) {
       const held = await tool(h.app, key, 'request_approval', { toAddress: OUTSIDE_ADDRESS, amount: '10' });
       h.clock.advanceSeconds(60);
       await user.api.post(`/api/v1/agent-wallets/${walletId}/transactions/${held.body.data.txId}/approve`);
-      const detail = await user.api.get(`/api/v1/agent-wallets/${walletId}/transactions/${held.body.data.txId}`);
+      const detail = await user.api.get(
+        `/api/v1/agent-wallets/${walletId}/transactions/${held.body.data.txId}`,
+      );
       const keyId = (await user.api.get(`/api/v1/agent-wallets/${walletId}/keys`)).body.data.items[0].id;
       assert.equal(detail.body.data.initiatedBy, `key:${keyId}`);
-      const events = detail.body.data.events.map((e: { status: string; actor: string }) => `${e.status} by ${e.actor}`);
-      assert.deepEqual(events, [`pending by key:${keyId}`, `processing by user:${user.id}`, 'completed by system']);
+      const events = detail.body.data.events.map(
+        (e: { status: string; actor: string }) => `${e.status} by ${e.actor}`,
+      );
+      assert.deepEqual(events, [
+        `pending by key:${keyId}`,
+        `processing by user:${user.id}`,
+        'completed by system',
+      ]);
       assert.equal(detail.body.data.events[1].at, new Date(h.clock.nowMs()).toISOString());
     });
   });

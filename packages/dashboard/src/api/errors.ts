@@ -1,0 +1,90 @@
+// Failures as words: every contract error code gets a sentence a person can act on; the server's own message
+// (which names the bad field or the reason) is kept where it adds something.
+import type { Violation } from './types.ts';
+
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  /** The envelope's error.message, as the server wrote it. */
+  readonly serverMessage: string;
+  /** Seconds to wait, for a 429. */
+  readonly retryAfter: number | undefined;
+  readonly violations: Violation[] | undefined;
+
+  constructor(
+    code: string,
+    status: number,
+    serverMessage: string,
+    extra: { retryAfter?: number; violations?: Violation[] } = {},
+  ) {
+    super(describeError(code, status, serverMessage, extra.retryAfter));
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = status;
+    this.serverMessage = serverMessage;
+    this.retryAfter = extra.retryAfter;
+    this.violations = extra.violations;
+  }
+
+  /** Worth retrying with the same Idempotency-Key: the outcome is unknown or was never decided. */
+  get retryable(): boolean {
+    return this.code === 'NETWORK_ERROR' || this.code === 'RATE_LIMITED' || this.status >= 500;
+  }
+}
+
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  const capital = trimmed[0]!.toUpperCase() + trimmed.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
+export function rateLimitText(seconds: number, retrying: boolean): string {
+  return retrying
+    ? `Too many requests — retrying in ${seconds} s`
+    : `Too many requests — try again in ${seconds} s`;
+}
+
+export function describeError(code: string, status: number, message: string, retryAfter?: number): string {
+  const detail = sentence(message);
+  switch (code) {
+    case 'VALIDATION_ERROR':
+      return detail === '' ? 'Some of the values are not valid.' : `Not accepted: ${detail}`;
+    case 'UNAUTHORIZED':
+      return 'Your session has ended. Please log in again.';
+    case 'INVALID_CREDENTIALS':
+      return 'Wrong email or password.';
+    case 'EMAIL_TAKEN':
+      return 'An account with this email already exists. Log in instead.';
+    case 'NOT_FOUND':
+      return 'Not found: it may have been deleted, or it belongs to another account.';
+    case 'INVALID_STATE':
+      return `That cannot be done now. ${detail}`.trim();
+    case 'IDEMPOTENCY_CONFLICT':
+      return 'This request was already sent with different values. Reload the page and try again.';
+    case 'INSUFFICIENT_BALANCE':
+      return `Not enough available balance. ${detail}`.trim();
+    case 'POLICY_DENIED':
+      return `Blocked by a policy. ${detail}`.trim();
+    case 'WALLET_FROZEN':
+      return 'This wallet is frozen.';
+    case 'INSUFFICIENT_SCOPE':
+      return `The key lacks the scope for this. ${detail}`.trim();
+    case 'PAYLOAD_TOO_LARGE':
+      return 'That is too much data to send at once.';
+    case 'RATE_LIMITED':
+      return rateLimitText(retryAfter ?? 1, false);
+    case 'TX_EXECUTION_FAILED':
+      return 'The payment could not be settled; the funds were returned. Please try again.';
+    case 'SERVICE_UNAVAILABLE':
+      return 'The service is temporarily unavailable. Please try again in a moment.';
+    case 'INTERNAL_ERROR':
+      return 'Something went wrong on the server. Please try again.';
+    case 'NETWORK_ERROR':
+      return 'Cannot reach the server. Check your connection and try again.';
+    case 'BAD_RESPONSE':
+      return `The server sent an unexpected answer (HTTP ${status}). Please try again.`;
+    default:
+      return detail === '' ? `Request failed (HTTP ${status}).` : detail;
+  }
+}

@@ -1,0 +1,51 @@
+import { type ReactNode, useId } from 'react';
+import { useAction } from '../data.ts';
+import { Dialog } from './Dialog.tsx';
+import { ErrorMessage } from './ErrorMessage.tsx';
+
+interface ConfirmDialogProps {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+}
+
+/** "Are you sure?" with the server's answer shown inside when the action fails. Closes itself on success. */
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  danger,
+  onConfirm,
+  onClose,
+}: ConfirmDialogProps) {
+  const action = useAction();
+  const bodyId = useId();
+  async function confirm() {
+    const error = await action.run(onConfirm);
+    if (error === null) onClose();
+  }
+  return (
+    <Dialog title={title} onClose={onClose} describedBy={bodyId}>
+      <div id={bodyId} className="dialog-body">
+        {children}
+      </div>
+      <ErrorMessage error={action.error} />
+      <div className="dialog-actions">
+        <button type="button" className="button secondary" onClick={onClose} data-autofocus>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className={`button ${danger ? 'danger' : 'primary'}`}
+          onClick={confirm}
+          disabled={action.busy}
+        >
+          {action.busy ? 'Working…' : confirmLabel}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,108 @@
+import { type FormEvent, useRef, useState } from 'react';
+import type { Api } from '../api/endpoints.ts';
+import type { AuthResult } from '../api/types.ts';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { Link } from '../components/Link.tsx';
+import { PageHeading } from '../components/PageHeading.tsx';
+import { TextField } from '../components/TextField.tsx';
+import { useAction } from '../data.ts';
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+
+interface AuthScreenProps {
+  api: Api;
+  mode: 'login' | 'signup';
+  notice: string | null;
+  onAuthenticated: (result: AuthResult) => void;
+}
+
+export function AuthScreen({ api, mode, notice, onAuthenticated }: AuthScreenProps) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const action = useAction();
+  const emailRef = useRef<HTMLInputElement>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const signup = mode === 'signup';
+
+  const emailError = EMAIL_PATTERN.test(email.trim())
+    ? null
+    : 'Enter your email address, e.g. name@example.com.';
+  let passwordError: string | null = null;
+  if (password === '')
+    passwordError = signup
+      ? `Choose a password of at least ${PASSWORD_MIN} characters.`
+      : 'Enter your password.';
+  else if (signup && password.length < PASSWORD_MIN)
+    passwordError = `Use at least ${PASSWORD_MIN} characters.`;
+  else if (signup && password.length > PASSWORD_MAX)
+    passwordError = `Use at most ${PASSWORD_MAX} characters.`;
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (emailError !== null) return emailRef.current?.focus();
+    if (passwordError !== null) return passwordRef.current?.focus();
+    await action.run(async () => {
+      const result = signup
+        ? await api.signup(email.trim(), password)
+        : await api.login(email.trim(), password);
+      onAuthenticated(result);
+    });
+  }
+
+  const title = signup ? 'Create an account' : 'Log in';
+  return (
+    <main id="main" className="auth-page" tabIndex={-1}>
+      <div className="auth-card">
+        <p className="brand-line">Agent Wallet</p>
+        <PageHeading title={title}>{title}</PageHeading>
+        {notice !== null && (
+          <p className="notice" role="status" data-testid="auth-notice">
+            {notice}
+          </p>
+        )}
+        <form onSubmit={onSubmit} noValidate aria-label={title}>
+          <TextField
+            label="Email"
+            type="email"
+            autoComplete="email"
+            value={email}
+            onChange={setEmail}
+            inputRef={emailRef}
+            error={submitted ? emailError : null}
+            name="email"
+          />
+          <TextField
+            label="Password"
+            type="password"
+            autoComplete={signup ? 'new-password' : 'current-password'}
+            value={password}
+            onChange={setPassword}
+            inputRef={passwordRef}
+            error={submitted ? passwordError : null}
+            hint={signup ? `${PASSWORD_MIN} to ${PASSWORD_MAX} characters.` : undefined}
+            name="password"
+          />
+          <ErrorMessage error={action.error} />
+          <button type="submit" className="button primary wide" disabled={action.busy}>
+            {action.busy ? 'Please wait…' : signup ? 'Create account' : 'Log in'}
+          </button>
+        </form>
+        <p className="switch-mode">
+          {signup ? (
+            <>
+              Already have an account? <Link to="/login">Log in</Link>
+            </>
+          ) : (
+            <>
+              New here? <Link to="/signup">Create an account</Link>
+            </>
+          )}
+        </p>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,415 @@
+import { type FormEvent, useId, useRef, useState } from 'react';
+import type { AgentWallet, ApiKey, CreatedKey, Page, RotatedKey, Scope } from '../api/types.ts';
+import { useApp } from '../app-context.ts';
+import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { CopyButton } from '../components/CopyButton.tsx';
+import { Dialog } from '../components/Dialog.tsx';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { StatusTag } from '../components/StatusTag.tsx';
+import { TextField } from '../components/TextField.tsx';
+import { K, MAX_AGE, useAction, useResource } from '../data.ts';
+import { formatDateTime } from '../format.ts';
+import { labelError } from './AgentWalletsView.tsx';
+
+const SCOPE_CHOICES: { value: string; scopes: Scope[]; title: string; detail: string }[] = [
+  {
+    value: 'read,write',
+    scopes: ['read', 'write'],
+    title: 'Read and write',
+    detail: 'check balance and history, send payments, ask for approval',
+  },
+  { value: 'read', scopes: ['read'], title: 'Read only', detail: 'check balance and history' },
+  { value: 'write', scopes: ['write'], title: 'Write only', detail: 'send payments and ask for approval' },
+];
+
+export const GRACE_CHOICES: { seconds: number; title: string }[] = [
+  { seconds: 0, title: 'Immediately' },
+  { seconds: 300, title: 'After 5 minutes' },
+  { seconds: 3600, title: 'After 1 hour (default)' },
+  { seconds: 86_400, title: 'After 24 hours' },
+  { seconds: 604_800, title: 'After 7 days (longest)' },
+];
+
+/** The listing view of a key just created (the listing never has the key itself). */
+function listedKey(created: CreatedKey): ApiKey {
+  return {
+    id: created.id,
+    prefix: created.prefix,
+    label: created.label,
+    scopes: created.scopes,
+    walletId: created.walletId,
+    status: 'active',
+    createdAt: created.createdAt,
+    expiresAt: created.expiresAt,
+    revokedAt: null,
+    lastUsedAt: null,
+    rotatedToKeyId: null,
+  };
+}
+
+interface ShownKey {
+  created: CreatedKey;
+  previous?: ApiKey;
+}
+
+export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
+  const { api, cache } = useApp();
+  const keys = useResource(K.keys(wallet.id), () => api.keys(wallet.id), MAX_AGE.details);
+  const [shown, setShown] = useState<ShownKey | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [rotating, setRotating] = useState<ApiKey | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+
+  function putKeys(change: (items: ApiKey[]) => ApiKey[], added = 0) {
+    cache.update<Page<ApiKey>>(K.keys(wallet.id), (page) => ({
+      ...page,
+      items: change(page.items),
+      total: page.total + added,
+    }));
+  }
+
+  function onCreated(created: CreatedKey) {
+    putKeys((items) => [listedKey(created), ...items], 1);
+    setShown({ created });
+  }
+
+  const data = keys.data;
+  return (
+    <>
+      <div className="panel-head">
+        <h2>API keys</h2>
+      </div>
+      <p className="hint">
+        An agent sends its key as <code>Authorization: Bearer svc_live_…</code> to the tool API. A key works
+        only for this wallet, within its scopes.
+      </p>
+      <CreateKeyForm wallet={wallet} onCreated={onCreated} />
+      <StatusNote text={note} />
+      {data === undefined ? (
+        keys.error !== undefined ? (
+          <LoadError error={keys.error} onRetry={keys.reload} />
+        ) : (
+          <Loading />
+        )
+      ) : data.items.length === 0 ? (
+        <p className="empty">No keys yet.</p>
+      ) : (
+        <ul className="key-list" data-testid="key-list">
+          {data.items.map((key) => (
+            <KeyItem key={key.id} apiKey={key} onRevoke={setRevoking} onRotate={setRotating} />
+          ))}
+        </ul>
+      )}
+      {revoking !== null && (
+        <ConfirmDialog
+          title={`Revoke the key “${revoking.label}”?`}
+          confirmLabel="Revoke key"
+          danger
+          onClose={() => setRevoking(null)}
+          onConfirm={async () => {
+            const revoked = await api.revokeKey(wallet.id, revoking.id);
+            putKeys((items) => items.map((item) => (item.id === revoked.id ? revoked : item)));
+            setNote(`The key “${revoked.label}” (${revoked.prefix}…) is revoked.`);
+          }}
+        >
+          <p>
+            Agents using <code>{revoking.prefix}…</code> are refused from their next request on. This cannot
+            be undone.
+          </p>
+        </ConfirmDialog>
+      )}
+      {rotating !== null && (
+        <RotateDialog
+          wallet={wallet}
+          apiKey={rotating}
+          onClose={() => setRotating(null)}
+          onRotated={(rotated) => {
+            const { previousKey, ...created } = rotated;
+            putKeys(
+              (items) => [
+                listedKey(created),
+                ...items.map((item) => (item.id === previousKey.id ? previousKey : item)),
+              ],
+              1,
+            );
+            setRotating(null);
+            setShown({ created, previous: previousKey });
+          }}
+        />
+      )}
+      {shown !== null && <KeyShownOnce shown={shown} onClose={() => setShown(null)} />}
+    </>
+  );
+}
+
+function KeyItem({
+  apiKey,
+  onRevoke,
+  onRotate,
+}: {
+  apiKey: ApiKey;
+  onRevoke: (key: ApiKey) => void;
+  onRotate: (key: ApiKey) => void;
+}) {
+  return (
+    <li className="key-item" data-testid="key-item" data-status={apiKey.status}>
+      <div className="key-head">
+        <span className="key-label user-text">{apiKey.label}</span>
+        <StatusTag status={apiKey.status} />
+      </div>
+      <dl className="tx-meta">
+        <div>
+          <dt>Key</dt>
+          <dd>
+            <code>{apiKey.prefix}…</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Scopes</dt>
+          <dd>{apiKey.scopes.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{formatDateTime(apiKey.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Last used</dt>
+          <dd>{apiKey.lastUsedAt === null ? 'Never' : formatDateTime(apiKey.lastUsedAt)}</dd>
+        </div>
+        <div>
+          <dt>Expires</dt>
+          <dd>{apiKey.expiresAt === null ? 'Never' : formatDateTime(apiKey.expiresAt)}</dd>
+        </div>
+        {apiKey.status === 'rotating' && (
+          <div>
+            <dt>Stops working</dt>
+            <dd>{formatDateTime(apiKey.revokedAt)}</dd>
+          </div>
+        )}
+        {apiKey.status === 'revoked' && (
+          <div>
+            <dt>Revoked</dt>
+            <dd>{formatDateTime(apiKey.revokedAt)}</dd>
+          </div>
+        )}
+      </dl>
+      {(apiKey.status === 'active' || apiKey.status === 'rotating') && (
+        <div className="actions">
+          {apiKey.status === 'active' && (
+            <button type="button" className="button secondary small" onClick={() => onRotate(apiKey)}>
+              Rotate
+            </button>
+          )}
+          <button type="button" className="button danger small" onClick={() => onRevoke(apiKey)}>
+            {apiKey.status === 'rotating' ? 'Revoke now' : 'Revoke'}
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** End of the chosen day, local time, as ISO-8601 UTC; null when the date is not valid or already past. */
+export function expiryFromDate(date: string, now = Date.now()): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
+  const end = new Date(`${date}T23:59:59.999`);
+  if (Number.isNaN(end.getTime()) || end.getTime() <= now) return null;
+  return end.toISOString();
+}
+
+function today(): string {
+  const now = new Date();
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+function CreateKeyForm({ wallet, onCreated }: { wallet: AgentWallet; onCreated: (key: CreatedKey) => void }) {
+  const { api } = useApp();
+  const [label, setLabel] = useState('');
+  const [scope, setScope] = useState('read,write');
+  const [expiry, setExpiry] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const action = useAction();
+  const labelRef = useRef<HTMLInputElement>(null);
+  const expiryId = useId();
+  const scopeName = useId();
+  const labelProblem = labelError(label);
+  const expiryProblem =
+    expiry !== '' && expiryFromDate(expiry) === null ? 'Choose a date from today on.' : null;
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (labelProblem !== null) return labelRef.current?.focus();
+    if (expiryProblem !== null) return document.getElementById(expiryId)?.focus();
+    const choice = SCOPE_CHOICES.find((c) => c.value === scope) ?? SCOPE_CHOICES[0]!;
+    const expiresAt = expiry === '' ? undefined : (expiryFromDate(expiry) ?? undefined);
+    const failed = await action.run(async () => {
+      onCreated(await api.createKey(wallet.id, { label: label.trim(), scopes: choice.scopes, expiresAt }));
+    });
+    if (failed === null) {
+      setLabel('');
+      setExpiry('');
+      setSubmitted(false);
+    }
+  }
+
+  return (
+    <form className="create-key" onSubmit={onSubmit} noValidate aria-label="Create an API key">
+      <h3>Create a key</h3>
+      <TextField
+        label="Key label"
+        value={label}
+        onChange={setLabel}
+        inputRef={labelRef}
+        error={submitted ? labelProblem : null}
+        hint="Which agent or environment uses it, e.g. production."
+        maxLength={200}
+        autoComplete="off"
+      />
+      <fieldset className="field">
+        <legend>Scopes</legend>
+        {SCOPE_CHOICES.map((choice) => (
+          <label key={choice.value} className="radio">
+            <input
+              type="radio"
+              name={scopeName}
+              value={choice.value}
+              checked={scope === choice.value}
+              onChange={() => setScope(choice.value)}
+            />
+            <span>
+              <strong>{choice.title}</strong> — {choice.detail}
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <div className="field">
+        <label htmlFor={expiryId}>Expires on (optional)</label>
+        <input
+          id={expiryId}
+          type="date"
+          value={expiry}
+          min={today()}
+          onChange={(event) => setExpiry(event.target.value)}
+          aria-invalid={submitted && expiryProblem !== null ? true : undefined}
+          aria-describedby={`${expiryId}-hint${submitted && expiryProblem !== null ? ` ${expiryId}-error` : ''}`}
+        />
+        <p className="hint" id={`${expiryId}-hint`}>
+          The key stops working at the end of that day. Leave empty for a key that does not expire.
+        </p>
+        {submitted && expiryProblem !== null && (
+          <p className="field-error" id={`${expiryId}-error`}>
+            {expiryProblem}
+          </p>
+        )}
+      </div>
+      <ErrorMessage error={action.error} />
+      <button type="submit" className="button primary" disabled={action.busy}>
+        {action.busy ? 'Creating…' : 'Create key'}
+      </button>
+    </form>
+  );
+}
+
+function RotateDialog({
+  wallet,
+  apiKey,
+  onClose,
+  onRotated,
+}: {
+  wallet: AgentWallet;
+  apiKey: ApiKey;
+  onClose: () => void;
+  onRotated: (rotated: RotatedKey) => void;
+}) {
+  const { api } = useApp();
+  const [grace, setGrace] = useState(3600);
+  const action = useAction();
+  const graceId = useId();
+  async function rotate() {
+    await action.run(async () => onRotated(await api.rotateKey(wallet.id, apiKey.id, grace)));
+  }
+  return (
+    <Dialog title={`Rotate the key “${apiKey.label}”?`} onClose={onClose}>
+      <p>
+        You get a new key with the same label and scopes. The old key (<code>{apiKey.prefix}…</code>) keeps
+        working for the grace period, so you can switch your agent over without downtime.
+      </p>
+      <div className="field">
+        <label htmlFor={graceId}>Old key stops working</label>
+        <select id={graceId} value={grace} onChange={(event) => setGrace(Number(event.target.value))}>
+          {GRACE_CHOICES.map((choice) => (
+            <option key={choice.seconds} value={choice.seconds}>
+              {choice.title}
+            </option>
+          ))}
+        </select>
+      </div>
+      <ErrorMessage error={action.error} />
+      <div className="dialog-actions">
+        <button type="button" className="button secondary" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="button" className="button primary" onClick={rotate} disabled={action.busy}>
+          {action.busy ? 'Rotating…' : 'Rotate key'}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+/** The key, once: copy it now or never. Closing forgets it. */
+function KeyShownOnce({ shown, onClose }: { shown: ShownKey; onClose: () => void }) {
+  const warningId = useId();
+  const inputId = useId();
+  const { created, previous } = shown;
+  return (
+    <Dialog title="Copy your new API key" onClose={onClose} describedBy={warningId} className="key-dialog">
+      <p className="warning" id={warningId} data-testid="key-warning">
+        <strong>This key is shown only once.</strong> It will never be shown again: only a hash of it is
+        stored. Copy it now and keep it somewhere safe; if you lose it, rotate it or create a new one.
+      </p>
+      <div className="field">
+        <label htmlFor={inputId}>API key “{created.label}”</label>
+        <div className="key-value">
+          <input
+            id={inputId}
+            className="secret"
+            readOnly
+            value={created.key}
+            data-testid="new-key-value"
+            onFocus={(event) => event.target.select()}
+            spellCheck={false}
+            autoComplete="off"
+          />
+          <CopyButton text={created.key} label="Copy API key" autoFocus />
+        </div>
+      </div>
+      <dl className="tx-meta">
+        <div>
+          <dt>Scopes</dt>
+          <dd>{created.scopes.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Expires</dt>
+          <dd>{created.expiresAt === null ? 'Never' : formatDateTime(created.expiresAt)}</dd>
+        </div>
+      </dl>
+      {previous !== undefined && (
+        <p className="notice" data-testid="rotation-note">
+          The old key <code>{previous.prefix}…</code>{' '}
+          {previous.revokedAt !== null && Date.parse(previous.revokedAt) > Date.now()
+            ? `keeps working until ${formatDateTime(previous.revokedAt)}.`
+            : 'has stopped working.'}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" className="button primary" onClick={onClose}>
+          I have stored the key
+        </button>
+      </div>
+    </Dialog>
+  );
+}

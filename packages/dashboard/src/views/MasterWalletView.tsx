@@ -1,0 +1,150 @@
+import { type FormEvent, useRef, useState } from 'react';
+import type { Deposit, Page } from '../api/types.ts';
+import { useApp } from '../app-context.ts';
+import { AmountInput, amountError } from '../components/AmountInput.tsx';
+import { AddressRow, LoadError, Loading, StatusNote } from '../components/Common.tsx';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { PageHeading } from '../components/PageHeading.tsx';
+import { Pagination } from '../components/Pagination.tsx';
+import {
+  addDeposit,
+  DEPOSITS_PAGE_SIZE,
+  K,
+  MAX_AGE,
+  setMasterBalance,
+  useAction,
+  useMasterWallet,
+  useResource,
+} from '../data.ts';
+import { formatDateTime } from '../format.ts';
+import { formatUsdc } from '../money.ts';
+
+export function MasterWalletView() {
+  const { sandbox } = useApp();
+  const master = useMasterWallet();
+  return (
+    <>
+      <PageHeading title="Master wallet">Master wallet</PageHeading>
+      <p className="lead">Your main balance. Move money from here into agent wallets, and back.</p>
+      <section className="card" aria-label="Balance and address">
+        {master.data !== undefined ? (
+          <>
+            <div className="balance">
+              <span className="stat-label">Balance</span>
+              <span className="balance-value" data-testid="master-balance">
+                {formatUsdc(master.data.balance)}
+              </span>
+            </div>
+            <AddressRow address={master.data.address} testId="master-address" />
+          </>
+        ) : master.error !== undefined ? (
+          <LoadError error={master.error} onRetry={master.reload} />
+        ) : (
+          <Loading />
+        )}
+      </section>
+      {sandbox && <SandboxDepositForm />}
+      <DepositsList />
+    </>
+  );
+}
+
+function SandboxDepositForm() {
+  const { api, cache } = useApp();
+  const [amount, setAmount] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const action = useAction();
+  const inputRef = useRef<HTMLInputElement>(null);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    setNote(null);
+    if (amountError(amount) !== null) return inputRef.current?.focus();
+    const value = amount.trim();
+    const error = await action.run(async () => {
+      const result = await api.sandboxDeposit(value);
+      const { balance, ...deposit } = result;
+      setMasterBalance(cache, balance);
+      addDeposit(cache, deposit);
+    });
+    if (error === null) {
+      setAmount('');
+      setSubmitted(false);
+      setNote(`Deposited ${formatUsdc(value)} of sandbox money.`);
+    }
+  }
+
+  return (
+    <section className="card sandbox-card" aria-labelledby="sandbox-deposit-title">
+      <h2 id="sandbox-deposit-title">Sandbox deposit</h2>
+      <p className="hint">This server runs on the sandbox rail: add simulated USDC to try things out.</p>
+      <form className="inline-form" onSubmit={onSubmit} noValidate>
+        <AmountInput
+          label="Amount to deposit"
+          value={amount}
+          onChange={setAmount}
+          showError={submitted}
+          inputRef={inputRef}
+        />
+        <button type="submit" className="button primary" disabled={action.busy}>
+          {action.busy ? 'Depositing…' : 'Deposit'}
+        </button>
+      </form>
+      <ErrorMessage error={action.error} />
+      <StatusNote text={note} />
+    </section>
+  );
+}
+
+function DepositsList() {
+  const { api } = useApp();
+  const [page, setPage] = useState(1);
+  const deposits = useResource<Page<Deposit>>(
+    K.deposits(page),
+    () => api.deposits(page, DEPOSITS_PAGE_SIZE),
+    MAX_AGE.master,
+  );
+  const data = deposits.data;
+  return (
+    <section className="card" aria-labelledby="deposits-title">
+      <h2 id="deposits-title">Deposits</h2>
+      {data === undefined ? (
+        deposits.error !== undefined ? (
+          <LoadError error={deposits.error} onRetry={deposits.reload} />
+        ) : (
+          <Loading />
+        )
+      ) : data.items.length === 0 ? (
+        <p className="empty">No deposits yet.</p>
+      ) : (
+        <ul className="rows" data-testid="deposits">
+          {data.items.map((deposit) => (
+            <li key={deposit.id} className="row">
+              <span className="row-amount">+{formatUsdc(deposit.amount)}</span>
+              <span className="row-meta">
+                {formatDateTime(deposit.createdAt)} · rail {deposit.rail}
+                {deposit.txHash !== null && (
+                  <>
+                    {' '}
+                    · <code className="hash">{deposit.txHash}</code>
+                  </>
+                )}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {data !== undefined && (
+        <Pagination
+          page={page}
+          limit={DEPOSITS_PAGE_SIZE}
+          total={data.total}
+          onPage={setPage}
+          label="Deposit pages"
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+// @vitest-environment jsdom
+import { act, cleanup, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { App } from '../src/App.tsx';
+
+function base64url(text: string): string {
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function storeSession(expSeconds: number) {
+  const token = `${base64url('{"alg":"HS256"}')}.${base64url(JSON.stringify({ sub: 'usr_1', exp: expSeconds }))}.sig`;
+  sessionStorage.setItem(
+    'agent-wallet.session',
+    JSON.stringify({
+      token,
+      user: { id: 'usr_1', email: 'owner@example.com', createdAt: '2026-01-01T00:00:00Z' },
+    }),
+  );
+}
+
+const envelope = (data: unknown) => ({ status: 200, body: { success: true, data } });
+const DATA: Record<string, { status: number; body: unknown }> = {
+  '/api/v1/health': envelope({ status: 'ok', version: '0.1.0', database: 'up', rail: 'sandbox' }),
+  '/api/v1/wallet': envelope({
+    id: 'wal_m',
+    address: `0x${'a'.repeat(40)}`,
+    balance: '1234.500000',
+    currency: 'USDC',
+    createdAt: '2026-01-01T00:00:00Z',
+  }),
+  '/api/v1/wallet/deposits': envelope({ items: [], total: 0, page: 1, limit: 10 }),
+  '/api/v1/agent-wallets': envelope({ items: [], total: 0, page: 1, limit: 100 }),
+};
+
+let replies: Record<string, { status: number; body: unknown }>;
+const requested: string[] = [];
+
+beforeEach(() => {
+  sessionStorage.clear();
+  replies = { ...DATA };
+  requested.length = 0;
+  history.replaceState(null, '', '/');
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const path = String(input).split('?')[0] ?? '';
+      requested.push(`${init?.method ?? 'GET'} ${path}`);
+      const reply = replies[path] ?? {
+        status: 404,
+        body: { success: false, error: { code: 'NOT_FOUND', message: 'no' } },
+      };
+      return new Response(JSON.stringify(reply.body), { status: reply.status });
+    }),
+  );
+});
+
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+async function settle() {
+  await act(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+}
+
+describe('App session', () => {
+  it('restores the session after a reload and shows the SANDBOX marker', async () => {
+    storeSession(Math.floor(Date.now() / 1000) + 3600);
+    render(<App />);
+    await screen.findByText('1,234.50 USDC');
+    expect(screen.getByTestId('sandbox-banner').textContent).toContain('SANDBOX');
+    expect(screen.getByText('owner@example.com')).toBeTruthy();
+  });
+
+  it('ends the session at the token exp, back to login with a message', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    storeSession(Math.floor(Date.now() / 1000) + 5);
+    render(<App />);
+    await settle();
+    expect(screen.queryByRole('heading', { name: 'Log in' })).toBeNull();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(6000);
+    });
+    expect(screen.getByRole('heading', { name: 'Log in' })).toBeTruthy();
+    expect(screen.getByTestId('auth-notice').textContent).toBe(
+      'Your session has expired. Please log in again.',
+    );
+    expect(sessionStorage.length).toBe(0);
+  });
+
+  it('does not restore an already expired session', async () => {
+    storeSession(Math.floor(Date.now() / 1000) - 1);
+    render(<App />);
+    await settle();
+    expect(screen.getByTestId('auth-notice').textContent).toMatch(/expired/);
+    expect(requested.filter((r) => !r.endsWith('/health'))).toEqual([]);
+  });
+
+  it('ends the session on any 401 with a message', async () => {
+    storeSession(Math.floor(Date.now() / 1000) + 3600);
+    replies['/api/v1/wallet'] = {
+      status: 401,
+      body: {
+        success: false,
+        error: { code: 'UNAUTHORIZED', message: 'the session token is invalid, expired or logged out' },
+      },
+    };
+    render(<App />);
+    await screen.findByRole('heading', { name: 'Log in' });
+    expect(screen.getByTestId('auth-notice').textContent).toBe(
+      'Your session has ended. Please log in again.',
+    );
+    expect(sessionStorage.length).toBe(0);
+  });
+});
