@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { agentState, assertAgentStateUnchanged, keysUrl } from '../../../test/support/agent.ts';
+import {
+  agentState,
+  assertAgentStateUnchanged,
+  expectNulHandled,
+  keysUrl,
+  NUL_TEXT,
+} from '../../../test/support/agent.ts';
 import { expectValidation } from '../../../test/support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from '../../../test/support/harness.ts';
 import { expectError, fundedUser } from '../../../test/support/http.ts';
@@ -88,7 +94,11 @@ for (const target of await storeTargets()) {
         revokedAt: null,
         status: 'active',
       })) {
-        expectValidation(await user.api.post(keysUrl(walletId), { label: 'k', [field]: value }), field, /unknown/);
+        expectValidation(
+          await user.api.post(keysUrl(walletId), { label: 'k', [field]: value }),
+          field,
+          /unknown/,
+        );
       }
       await assertAgentStateUnchanged(h, state, 'a mass-assignment attempt');
     });
@@ -111,6 +121,12 @@ for (const target of await storeTargets()) {
       }
       expectValidation(await user.api.post(keysUrl('x'.repeat(65)), { label: 'k' }), 'walletId');
       await assertAgentStateUnchanged(h, state, 'an unknown wallet');
+    });
+
+    test('a label with a NUL character: a 400 naming label or kept verbatim, on every store, never a 500', async () => {
+      const { user, walletId } = await fundedUser(h.app, '10');
+      const reply = await user.api.post(keysUrl(walletId), { label: NUL_TEXT });
+      if (expectNulHandled(reply, 'label')) assert.equal(reply.body.data.label, NUL_TEXT);
     });
   });
 }

@@ -58,8 +58,14 @@ for (const target of await storeTargets()) {
       const cases: Array<[unknown, string[]]> = [
         [['read'], ['read']],
         [['write'], ['write']],
-        [['read', 'write'], ['read', 'write']],
-        [['write', 'read'], ['read', 'write']],
+        [
+          ['read', 'write'],
+          ['read', 'write'],
+        ],
+        [
+          ['write', 'read'],
+          ['read', 'write'],
+        ],
         ['read', ['read']],
         ['write', ['write']],
         ['read,write', ['read', 'write']],

@@ -58,7 +58,9 @@ for (const target of await storeTargets()) {
       assert.equal(reply.statusCode, 401);
       assert.equal(JSON.parse(reply.body).error.code, 'UNAUTHORIZED');
       assert.ok(!reply.body.includes(agent.key));
-      await expectRejectsBadCredentials(h, agent.user, other, 'POST', keysUrl(agent.walletId), { label: 'k' });
+      await expectRejectsBadCredentials(h, agent.user, other, 'POST', keysUrl(agent.walletId), {
+        label: 'k',
+      });
       await expectExpiredTokenRejected(h, agent.user, 'POST', keysUrl(agent.walletId), { label: 'k' });
     });
 
