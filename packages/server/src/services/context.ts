@@ -1,7 +1,9 @@
 // What every service needs, passed explicitly: the store, the single ledger writer and the clock.
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { LedgerWriter } from '../ledger/writer.ts';
 import type { Store } from '../store/db.ts';
+import type { Database } from '../store/schema.ts';
 
 export interface ServiceContext {
   store: Store;
@@ -19,4 +21,28 @@ export const PAGE_LIMIT_DEFAULT = 20;
 
 export function pageOffset(page: Page): number {
   return (page.page - 1) * page.limit;
+}
+
+/** Tables listed newest first: each has these columns, and ids sort by creation within a millisecond. */
+type ListedTable = 'wallets' | 'deposits' | 'api_keys' | 'policies' | 'transactions';
+
+/**
+ * One page of a filtered table, newest first (created_at_ms, then id), and the total count of the filter.
+ * Every list endpoint pages the same way.
+ */
+export async function pageOf<TB extends ListedTable>(
+  base: SelectQueryBuilder<Database, TB, object>,
+  page: Page,
+): Promise<{ rows: Selectable<Database[TB]>[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy(sql.ref('created_at_ms'), 'desc')
+      .orderBy(sql.ref('id'), 'desc')
+      .limit(page.limit)
+      .offset(pageOffset(page))
+      .execute(),
+    base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows as Selectable<Database[TB]>[], total: Number(count.n) };
 }

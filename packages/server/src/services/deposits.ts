@@ -6,7 +6,7 @@ import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import { accountIds, postTransfer } from '../ledger/ledger.ts';
 import type { Database } from '../store/schema.ts';
-import { type Page, pageOffset, type ServiceContext } from './context.ts';
+import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { masterWalletOf } from './wallet-rows.ts';
 
 export interface DepositView {
@@ -93,16 +93,7 @@ export function createDepositService(ctx: ServiceContext): DepositService {
 
   async function list(userId: string, page: Page) {
     const base = store.db.selectFrom('deposits').where('user_id', '=', userId);
-    const [rows, count] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('created_at_ms', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(pageOffset(page))
-        .execute(),
-      base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
-    ]);
+    const { rows, total } = await pageOf(base, page);
     const items = rows.map((r) => ({
       id: r.id,
       amount: formatMicros(r.amount_micros),
@@ -111,7 +102,7 @@ export function createDepositService(ctx: ServiceContext): DepositService {
       txHash: r.tx_hash,
       createdAt: isoFromMs(r.created_at_ms),
     }));
-    return { items, total: Number(count.n) };
+    return { items, total };
   }
 
   return { sandboxDeposit, list };

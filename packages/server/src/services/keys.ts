@@ -17,7 +17,7 @@ import {
 import { newId } from '../domain/ids.ts';
 import { invalid, invalidState, notFound } from '../errors.ts';
 import type { ApiKeysTable, Database } from '../store/schema.ts';
-import { type Page, pageOffset, type ServiceContext } from './context.ts';
+import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { ownedWallet } from './wallet-rows.ts';
 
 type KeyRow = Selectable<ApiKeysTable>;
@@ -155,17 +155,8 @@ export function createKeyService(
   async function list(userId: string, walletId: string, page: Page) {
     const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
     const base = store.db.selectFrom('api_keys').where('wallet_id', '=', wallet.id);
-    const [rows, count] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('created_at_ms', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(pageOffset(page))
-        .execute(),
-      base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { items: rows.map(view), total: Number(count.n) };
+    const { rows, total } = await pageOf(base, page);
+    return { items: rows.map(view), total };
   }
 
   async function revoke(userId: string, walletId: string, keyId: string) {

@@ -17,7 +17,7 @@ import {
 } from '../domain/policies.ts';
 import { invalid, notFound } from '../errors.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
-import { type Page, pageOffset, type ServiceContext } from './context.ts';
+import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { ownedWallet } from './wallet-rows.ts';
 
 export const POLICIES_PER_WALLET_MAX = 50;
@@ -177,17 +177,8 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
   async function list(userId: string, walletId: string, page: Page) {
     const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
     const base = store.db.selectFrom('policies').where('wallet_id', '=', wallet.id);
-    const [rows, count] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('created_at_ms', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(pageOffset(page))
-        .execute(),
-      base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { items: rows.map(policyView), total: Number(count.n) };
+    const { rows, total } = await pageOf(base, page);
+    return { items: rows.map(policyView), total };
   }
 
   async function update(

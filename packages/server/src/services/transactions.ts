@@ -7,7 +7,7 @@ import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Violation } from '../domain/policies.ts';
 import type { Database, TransactionStatus, TransactionsTable, TransactionType } from '../store/schema.ts';
-import { type Page, pageOffset } from './context.ts';
+import { type Page, pageOf } from './context.ts';
 
 export type TransactionRow = Selectable<TransactionsTable>;
 
@@ -158,17 +158,8 @@ export async function listTransactions(
 ): Promise<{ rows: TransactionRow[]; total: number }> {
   let base = db.selectFrom('transactions').where('wallet_id', '=', walletId);
   if (status !== undefined) base = base.where('status', '=', status);
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at_ms', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(pageOffset(page))
-      .execute(),
-    base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  const { rows, total } = await pageOf(base, page);
+  return { rows, total };
 }
 
 export async function listEvents(db: Kysely<Database>, transactionId: string) {

@@ -8,7 +8,7 @@ import { failure, type Outcome, success } from '../domain/outcome.ts';
 import { invalid } from '../errors.ts';
 import { accountIds, createWalletAccounts, postTransfer, readBalances } from '../ledger/ledger.ts';
 import type { Database, WalletKind } from '../store/schema.ts';
-import { type Page, pageOffset, type ServiceContext } from './context.ts';
+import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { type IdempotencyRequest, runIdempotent } from './idempotency.ts';
 import { insertTransaction, type TransactionView, transactionView } from './transactions.ts';
 import { lockWallet, masterWalletOf, ownedWallet, type WalletRow } from './wallet-rows.ts';
@@ -89,17 +89,8 @@ export function createWalletService(ctx: ServiceContext, addressSecret: Uint8Arr
 
   async function listAgents(userId: string, page: Page) {
     const base = store.db.selectFrom('wallets').where('user_id', '=', userId).where('kind', '=', 'agent');
-    const [rows, count] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('created_at_ms', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(pageOffset(page))
-        .execute(),
-      base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { rows, total: Number(count.n) };
+    const { rows, total } = await pageOf(base, page);
+    return { rows, total };
   }
 
   async function rename(userId: string, walletId: string, label: string): Promise<WalletRow> {
