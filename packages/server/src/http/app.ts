@@ -43,6 +43,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerJsonParser(app);
   app.setErrorHandler(errorHandler);
+  registerShutdownHooks(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
     reply.header('x-request-id', request.id);
@@ -88,6 +89,28 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     );
   });
   return app;
+}
+
+/**
+ * Graceful shutdown: once closing starts, requests already running finish, requests that arrive on kept-alive
+ * connections are refused with 503 (never executed, so never acknowledged), and every response asks the
+ * client to close its connection, so the server is not kept open by idle keep-alive sockets.
+ */
+function registerShutdownHooks(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new AppError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry on another instance', {
+      headers: { 'retry-after': '1' },
+    });
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 }
 
 // frame-ancestors 'none' and no inline scripts: the dashboard is built to need neither framing nor inline JS.

@@ -1,0 +1,82 @@
+// Graceful shutdown of the real process: SIGTERM while payments are in flight. Every request that got an
+// answer got a complete one, every acknowledged payment is in the ledger, nothing is half-written, and the
+// process exits 0 having closed the database.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { OUTSIDE_ADDRESS } from './support/agent.helpers.ts';
+import { startServiceProcess } from './support/processes.ts';
+
+const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
+
+async function post(base: string, path: string, token: string | undefined, body: unknown) {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify(body),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+test('SIGTERM finishes in-flight payments, loses none, and exits 0', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-wallet-shutdown-'));
+  const service = await startServiceProcess({ DATA_DIR: dataDir, RATE_LIMITS: '{"send_payment":100000}' });
+  const token = (
+    await post(service.url, '/api/v1/auth/signup', undefined, {
+      email: 'stop@example.test',
+      password: 'password123',
+    })
+  ).body.data.token;
+  await post(service.url, '/api/v1/wallet/sandbox/deposit', token, { amount: '1000' });
+  const walletId = (await post(service.url, '/api/v1/agent-wallets', token, { label: 'stop' })).body.data.id;
+  await post(service.url, `/api/v1/agent-wallets/${walletId}/fund`, token, { amount: '1000' });
+  const key = (await post(service.url, `/api/v1/agent-wallets/${walletId}/keys`, token, { label: 'stop' }))
+    .body.data.key;
+
+  const payments = Array.from({ length: 200 }, (_, i) =>
+    post(service.url, '/mcp/v1/tools/send_payment', key, {
+      params: { toAddress: OUTSIDE_ADDRESS, amount: '1', memo: `#${i}` },
+    }).then(
+      (reply) => reply,
+      () => null, // refused connection: never acknowledged
+    ),
+  );
+  await new Promise((r) => setTimeout(r, 20)); // let some be in flight
+  const exited = service.stop();
+  const replies = await Promise.all(payments);
+  assert.equal(await exited, 0, service.output());
+
+  const acknowledged = replies.filter((r) => r !== null && r.status === 200);
+  assert.ok(
+    replies.every((r) => r === null || r.status === 200 || r.status === 503),
+    `only completed payments, refusals while closing, or no connection: ${replies.map((r) => r?.status).join(',')}`,
+  );
+  assert.ok(acknowledged.length > 0, 'some payments were in flight and finished');
+
+  // The database was closed cleanly and holds exactly the acknowledged payments.
+  const verify = spawnSync(process.execPath, [CLI, 'verify-ledger'], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  assert.equal(verify.status, 0, verify.stderr);
+  const restarted = await startServiceProcess({ DATA_DIR: dataDir });
+  try {
+    const history = await post(restarted.url, '/mcp/v1/tools/get_tx_history', key, {
+      params: { limit: 1, status: 'completed' },
+    });
+    assert.equal(
+      history.body.data.total - 1,
+      acknowledged.length,
+      'completed payments = acknowledged ones (+1 funding)',
+    );
+  } finally {
+    await restarted.stop();
+  }
+});
