@@ -42,6 +42,33 @@ for (const target of await storeTargets()) {
       expectError(other, 401, 'INVALID_CREDENTIALS');
     });
 
+    test('simultaneous signups with one email: exactly one 201, the others 409 EMAIL_TAKEN', async () => {
+      const replies = await Promise.all(
+        [
+          'race@example.com',
+          'RACE@example.com',
+          ' race@example.com',
+          'race@EXAMPLE.com',
+          'Race@Example.Com',
+        ].map((email) => call(h.app, 'POST', SIGNUP, { email, password: PASSWORD })),
+      );
+      const created = replies.filter((r) => r.status === 201);
+      assert.equal(created.length, 1, replies.map((r) => `${r.status} ${r.raw}`).join('\n'));
+      for (const reply of replies) if (reply.status !== 201) expectError(reply, 409, 'EMAIL_TAKEN');
+      const users = await h.services.store.db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', 'race@example.com')
+        .execute();
+      assert.equal(users.length, 1);
+      const masters = await h.services.store.db
+        .selectFrom('wallets')
+        .select('id')
+        .where('user_id', '=', users[0]!.id)
+        .execute();
+      assert.equal(masters.length, 1, 'a refused signup left a wallet behind');
+    });
+
     test('passwords of 7 and 129 characters are 400 naming the password; nothing is created', async () => {
       const state = await storeState(h);
       const short = await call(h.app, 'POST', SIGNUP, {
