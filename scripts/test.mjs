@@ -3,9 +3,8 @@
 // Vitest unit and component suite, and ends with one plain line "N passed, N failed" (CI reads it). Exit code 1 on any failure.
 import { spawnSync } from 'node:child_process';
 import { globSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { availableParallelism } from 'node:os';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
@@ -83,7 +82,8 @@ function runDashboardUnitTests() {
   }
 }
 
-const runDashboardUnit = filters.length === 0 || filters.some((f) => 'packages/dashboard'.includes(f) || f.includes('dashboard'));
+const runDashboardUnit =
+  filters.length === 0 || filters.some((f) => 'packages/dashboard'.includes(f) || f.includes('dashboard'));
 
 await dropTestSchemas();
 await runNodeTests();

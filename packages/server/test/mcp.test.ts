@@ -105,10 +105,8 @@ describe('MCP', () => {
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
       assert.deepEqual(tools, ['check_balance', 'get_tx_history', 'request_approval', 'send_payment']);
       const listed = (await client.listTools()).tools.find((t) => t.name === 'send_payment');
-      assert.deepEqual((listed?.inputSchema as { required?: string[] }).required?.sort(), [
-        'amount',
-        'toAddress',
-      ]);
+      const required = (listed?.inputSchema as { required?: string[] } | undefined)?.required ?? [];
+      assert.deepEqual([...required].sort(), ['amount', 'toAddress']);
 
       const balance = (await client.callTool({ name: 'check_balance', arguments: {} })) as ToolResult;
       assert.equal(balance.isError ?? false, false, textOf(balance));

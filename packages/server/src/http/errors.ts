@@ -86,5 +86,4 @@ function fastifyClientError(error: FastifyError): AppError | undefined {
   if (error.code?.startsWith('FST_ERR_CTP_'))
     return new AppError('VALIDATION_ERROR', 'the request body could not be read as JSON');
   return new AppError('VALIDATION_ERROR', `the request was refused (${error.code ?? error.statusCode})`);
-  return undefined;
 }
