@@ -147,7 +147,7 @@ function PendingItem({ tx, onDecided }: { tx: Transaction; onDecided: (note: str
           </dd>
         </div>
         <div>
-          <dt>Agent's reason</dt>
+          <dt>Reason</dt>
           <dd className="user-text" data-testid="approval-reason">
             {tx.reason ?? '(none given)'}
           </dd>

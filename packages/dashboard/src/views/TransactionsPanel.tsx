@@ -170,7 +170,7 @@ export function AuditTrail({ walletId, txId }: { walletId: string; txId: string 
         </div>
         {data.reason !== null && (
           <div>
-            <dt>Agent's reason</dt>
+            <dt>Reason</dt>
             <dd className="user-text">{data.reason}</dd>
           </div>
         )}
