@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from './config.ts';
+
+function withDataDir(run: (dir: string) => void) {
+  const dir = mkdtempSync(join(tmpdir(), 'config-test-'));
+  try {
+    run(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('defaults follow the contract: 127.0.0.1:8787, SQLite, sandbox, the seed limits', () => {
+  withDataDir((dir) => {
+    const config = loadConfig({ DATA_DIR: dir });
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 8787);
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.rail, 'sandbox');
+    assert.equal(config.trustProxy, false);
+    assert.equal(config.rateLimitsPerMinute.send_payment, 10);
+    assert.equal(config.approvalTtlSeconds, 72 * 3600);
+  });
+});
+
+test('the JWT secret is generated once into DATA_DIR with mode 0600, and JWT_SECRET overrides it', () => {
+  withDataDir((dir) => {
+    const first = loadConfig({ DATA_DIR: dir });
+    const file = join(dir, 'jwt-secret');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, 'address-secret')).mode & 0o777, 0o600);
+    assert.match(readFileSync(file, 'utf8'), /^[0-9a-f]{64}$/);
+    const second = loadConfig({ DATA_DIR: dir });
+    assert.deepEqual(second.jwtSecret, first.jwtSecret, 'the same secret after a restart');
+    const explicit = loadConfig({ DATA_DIR: dir, JWT_SECRET: 'an operator chosen secret of enough length!' });
+    assert.deepEqual(
+      explicit.jwtSecret,
+      new TextEncoder().encode('an operator chosen secret of enough length!'),
+    );
+    assert.deepEqual(explicit.warnings, []);
+    assert.match(loadConfig({ DATA_DIR: dir, JWT_SECRET: 'short' }).warnings.join(), /at least 32/);
+  });
+});
+
+test('invalid settings stop the server with a message naming the variable', () => {
+  withDataDir((dir) => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ PORT: 'eighty' }, /PORT must be a whole number/],
+      [{ PORT: '70000' }, /PORT must be between/],
+      [{ RAIL: 'evm' }, /RAIL=evm is not available/],
+      [{ RAIL: 'paypal' }, /RAIL must be "sandbox" or "evm"/],
+      [{ TRUST_PROXY: 'yes' }, /TRUST_PROXY must be true or false/],
+      [{ RATE_LIMITS: '{"nope":1}' }, /RATE_LIMITS: .*unknown limit name/],
+      [{ RATE_LIMITS: '{"login":0}' }, /RATE_LIMITS: .*between 1/],
+      [{ RATE_LIMITS: 'not json' }, /RATE_LIMITS: .*not valid JSON/],
+      [{ LEDGER_BATCH_MAX: '0' }, /LEDGER_BATCH_MAX must be between 1/],
+    ];
+    for (const [env, message] of cases) {
+      assert.throws(
+        () => loadConfig({ DATA_DIR: dir, ...env }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError, `${JSON.stringify(env)} threw ${String(error)}`);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
+    }
+  });
+});
