@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { BUCKET_NAMES } from '../src/limits/rules.ts';
 import { freePort, type ServiceProcess, startServiceProcess } from '../test/support/processes.ts';
 
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -15,23 +16,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const BARE_SERVER = resolve(import.meta.dirname, 'bare-fastify.ts');
 const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
 const OUTSIDE = `0x${'ab'.repeat(20)}`;
-const LIMITS = JSON.stringify(
-  Object.fromEntries(
-    [
-      'check_balance',
-      'send_payment',
-      'get_tx_history',
-      'request_approval',
-      'login',
-      'signup',
-      'wallet',
-      'agent_wallets',
-      'health',
-      'tool_unauthenticated',
-      'default',
-    ].map((n) => [n, 10_000_000]),
-  ),
-);
+const LIMITS = JSON.stringify(Object.fromEntries(BUCKET_NAMES.map((name) => [name, 10_000_000])));
 
 interface Row {
   scenario: string;

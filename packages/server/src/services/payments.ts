@@ -93,16 +93,21 @@ async function lockForAgentWrite(trx: Kysely<Database>, request: PaymentRequest)
   return wallet;
 }
 
+/** Locks the wallet and evaluates every active policy against the payment. */
+async function assess(trx: Kysely<Database>, request: PaymentRequest, nowMs: number) {
+  const wallet = await lockForAgentWrite(trx, request);
+  const policies = await activePolicies(trx, wallet.id);
+  const totals = await spendTotals(trx, wallet.id, nowMs, totalsNeeded(policies));
+  return { wallet, decision: evaluatePolicies(policies, request, totals) };
+}
+
 async function executeSend(
   trx: Kysely<Database>,
   request: PaymentRequest,
   options: PaymentOptions,
   nowMs: number,
 ): Promise<Outcome<SendPaymentData>> {
-  const wallet = await lockForAgentWrite(trx, request);
-  const policies = await activePolicies(trx, wallet.id);
-  const totals = await spendTotals(trx, wallet.id, nowMs, totalsNeeded(policies));
-  const decision = evaluatePolicies(policies, request, totals);
+  const { wallet, decision } = await assess(trx, request, nowMs);
   if (decision.violations.length > 0) return deny(trx, wallet, request, options, decision.violations, nowMs);
   const { availableMicros } = await readBalances(trx, wallet.id);
   if (availableMicros < request.amountMicros) return insufficient(availableMicros);
@@ -111,6 +116,16 @@ async function executeSend(
     const txId = await hold(trx, wallet, held, options, [], nowMs);
     return success(sendData(txId, 'pending', null, request, null));
   }
+  return settleNow(trx, wallet, request, options, nowMs);
+}
+
+async function settleNow(
+  trx: Kysely<Database>,
+  wallet: WalletRow,
+  request: PaymentRequest,
+  options: PaymentOptions,
+  nowMs: number,
+): Promise<Outcome<SendPaymentData>> {
   const paymentId = newId('tx');
   const settled = await settle(trx, options.rail, {
     paymentId,
@@ -147,14 +162,11 @@ async function executeRequestApproval(
   options: PaymentOptions,
   nowMs: number,
 ): Promise<Outcome<RequestApprovalData>> {
-  const wallet = await lockForAgentWrite(trx, request);
   // Not a gate: the policies this payment would break are listed on it for the human who decides.
-  const policies = await activePolicies(trx, wallet.id);
-  const totals = await spendTotals(trx, wallet.id, nowMs, totalsNeeded(policies));
-  const { violations } = evaluatePolicies(policies, request, totals);
+  const { wallet, decision } = await assess(trx, request, nowMs);
   const { availableMicros } = await readBalances(trx, wallet.id);
   if (availableMicros < request.amountMicros) return insufficient(availableMicros);
-  const txId = await hold(trx, wallet, request, options, violations, nowMs);
+  const txId = await hold(trx, wallet, request, options, decision.violations, nowMs);
   return success({
     txId,
     status: 'pending',

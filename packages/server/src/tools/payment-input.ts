@@ -1,5 +1,6 @@
 import { addressSchema, amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
 import { requestFingerprint } from '../services/idempotency.ts';
+import type { AgentKey } from '../services/keys.ts';
 
 export const paymentInputShape = {
   toAddress: addressSchema.describe('recipient EVM address (0x + 40 hex)'),
@@ -10,16 +11,43 @@ export const paymentInputShape = {
     .describe('retrying with the same key returns the first result instead of paying twice'),
 };
 
-/** Same key + same normalised params = a replay; every param counts, memo and reason included. */
-export function paymentFingerprint(
+export interface PaymentParams {
+  toAddress: string;
+  amount: bigint;
+  memo?: string | undefined;
+  reason?: string | undefined;
+}
+
+/**
+ * The payment request a write tool hands to the payment service. Idempotency keys are scoped to the key's
+ * wallet; the same key with the same normalised params (every param, memo and reason included, and the tool
+ * itself) is a replay, anything else a conflict.
+ */
+export function paymentRequest(
   tool: string,
-  params: { toAddress: string; amount: bigint; memo?: string | undefined; reason?: string | undefined },
-): string {
-  return requestFingerprint({
-    tool,
+  key: AgentKey,
+  params: PaymentParams,
+  idempotencyKey: string | null,
+) {
+  return {
+    key,
     toAddress: params.toAddress,
-    amountMicros: params.amount.toString(),
+    amountMicros: params.amount,
     memo: params.memo ?? null,
     reason: params.reason ?? null,
-  });
+    idempotency:
+      idempotencyKey === null
+        ? null
+        : {
+            scope: `wallet:${key.walletId}`,
+            key: idempotencyKey,
+            fingerprint: requestFingerprint({
+              tool,
+              toAddress: params.toAddress,
+              amountMicros: params.amount.toString(),
+              memo: params.memo ?? null,
+              reason: params.reason ?? null,
+            }),
+          },
+  };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { memoSchema } from '../http/schemas.ts';
-import { paymentFingerprint, paymentInputShape } from './payment-input.ts';
+import { paymentInputShape, paymentRequest } from './payment-input.ts';
 import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject({
@@ -17,20 +17,6 @@ export const requestApprovalTool: ToolDefinition<z.output<typeof input>> = {
     'no decision yet: check get_tx_history for the outcome.',
   input,
   run({ key, input: params, idempotencyKey, services }) {
-    return services.payments.requestApproval({
-      key,
-      toAddress: params.toAddress,
-      amountMicros: params.amount,
-      memo: params.memo ?? null,
-      reason: params.reason ?? null,
-      idempotency:
-        idempotencyKey === null
-          ? null
-          : {
-              scope: `wallet:${key.walletId}`,
-              key: idempotencyKey,
-              fingerprint: paymentFingerprint('request_approval', params),
-            },
-    });
+    return services.payments.requestApproval(paymentRequest('request_approval', key, params, idempotencyKey));
   },
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paymentFingerprint, paymentInputShape } from './payment-input.ts';
+import { paymentInputShape, paymentRequest } from './payment-input.ts';
 import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject(paymentInputShape);
@@ -13,20 +13,6 @@ export const sendPaymentTool: ToolDefinition<z.output<typeof input>> = {
     'until the owner approves. Pass an idempotencyKey to retry safely.',
   input,
   run({ key, input: params, idempotencyKey, services }) {
-    return services.payments.sendPayment({
-      key,
-      toAddress: params.toAddress,
-      amountMicros: params.amount,
-      memo: params.memo ?? null,
-      reason: null,
-      idempotency:
-        idempotencyKey === null
-          ? null
-          : {
-              scope: `wallet:${key.walletId}`,
-              key: idempotencyKey,
-              fingerprint: paymentFingerprint('send_payment', params),
-            },
-    });
+    return services.payments.sendPayment(paymentRequest('send_payment', key, params, idempotencyKey));
   },
 };
