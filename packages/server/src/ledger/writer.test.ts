@@ -137,6 +137,21 @@ for (const target of await storeTargets()) {
       assert.deepEqual((await verifyLedger(store.db)).problems, []);
     });
 
+    test('an operation alone in its transaction that fails leaves nothing behind', async () => {
+      const before = await balanceOf('wal_b:available');
+      await assert.rejects(
+        writer.run(async (trx) => {
+          await move('wal_b:available', 'wal_a:available', 1n)(trx);
+          throw new Error('boom alone');
+        }),
+        /boom alone/,
+      );
+      assert.equal(await balanceOf('wal_b:available'), before);
+      await writer.run(move('wal_b:available', 'wal_a:available', 1n));
+      assert.equal(await balanceOf('wal_b:available'), before - 1n, 'the writer still works afterwards');
+      assert.deepEqual((await verifyLedger(store.db)).problems, []);
+    });
+
     test('a full queue refuses with 503 instead of growing without bound', async () => {
       const small = createLedgerWriter(store, {
         mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',

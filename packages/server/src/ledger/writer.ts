@@ -112,6 +112,12 @@ class BatchWriter implements LedgerWriter {
     return this.store.db.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn);
       try {
+        // Alone in its batch, an operation needs no savepoint: its failure rolls back the whole transaction.
+        if (batch.length === 1) {
+          const outcome = await runBare(conn, batch[0]!.op);
+          await sql`${sql.raw(outcome.ok ? 'commit' : 'rollback')}`.execute(conn);
+          return [outcome];
+        }
         const outcomes: Outcome[] = [];
         for (const item of batch) outcomes.push(await runInSavepoint(conn, item.op));
         await sql`commit`.execute(conn);
@@ -121,6 +127,14 @@ class BatchWriter implements LedgerWriter {
         throw error;
       }
     });
+  }
+}
+
+async function runBare(conn: Kysely<Database>, op: WriteOp<unknown>): Promise<Outcome> {
+  try {
+    return { ok: true, value: await op(conn) };
+  } catch (error) {
+    return { ok: false, error };
   }
 }
 
@@ -218,6 +232,11 @@ class ConcurrentWriter implements LedgerWriter {
 
   /** One transaction for the batch, a SAVEPOINT per operation; a deadlock aborts and re-runs the batch. */
   private async commitBatch(batch: Queued[]): Promise<void> {
+    if (batch.length === 1) {
+      const item = batch[0]!;
+      await this.runAlone(item.op).then(item.resolve, item.reject); // no savepoint needed when alone
+      return;
+    }
     for (let attempt = 1; ; attempt += 1) {
       try {
         const outcomes = await this.store.db.transaction().execute(async (trx) => {
