@@ -39,6 +39,8 @@ const WALLET_PAGES_MAX = 3;
 export interface WalletList {
   items: AgentWallet[];
   total: number;
+  /** Waiting approvals across every wallet (the server counts them all, whatever was loaded). */
+  pendingApprovals?: number;
 }
 
 export interface ResourceState<T> extends Entry<T> {
@@ -92,7 +94,7 @@ async function fetchAllAgentWallets(api: Api): Promise<WalletList> {
     if (next.items.length === 0) break;
     items.push(...next.items);
   }
-  return { items, total: first.total };
+  return { items, total: first.total, pendingApprovals: first.pendingApprovals };
 }
 
 /**
@@ -158,21 +160,26 @@ export function useMasterWallet(): ResourceState<MasterWallet> {
 }
 
 export function pendingTotal(list: WalletList | undefined): number {
+  if (list?.pendingApprovals !== undefined) return list.pendingApprovals;
   return list?.items.reduce((sum, wallet) => sum + wallet.pendingApprovals, 0) ?? 0;
 }
 
 // ---- Writing mutation answers back -------------------------------------------------------------------------
 
-/**
- * Writes a wallet a mutation answered with. Merged over what is cached: an answer that leaves fields out
- * (the fund/withdraw answer has no caps or pendingApprovals today) keeps the last known values.
- */
+/** Writes a wallet a mutation answered with, merged over what is cached. */
 export function applyWallet(cache: Cache, wallet: Partial<AgentWallet> & { id: string }) {
   const merge = (item: AgentWallet): AgentWallet => ({ ...item, ...definedFields(wallet) });
-  cache.update<WalletList>(K.agentWallets, (list) => ({
-    ...list,
-    items: list.items.map((item) => (item.id === wallet.id ? merge(item) : item)),
-  }));
+  cache.update<WalletList>(K.agentWallets, (list) => {
+    const before = list.items.find((item) => item.id === wallet.id)?.pendingApprovals;
+    // The server's total moves by this wallet's change, so the badge stays right until the next poll.
+    const delta =
+      before !== undefined && wallet.pendingApprovals !== undefined ? wallet.pendingApprovals - before : 0;
+    return {
+      ...list,
+      items: list.items.map((item) => (item.id === wallet.id ? merge(item) : item)),
+      ...(list.pendingApprovals === undefined ? {} : { pendingApprovals: list.pendingApprovals + delta }),
+    };
+  });
   cache.update<AgentWallet>(K.agentWallet(wallet.id), merge);
 }
 

@@ -64,7 +64,11 @@ export class Api {
   }
 
   agentWallets(page: number, limit = FULL_LIST_LIMIT) {
-    return this.client.get<Page<AgentWallet>>('/agent-wallets', { page, limit });
+    // `pendingApprovals` counts the waiting payments of all the user's wallets, not only this page's.
+    return this.client.get<Page<AgentWallet> & { pendingApprovals: number }>('/agent-wallets', {
+      page,
+      limit,
+    });
   }
 
   agentWallet(walletId: string) {
