@@ -92,15 +92,9 @@ async function authenticateAgent(
 /** Tool calls count per key and per tool; anything else with a valid key per route; no valid key per IP. */
 function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget {
   if (key === null) return { bucket: 'tool_unauthenticated', subject: ipSubject(request.ip) };
-  const tool = request.toolName;
-  if (
-    tool === 'check_balance' ||
-    tool === 'send_payment' ||
-    tool === 'get_tx_history' ||
-    tool === 'request_approval'
-  ) {
-    return { bucket: tool, subject: `key:${key.id}` };
-  }
+  // toolName is set only for tools of the registry; each tool is its own bucket.
+  const tool = request.toolName === null ? undefined : toolByName(request.toolName);
+  if (tool !== undefined) return { bucket: tool.name, subject: `key:${key.id}` };
   return { bucket: 'default', subject: `key:${key.id}` };
 }
 

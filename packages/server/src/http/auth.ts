@@ -2,12 +2,12 @@
 // request is refused before anything else happens, and the rate limiter (which needs the caller's identity)
 // can run between identification and the database-backed session check.
 import type { FastifyRequest } from 'fastify';
+import { API_KEY_PREFIX } from '../domain/api-keys.ts';
 import { AppError } from '../errors.ts';
 import type { AuthenticatedUser } from '../services/auth.ts';
 
 /** Longest Authorization header looked at; a JWT of ours is ~250 characters, an API key 52. */
 const AUTHORIZATION_LENGTH_MAX = 2_048;
-export const API_KEY_PREFIX = 'svc_live_';
 
 declare module 'fastify' {
   interface FastifyRequest {

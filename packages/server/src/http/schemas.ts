@@ -10,6 +10,7 @@ import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../services/idempotency.ts';
 export const EMAIL_LENGTH_MAX = 254;
 export const MEMO_LENGTH_MAX = 500;
 export const ID_LENGTH_MAX = 64;
+export const LABEL_LENGTH_MAX = 100;
 
 /** A decimal string amount -> micro-units (bigint). Every malformed form gets its own message. */
 export const amountSchema = z
@@ -44,7 +45,7 @@ function storedText(schema: z.ZodString) {
   return schema.refine((text) => !text.includes('\u0000'), { message: 'must not contain NUL characters' });
 }
 
-export const labelSchema = storedText(z.string().trim().min(1).max(100));
+export const labelSchema = storedText(z.string().trim().min(1).max(LABEL_LENGTH_MAX));
 export const memoSchema = storedText(z.string().max(MEMO_LENGTH_MAX));
 export const idempotencyKeySchema = storedText(z.string().min(1).max(IDEMPOTENCY_KEY_LENGTH_MAX));
 

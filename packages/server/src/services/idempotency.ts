@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Outcome } from '../domain/outcome.ts';
-import { AppError, assert } from '../errors.ts';
+import { AppError, assert, invalid } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
@@ -23,6 +23,24 @@ export interface IdempotencyRequest {
 export interface IdempotentResult<T> {
   outcome: Outcome<T>;
   replayed: boolean;
+}
+
+/**
+ * The request's idempotency key: the `Idempotency-Key` header or the `idempotencyKey` field (the same value if
+ * both are sent), or null. REST and tool calls alike.
+ */
+export function chooseIdempotencyKey(
+  header: string | string[] | undefined,
+  field: string | undefined,
+): string | null {
+  if (Array.isArray(header)) throw invalid('send one Idempotency-Key header');
+  if (header !== undefined && (header.length === 0 || header.length > IDEMPOTENCY_KEY_LENGTH_MAX)) {
+    throw invalid(`Idempotency-Key must be 1-${IDEMPOTENCY_KEY_LENGTH_MAX} characters`);
+  }
+  if (header !== undefined && field !== undefined && header !== field) {
+    throw invalid('the Idempotency-Key header and the idempotencyKey field differ');
+  }
+  return header ?? field ?? null;
 }
 
 /** SHA-256 over the parameters in a fixed key order; callers normalise values (micro-units, lower-case). */

@@ -23,7 +23,6 @@ import { ownedWallet } from './wallet-rows.ts';
 type KeyRow = Selectable<ApiKeysTable>;
 
 export const KEYS_PER_WALLET_MAX = 100;
-export const KEY_LABEL_LENGTH_MAX = 100;
 export const GRACE_SECONDS_DEFAULT = 3_600;
 export const GRACE_SECONDS_MAX = 7 * 24 * 3_600;
 const KEY_CACHE_ENTRIES_MAX = 10_000;

@@ -14,7 +14,6 @@ import { insertTransaction, type TransactionView, transactionView } from './tran
 import { lockWallet, masterWalletOf, ownedWallet, type WalletRow } from './wallet-rows.ts';
 import { type AgentWalletView, agentWalletView } from './wallet-views.ts';
 
-export const LABEL_LENGTH_MAX = 100;
 export const AGENT_WALLETS_PER_USER_MAX = 1_000;
 
 export async function createMasterWallet(

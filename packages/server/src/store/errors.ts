@@ -6,12 +6,6 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** A CHECK violation (SQLite SQLITE_CONSTRAINT_CHECK, PostgreSQL 23514): the overdraft guard fired. */
-export function isCheckViolation(error: unknown): boolean {
-  const code = errorCode(error);
-  return code === '23514' || code === 'SQLITE_CONSTRAINT_CHECK';
-}
-
 /** A transaction the database aborted to break a deadlock or a serialisation conflict: safe to re-run. */
 export function isRetryableConflict(error: unknown): boolean {
   const code = errorCode(error);

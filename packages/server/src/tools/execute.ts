@@ -4,6 +4,7 @@ import type { Scope } from '../domain/api-keys.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import { AppError, invalid } from '../errors.ts';
 import { describeIssues } from '../http/schemas.ts';
+import { chooseIdempotencyKey } from '../services/idempotency.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { toolByName } from './registry.ts';
@@ -14,7 +15,7 @@ export interface ToolInvocation {
   /** The request body: `{"params": {...}}`, or the params themselves. */
   body: unknown;
   /** The Idempotency-Key header, if any. */
-  headerIdempotencyKey: string | undefined;
+  headerIdempotencyKey: string | string[] | undefined;
 }
 
 export async function executeTool(services: Services, invocation: ToolInvocation): Promise<Outcome<unknown>> {
@@ -30,7 +31,9 @@ export async function executeTool(services: Services, invocation: ToolInvocation
   if (!parsed.success) throw invalid(describeIssues(parsed.error.issues, 'params'));
   const input = parsed.data as { idempotencyKey?: string };
   const idempotencyKey =
-    tool.scope === 'write' ? idempotencyKeyOf(invocation.headerIdempotencyKey, input.idempotencyKey) : null;
+    tool.scope === 'write'
+      ? chooseIdempotencyKey(invocation.headerIdempotencyKey, input.idempotencyKey)
+      : null;
   return tool.run({ key: invocation.key, input, idempotencyKey, services });
 }
 
@@ -54,14 +57,4 @@ function paramsOf(body: unknown): unknown {
   if (params === null || typeof params !== 'object' || Array.isArray(params))
     throw invalid('params must be an object');
   return params;
-}
-
-function idempotencyKeyOf(header: string | undefined, param: string | undefined): string | null {
-  if (header !== undefined && (header.length === 0 || header.length > 255)) {
-    throw invalid('Idempotency-Key must be 1-255 characters');
-  }
-  if (header !== undefined && param !== undefined && header !== param) {
-    throw invalid('the Idempotency-Key header and the idempotencyKey param differ');
-  }
-  return header ?? param ?? null;
 }

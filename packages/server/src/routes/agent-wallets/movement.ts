@@ -4,8 +4,9 @@ import { unwrap } from '../../domain/outcome.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { amountSchema, idempotencyKeySchema, walletIdParams } from '../../http/schemas.ts';
+import { chooseIdempotencyKey } from '../../services/idempotency.ts';
 import { movementView } from '../views.ts';
-import { idempotencyKeyOf, idempotencyRequest } from './shared.ts';
+import { idempotencyRequest } from './shared.ts';
 
 const DESCRIPTIONS = {
   fund: 'Moves money from the master wallet to the agent wallet in one atomic ledger transaction.',
@@ -25,7 +26,7 @@ export function movementRoute(direction: 'fund' | 'withdraw') {
     response: movementView,
     handler: async ({ request, params, body, services }) => {
       const { userId } = currentUser(request);
-      const key = idempotencyKeyOf(request, body.idempotencyKey);
+      const key = chooseIdempotencyKey(request.headers['idempotency-key'], body.idempotencyKey);
       const idempotency = idempotencyRequest(`user:${userId}`, key, {
         operation: direction,
         walletId: params.walletId,

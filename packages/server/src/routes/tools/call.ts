@@ -18,12 +18,11 @@ export default defineRoute({
   params: z.strictObject({ name: z.string() }),
   response: z.record(z.string(), z.unknown()),
   handler: async ({ request, params, services }) => {
-    const header = request.headers['idempotency-key'];
     const outcome = await executeTool(services, {
       name: params.name,
       key: currentAgentKey(request),
       body: request.body,
-      headerIdempotencyKey: Array.isArray(header) ? header[0] : header,
+      headerIdempotencyKey: request.headers['idempotency-key'],
     });
     return { data: unwrap(outcome), envelope: { tool: params.name } };
   },
