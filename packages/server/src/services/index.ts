@@ -90,8 +90,11 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
   const keys = createKeyService(ctx, signals, { cacheLookups });
   const approvals = createApprovalService(ctx, rail);
+  // null turns background duties off (tests run them by hand); only undefined means the default period.
   const background = startBackground(
-    options.backgroundIntervalMs ?? BACKGROUND_INTERVAL_MS_DEFAULT,
+    options.backgroundIntervalMs === undefined
+      ? BACKGROUND_INTERVAL_MS_DEFAULT
+      : options.backgroundIntervalMs,
     options.logger,
     {
       'flush lastUsedAt': () => keys.flushLastUsed(),
@@ -115,14 +118,32 @@ export async function createServices(config: Config, options: ServiceOptions): P
     limiter,
     agentWalletView: (row) => agentWalletView(store.db, row, options.clock.nowMs()),
     health: () => health(store, config, limiter),
-    async close() {
-      await background.stop();
-      await keys.flushLastUsed();
-      await writer.close();
-      await store.close();
-      await limiter.close();
-    },
+    close: () =>
+      closeInOrder(options.logger, [
+        ['background duties', () => background.stop()],
+        ['lastUsedAt flush', () => keys.flushLastUsed()],
+        ['ledger writer', () => writer.close()],
+        ['database', () => store.close()],
+        ['rate limiter', () => limiter.close()],
+      ]),
   };
+}
+
+/**
+ * Runs every closing step even when an earlier one fails, so a failed flush never leaves the database pool
+ * or the Redis client open (an open handle keeps the process alive); the first failure is rethrown.
+ */
+async function closeInOrder(logger: Logger, steps: [string, () => Promise<unknown>][]): Promise<void> {
+  let firstError: unknown;
+  for (const [name, step] of steps) {
+    try {
+      await step();
+    } catch (error) {
+      logger.error({ err: error }, `closing failed: ${name}`);
+      firstError ??= error;
+    }
+  }
+  if (firstError !== undefined) throw firstError;
 }
 
 async function health(store: Store, config: Config, limiter: RateLimiter): Promise<HealthView> {

@@ -82,7 +82,14 @@ export async function startHarness(
     backgroundIntervalMs: null,
     ...(postgresSchema === undefined ? {} : { postgresSchema }),
   });
-  await server.app.ready();
+  try {
+    await server.app.ready();
+  } catch (error) {
+    // A suite whose before() fails never reaches after(): close here, or the pool keeps the process alive.
+    await server.close().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     store,
     app: server.app,
