@@ -67,6 +67,10 @@ async function openConfiguredStore() {
     postgresSchema: config.databaseSchema,
     postgresPoolSizeMax: 2,
     sqliteBusyTimeoutMs: 5_000,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    // Operator commands read the whole ledger: no statement bound (the operator sees a hang, not a user).
+    statementTimeoutMs: 0,
+    onConnectionError: (error) => process.stderr.write(`database connection error: ${error.message}\n`),
   });
 }
 

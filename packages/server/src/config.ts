@@ -29,6 +29,10 @@ export interface Config {
   /** Most writes per group commit (LEDGER_BATCH_MAX, SQLite): 1 turns group commit off, for comparison. */
   ledgerBatchMax: number;
   logLevel: string;
+  /** DB_CONNECT_TIMEOUT_MS: most time to open a PostgreSQL connection or wait for a pooled one. */
+  dbConnectTimeoutMs: number;
+  /** DB_STATEMENT_TIMEOUT_MS: most time one PostgreSQL statement may run (SQLite: most wait for its lock). */
+  dbStatementTimeoutMs: number;
   /** Served at `/`; undefined when the dashboard has not been built. */
   dashboardDir: string | undefined;
   /** Things an operator should know, logged at start (a weak JWT_SECRET, per-instance secrets). */
@@ -68,6 +72,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     ledgerBatchMax: parseInteger('LEDGER_BATCH_MAX', env.LEDGER_BATCH_MAX, 256, 1, 10_000),
     logLevel: env.LOG_LEVEL ?? 'info',
+    dbConnectTimeoutMs: parseInteger('DB_CONNECT_TIMEOUT_MS', env.DB_CONNECT_TIMEOUT_MS, 5_000, 100, 600_000),
+    dbStatementTimeoutMs: parseInteger(
+      'DB_STATEMENT_TIMEOUT_MS',
+      env.DB_STATEMENT_TIMEOUT_MS,
+      5_000,
+      100,
+      600_000,
+    ),
     dashboardDir: dashboardDirFrom(env.DASHBOARD_DIR),
   };
 }

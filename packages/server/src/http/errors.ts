@@ -1,6 +1,6 @@
 // The one place where any error becomes the failure envelope. Unknown errors are logged with the request id
 // and answered with a generic 500: never a stack trace, SQL text or driver message in a body.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { AppError } from '../errors.ts';
@@ -52,17 +52,27 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError {
     );
     return new AppError('VALIDATION_ERROR', describeIssues(issues, where));
   }
+  const known = fastifyClientError(error);
+  if (known !== undefined) return known;
+  return serviceError(error, request.log, request.id);
+}
+
+/**
+ * What any layer (REST, MCP) answers for an error thrown below it: its own AppError, a 422 for a balance the
+ * ledger refused, a 503 for a backing store that is down or slow, and otherwise a logged 500 that names only
+ * the request id: a driver message or an assertion's text never reaches a client.
+ */
+export function serviceError(error: unknown, log: FastifyBaseLogger, requestId: string): AppError {
+  if (error instanceof AppError) return error;
   if (error instanceof InsufficientFundsError) {
     return new AppError('INSUFFICIENT_BALANCE', 'not enough available balance');
   }
-  const known = fastifyClientError(error);
-  if (known !== undefined) return known;
   if (isConnectionFailure(error)) {
-    request.log.error({ err: error }, 'backing store unavailable');
+    log.error({ err: error }, 'backing store unavailable');
     return new AppError('SERVICE_UNAVAILABLE', 'a backing store is unavailable; retry shortly');
   }
-  request.log.error({ err: error }, 'unexpected error');
-  return new AppError('INTERNAL_ERROR', `an unexpected error occurred (request id ${request.id})`);
+  log.error({ err: error }, 'unexpected error');
+  return new AppError('INTERNAL_ERROR', `an unexpected error occurred (request id ${requestId})`);
 }
 
 function fastifyClientError(error: FastifyError): AppError | undefined {

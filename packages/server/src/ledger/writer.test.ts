@@ -30,6 +30,9 @@ for (const target of await storeTargets()) {
         postgresSchema: target.name === 'postgres' ? schema : undefined,
         postgresPoolSizeMax: 5,
         sqliteBusyTimeoutMs: 5_000,
+        connectTimeoutMs: 5_000,
+        statementTimeoutMs: 5_000,
+        onConnectionError: () => undefined,
       });
       await migrateToLatest(store.db, store.schema);
       await sql`insert into users values ('usr_w', 'w@example.test', 'x', 0, 0)`.execute(store.db);

@@ -9,7 +9,7 @@
 import { type Kysely, sql } from 'kysely';
 import { AppError } from '../errors.ts';
 import type { Store } from '../store/db.ts';
-import { isRetryableConflict } from '../store/errors.ts';
+import { isConnectionFailure, isRetryableConflict } from '../store/errors.ts';
 import type { Database } from '../store/schema.ts';
 
 export type WriteOp<T> = (trx: Kysely<Database>) => Promise<T>;
@@ -224,18 +224,42 @@ class ConcurrentWriter implements LedgerWriter {
     }
     const batch = lane.splice(0, this.options.batchSizeMax);
     this.busyLanes.add(key);
-    void this.commitBatch(batch).finally(() => {
-      this.busyLanes.delete(key);
-      this.pump(key);
-    });
+    void this.commitBatch(batch)
+      .then((failure) => {
+        // The database is unreachable or hung: what queued behind this batch would wait a whole further
+        // timeout only to fail the same way. Refuse it now (never attempted, so nothing is half-done), which
+        // keeps every answer within one connect + statement bound.
+        if (failure !== undefined && isConnectionFailure(failure)) this.refuseQueued(key, failure);
+      })
+      .finally(() => {
+        this.busyLanes.delete(key);
+        this.pump(key);
+      });
   }
 
-  /** One transaction for the batch, a SAVEPOINT per operation; a deadlock aborts and re-runs the batch. */
-  private async commitBatch(batch: Queued[]): Promise<void> {
+  /** Rejects with the batch's own error: the HTTP and MCP layers answer it as 503 SERVICE_UNAVAILABLE. */
+  private refuseQueued(key: string, cause: unknown): void {
+    const queued = this.lanes.get(key)?.splice(0) ?? [];
+    for (const item of queued) {
+      item.reject(cause);
+    }
+  }
+
+  /**
+   * One transaction for the batch, a SAVEPOINT per operation; a deadlock aborts and re-runs the batch.
+   * Resolves with the error the whole batch failed with, if it did (each caller was rejected with it).
+   */
+  private async commitBatch(batch: Queued[]): Promise<unknown> {
     if (batch.length === 1) {
       const item = batch[0]!;
-      await this.runAlone(item.op).then(item.resolve, item.reject); // no savepoint needed when alone
-      return;
+      // No savepoint needed when alone.
+      return this.runAlone(item.op).then(
+        (value) => void item.resolve(value),
+        (error: unknown) => {
+          item.reject(error);
+          return error;
+        },
+      );
     }
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -249,7 +273,7 @@ class ConcurrentWriter implements LedgerWriter {
       } catch (error) {
         if (isRetryableConflict(error) && attempt < this.options.conflictAttemptsMax) continue;
         for (const item of batch) item.reject(error);
-        return;
+        return error;
       }
     }
   }

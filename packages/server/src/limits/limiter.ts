@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.ts';
 import { createRedisClient, RedisLimitStore, redisStatus, waitForRedisReady } from './redis-store.ts';
 import { type BucketName, RATE_LIMIT_WINDOW_MS } from './rules.ts';
-import { type LimitDecision, type LimitStore, MemoryLimitStore } from './store.ts';
+import { type LimitDecision, MemoryLimitStore } from './store.ts';
 
 export interface RateLimiter {
   /** Counts one request against the bucket; throws LimiterUnavailableError when the store is down. */
@@ -14,6 +14,8 @@ export interface RateLimiter {
   publishKeyChange(): Promise<void>;
   /** 'up' | 'down' with Redis, undefined without. */
   redisStatus(): 'up' | 'down' | undefined;
+  /** Milliseconds the post-data-loss quarantine still refuses every limited request (0: none, or no Redis). */
+  quarantineRemainingMs(): Promise<number>;
   /** Called when Redis comes back: signals may have been missed while it was away. */
   onReconnect(listener: () => void): void;
   close(): Promise<void>;
@@ -46,6 +48,7 @@ export async function createRateLimiter(options: LimiterOptions): Promise<RateLi
       limitOf,
       publishKeyChange: async () => undefined,
       redisStatus: () => undefined,
+      quarantineRemainingMs: async () => 0,
       onReconnect: () => undefined,
       close: () => store.close(),
     };
@@ -63,7 +66,7 @@ function redisLimiter(
   options: LimiterOptions,
   limitOf: (bucket: BucketName) => number,
 ): RateLimiter {
-  const store: LimitStore & { signalEpochKey: string } = new RedisLimitStore({
+  const store = new RedisLimitStore({
     redis,
     keyPrefix: options.redisKeyPrefix,
     commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS,
@@ -81,6 +84,7 @@ function redisLimiter(
       await redis.incr(store.signalEpochKey);
     },
     redisStatus: () => redisStatus(redis),
+    quarantineRemainingMs: () => store.quarantineRemainingMs(),
     onReconnect: (listener) => reconnectListeners.push(listener),
     async close() {
       await store.close();

@@ -139,9 +139,26 @@ export class RedisLimitStore implements LimitStore {
     }
   }
 
+  /** How long the quarantine after a Redis data loss still refuses every check, by Redis's clock (0: none). */
+  async quarantineRemainingMs(): Promise<number> {
+    const reply = await withTimeout(
+      this.redis.eval(QUARANTINE_REMAINING_LUA, 1, `${this.keyPrefix}quarantine`),
+      this.commandTimeoutMs,
+    );
+    return Math.max(0, Number(reply));
+  }
+
   /** The client belongs to the caller (it is shared with pub/sub and health); closing it is theirs. */
   async close(): Promise<void> {}
 }
+
+const QUARANTINE_REMAINING_LUA = `
+local quarantine = redis.call('GET', KEYS[1])
+if not quarantine then return 0 end
+local time = redis.call('TIME')
+local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
+return math.max(0, math.ceil((tonumber(quarantine) - now_us) / 1000))
+`;
 
 /** Turns the script's `{allowed, remaining, reset_ms, retry_ms, epoch, generation, quarantined}` into a decision. */
 export function decisionFromScriptReply(reply: unknown, limit: number): LimitDecision {

@@ -21,7 +21,7 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
     },
     handler: async (request, reply) => {
       const key = currentAgentKey(request);
-      const server = createMcpServer(services, key);
+      const server = createMcpServer(services, key, { requestId: request.id, log: request.log });
       // Stateless: no session to keep between requests, so any instance can answer any request.
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -7,7 +7,8 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AppError } from '../errors.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
@@ -15,7 +16,13 @@ import { executeTool } from '../tools/execute.ts';
 import { TOOLS, toolByName, toolInputJsonSchema } from '../tools/registry.ts';
 import { VERSION } from '../version.ts';
 
-export function createMcpServer(services: Services, key: AgentKey): Server {
+/** Where a tools/call runs: its failures are logged with the HTTP request's id, as on the REST path. */
+export interface McpRequestContext {
+  requestId: string;
+  log: FastifyBaseLogger;
+}
+
+export function createMcpServer(services: Services, key: AgentKey, context: McpRequestContext): Server {
   const server = new Server({ name: 'agent-wallet', version: VERSION }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.filter((tool) => key.scopes.includes(tool.scope)).map((tool) => ({
@@ -25,7 +32,7 @@ export function createMcpServer(services: Services, key: AgentKey): Server {
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    callTool(services, key, request.params.name, request.params.arguments ?? {}),
+    callTool(services, key, context, request.params.name, request.params.arguments ?? {}),
   );
   return server;
 }
@@ -33,6 +40,7 @@ export function createMcpServer(services: Services, key: AgentKey): Server {
 async function callTool(
   services: Services,
   key: AgentKey,
+  context: McpRequestContext,
   name: string,
   args: unknown,
 ): Promise<CallToolResult> {
@@ -48,11 +56,10 @@ async function callTool(
       ...outcome.details,
       ...(outcome.data ? { data: outcome.data } : {}),
     });
-  } catch (error) {
-    if (error instanceof AppError) {
-      return toolError(error.code, error.message, { ...error.details, ...error.headers });
-    }
-    throw error;
+  } catch (thrown) {
+    // Unexpected errors become INTERNAL_ERROR with the request id (and are logged), never raw driver text.
+    const error = serviceError(thrown, context.log, context.requestId);
+    return toolError(error.code, error.message, { ...error.details, ...error.headers });
   }
 }
 

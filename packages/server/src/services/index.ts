@@ -46,6 +46,8 @@ export interface HealthView {
   storage: 'sqlite' | 'postgres';
   rail: string;
   redis?: 'up' | 'down';
+  /** Why the service is degraded, in words, when it is (absent when ok). */
+  reasons?: string[];
 }
 
 export interface ServiceOptions {
@@ -67,7 +69,10 @@ export async function createServices(config: Config, options: ServiceOptions): P
     dataDir: config.dataDir,
     postgresSchema: options.postgresSchema ?? config.databaseSchema,
     postgresPoolSizeMax: PG_POOL_SIZE_MAX,
-    sqliteBusyTimeoutMs: 5_000,
+    sqliteBusyTimeoutMs: config.dbStatementTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    onConnectionError: (error) => options.logger.warn({ err: error }, 'database connection error'),
   });
   await migrateToLatest(store.db, store.schema);
   const writer = createLedgerWriter(store, {
@@ -146,20 +151,56 @@ async function closeInOrder(logger: Logger, steps: [string, () => Promise<unknow
   if (firstError !== undefined) throw firstError;
 }
 
+/** Health answers within this even when the database hangs (a hung database is a down one). */
+const HEALTH_CHECK_TIMEOUT_MS = 2_000;
+
 async function health(store: Store, config: Config, limiter: RateLimiter): Promise<HealthView> {
-  const database = await sql`select 1`.execute(store.db).then(
-    () => 'up' as const,
-    () => 'down' as const,
-  );
+  const [database, quarantineMs] = await Promise.all([
+    withinMs(sql`select 1`.execute(store.db), HEALTH_CHECK_TIMEOUT_MS).then(
+      () => 'up' as const,
+      () => 'down' as const,
+    ),
+    limiter.redisStatus() === 'up'
+      ? withinMs(limiter.quarantineRemainingMs(), HEALTH_CHECK_TIMEOUT_MS).catch(() => 0)
+      : 0,
+  ]);
   const redis = limiter.redisStatus();
-  const healthy = database === 'up' && redis !== 'down';
+  const reasons = healthReasons({ database, redis, quarantineMs });
   return {
-    status: healthy ? 'ok' : 'degraded',
+    status: reasons.length === 0 ? 'ok' : 'degraded',
     database,
     storage: store.dialect,
     rail: config.rail,
     ...(redis === undefined ? {} : { redis }),
+    ...(reasons.length === 0 ? {} : { reasons }),
   };
+}
+
+/** Pure: what health says is wrong, in words an operator can act on. */
+export function healthReasons(state: {
+  database: 'up' | 'down';
+  redis: 'up' | 'down' | undefined;
+  quarantineMs: number;
+}): string[] {
+  const reasons: string[] = [];
+  if (state.database === 'down')
+    reasons.push('the database is unreachable: requests that need it answer 503');
+  if (state.redis === 'down') reasons.push('Redis is unreachable: rate-limited routes answer 503');
+  if (state.quarantineMs > 0) {
+    reasons.push(
+      `Redis lost its rate-limit data: limited routes answer 503 for ${Math.ceil(state.quarantineMs / 1000)} s more`,
+    );
+  }
+  return reasons;
+}
+
+function withinMs<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Runs duties one after another every interval (never overlapping); stop() waits for a running round. */

@@ -1,10 +1,11 @@
 // Opens the one store the service uses: embedded SQLite (better-sqlite3, WAL) by default, PostgreSQL when
 // DATABASE_URL says postgres://. Everything above this file speaks Kysely and never learns which.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPoolClient, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { isBrokenConnection } from './errors.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -27,6 +28,12 @@ export interface StoreOptions {
   postgresSchema: string | undefined;
   postgresPoolSizeMax: number;
   sqliteBusyTimeoutMs: number;
+  /** Bounds opening a connection and waiting for a pooled one (pg applies one timer to both). */
+  connectTimeoutMs: number;
+  /** Server-side statement_timeout; the client gives up on an unanswered query shortly after it. */
+  statementTimeoutMs: number;
+  /** Told of errors on idle or checked-out connections (a restart, a failover); the pool survives them. */
+  onConnectionError: (error: Error) => void;
 }
 
 const PG_TYPE_INT8 = 20;
@@ -45,6 +52,7 @@ function openSqlite(options: StoreOptions): Store {
   // 0700: the directory also holds the generated JWT secret.
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = join(options.dataDir, 'agent-wallet.sqlite');
+  ownerOnly(file);
   const sqlite = new SqliteDatabase(file, { timeout: options.sqliteBusyTimeoutMs });
   // WAL lets readers run beside the writer; synchronous=FULL fsyncs every commit, so an acknowledged payment
   // survives a power cut (group commit pays that fsync once per batch, not once per payment).
@@ -56,6 +64,18 @@ function openSqlite(options: StoreOptions): Store {
   sqlite.defaultSafeIntegers(true);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: file, schema: undefined, close: () => db.destroy() };
+}
+
+/**
+ * The database holds emails and password hashes: 0600 whatever the directory's mode or the umask. SQLite
+ * creates its -wal and -shm files with the database file's mode, so creating the file first covers all three;
+ * files of an older install (0644) are tightened too.
+ */
+function ownerOnly(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(path)) chmodSync(path, 0o600);
+  }
 }
 
 /** Distinct SQL texts kept prepared; the service has a few dozen, so this only bounds a surprise. */
@@ -82,18 +102,34 @@ function withStatementCache(sqlite: SqliteDatabase.Database) {
   };
 }
 
+/** How much longer than statement_timeout the client waits for an answer before it calls the socket dead. */
+const QUERY_TIMEOUT_MARGIN_MS = 1_000;
+/** A transaction left open by a vanished client must not hold its row locks for long. */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+
 async function openPostgres(url: string, options: StoreOptions): Promise<Store> {
   const schema = options.postgresSchema;
-  if (schema !== undefined) await createSchema(url, schema);
+  if (schema !== undefined) await createSchema(url, schema, options.connectTimeoutMs);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.postgresPoolSizeMax,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
+    // 0: unbounded (operator commands such as verify-ledger on a large ledger).
+    ...(options.statementTimeoutMs === 0
+      ? {}
+      : {
+          statement_timeout: options.statementTimeoutMs,
+          query_timeout: options.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
+        }),
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    keepAlive: true,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
     types: { getTypeParser: pgTypeParser },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: survivingPool(pool, options.onConnectionError) }),
+  });
   // Fails at start, not at the first request, when the database is unreachable.
   const current = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   const safeUrl = new URL(url);
@@ -109,9 +145,53 @@ function pgTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) 
   return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
 }
 
-async function createSchema(url: string, schema: string): Promise<void> {
+/**
+ * The pool as Kysely sees it, made to survive the database going away: an error on an idle or a checked-out
+ * client is reported instead of crashing the process (pg emits 'error' with no listener otherwise), and a
+ * client whose connection broke (terminated, reset, timed out mid-query) is destroyed on release, never
+ * handed out again. New connections are made on demand, so the service recovers by itself.
+ */
+function survivingPool(pool: pg.Pool, onConnectionError: (error: Error) => void) {
+  const broken = new WeakSet<pg.PoolClient>();
+  // One wrapper per pg client: Kysely keeps a connection object per client it is given.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  pool.on('error', onConnectionError);
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      broken.add(client);
+      onConnectionError(error);
+    });
+  });
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const wrapper = {
+      processID: (client as unknown as { processID?: number }).processID,
+      query: async (text: string, values: readonly unknown[]) => {
+        try {
+          return await client.query(text, values as unknown[]);
+        } catch (error) {
+          if (isBrokenConnection(error)) broken.add(client);
+          throw error;
+        }
+      },
+      release: (destroy?: boolean) => client.release(destroy === true || broken.has(client)),
+    } as unknown as PostgresPoolClient;
+    wrappers.set(client, wrapper);
+    return wrapper;
+  };
+  return {
+    options: pool.options,
+    connect: async () => {
+      const client = await pool.connect();
+      return wrappers.get(client) ?? wrap(client);
+    },
+    end: () => pool.end(),
+  };
+}
+
+async function createSchema(url: string, schema: string, connectTimeoutMs: number): Promise<void> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`bad schema name ${schema}`);
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  client.on('error', () => undefined); // a failure surfaces as the rejected query below
   await client.connect();
   try {
     await client.query(`create schema if not exists ${schema}`);

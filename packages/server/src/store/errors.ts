@@ -12,10 +12,46 @@ export function isRetryableConflict(error: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
-/** The database connection itself failed (refused, reset, pool exhausted). */
+// Socket errors, PostgreSQL's admin shutdown/crash/cannot-connect-now (57P0x) and connection exceptions (08xxx).
+const BROKEN_CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+// pg reports its own timeouts and dead sockets as plain Errors without a code; these are their messages.
+const BROKEN_CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'is not queryable',
+  'connection timeout',
+];
+// Statement timeout or cancel (57014), too many connections (53300), lock not available (55P03), SQLite busy.
+const OVERLOADED_CODES = new Set(['57014', '53300', '53400', '55P03', 'SQLITE_BUSY']);
+
+/**
+ * The connection itself is unusable (refused, reset, terminated by the server, timed out mid-query): the
+ * pooled client must be destroyed, not reused. Always also a store outage for the caller.
+ */
+export function isBrokenConnection(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code !== undefined && (BROKEN_CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
+  const message = error instanceof Error ? error.message : '';
+  return BROKEN_CONNECTION_MESSAGES.some((text) => message.includes(text));
+}
+
+/** The backing store is down, unreachable or too slow: answer 503 SERVICE_UNAVAILABLE, never 500. */
 export function isConnectionFailure(error: unknown): boolean {
   const code = errorCode(error);
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === '57P01' || code === 'SQLITE_BUSY';
+  return isBrokenConnection(error) || (code !== undefined && OVERLOADED_CODES.has(code));
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -8,7 +8,8 @@ export default defineRoute({
   auth: 'none',
   summary: 'Service health',
   description:
-    'Whether the database (and Redis, when configured) answer, and which settlement rail is active.',
+    'Whether the database (and Redis, when configured) answer, and which settlement rail is active. ' +
+    '`degraded` with `reasons` when any of them cannot serve requests (the database check is bounded at 2 s).',
   tags: ['system'],
   response: z.object({
     status: z.enum(['ok', 'degraded']),
@@ -17,6 +18,10 @@ export default defineRoute({
     storage: z.enum(['sqlite', 'postgres']),
     rail: z.string(),
     redis: z.enum(['up', 'down']).optional(),
+    reasons: z
+      .array(z.string())
+      .optional()
+      .describe('Present when degraded: what is wrong, in words (database down, Redis down or quarantined).'),
   }),
   handler: async ({ services }) => {
     const health = await services.health();
