@@ -23,6 +23,8 @@ function eventLine({ type, data }) {
     todo: data.todo !== undefined && data.todo !== false,
     durationMs: details?.duration_ms,
     error: type === 'test:fail' ? describeError(details?.error) : undefined,
+    // 'hookFailed' on a suite is the reason its tests were cancelled: the runner shows it.
+    failureType: type === 'test:fail' ? details?.error?.failureType : undefined,
   };
 }
 

@@ -62,11 +62,23 @@ describe('tally (pure)', () => {
       { type: 'test:pass', name: 'b', nesting: 1, skip: true },
       { type: 'test:fail', name: 'c', nesting: 1, error: 'boom' },
       { type: 'test:pass', name: 'd', nesting: 1, todo: true },
-      { type: 'test:fail', name: 'suite', nesting: 0, suite: true },
+      { type: 'test:fail', name: 'suite', nesting: 0, suite: true, failureType: 'subtestsFailed' },
     ];
     const { counts, failures } = tallyEvents(events, ctx);
     assert.deepEqual(counts, { passed: 1, failed: 1, skipped: 2 });
     assert.deepEqual(failures, [{ name: 'c', detail: 'boom' }]);
+  });
+
+  test("a suite's failed before() hook is shown with its error, its cancelled tests counted", () => {
+    const events = [
+      { type: 'test:fail', name: 't', nesting: 1, error: 'cancelled' },
+      { type: 'test:fail', name: 's', nesting: 0, suite: true, failureType: 'hookFailed', error: 'boom' },
+      { type: 'test:fail', name: 'p', nesting: 0, suite: true, failureType: 'subtestsFailed', error: 'x' },
+    ];
+    const { counts, failures } = tallyEvents(events, ctx);
+    assert.equal(counts.failed, 1);
+    assert.deepEqual(failures.at(-1), { name: 's (the suite itself)', detail: 'boom' });
+    assert.equal(failures.length, 2);
   });
 
   test('a crash outside any test is a failure; a failing exit with failed tests adds none', () => {

@@ -8,6 +8,10 @@ export function tallyEvents(events, { file, exit, leaked, timeoutMs }) {
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const failures = [];
   for (const event of events) {
+    if (event.type === 'test:fail' && event.suite && event.failureType !== 'subtestsFailed') {
+      // A suite's own failure (a before() hook that threw): its tests count as cancelled; say why.
+      failures.push({ name: `${event.name} (the suite itself)`, detail: event.error ?? '(no error detail)' });
+    }
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.suite) continue;
     if (event.skip || event.todo) counts.skipped += 1;
     else if (event.type === 'test:pass') counts.passed += 1;

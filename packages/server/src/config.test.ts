@@ -22,7 +22,7 @@ test('defaults follow the contract: 127.0.0.1:8787, SQLite, sandbox, the seed li
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.redisUrl, undefined);
     assert.equal(config.rail, 'sandbox');
-    assert.equal(config.trustProxy, false);
+    assert.equal(config.trustedProxies, false);
     assert.equal(config.rateLimitsPerMinute.send_payment, 10);
     assert.equal(config.approvalTtlSeconds, 72 * 3600);
   });

@@ -3,6 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type BucketName, parseRateLimits } from './limits/rules.ts';
 
@@ -22,7 +23,16 @@ export interface Config {
   jwtSecret: Uint8Array;
   /** Seed of the wallet address derivation, generated once into DATA_DIR. */
   addressSecret: Uint8Array;
-  trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For is believed (TRUSTED_PROXIES): a hop count, a list of addresses and CIDRs,
+   * or false (none: the socket's address is the client's). The client IP is the nearest untrusted address.
+   */
+  trustedProxies: number | string[] | false;
+  /** Origins allowed to call the API and POST /mcp from a browser (ALLOWED_ORIGINS); empty: same origin only. */
+  allowedOrigins: string[];
+  /** Bearer token of GET /metrics (METRICS_TOKEN); undefined turns the endpoint off. */
+  metricsToken: string | undefined;
+  http: HttpLimits;
   rail: Rail;
   rateLimitsPerMinute: Record<BucketName, number>;
   approvalTtlSeconds: number;
@@ -33,10 +43,26 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** DB_STATEMENT_TIMEOUT_MS: most time one PostgreSQL statement may run (SQLite: most wait for its lock). */
   dbStatementTimeoutMs: number;
+  /** DB_POOL_MAX: most PostgreSQL connections this instance opens. */
+  dbPoolMax: number;
   /** Served at `/`; undefined when the dashboard has not been built. */
   dashboardDir: string | undefined;
   /** Things an operator should know, logged at start (a weak JWT_SECRET, per-instance secrets). */
   warnings: string[];
+}
+
+/** Explicit bounds on every connection, so slow or idle clients cannot hold sockets (and file descriptors). */
+export interface HttpLimits {
+  /** HTTP_REQUEST_TIMEOUT_MS: the whole request (headers and body) must arrive within this. */
+  requestTimeoutMs: number;
+  /** HTTP_HEADERS_TIMEOUT_MS: the headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** HTTP_IDLE_TIMEOUT_MS: a socket with no traffic either way is closed after this. */
+  idleTimeoutMs: number;
+  /** HTTP_MAX_CONNECTIONS: connections beyond this are refused at once. */
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {}
@@ -60,7 +86,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisKeyPrefix: env.REDIS_PREFIX ?? 'agent-wallet:',
     jwtSecret: jwtSecretFrom(env.JWT_SECRET, dataDir),
     addressSecret: generatedSecret(dataDir, 'address-secret'),
-    trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),
+    trustedProxies: parseTrustedProxies(env),
+    allowedOrigins: parseAllowedOrigins(env.ALLOWED_ORIGINS),
+    metricsToken: parseMetricsToken(env.METRICS_TOKEN),
+    http: parseHttpLimits(env),
     rail,
     rateLimitsPerMinute: wrap('RATE_LIMITS', () => parseRateLimits(emptyToUndefined(env.RATE_LIMITS))),
     approvalTtlSeconds: parseInteger(
@@ -73,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ledgerBatchMax: parseInteger('LEDGER_BATCH_MAX', env.LEDGER_BATCH_MAX, 256, 1, 10_000),
     logLevel: env.LOG_LEVEL ?? 'info',
     dbConnectTimeoutMs: parseInteger('DB_CONNECT_TIMEOUT_MS', env.DB_CONNECT_TIMEOUT_MS, 5_000, 100, 600_000),
+    dbPoolMax: parseInteger('DB_POOL_MAX', env.DB_POOL_MAX, 20, 1, 1_000),
     dbStatementTimeoutMs: parseInteger(
       'DB_STATEMENT_TIMEOUT_MS',
       env.DB_STATEMENT_TIMEOUT_MS,
@@ -93,6 +123,74 @@ function parseRail(value: string | undefined): Rail {
   throw new ConfigError(`RAIL must be "sandbox" or "evm", not ${JSON.stringify(rail)}`);
 }
 
+/** TRUSTED_PROXIES wins; TRUST_PROXY=true is its deprecated spelling of 1 (see configWarnings). */
+function parseTrustedProxies(env: NodeJS.ProcessEnv): number | string[] | false {
+  const value = emptyToUndefined(env.TRUSTED_PROXIES);
+  if (value === undefined) return parseBoolean('TRUST_PROXY', env.TRUST_PROXY) ? 1 : false;
+  if (/^[0-9]+$/.test(value)) return parseInteger('TRUSTED_PROXIES', value, 0, 1, 32);
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!isAddressOrCidr(entry)) {
+      throw new ConfigError(
+        `TRUSTED_PROXIES must be a hop count (1) or a comma-separated list of addresses and CIDRs, and ${JSON.stringify(entry)} is neither`,
+      );
+    }
+  }
+  return entries;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', prefix, extra] = entry.split('/');
+  if (extra !== undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^[0-9]{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function parseAllowedOrigins(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return [];
+  return value.split(',').map((entry) => {
+    const origin = entry.trim();
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      throw new ConfigError(
+        `ALLOWED_ORIGINS: ${JSON.stringify(origin)} is not an origin such as https://app.example.com`,
+      );
+    }
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== origin.replace(/\/$/, '')) {
+      throw new ConfigError(
+        `ALLOWED_ORIGINS: ${JSON.stringify(origin)} must be scheme://host[:port] with nothing after it`,
+      );
+    }
+    return url.origin;
+  });
+}
+
+const METRICS_TOKEN_LENGTH_MIN = 16;
+
+function parseMetricsToken(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value.length < METRICS_TOKEN_LENGTH_MIN) {
+    throw new ConfigError(`METRICS_TOKEN must be at least ${METRICS_TOKEN_LENGTH_MIN} characters`);
+  }
+  return value;
+}
+
+function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
+  const ms = (name: string, fallback: number) => parseInteger(name, env[name], fallback, 100, 3_600_000);
+  return {
+    requestTimeoutMs: ms('HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    headersTimeoutMs: ms('HTTP_HEADERS_TIMEOUT_MS', 10_000),
+    keepAliveTimeoutMs: ms('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+    idleTimeoutMs: ms('HTTP_IDLE_TIMEOUT_MS', 60_000),
+    maxConnections: parseInteger('HTTP_MAX_CONNECTIONS', env.HTTP_MAX_CONNECTIONS, 1_000, 1, 1_000_000),
+  };
+}
+
 function jwtSecretFrom(value: string | undefined, dataDir: string): Uint8Array {
   if (value === undefined || value === '') return generatedSecret(dataDir, 'jwt-secret');
   return new TextEncoder().encode(value);
@@ -109,6 +207,13 @@ function configWarnings(env: NodeJS.ProcessEnv): string[] {
   if (secret === '' && (env.DATABASE_URL ?? '') !== '') {
     warnings.push(
       'JWT_SECRET is not set: each instance generates its own, so tokens work only on the instance that issued them',
+    );
+  }
+  if (parseBoolean('TRUST_PROXY', env.TRUST_PROXY)) {
+    warnings.push(
+      (env.TRUSTED_PROXIES ?? '') === ''
+        ? 'TRUST_PROXY=true is deprecated: it now means TRUSTED_PROXIES=1 (believe one proxy hop); set TRUSTED_PROXIES instead'
+        : 'TRUST_PROXY is ignored because TRUSTED_PROXIES is set; remove TRUST_PROXY',
     );
   }
   return warnings;

@@ -1,10 +1,11 @@
 // Starts the service: services, HTTP app, listening socket, and a graceful stop on SIGTERM/SIGINT that
 // refuses new connections, lets in-flight requests finish, drains the ledger writer and closes the database.
 import type { FastifyInstance } from 'fastify';
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
+import { errorForLog, requestForLog } from './log-scrub.ts';
 import { createServices, type Services } from './services/index.ts';
 
 export interface RunningServer {
@@ -21,6 +22,8 @@ export interface StartOptions {
   postgresSchema?: string;
   /** Background duties' period; null turns them off (tests call them directly). */
   backgroundIntervalMs?: number | null;
+  /** Where log lines go (tests read them); stdout by default. */
+  logDestination?: DestinationStream;
 }
 
 /** Secrets never reach a log line, whatever object they travel in. */
@@ -34,13 +37,20 @@ export const LOG_REDACT_PATHS = [
 ];
 
 /** One logger for the HTTP layer and the services, with secrets redacted. */
-export function createLogger(level: string | false): Logger {
+export function createLogger(level: string | false, destination?: DestinationStream): Logger {
   if (level === false) return pino({ enabled: false });
-  return pino({ level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } });
+  return pino(
+    {
+      level,
+      redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
+      serializers: { req: requestForLog, err: errorForLog },
+    },
+    destination,
+  );
 }
 
 export async function createServer(config: Config, options: StartOptions): Promise<RunningServer> {
-  const logger = createLogger(options.logLevel);
+  const logger = createLogger(options.logLevel, options.logDestination);
   const services = await createServices(config, {
     clock: options.clock,
     logger,
@@ -49,7 +59,10 @@ export async function createServer(config: Config, options: StartOptions): Promi
       ? {}
       : { backgroundIntervalMs: options.backgroundIntervalMs }),
   });
-  const app = await buildApp(services, { logger });
+  const app = await buildApp(services, { logger }).catch(async (error: unknown) => {
+    await services.close().catch(() => undefined);
+    throw error;
+  });
   app.addHook('onClose', async () => services.close());
   return {
     app,

@@ -68,6 +68,7 @@ describe('rate limits: the seed defaults (memory store)', () => {
       health: 600,
       tool_unauthenticated: 60,
       default: 60,
+      login_account: 10,
     });
   });
 
@@ -280,18 +281,40 @@ describe('rate limits: configuration and client IPs', () => {
     );
   });
 
-  test('X-Forwarded-For is believed only with TRUST_PROXY', async () => {
-    for (const trust of [false, true]) {
+  // Issue 10, defect 4: TRUST_PROXY=true believed the leftmost, client-written X-Forwarded-For entry.
+  test('X-Forwarded-For: the client is the nearest untrusted address, never the leftmost one', async () => {
+    // [settings, the X-Forwarded-For entry that names the client (from the right)]
+    const cases: Array<[Record<string, string>, number | null]> = [
+      [{}, null],
+      [{ TRUST_PROXY: 'true' }, 1],
+      [{ TRUSTED_PROXIES: '1' }, 1],
+      [{ TRUSTED_PROXIES: '2' }, 2],
+      [{ TRUSTED_PROXIES: '127.0.0.1/32, 10.0.0.0/8' }, 2],
+    ];
+    for (const [env, fromRight] of cases) {
       const h = await startHarness('sqlite', 'limits_proxy', {
-        env: { RATE_LIMITS: '{"health":2}', TRUST_PROXY: String(trust) },
+        env: { RATE_LIMITS: '{"health":2}', ...env },
       });
       try {
-        const send = (forwarded: string) =>
-          call(h.app, 'GET', '/api/v1/health', undefined, { headers: { 'x-forwarded-for': forwarded } });
-        await send('1.1.1.1');
-        await send('2.2.2.2');
-        const third = await send('3.3.3.3');
-        assert.equal(third.status, trust ? 200 : 429, `TRUST_PROXY=${trust}`);
+        const send = (entries: string[]) =>
+          call(h.app, 'GET', '/api/v1/health', undefined, {
+            headers: { 'x-forwarded-for': entries.join(', ') },
+            ip: '127.0.0.1',
+          });
+        // The client forges a different leftmost entry each time: it never buys a fresh bucket.
+        const forged = [];
+        for (const fake of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) {
+          forged.push((await send([fake, '203.0.113.7', '10.1.2.3'])).status);
+        }
+        assert.deepEqual(forged, [200, 200, 429], `forged entries with ${JSON.stringify(env)}`);
+        if (fromRight === null) continue;
+        // Different real clients behind the trusted proxies count apart.
+        const real = [];
+        for (const client of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) {
+          const entries = fromRight === 1 ? ['6.6.6.6', client] : ['6.6.6.6', client, '10.9.9.9'];
+          real.push((await send(entries)).status);
+        }
+        assert.deepEqual(real, [200, 200, 200], `real clients with ${JSON.stringify(env)}`);
       } finally {
         await h.close();
       }

@@ -13,6 +13,8 @@ import { VERSION } from '../version.ts';
 import { registerAuthHooks } from './auth-hooks.ts';
 import { registerDashboard } from './dashboard.ts';
 import { errorHandler, sendAppError } from './errors.ts';
+import { registerMetrics } from './metrics-route.ts';
+import { registerOriginCheck } from './origin.ts';
 import { toFastifyRoute } from './route.ts';
 import { successEnvelope } from './schemas.ts';
 
@@ -26,7 +28,19 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: services.config.trustProxy,
+    // proxy-addr semantics: a hop count or a list; the client is the nearest address not trusted, never the
+    // leftmost (client-written) X-Forwarded-For entry.
+    trustProxy: trustProxyOption(services.config.trustedProxies),
+    // Slow or idle clients cannot hold sockets: every phase of a connection has a bound.
+    requestTimeout: services.config.http.requestTimeoutMs,
+    keepAliveTimeout: services.config.http.keepAliveTimeoutMs,
+    connectionTimeout: services.config.http.idleTimeoutMs,
+    http: {
+      headersTimeout: services.config.http.headersTimeoutMs,
+      requestTimeout: services.config.http.requestTimeoutMs,
+      // How often Node looks for requests past their timeouts (default 30 s would let them overstay).
+      connectionsCheckingInterval: Math.min(1_000, services.config.http.headersTimeoutMs),
+    },
     requestIdHeader: false, // our own ids: a client cannot forge log correlation
     // Random, so ids do not repeat across restarts or instances when a user quotes one to support.
     genReqId: () => `req_${randomBase62(16)}`,
@@ -38,6 +52,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();
 
+  app.server.maxConnections = services.config.http.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; bodies are serialised as plain JSON (amounts are already strings).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -52,6 +67,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // Balances, tokens and keys must not sit in shared caches; the dashboard's assets set their own policy.
     reply.header('cache-control', 'no-store');
   });
+  registerOriginCheck(app, services.config);
   registerAuthHooks(app, services);
 
   await app.register(fastifySwagger, {
@@ -76,6 +92,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     app.route(toFastifyRoute(route, services, successEnvelope));
   }
   registerMcpRoutes(app, services);
+  registerMetrics(app, services);
   app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async () =>
     app.swagger(),
   );
@@ -89,6 +106,12 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     );
   });
   return app;
+}
+
+/** A hop count trusts that many addresses nearest the socket (proxy-addr's own meaning of a number). */
+function trustProxyOption(trusted: number | string[] | false) {
+  if (typeof trusted !== 'number') return trusted;
+  return (_address: string, hop: number) => hop < trusted;
 }
 
 /**

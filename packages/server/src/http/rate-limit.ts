@@ -3,7 +3,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
-import { apiKeySubject, type BucketName, bucketKeyFor, ipSubject, restBucketFor } from '../limits/rules.ts';
+import {
+  accountSubject,
+  apiKeySubject,
+  type BucketName,
+  bucketKeyFor,
+  ipSubject,
+  restBucketFor,
+} from '../limits/rules.ts';
 import { type LimitDecision, LimiterUnavailableError } from '../limits/store.ts';
 
 export interface LimitTarget {
@@ -55,6 +62,41 @@ export async function enforceToolLimit(
   if (decision !== null && !decision.allowed) throw rateLimited(decision, tool);
 }
 
+/**
+ * Failed logins per account (contract section 5, bucket `login_account`): an account whose window is full
+ * answers 429 before its password is even hashed, whatever the client's IP, so guessing from many addresses
+ * stops too. Only INVALID_CREDENTIALS counts; a success costs the account nothing. Attempts already in flight
+ * when the window fills can still finish: at most the limit plus the concurrent attempts are ever judged.
+ */
+export async function limitFailedLogins<T>(
+  limiter: RateLimiter,
+  normalisedEmail: string,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  const key = bucketKeyFor({ bucket: 'login_account', subject: accountSubject(normalisedEmail) });
+  const before = await unavailableAs503(() => limiter.peek('login_account', key));
+  if (!before.allowed) throw rateLimited(before, 'login_account');
+  try {
+    return await attempt();
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'INVALID_CREDENTIALS') {
+      await unavailableAs503(() => limiter.hit('login_account', key));
+    }
+    throw error;
+  }
+}
+
+async function unavailableAs503<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof LimiterUnavailableError)) throw error;
+    throw new AppError('SERVICE_UNAVAILABLE', 'the rate limiter is unavailable; retry shortly', {
+      headers: { 'retry-after': '1' },
+    });
+  }
+}
+
 /** The store's decision, or null when the bucket may pass without one (health during an outage). */
 async function decide(
   limiter: RateLimiter,
@@ -88,10 +130,13 @@ async function decide(
 }
 
 function rateLimited(decision: LimitDecision, bucket: BucketName): AppError {
+  const rate =
+    bucket === 'login_account'
+      ? `${decision.limit} failed logins per 15 minutes for this account`
+      : `${decision.limit} requests per minute for ${describeBucket(bucket)}`;
   return new AppError(
     'RATE_LIMITED',
-    `rate limit exceeded: ${decision.limit} requests per minute for ${describeBucket(bucket)}; ` +
-      `retry in ${decision.retryAfterSeconds} s`,
+    `rate limit exceeded: ${rate}; retry in ${decision.retryAfterSeconds} s`,
     { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
   );
 }

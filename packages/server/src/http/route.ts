@@ -2,6 +2,7 @@
 // plain data; this helper wraps it in the success envelope and sets the status.
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { z } from 'zod';
+import { AppError } from '../errors.ts';
 import type { Services } from '../services/index.ts';
 import { failureEnvelope } from './schemas.ts';
 
@@ -34,6 +35,8 @@ export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B ext
   params?: P;
   query?: Q;
   body?: B;
+  /** The handler validates the body itself (a tool call's params depend on the tool named in the path). */
+  bodyValidatedByHandler?: true;
   /** Documented success data (the envelope's `data`), for the OpenAPI document only. */
   response?: z.ZodType;
   successStatus?: number;
@@ -48,6 +51,16 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
   definition: RouteDefinition<P, Q, B, R>,
 ): RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown> {
   return definition as unknown as RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>;
+}
+
+function refuseBodyFields(body: unknown): void {
+  if (body === undefined) return;
+  const isPlainObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+  if (isPlainObject && Object.keys(body).length === 0) return;
+  const what = isPlainObject
+    ? `unknown field${Object.keys(body).length === 1 ? '' : 's'} ${Object.keys(body).slice(0, 5).join(', ')}`
+    : `a JSON ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`;
+  throw new AppError('VALIDATION_ERROR', `body: this endpoint takes no body fields, got ${what}`);
 }
 
 const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
@@ -79,6 +92,11 @@ export function toFastifyRoute(
         '4XX': failureEnvelope,
       },
     },
+    // A route without a body schema takes no body fields (contract: unknown fields are a 400, no mass
+    // assignment): nothing, or an empty object, and anything else is refused before the handler runs.
+    ...(definition.body === undefined && definition.method !== 'GET' && !definition.bodyValidatedByHandler
+      ? { preValidation: async (request: FastifyRequest) => refuseBodyFields(request.body) }
+      : {}),
     handler: async (request, reply) => {
       const result = await definition.handler({
         params: request.params,

@@ -48,6 +48,7 @@ for (const target of await storeTargets()) {
         batchSizeMax: 64,
         queueLengthMax: 1_000,
         conflictAttemptsMax: 3,
+        onBatch: () => undefined,
       });
     });
 
@@ -161,6 +162,7 @@ for (const target of await storeTargets()) {
         batchSizeMax: 2,
         queueLengthMax: 3,
         conflictAttemptsMax: 1,
+        onBatch: () => undefined,
       });
       const results = await Promise.allSettled(Array.from({ length: 10 }, () => small.run(async () => 1)));
       const refused = results.filter((r) => r.status === 'rejected');

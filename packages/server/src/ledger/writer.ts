@@ -25,6 +25,8 @@ export interface RunOptions {
 
 export interface LedgerWriter {
   run<T>(op: WriteOp<T>, options?: RunOptions): Promise<T>;
+  /** Operations waiting or in flight (for metrics). */
+  queueLength(): number;
   /** Stops accepting work and resolves once everything queued is committed or failed. */
   close(): Promise<void>;
 }
@@ -37,6 +39,8 @@ export interface WriterOptions {
   queueLengthMax: number;
   /** Attempts for an operation PostgreSQL aborted to break a deadlock. */
   conflictAttemptsMax: number;
+  /** Told the size of every batch committed (for metrics). */
+  onBatch: (size: number) => void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -77,6 +81,10 @@ class BatchWriter implements LedgerWriter {
     });
   }
 
+  queueLength(): number {
+    return this.queue.length;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (!this.flushing && this.queue.length === 0) return;
@@ -96,6 +104,7 @@ class BatchWriter implements LedgerWriter {
     this.scheduled = false;
     this.flushing = true;
     const batch = this.queue.splice(0, this.options.batchSizeMax);
+    this.options.onBatch(batch.length);
     try {
       const outcomes = await this.commitBatch(batch);
       for (const [i, item] of batch.entries()) settle(item, outcomes[i]!);
@@ -176,12 +185,19 @@ class ConcurrentWriter implements LedgerWriter {
     if (this.inFlight >= this.options.queueLengthMax) throw queueFull();
     this.inFlight += 1;
     try {
-      if (options.serializeOn === undefined) return await this.runAlone(op);
+      if (options.serializeOn === undefined) {
+        this.options.onBatch(1);
+        return await this.runAlone(op);
+      }
       return await this.enqueue(options.serializeOn, op);
     } finally {
       this.inFlight -= 1;
       if (this.closed && this.inFlight === 0) this.drained?.();
     }
+  }
+
+  queueLength(): number {
+    return this.inFlight;
   }
 
   async close(): Promise<void> {
@@ -223,6 +239,7 @@ class ConcurrentWriter implements LedgerWriter {
       return;
     }
     const batch = lane.splice(0, this.options.batchSizeMax);
+    this.options.onBatch(batch.length);
     this.busyLanes.add(key);
     void this.commitBatch(batch)
       .then((failure) => {

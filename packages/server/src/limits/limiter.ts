@@ -3,12 +3,14 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.ts';
 import { createRedisClient, RedisLimitStore, redisStatus, waitForRedisReady } from './redis-store.ts';
-import { type BucketName, RATE_LIMIT_WINDOW_MS } from './rules.ts';
+import { type BucketName, windowMsOf } from './rules.ts';
 import { type LimitDecision, MemoryLimitStore } from './store.ts';
 
 export interface RateLimiter {
   /** Counts one request against the bucket; throws LimiterUnavailableError when the store is down. */
   hit(bucket: BucketName, bucketKey: string): Promise<LimitDecision>;
+  /** What hit would decide now, counting nothing. */
+  peek(bucket: BucketName, bucketKey: string): Promise<LimitDecision>;
   limitOf(bucket: BucketName): number;
   /** Invalidates key caches on every instance (Redis) before resolving; a no-op in memory. */
   publishKeyChange(): Promise<void>;
@@ -23,6 +25,8 @@ export interface RateLimiter {
 
 export interface LimiterOptions {
   limitsPerMinute: Record<BucketName, number>;
+  /** Told of every refusal (a full bucket; not an outage or a quarantine), for metrics. */
+  onRefused: (bucket: BucketName) => void;
   clock: Clock;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -44,7 +48,8 @@ export async function createRateLimiter(options: LimiterOptions): Promise<RateLi
       sweepIntervalMs: MEMORY_SWEEP_INTERVAL_MS,
     });
     return {
-      hit: (bucket, key) => store.hit(key, limitOf(bucket), RATE_LIMIT_WINDOW_MS),
+      hit: (bucket, key) => reported(bucket, store.hit(key, limitOf(bucket), windowMsOf(bucket)), options),
+      peek: (bucket, key) => reported(bucket, store.peek(key, limitOf(bucket), windowMsOf(bucket)), options),
       limitOf,
       publishKeyChange: async () => undefined,
       redisStatus: () => undefined,
@@ -59,6 +64,16 @@ export async function createRateLimiter(options: LimiterOptions): Promise<RateLi
   });
   await waitForRedisReady(redis, REDIS_READY_WAIT_MS); // not fatal: limited routes answer 503 until it is up
   return redisLimiter(redis, options, limitOf);
+}
+
+async function reported(
+  bucket: BucketName,
+  pending: Promise<LimitDecision>,
+  options: LimiterOptions,
+): Promise<LimitDecision> {
+  const decision = await pending;
+  if (!decision.allowed && decision.quarantined !== true) options.onRefused(bucket);
+  return decision;
 }
 
 function redisLimiter(
@@ -78,7 +93,8 @@ function redisLimiter(
     everReady = true;
   });
   return {
-    hit: (bucket, key) => store.hit(key, limitOf(bucket), RATE_LIMIT_WINDOW_MS),
+    hit: (bucket, key) => reported(bucket, store.hit(key, limitOf(bucket), windowMsOf(bucket)), options),
+    peek: (bucket, key) => reported(bucket, store.peek(key, limitOf(bucket), windowMsOf(bucket)), options),
     limitOf,
     async publishKeyChange() {
       await redis.incr(store.signalEpochKey);

@@ -139,6 +139,32 @@ export class RedisLimitStore implements LimitStore {
     }
   }
 
+  async peek(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision> {
+    assertHitArguments(bucketKey, limit, windowMs);
+    let reply: unknown;
+    try {
+      reply = await withTimeout(
+        this.redis.eval(PEEK_LUA, 1, `${this.keyPrefix}rl:${bucketKey}`, String(limit), String(windowMs)),
+        this.commandTimeoutMs,
+      );
+    } catch (error) {
+      if (error instanceof LimiterUnavailableError) throw error;
+      throw new LimiterUnavailableError(`rate limiter unavailable: ${errorMessage(error)}`, { cause: error });
+    }
+    const [allowedFlag, count, resetMs, retryMs] = (Array.isArray(reply) ? reply : []).map(Number);
+    if (![allowedFlag, count, resetMs, retryMs].every(Number.isInteger)) {
+      throw new LimiterUnavailableError(`rate limiter: malformed peek reply ${JSON.stringify(reply)}`);
+    }
+    const allowed = allowedFlag === 1;
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - (count ?? 0)),
+      resetSeconds: ceilSeconds(resetMs ?? 0),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, ceilSeconds(retryMs ?? 0)),
+    };
+  }
+
   /** How long the quarantine after a Redis data loss still refuses every check, by Redis's clock (0: none). */
   async quarantineRemainingMs(): Promise<number> {
     const reply = await withTimeout(
@@ -151,6 +177,25 @@ export class RedisLimitStore implements LimitStore {
   /** The client belongs to the caller (it is shared with pub/sub and health); closing it is theirs. */
   async close(): Promise<void> {}
 }
+
+// Reads a bucket as SLIDING_LOG_LUA would judge it, recording nothing: {allowed, count, reset_ms, retry_ms}.
+const PEEK_LUA = `
+local time = redis.call('TIME')
+local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local limit = tonumber(ARGV[1])
+local window_us = tonumber(ARGV[2]) * 1000
+local entries = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. string.format('%.0f', now_us - window_us), '+inf', 'WITHSCORES')
+local count = #entries / 2
+local function ms_until_leaves(index)
+  local ms = math.ceil((tonumber(entries[index * 2 + 2]) + window_us - now_us) / 1000)
+  if ms < 0 then ms = 0 end
+  return ms
+end
+local reset_ms = 0
+if count > 0 then reset_ms = ms_until_leaves(0) end
+if count < limit then return {1, count, reset_ms, 0} end
+return {0, count, reset_ms, ms_until_leaves(count - limit)}
+`;
 
 const QUARANTINE_REMAINING_LUA = `
 local quarantine = redis.call('GET', KEYS[1])

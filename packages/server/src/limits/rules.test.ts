@@ -9,6 +9,7 @@ import {
   parseRateLimits,
   restBucketFor,
   userSubject,
+  windowMsOf,
 } from './rules.ts';
 
 test('defaults are the seed numbers (section 8) and the contract choices (section 5)', () => {
@@ -29,6 +30,8 @@ test('defaults are the seed numbers (section 8) and the contract choices (sectio
       health: 600,
       tool_unauthenticated: 60,
       default: 60,
+      // Contract section 5: failed logins per account, per 15 minutes.
+      login_account: 10,
     },
   );
   assert.deepEqual(Object.keys(DEFAULT_LIMITS_PER_MINUTE).sort(), [...BUCKET_NAMES].sort());
@@ -177,4 +180,10 @@ test('IP subjects: IPv4 per address, IPv4-mapped as IPv4, IPv6 per /64', () => {
   assert.notEqual(ipSubject('2001:db8:0:1::1'), ipSubject('2001:db8:0:2::1'));
   // Not an address (a proxy header gone wrong): still a subject, bounded later by bucketKeyFor.
   assert.equal(ipSubject('unknown'), 'ip:unknown');
+});
+
+test('every bucket counts over 60 s except login_account, over 15 minutes', () => {
+  for (const bucket of BUCKET_NAMES) {
+    assert.equal(windowMsOf(bucket), bucket === 'login_account' ? 15 * 60_000 : 60_000, bucket);
+  }
 });

@@ -16,11 +16,19 @@ export const BUCKET_NAMES = [
   'health',
   'tool_unauthenticated',
   'default',
+  'login_account',
 ] as const;
 export type BucketName = (typeof BUCKET_NAMES)[number];
 
-/** Every limit counts over a sliding window of this length (seed: "count per minute"). */
+/** Every limit counts over a sliding window of this length (seed: "count per minute")... */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
+/** ...except failed logins per account (contract section 5): 10 per 15 minutes by default. */
+export const LOGIN_ACCOUNT_WINDOW_MS = 15 * 60_000;
+
+/** The sliding window a bucket counts over. */
+export function windowMsOf(bucket: BucketName): number {
+  return bucket === 'login_account' ? LOGIN_ACCOUNT_WINDOW_MS : RATE_LIMIT_WINDOW_MS;
+}
 
 /** The seed's numbers (section 8) plus the contract's choices for the endpoints the seed leaves open. */
 export const DEFAULT_LIMITS_PER_MINUTE: Readonly<Record<BucketName, number>> = Object.freeze({
@@ -35,6 +43,7 @@ export const DEFAULT_LIMITS_PER_MINUTE: Readonly<Record<BucketName, number>> = O
   health: 600,
   tool_unauthenticated: 60,
   default: 60,
+  login_account: 10,
 });
 
 // A sliding log keeps one timestamp per accepted request, so the limit also bounds memory per bucket.
@@ -163,6 +172,11 @@ export function userSubject(userId: string): string {
 
 export function apiKeySubject(apiKeyId: string): string {
   return `key:${apiKeyId}`;
+}
+
+/** An account by its normalised email, hashed: no email address is ever written into a limiter key. */
+export function accountSubject(normalisedEmail: string): string {
+  return `account:${createHash('sha256').update(normalisedEmail).digest('base64url')}`;
 }
 
 /**

@@ -22,6 +22,8 @@ export interface LimitDecision {
 
 export interface LimitStore {
   hit(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision>;
+  /** The decision a hit would get now, recording nothing (failed logins are counted only once they fail). */
+  peek(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision>;
   close(): Promise<void>;
 }
 
@@ -171,6 +173,15 @@ export class MemoryLimitStore implements LimitStore {
     }
     assert(this.buckets.size <= this.maxBuckets, 'the store never holds more than maxBuckets');
     return decide(bucket, allowed, limit, windowMs, nowMs);
+  }
+
+  async peek(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision> {
+    assertHitArguments(bucketKey, limit, windowMs);
+    const nowMs = this.nowMs();
+    const bucket = this.buckets.get(bucketKey);
+    if (bucket === undefined) return decide(new Bucket(windowMs), true, limit, windowMs, nowMs);
+    bucket.dropUpTo(nowMs - windowMs);
+    return decide(bucket, bucket.count < limit, limit, windowMs, nowMs);
   }
 
   /**

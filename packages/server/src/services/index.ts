@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
 import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
+import { createMetrics, type Metrics } from '../metrics.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { type ApprovalService, createApprovalService } from './approvals.ts';
@@ -34,6 +35,7 @@ export interface Services {
   payments: PaymentService;
   approvals: ApprovalService;
   limiter: RateLimiter;
+  metrics: Metrics;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
   agentWalletView(row: WalletRow): Promise<AgentWalletView>;
   health(): Promise<HealthView>;
@@ -60,7 +62,6 @@ export interface ServiceOptions {
 }
 
 const WRITE_QUEUE_LENGTH_MAX = 10_000;
-const PG_POOL_SIZE_MAX = 20;
 const BACKGROUND_INTERVAL_MS_DEFAULT = 5_000;
 
 export async function createServices(config: Config, options: ServiceOptions): Promise<Services> {
@@ -68,14 +69,56 @@ export async function createServices(config: Config, options: ServiceOptions): P
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     postgresSchema: options.postgresSchema ?? config.databaseSchema,
-    postgresPoolSizeMax: PG_POOL_SIZE_MAX,
+    postgresPoolSizeMax: config.dbPoolMax,
     sqliteBusyTimeoutMs: config.dbStatementTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     onConnectionError: (error) => options.logger.warn({ err: error }, 'database connection error'),
   });
-  await migrateToLatest(store.db, store.schema);
+  // Gauges read their sources at scrape time; the writer and limiter exist by then.
+  const sources = {
+    writer: undefined as LedgerWriter | undefined,
+    limiter: undefined as RateLimiter | undefined,
+  };
+  const metrics = createMetrics({
+    writerQueueLength: () => sources.writer?.queueLength() ?? 0,
+    pool: () => store.poolStats(),
+    redisUp: () => redisUpValue(sources.limiter?.redisStatus()),
+  });
+  let limiter: RateLimiter;
+  try {
+    await migrateToLatest(store.db, store.schema);
+    limiter = await createRateLimiter({
+      onRefused: (bucket) => metrics.rateLimitRefused(bucket),
+      limitsPerMinute: config.rateLimitsPerMinute,
+      clock: options.clock,
+      redisUrl: config.redisUrl,
+      redisKeyPrefix: config.redisKeyPrefix,
+    });
+  } catch (error) {
+    // A start that fails half-way must not leave the pool open: it would keep the process alive for ever.
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  sources.limiter = limiter;
+  const services = assembleServices(config, options, { store, limiter, metrics });
+  sources.writer = services.writer;
+  return services;
+}
+
+function redisUpValue(status: 'up' | 'down' | undefined): number | undefined {
+  if (status === undefined) return undefined;
+  return status === 'up' ? 1 : 0;
+}
+
+/** Everything else is built synchronously over the opened store and limiter: nothing here can half-fail. */
+function assembleServices(
+  config: Config,
+  options: ServiceOptions,
+  { store, limiter, metrics }: { store: Store; limiter: RateLimiter; metrics: Metrics },
+): Services {
   const writer = createLedgerWriter(store, {
+    onBatch: (size) => metrics.ledgerBatch(size),
     mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
     // Writes per group commit: large enough to amortise the fsync, small enough to keep latency low.
     batchSizeMax: config.ledgerBatchMax,
@@ -84,12 +127,6 @@ export async function createServices(config: Config, options: ServiceOptions): P
   });
   const ctx: ServiceContext = { store, writer, clock: options.clock };
   const rail = sandboxRail;
-  const limiter = await createRateLimiter({
-    limitsPerMinute: config.rateLimitsPerMinute,
-    clock: options.clock,
-    redisUrl: config.redisUrl,
-    redisKeyPrefix: config.redisKeyPrefix,
-  });
   const signals: KeySignals = { publishKeyChange: () => limiter.publishKeyChange() };
   // A key-lookup cache is safe only where every change reaches it: one process (SQLite), or Redis signals.
   const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
@@ -121,6 +158,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     payments: createPaymentService(ctx, { rail, approvalTtlMs: config.approvalTtlSeconds * 1000 }),
     approvals,
     limiter,
+    metrics,
     agentWalletView: (row) => agentWalletView(store.db, row, options.clock.nowMs()),
     health: () => health(store, config, limiter),
     close: () =>

@@ -16,6 +16,7 @@ import {
 } from '../domain/api-keys.ts';
 import { newId } from '../domain/ids.ts';
 import { invalid, invalidState, notFound } from '../errors.ts';
+import { lockOwnerRow } from '../store/locks.ts';
 import type { ApiKeysTable, Database } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { ownedWallet } from './wallet-rows.ts';
@@ -247,6 +248,7 @@ function remember(cache: Map<string, KeyRow>, hash: string, row: KeyRow): void {
 
 /** Keys that can still be used (or will be, during a rotation grace) count against the limit. */
 async function assertRoomForKey(trx: Kysely<Database>, walletId: string, nowMs: number): Promise<void> {
+  await lockOwnerRow(trx, 'wallets', walletId);
   const now = BigInt(nowMs);
   const count = await trx
     .selectFrom('api_keys')

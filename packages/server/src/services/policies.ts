@@ -16,6 +16,7 @@ import {
   totalsNeeded,
 } from '../domain/policies.ts';
 import { invalid, notFound } from '../errors.ts';
+import { lockOwnerRow } from '../store/locks.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { ownedWallet } from './wallet-rows.ts';
@@ -161,6 +162,7 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
       updated_at_ms: nowMs,
     };
     await writer.run(async (trx) => {
+      await lockOwnerRow(trx, 'wallets', wallet.id);
       const count = await trx
         .selectFrom('policies')
         .select((eb) => eb.fn.countAll<bigint>().as('n'))

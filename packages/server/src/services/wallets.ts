@@ -7,6 +7,7 @@ import { formatMicros } from '../domain/money.ts';
 import { failure, type Outcome, success } from '../domain/outcome.ts';
 import { invalid } from '../errors.ts';
 import { accountIds, createWalletAccounts, postTransfer, readBalances } from '../ledger/ledger.ts';
+import { lockOwnerRow } from '../store/locks.ts';
 import type { Database, WalletKind } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { type IdempotencyRequest, runIdempotent } from './idempotency.ts';
@@ -73,6 +74,7 @@ export function createWalletService(ctx: ServiceContext, addressSecret: Uint8Arr
   async function createAgent(userId: string, label: string): Promise<WalletRow> {
     const nowMs = clock.nowMs();
     return writer.run(async (trx) => {
+      await lockOwnerRow(trx, 'users', userId);
       const count = await trx
         .selectFrom('wallets')
         .select((eb) => eb.fn.countAll<bigint>().as('n'))

@@ -17,6 +17,8 @@ export interface Store {
   location: string;
   /** PostgreSQL: the schema the tables live in (current_schema()); undefined on SQLite. */
   schema: string | undefined;
+  /** PostgreSQL: connections checked out and callers waiting for one (for metrics); undefined on SQLite. */
+  poolStats(): { inUse: number; waiting: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -63,7 +65,14 @@ function openSqlite(options: StoreOptions): Store {
   // Every INTEGER comes back as bigint, as int8 does from PostgreSQL below: one code path for both.
   sqlite.defaultSafeIntegers(true);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', location: file, schema: undefined, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    location: file,
+    schema: undefined,
+    poolStats: () => undefined,
+    close: () => db.destroy(),
+  };
 }
 
 /**
@@ -130,13 +139,25 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: survivingPool(pool, options.onConnectionError) }),
   });
-  // Fails at start, not at the first request, when the database is unreachable.
-  const current = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  // Fails at start, not at the first request, when the database is unreachable (and leaves no pool open).
+  const current = await sql<{ schema: string }>`select current_schema() as schema`
+    .execute(db)
+    .catch(async (error: unknown) => {
+      await db.destroy().catch(() => undefined);
+      throw error;
+    });
   const safeUrl = new URL(url);
   safeUrl.password = '';
   const location = `${safeUrl.host}${safeUrl.pathname}${schema === undefined ? '' : `#${schema}`}`;
   const resolvedSchema = current.rows[0]?.schema ?? 'public';
-  return { db, dialect: 'postgres', location, schema: resolvedSchema, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    location,
+    schema: resolvedSchema,
+    poolStats: () => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
 }
 
 // int8 and numeric (what SUM(bigint) returns) become bigint; the service never stores fractional numerics.

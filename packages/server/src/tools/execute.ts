@@ -34,7 +34,15 @@ export async function executeTool(services: Services, invocation: ToolInvocation
     tool.scope === 'write'
       ? chooseIdempotencyKey(invocation.headerIdempotencyKey, input.idempotencyKey)
       : null;
-  return tool.run({ key: invocation.key, input, idempotencyKey, services });
+  const outcome = await tool.run({ key: invocation.key, input, idempotencyKey, services });
+  if (tool.name === 'send_payment') services.metrics.payment(paymentStatusOf(outcome), services.config.rail);
+  return outcome;
+}
+
+/** The recorded transaction's status, or `refused` when the payment was turned away before one existed. */
+function paymentStatusOf(outcome: Outcome<unknown>): string {
+  const data = (outcome.ok ? outcome.data : outcome.data) as { status?: unknown } | undefined;
+  return typeof data?.status === 'string' ? data.status : 'refused';
 }
 
 export function assertScope(granted: readonly Scope[], needed: Scope, toolName: string): void {

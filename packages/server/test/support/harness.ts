@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { ManualClock } from '../../src/clock.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createServer, type RunningServer } from '../../src/server.ts';
@@ -39,6 +40,7 @@ export const GENEROUS_RATE_LIMITS = JSON.stringify({
   agent_wallets: 1_000_000,
   health: 1_000_000,
   tool_unauthenticated: 1_000_000,
+  login_account: 1_000_000,
   default: 1_000_000,
 });
 
@@ -58,6 +60,8 @@ export interface Harness {
 export interface HarnessOptions {
   env?: Record<string, string>;
   clock?: ManualClock;
+  /** Log at info into this stream (tests that read log lines); no logs otherwise. */
+  logTo?: DestinationStream;
 }
 
 export async function startHarness(
@@ -70,6 +74,8 @@ export async function startHarness(
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     RATE_LIMITS: GENEROUS_RATE_LIMITS,
+    // Two files run at once against one PostgreSQL (max_connections 100 by default): stay well inside it.
+    DB_POOL_MAX: '10',
     ...(store === 'postgres' ? { DATABASE_URL: POSTGRES_URL } : {}),
     ...options.env,
   };
@@ -77,7 +83,8 @@ export async function startHarness(
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 1, 12, 0, 0));
   const server = await createServer(config, {
     clock,
-    logLevel: false,
+    logLevel: options.logTo === undefined ? false : 'info',
+    ...(options.logTo === undefined ? {} : { logDestination: options.logTo }),
     // Tests move time by hand and call expiry and flushes themselves.
     backgroundIntervalMs: null,
     ...(postgresSchema === undefined ? {} : { postgresSchema }),

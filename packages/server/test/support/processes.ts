@@ -57,6 +57,8 @@ export interface ServiceProcess {
   child: ChildProcess;
   output(): string;
   stop(): Promise<number | null>;
+  /** SIGKILL: no shutdown, no flush; resolves once the process is gone. */
+  kill(): Promise<void>;
 }
 
 /** `agent-wallet serve` in a child process on a free port; resolves once /api/v1/health answers. */
@@ -100,6 +102,12 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
       child.kill('SIGTERM');
       return exited;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -24,6 +24,23 @@ for (const target of await storeTargets()) {
     });
     after(() => h.close());
 
+    // Issue 10, defect 7: the body was ignored ({"balance":"1"}, [], 10,000-deep nesting all deleted).
+    test('a body with any field, an array or a deep nesting is a 400 and deletes nothing', async () => {
+      const owner = await agentWithKey(h);
+      const cap = await createPolicy(owner.user, owner.walletId, 'spend_cap_per_tx', { limit: '1' });
+      const url = policyUrl(owner.walletId, cap.id);
+      const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+      for (const body of ['{"balance":"1"}', '[]', deep, 'null', '"x"']) {
+        const reply = await call(h.app, 'DELETE', url, body, { token: owner.user.token });
+        expectError(reply, 400, 'VALIDATION_ERROR');
+        assert.match(reply.body.error.message, /takes no body fields/);
+      }
+      const listed = await owner.user.api.get(`/api/v1/agent-wallets/${owner.walletId}/policies`);
+      assert.equal(listed.body.data.total, 1, 'the policy is still there');
+      const empty = await call(h.app, 'DELETE', url, '{}', { token: owner.user.token });
+      assert.equal(empty.status, 200, empty.raw);
+    });
+
     test("another user's policy is a 404 NOT_FOUND and stays in force", async () => {
       const victim = await agentWithKey(h);
       const cap = await createPolicy(victim.user, victim.walletId, 'spend_cap_per_tx', { limit: '1' });

@@ -16,6 +16,7 @@ export default defineRoute({
     '"tool". Idempotency-Key header or idempotencyKey param on write tools.',
   tags: ['tools'],
   params: z.strictObject({ name: z.string() }),
+  bodyValidatedByHandler: true,
   response: z.record(z.string(), z.unknown()),
   handler: async ({ request, params, services }) => {
     const outcome = await executeTool(services, {

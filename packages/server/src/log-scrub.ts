@@ -1,0 +1,55 @@
+// What a log line may say about a request or an error: query strings lose their values (`?api_key=svc_live_…`
+// must never reach a log), and anything shaped like an API key, a JWT or a webhook secret is masked wherever
+// it appears in an error's message or stack. Pure functions; the logger applies them as serializers.
+
+const SECRET_PATTERNS = [
+  /svc_live_[0-9A-Za-z]+/g, // API keys
+  /whsec_[0-9A-Za-z]+/g, // webhook secrets
+  /eyJ[0-9A-Za-z_-]+\.[0-9A-Za-z_-]+\.[0-9A-Za-z_-]+/g, // JWTs (base64url JSON header)
+];
+
+/** Masks every secret-shaped substring. */
+export function scrubSecrets(text: string): string {
+  let scrubbed = text;
+  for (const pattern of SECRET_PATTERNS) scrubbed = scrubbed.replace(pattern, '[redacted]');
+  return scrubbed;
+}
+
+/** `/path?a=1&b` → `/path?a=[redacted]&b=[redacted]`: names stay (they help debugging), values go. */
+export function redactQuery(url: string): string {
+  const at = url.indexOf('?');
+  if (at === -1) return scrubSecrets(url);
+  const names = url
+    .slice(at + 1)
+    .split('&')
+    .filter((part) => part !== '')
+    .map((part) => `${part.split('=', 1)[0]}=[redacted]`);
+  return scrubSecrets(`${url.slice(0, at)}?${names.join('&')}`);
+}
+
+interface RequestLike {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+}
+
+export function requestForLog(req: RequestLike) {
+  return {
+    method: req.method,
+    url: redactQuery(req.url ?? ''),
+    host: req.host,
+    remoteAddress: req.ip,
+  };
+}
+
+export function errorForLog(error: unknown) {
+  if (!(error instanceof Error)) return { message: scrubSecrets(String(error)) };
+  const code = (error as { code?: unknown }).code;
+  return {
+    type: error.name,
+    message: scrubSecrets(error.message),
+    stack: scrubSecrets(error.stack ?? ''),
+    ...(typeof code === 'string' ? { code } : {}),
+  };
+}

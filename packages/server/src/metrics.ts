@@ -1,0 +1,103 @@
+// Prometheus metrics (prom-client) for GET /metrics: requests and latency by route and status, payments by
+// status and rail, rate-limit refusals by bucket, the ledger writer's queue and batch sizes, the database
+// pool, Redis, and the process's own (event-loop lag, memory, CPU). One registry per service instance, so two
+// instances in one test process never share counters. Gauges read their sources when scraped: no timers.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface MetricSources {
+  writerQueueLength: () => number;
+  /** PostgreSQL pool: connections checked out and callers waiting for one; undefined on SQLite. */
+  pool: () => { inUse: number; waiting: number } | undefined;
+  /** 1 up, 0 down, undefined without Redis. */
+  redisUp: () => number | undefined;
+}
+
+export interface Metrics {
+  registry: Registry;
+  httpRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
+  payment(status: string, rail: string): void;
+  rateLimitRefused(bucket: string): void;
+  ledgerBatch(size: number): void;
+}
+
+const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+export function createMetrics(sources: MetricSources): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'agent_wallet_' });
+  const counters = requestCounters(registry);
+  registerGauges(registry, sources);
+  return {
+    registry,
+    httpRequest(labels, seconds) {
+      const named = { ...labels, status: String(labels.status) };
+      counters.requests.inc(named);
+      counters.latency.observe(named, seconds);
+    },
+    payment: (status, rail) => counters.payments.inc({ status, rail }),
+    rateLimitRefused: (bucket) => counters.refusals.inc({ bucket }),
+    ledgerBatch: (size) => counters.batchSizes.observe(size),
+  };
+}
+
+function requestCounters(registry: Registry) {
+  return {
+    requests: new Counter({
+      name: 'agent_wallet_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    latency: new Histogram({
+      name: 'agent_wallet_http_request_duration_seconds',
+      help: 'Time from request to response, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS_SECONDS,
+      registers: [registry],
+    }),
+    payments: new Counter({
+      name: 'agent_wallet_payments_total',
+      help: 'send_payment outcomes by transaction status (refused: no transaction recorded) and rail',
+      labelNames: ['status', 'rail'],
+      registers: [registry],
+    }),
+    refusals: new Counter({
+      name: 'agent_wallet_rate_limit_refusals_total',
+      help: 'Requests refused with 429, by rate-limit bucket',
+      labelNames: ['bucket'],
+      registers: [registry],
+    }),
+    batchSizes: new Histogram({
+      name: 'agent_wallet_ledger_batch_size',
+      help: 'Money operations committed together in one ledger transaction',
+      buckets: BATCH_SIZE_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
+
+function registerGauges(registry: Registry, sources: MetricSources): void {
+  const gauge = (name: string, help: string, read: () => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const value = read();
+        if (value !== undefined) this.set(value);
+      },
+    });
+  gauge('agent_wallet_ledger_queue_length', 'Money operations waiting for or inside the ledger writer', () =>
+    sources.writerQueueLength(),
+  );
+  gauge('agent_wallet_db_pool_in_use', 'PostgreSQL connections checked out', () => sources.pool()?.inUse);
+  gauge(
+    'agent_wallet_db_pool_waiting',
+    'Callers waiting for a PostgreSQL connection',
+    () => sources.pool()?.waiting,
+  );
+  gauge('agent_wallet_redis_up', '1 when Redis answers, 0 when it does not (absent without Redis)', () =>
+    sources.redisUp(),
+  );
+}
