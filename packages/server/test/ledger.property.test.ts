@@ -27,7 +27,8 @@ type Op =
   | { kind: 'pay'; to: 'external' | 'B'; micros: number }
   | { kind: 'decide'; approve: boolean; pick: number }
   | { kind: 'wait'; seconds: number }
-  | { kind: 'freeze'; frozen: boolean };
+  | { kind: 'freeze'; frozen: boolean }
+  | { kind: 'revoke' };
 
 const micros = fc.integer({ min: 1, max: 30 * MICROS });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -44,6 +45,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('decide' as const), approve: fc.boolean(), pick: fc.nat(20) }),
   fc.record({ kind: fc.constant('wait' as const), seconds: fc.integer({ min: 1, max: 200_000 }) }),
   fc.record({ kind: fc.constant('freeze' as const), frozen: fc.boolean() }),
+  fc.record({ kind: fc.constant('revoke' as const) }),
 );
 
 interface Held {
@@ -186,6 +188,18 @@ async function applyFreeze(world: World, op: Extract<Op, { kind: 'freeze' }>): P
   world.model.frozen = op.frozen;
 }
 
+/** The owner revokes the agent's key: it pays nothing from then on; a new key carries on. */
+async function applyRevoke(world: World): Promise<void> {
+  const { a } = world;
+  const revoked = await a.user.api.post(`/api/v1/agent-wallets/${a.walletId}/keys/${a.keyId}/revoke`, {});
+  assert.equal(revoked.status, 200, revoked.raw);
+  const refused = await tool(world.h, a.key, 'send_payment', { toAddress: EXTERNAL, amount: '0.000001' });
+  assert.equal(refused.status, 401, `a revoked key paid: ${refused.raw}`);
+  const created = await a.user.api.post(`/api/v1/agent-wallets/${a.walletId}/keys`, { label: 'next' });
+  assert.equal(created.status, 201, created.raw);
+  world.a = { ...a, key: created.body.data.key, keyId: created.body.data.id };
+}
+
 async function apply(world: World, op: Op): Promise<void> {
   switch (op.kind) {
     case 'fund':
@@ -199,6 +213,8 @@ async function apply(world: World, op: Op): Promise<void> {
       return applyWait(world, op);
     case 'freeze':
       return applyFreeze(world, op);
+    case 'revoke':
+      return applyRevoke(world);
   }
 }
 

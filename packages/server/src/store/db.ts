@@ -187,6 +187,9 @@ function survivingPool(pool: pg.Pool, onConnectionError: (error: Error) => void)
     const wrapper = {
       processID: (client as unknown as { processID?: number }).processID,
       query: async (text: string, values: readonly unknown[]) => {
+        // A connection that broke answers nothing more: fail at once instead of waiting out another timeout
+        // (a savepoint rollback, then the transaction's rollback, would each wait the full query timeout).
+        if (broken.has(client)) throw new Error('Connection terminated: this connection broke earlier');
         try {
           return await client.query(text, values as unknown[]);
         } catch (error) {
