@@ -5,7 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { InsufficientFundsError } from '../ledger/ledger.ts';
-import { isConnectionFailure } from '../store/errors.ts';
+import { isConnectionFailure, isRetryableConflict } from '../store/errors.ts';
 import { describeIssues } from './schemas.ts';
 
 export function failureBody(error: AppError, toolName: string | null = null) {
@@ -70,6 +70,13 @@ export function serviceError(error: unknown, log: FastifyBaseLogger, requestId: 
   if (isConnectionFailure(error)) {
     log.error({ err: error }, 'backing store unavailable');
     return new AppError('SERVICE_UNAVAILABLE', 'a backing store is unavailable; retry shortly');
+  }
+  if (isRetryableConflict(error)) {
+    // Still conflicting after the writer's bounded re-runs: nothing was written; the client may retry.
+    log.warn({ err: error }, 'write conflict persisted after retries');
+    return new AppError('SERVICE_UNAVAILABLE', 'the ledger is busy with conflicting writes; retry shortly', {
+      headers: { 'retry-after': '1' },
+    });
   }
   log.error({ err: error }, 'unexpected error');
   return new AppError('INTERNAL_ERROR', `an unexpected error occurred (request id ${requestId})`);

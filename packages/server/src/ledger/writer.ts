@@ -154,10 +154,20 @@ async function runInSavepoint(conn: Kysely<Database>, op: WriteOp<unknown>): Pro
     await sql`release savepoint op`.execute(conn);
     return { ok: true, value };
   } catch (error) {
+    // A deadlock or serialisation failure is not this operation's outcome: the batch's other row locks are part
+    // of the cycle, so the whole batch is re-run (bounded), never answered as this operation's 500.
+    if (isRetryableConflict(error)) throw error;
     await sql`rollback to savepoint op`.execute(conn);
     await sql`release savepoint op`.execute(conn);
     return { ok: false, error };
   }
+}
+
+/** A short random pause before re-running a deadlocked transaction, so the two sides do not collide again. */
+const CONFLICT_BACKOFF_MAX_MS = 20;
+function conflictBackoff(attempt: number): Promise<void> {
+  const delayMs = Math.random() * Math.min(CONFLICT_BACKOFF_MAX_MS, 5 * attempt);
+  return new Promise((resolve) => setTimeout(resolve, delayMs));
 }
 
 function settle(item: Queued, outcome: Outcome): void {
@@ -214,6 +224,7 @@ class ConcurrentWriter implements LedgerWriter {
         return await this.store.db.transaction().execute((trx) => op(trx));
       } catch (error) {
         if (!isRetryableConflict(error) || attempt >= this.options.conflictAttemptsMax) throw error;
+        await conflictBackoff(attempt);
       }
     }
   }
@@ -288,7 +299,10 @@ class ConcurrentWriter implements LedgerWriter {
         for (const [i, item] of batch.entries()) settle(item, outcomes[i]!);
         return;
       } catch (error) {
-        if (isRetryableConflict(error) && attempt < this.options.conflictAttemptsMax) continue;
+        if (isRetryableConflict(error) && attempt < this.options.conflictAttemptsMax) {
+          await conflictBackoff(attempt);
+          continue;
+        }
         for (const item of batch) item.reject(error);
         return error;
       }
