@@ -87,7 +87,7 @@ async function migrate(): Promise<number> {
 async function verify(): Promise<number> {
   const store = await openConfiguredStore();
   try {
-    const report = await verifyLedger(store.db);
+    const report = await verifyLedger(store);
     const summary = `${report.accounts} accounts, ${report.transactions} ledger transactions`;
     if (report.ok) return print(`ledger OK: ${summary}, every balance matches its entries`);
     process.stderr.write(

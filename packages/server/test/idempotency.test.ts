@@ -31,7 +31,7 @@ for (const target of await storeTargets()) {
       assert.equal(replies[0]!.status, 200);
       assert.equal(replies[0]!.body.data.status, 'completed');
       assert.deepEqual(await balances(h.app, key), { balance: '92.750000', heldBalance: '0.000000' });
-      assert.deepEqual((await verifyLedger(h.services.store.db)).problems, []);
+      assert.deepEqual((await verifyLedger(h.services.store)).problems, []);
     });
 
     test('the header and the param are the same key; normalised params replay, other params conflict', async () => {

@@ -232,7 +232,7 @@ async function assertInvariants(world: World, step: string): Promise<void> {
     model.held,
     model.pending.reduce((sum, p) => sum + p.micros, 0),
   );
-  const report = await verifyLedger(h.services.store.db);
+  const report = await verifyLedger(h.services.store);
   assert.deepEqual(report.problems, [], `ledger after ${step}`);
 }
 

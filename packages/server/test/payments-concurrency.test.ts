@@ -39,7 +39,7 @@ for (const target of await storeTargets()) {
       const payments = history.body.data.transactions.filter((t: { type: string }) => t.type === 'payment');
       assert.equal(history.body.data.total, 101, '100 payments and the funding');
       assert.equal(payments.length, 100);
-      const report = await verifyLedger(h.services.store.db);
+      const report = await verifyLedger(h.services.store);
       assert.deepEqual(report.problems, []);
     });
 
@@ -67,7 +67,7 @@ for (const target of await storeTargets()) {
       const finalB = await balances(h.app, keyB);
       assert.equal(finalA.balance, `${100 - sent(0) + sent(1)}.000000`);
       assert.equal(finalB.balance, `${100 - sent(1) + sent(0)}.000000`);
-      assert.deepEqual((await verifyLedger(h.services.store.db)).problems, []);
+      assert.deepEqual((await verifyLedger(h.services.store)).problems, []);
     });
   });
 }

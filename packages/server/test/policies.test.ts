@@ -164,7 +164,7 @@ for (const target of await storeTargets()) {
       assert.deepEqual(statuses, [200, 409]);
       assert.equal(payments.filter((p) => p.status === 200).length, 6, 'only the 30 not held can be spent');
       assert.deepEqual(await balances(h.app, key), { balance: '0.000000', heldBalance: '0.000000' });
-      assert.deepEqual((await verifyLedger(h.services.store.db)).problems, []);
+      assert.deepEqual((await verifyLedger(h.services.store)).problems, []);
     });
 
     test('unanswered approvals expire after 72 hours and release the hold', async () => {

@@ -1,7 +1,8 @@
 // `agent-wallet verify-ledger`: recomputes every balance from the entries and checks every transaction sums
 // to zero, that no guarded account is negative, and that each hold account equals its pending approvals.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { formatMicros } from '../domain/money.ts';
+import type { Store } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
 
 export interface LedgerReport {
@@ -14,7 +15,20 @@ export interface LedgerReport {
 /** Problems reported at most; a badly broken ledger should not print millions of lines. */
 const PROBLEMS_MAX = 100;
 
-export async function verifyLedger(db: Kysely<Database>): Promise<LedgerReport> {
+/**
+ * Reads one consistent snapshot, so it is safe on a live database: a payment committed between two of its
+ * queries can no longer make the entries and the balances disagree (a false "BROKEN" under writes). PostgreSQL:
+ * a read-only REPEATABLE READ transaction. SQLite in WAL mode: one read transaction sees one snapshot.
+ */
+export async function verifyLedger(store: Pick<Store, 'db' | 'dialect'>): Promise<LedgerReport> {
+  const transaction =
+    store.dialect === 'postgres'
+      ? store.db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only')
+      : store.db.transaction();
+  return transaction.execute((trx) => verifySnapshot(trx));
+}
+
+async function verifySnapshot(db: Kysely<Database>): Promise<LedgerReport> {
   const problems: string[] = [];
   const report = (problem: string) => {
     if (problems.length < PROBLEMS_MAX) problems.push(problem);
@@ -25,19 +39,32 @@ export async function verifyLedger(db: Kysely<Database>): Promise<LedgerReport> 
   return { ok: problems.length === 0, accounts, transactions, problems };
 }
 
+/**
+ * Accounts whose stored balance differs from the sum of their entries, or that are negative when they may not
+ * be: found in SQL, so memory stays bounded by PROBLEMS_MAX whatever the ledger's size.
+ */
 async function checkAccounts(db: Kysely<Database>, report: (p: string) => void): Promise<number> {
-  const accounts = await db
-    .selectFrom('accounts')
-    .select(['id', 'balance_micros', 'allow_negative'])
-    .execute();
-  const sums = await db
+  const entrySums = db
     .selectFrom('entries')
     .select((eb) => ['account_id', eb.fn.sum<bigint>('amount_micros').as('total')])
     .groupBy('account_id')
+    .as('s');
+  const wrong = await db
+    .selectFrom('accounts as a')
+    .leftJoin(entrySums, 's.account_id', 'a.id')
+    .select((eb) => [
+      'a.id',
+      'a.balance_micros',
+      'a.allow_negative',
+      eb.fn.coalesce('s.total', eb.lit(0)).as('total'),
+    ])
+    .where(
+      sql<boolean>`a.balance_micros <> coalesce(s.total, 0) or (a.allow_negative <> 1 and a.balance_micros < 0)`,
+    )
+    .limit(PROBLEMS_MAX)
     .execute();
-  const sumByAccount = new Map(sums.map((s) => [s.account_id, BigInt(s.total)]));
-  for (const account of accounts) {
-    const fromEntries = sumByAccount.get(account.id) ?? 0n;
+  for (const account of wrong) {
+    const fromEntries = BigInt(account.total);
     if (fromEntries !== account.balance_micros) {
       report(
         `account ${account.id}: stored balance ${formatMicros(account.balance_micros)} but entries sum to ${formatMicros(fromEntries)}`,
@@ -46,14 +73,26 @@ async function checkAccounts(db: Kysely<Database>, report: (p: string) => void):
     if (account.allow_negative !== 1n && account.balance_micros < 0n) {
       report(`account ${account.id}: negative balance ${formatMicros(account.balance_micros)}`);
     }
-    sumByAccount.delete(account.id);
   }
-  for (const orphan of sumByAccount.keys()) report(`entries reference unknown account ${orphan}`);
-  return accounts.length;
+  const orphans = await db
+    .selectFrom('entries as e')
+    .leftJoin('accounts as a', 'a.id', 'e.account_id')
+    .select('e.account_id')
+    .distinct()
+    .where('a.id', 'is', null)
+    .limit(PROBLEMS_MAX)
+    .execute();
+  for (const orphan of orphans) report(`entries reference unknown account ${orphan.account_id}`);
+  const counted = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(counted.n);
 }
 
+/** Ledger transactions whose entries do not sum to zero or that have fewer than two legs, found in SQL. */
 async function checkTransactions(db: Kysely<Database>, report: (p: string) => void): Promise<number> {
-  const totals = await db
+  const wrong = await db
     .selectFrom('ledger_transactions as t')
     .leftJoin('entries as e', 'e.transaction_id', 't.id')
     .select((eb) => [
@@ -62,13 +101,19 @@ async function checkTransactions(db: Kysely<Database>, report: (p: string) => vo
       eb.fn.count<bigint>('e.leg').as('legs'),
     ])
     .groupBy('t.id')
+    .having(sql<boolean>`coalesce(sum(e.amount_micros), 0) <> 0 or count(e.leg) < 2`)
+    .limit(PROBLEMS_MAX)
     .execute();
-  for (const t of totals) {
+  for (const t of wrong) {
     if (BigInt(t.total) !== 0n)
       report(`transaction ${t.id}: entries sum to ${formatMicros(BigInt(t.total))}, not zero`);
     if (BigInt(t.legs) < 2n) report(`transaction ${t.id}: has ${t.legs} entries, needs at least 2`);
   }
-  return totals.length;
+  const counted = await db
+    .selectFrom('ledger_transactions')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(counted.n);
 }
 
 async function checkHolds(db: Kysely<Database>, report: (p: string) => void): Promise<void> {

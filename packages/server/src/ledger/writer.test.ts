@@ -123,7 +123,7 @@ for (const target of await storeTargets()) {
       assert.equal(refused, 50);
       assert.equal(await balanceOf('wal_a:available'), 0n);
       assert.equal(await balanceOf('wal_b:available'), 100n);
-      assert.deepEqual((await verifyLedger(store.db)).problems, []);
+      assert.deepEqual((await verifyLedger(store)).problems, []);
     });
 
     test('a failing operation rolls back only its own writes', async () => {
@@ -138,7 +138,7 @@ for (const target of await storeTargets()) {
       assert.equal(good.status, 'fulfilled');
       assert.equal(bad.status, 'rejected');
       assert.equal(await balanceOf('wal_b:available'), before - 5n);
-      assert.deepEqual((await verifyLedger(store.db)).problems, []);
+      assert.deepEqual((await verifyLedger(store)).problems, []);
     });
 
     test('an operation alone in its transaction that fails leaves nothing behind', async () => {
@@ -153,7 +153,7 @@ for (const target of await storeTargets()) {
       assert.equal(await balanceOf('wal_b:available'), before);
       await writer.run(move('wal_b:available', 'wal_a:available', 1n));
       assert.equal(await balanceOf('wal_b:available'), before - 1n, 'the writer still works afterwards');
-      assert.deepEqual((await verifyLedger(store.db)).problems, []);
+      assert.deepEqual((await verifyLedger(store)).problems, []);
     });
 
     test('a full queue refuses with 503 instead of growing without bound', async () => {

@@ -216,7 +216,7 @@ export async function assertStoreUnchanged(
 }
 
 export async function assertLedgerOk(h: Harness): Promise<void> {
-  const report = await verifyLedger(h.services.store.db);
+  const report = await verifyLedger(h.services.store);
   assert.deepEqual(report.problems, []);
   assert.equal(report.ok, true);
 }
