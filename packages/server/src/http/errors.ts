@@ -3,8 +3,9 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import { formatMicros } from '../domain/money.ts';
 import { AppError } from '../errors.ts';
-import { InsufficientFundsError } from '../ledger/ledger.ts';
+import { BALANCE_MAX_MICROS, BalanceLimitError, InsufficientFundsError } from '../ledger/ledger.ts';
 import { isConnectionFailure, isRetryableConflict } from '../store/errors.ts';
 import { describeIssues } from './schemas.ts';
 
@@ -66,6 +67,12 @@ export function serviceError(error: unknown, log: FastifyBaseLogger, requestId: 
   if (error instanceof AppError) return error;
   if (error instanceof InsufficientFundsError) {
     return new AppError('INSUFFICIENT_BALANCE', 'not enough available balance');
+  }
+  if (error instanceof BalanceLimitError) {
+    return new AppError(
+      'VALIDATION_ERROR',
+      `this would bring a balance past the maximum of ${formatMicros(BALANCE_MAX_MICROS)} USDC`,
+    );
   }
   if (isConnectionFailure(error)) {
     log.error({ err: error }, 'backing store unavailable');

@@ -29,6 +29,26 @@ export class InsufficientFundsError extends Error {
   }
 }
 
+/**
+ * Thrown when a leg would take an account's balance past BALANCE_MAX_MICROS either way (a credit above it, or a
+ * rail account that may go negative below its negation): a clear 400, never a silent overflow.
+ */
+export class BalanceLimitError extends Error {
+  readonly accountId: string;
+  constructor(accountId: string) {
+    super(`the balance of ${accountId} would pass the maximum`);
+    this.name = 'BalanceLimitError';
+    this.accountId = accountId;
+  }
+}
+
+/**
+ * No balance passes 10^17 micro-units (100 billion USDC) in either direction. With one movement at most
+ * 10^15 (the contract's 1,000,000,000 USDC), `balance + amount` stays far inside a signed 64-bit integer, so
+ * SQLite never turns a balance into a float and PostgreSQL's bigint never overflows.
+ */
+export const BALANCE_MAX_MICROS = 100_000_000_000_000_000n;
+
 export const LEGS_MAX = 8;
 
 /** Account ids are derived from the wallet, so a movement needs no lookup to find them. */
@@ -91,24 +111,35 @@ async function applyLeg(trx: Kysely<Database>, leg: Leg): Promise<void> {
     .updateTable('accounts')
     .set((eb) => ({ balance_micros: eb('balance_micros', '+', leg.amountMicros) }))
     .where('id', '=', leg.accountId)
-    .$if(isDebit, (qb) =>
-      qb.where((eb) =>
-        eb.or([eb('allow_negative', '=', 1n), eb(eb('balance_micros', '+', leg.amountMicros), '>=', 0n)]),
-      ),
-    )
+    .where((eb) => {
+      const after = eb('balance_micros', '+', leg.amountMicros);
+      if (!isDebit) return eb(after, '<=', BALANCE_MAX_MICROS);
+      return eb.or([
+        eb.and([eb('allow_negative', '=', 1n), eb(after, '>=', -BALANCE_MAX_MICROS)]),
+        eb(after, '>=', 0n),
+      ]);
+    })
     .returning(['balance_micros', 'allow_negative'])
     .executeTakeFirst();
-  if (row === undefined) {
-    const exists = await trx
-      .selectFrom('accounts')
-      .select('id')
-      .where('id', '=', leg.accountId)
-      .executeTakeFirst();
-    assert(exists !== undefined, `account ${leg.accountId} does not exist`);
-    throw new InsufficientFundsError(leg.accountId);
-  }
-  // The pair of the conditional update: read back, the balance is still non-negative.
+  if (row === undefined) return refuseLeg(trx, leg);
+  // The pair of the conditional update: read back, the balance is still non-negative and within its bound.
   assert(row.allow_negative === 1n || row.balance_micros >= 0n, `${leg.accountId} went negative`);
+  assert(
+    row.balance_micros <= BALANCE_MAX_MICROS && row.balance_micros >= -BALANCE_MAX_MICROS,
+    `${leg.accountId} passed the balance bound`,
+  );
+}
+
+/** Why the conditional update matched no row: the account is missing (a bug), short of funds, or at its bound. */
+async function refuseLeg(trx: Kysely<Database>, leg: Leg): Promise<never> {
+  const account = await trx
+    .selectFrom('accounts')
+    .select('allow_negative')
+    .where('id', '=', leg.accountId)
+    .executeTakeFirst();
+  assert(account !== undefined, `account ${leg.accountId} does not exist`);
+  if (leg.amountMicros > 0n || account.allow_negative === 1n) throw new BalanceLimitError(leg.accountId);
+  throw new InsufficientFundsError(leg.accountId);
 }
 
 /** Creates a wallet's accounts (available + hold), both starting at zero. */
