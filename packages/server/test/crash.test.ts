@@ -13,34 +13,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GENEROUS_RATE_LIMITS, storeTargets } from './support/harness.ts';
 import { sendPayment, startPaymentLoad } from './support/payment-load.ts';
 import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
+import { completedCount, fundedAgentKey } from './support/service-http.ts';
 import { POSTGRES_URL, uniqueName } from './support/services.ts';
 
 const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
 const JWT_SECRET = 'crash-test-secret-of-at-least-32-characters!';
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-async function call(base: string, path: string, token: string, body: unknown): Promise<any> {
-  const response = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(body),
-  });
-  return response.json();
-}
-
-async function agentKey(base: string): Promise<string> {
-  const signup = await fetch(`${base}/api/v1/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'crash@example.test', password: 'password123' }),
-  });
-  const token = ((await signup.json()) as { data: { token: string } }).data.token;
-  await call(base, '/api/v1/wallet/sandbox/deposit', token, { amount: '100000' });
-  const walletId = (await call(base, '/api/v1/agent-wallets', token, { label: 'crash' })).data.id;
-  await call(base, `/api/v1/agent-wallets/${walletId}/fund`, token, { amount: '100000' });
-  return (await call(base, `/api/v1/agent-wallets/${walletId}/keys`, token, { label: 'load' })).data.key;
-}
 
 function verifyLedger(env: Record<string, string>): void {
   const verify = spawnSync(process.execPath, [CLI, 'verify-ledger'], {
@@ -70,7 +48,7 @@ for (const target of await storeTargets()) {
 
     test(`${ROUNDS} kills at random moments: nothing acknowledged is lost, nothing paid twice`, async () => {
       service = await startServiceProcess(env);
-      const key = await agentKey(service.url);
+      const key = await fundedAgentKey(service.url, 'crash@example.test');
       const keys: string[] = [];
       const acknowledged = new Map<string, string>();
       for (let round = 0; round < ROUNDS; round += 1) {
@@ -95,10 +73,7 @@ for (const target of await storeTargets()) {
         assert.equal(final.get(k), txId, `the acknowledged payment ${k} is the one the ledger holds`);
       }
       assert.equal(new Set(final.values()).size, keys.length, 'one transaction per key');
-      const history = await call(service.url, '/mcp/v1/tools/get_tx_history', key, {
-        params: { limit: 1, status: 'completed' },
-      });
-      assert.equal(history.data.total - 1, keys.length, 'completed payments = keys (+1 funding)');
+      assert.equal(await completedCount(service.url, key), keys.length + 1, 'completed = keys + funding');
       await service.stop();
       service = undefined;
       verifyLedger(env);

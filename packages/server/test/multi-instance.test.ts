@@ -13,6 +13,7 @@ import {
   startServiceProcess,
   stopRedisServer,
 } from './support/processes.ts';
+import { type HttpReply, request } from './support/service-http.ts';
 import { POSTGRES_URL, probeService, uniqueName } from './support/services.ts';
 
 const pg = await probeService('PostgreSQL', POSTGRES_URL);
@@ -21,31 +22,6 @@ const skip = !pg.available
   : hasRedisServerBinary
     ? false
     : 'redis-server binary not installed; skipping';
-
-interface Json {
-  status: number;
-  headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-  body: any;
-}
-
-async function request(
-  base: string,
-  method: string,
-  path: string,
-  token?: string,
-  body?: unknown,
-): Promise<Json> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, headers: response.headers, body: await response.json() };
-}
 
 describe('two instances sharing PostgreSQL and Redis', { skip }, () => {
   const schema = uniqueName('multi');
@@ -166,7 +142,7 @@ describe('two instances sharing PostgreSQL and Redis', { skip }, () => {
     }
     redis = await startRedisServer(redisPort);
     const deadline = Date.now() + 5_000;
-    let health: Json | undefined;
+    let health: HttpReply | undefined;
     while (Date.now() < deadline) {
       health = await request(a.url, 'GET', '/api/v1/health');
       if (health.body.data.redis === 'up') break;

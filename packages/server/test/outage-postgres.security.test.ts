@@ -9,13 +9,21 @@ import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GENEROUS_RATE_LIMITS } from './support/harness.ts';
-import { type Answer, type PaymentLoad, startPaymentLoad } from './support/payment-load.ts';
+import { type PaymentLoad, startPaymentLoad } from './support/payment-load.ts';
 import {
   hasPostgresBinaries,
   type PrivatePostgres,
   startPrivatePostgres,
 } from './support/private-postgres.ts';
 import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
+import {
+  assertOnly200or503,
+  completedCount,
+  fundedAgentKey,
+  healthSays,
+  request,
+  waitFor,
+} from './support/service-http.ts';
 
 const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
 const CONNECT_TIMEOUT_MS = 1_000;
@@ -28,66 +36,6 @@ const skip =
   !hasPostgresBinaries && process.env.CI !== 'true'
     ? 'no PostgreSQL server binaries (initdb, pg_ctl): outage tests skipped (CI=true requires them)'
     : false;
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-type Json = any;
-
-async function call(
-  base: string,
-  method: string,
-  path: string,
-  token?: string,
-  body?: unknown,
-): Promise<Json> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-async function agentKey(base: string): Promise<string> {
-  const signup = await call(base, 'POST', '/api/v1/auth/signup', undefined, {
-    email: 'outage@example.test',
-    password: 'password123',
-  });
-  const token = signup.body.data.token;
-  await call(base, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '100000' });
-  const walletId = (await call(base, 'POST', '/api/v1/agent-wallets', token, { label: 'outage' })).body.data
-    .id;
-  await call(base, 'POST', `/api/v1/agent-wallets/${walletId}/fund`, token, { amount: '100000' });
-  return (await call(base, 'POST', `/api/v1/agent-wallets/${walletId}/keys`, token, { label: 'load' })).body
-    .data.key;
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-  const startedMs = Date.now();
-  while (Date.now() - startedMs < timeoutMs) {
-    if (await check().catch(() => false)) return Date.now() - startedMs;
-    await sleep(100);
-  }
-  assert.fail(`${what}: not within ${timeoutMs} ms`);
-}
-
-const databaseIs = (base: string, state: 'up' | 'down') => async () => {
-  const health = await call(base, 'GET', '/api/v1/health');
-  return health.status === 200 && health.body.data.database === state;
-};
-
-/** Every answer is a success or a bounded 503: never a 500, a dropped connection or a hang. */
-function assertOnly200or503(answers: Answer[], phase: string): void {
-  const bad = answers.filter(
-    (a) => a.status !== 200 && !(a.status === 503 && a.code === 'SERVICE_UNAVAILABLE'),
-  );
-  assert.deepEqual(bad, [], `${phase}: answers other than 200 or 503 SERVICE_UNAVAILABLE`);
-  const slow = answers.filter((a) => a.elapsedMs > ANSWER_BOUND_MS);
-  assert.deepEqual(slow, [], `${phase}: answers slower than ${ANSWER_BOUND_MS} ms`);
-}
 
 describe('PostgreSQL outages under load (private cluster)', { skip }, () => {
   let cluster: PrivatePostgres;
@@ -104,7 +52,7 @@ describe('PostgreSQL outages under load (private cluster)', { skip }, () => {
       RATE_LIMITS: GENEROUS_RATE_LIMITS,
       JWT_SECRET: 'outage-test-secret-of-at-least-32-characters',
     });
-    key = await agentKey(service.url);
+    key = await fundedAgentKey(service.url, 'outage@example.test');
     load = startPaymentLoad(service.url, key, { workers: 4, label: 'outage' });
   });
 
@@ -122,7 +70,7 @@ describe('PostgreSQL outages under load (private cluster)', { skip }, () => {
       null,
       `the service process died during "${name}":\n${service.output()}`,
     );
-    assertOnly200or503(load.answers.slice(from), name);
+    assertOnly200or503(load.answers.slice(from), name, ANSWER_BOUND_MS);
   };
 
   test('terminated backends (a failover, an administrator): the process survives and keeps paying', async () => {
@@ -140,10 +88,10 @@ describe('PostgreSQL outages under load (private cluster)', { skip }, () => {
   test('a stopped database: 503 within the bound, health says down, recovery by itself', async () => {
     await phase('stopped', async () => {
       cluster.stop('fast');
-      await waitFor('health says database down', databaseIs(service.url, 'down'), 10_000);
+      await waitFor('health says database down', healthSays(service.url, 'database', 'down'), 10_000);
       await sleep(1_500);
       cluster.start();
-      await waitFor('health says database up', databaseIs(service.url, 'up'), RECOVERY_MS);
+      await waitFor('health says database up', healthSays(service.url, 'database', 'up'), RECOVERY_MS);
       const before = load.acknowledged.size;
       await waitFor('payments succeed again', async () => load.acknowledged.size > before + 5, RECOVERY_MS);
     });
@@ -158,7 +106,7 @@ describe('PostgreSQL outages under load (private cluster)', { skip }, () => {
       cluster.freeze(true);
       try {
         const startedMs = Date.now();
-        const health = await call(service.url, 'GET', '/api/v1/health');
+        const health = await request(service.url, 'GET', '/api/v1/health');
         assert.ok(Date.now() - startedMs < ANSWER_BOUND_MS, 'health answered within the bound');
         assert.equal(health.body.data.database, 'down');
         assert.equal(health.body.data.status, 'degraded');
@@ -187,10 +135,7 @@ describe('PostgreSQL outages under load (private cluster)', { skip }, () => {
     assert.equal(load.acknowledged.size, load.keys.length, 'every key was eventually acknowledged');
     const txIds = new Set(load.acknowledged.values());
     assert.equal(txIds.size, load.keys.length, 'one transaction per key');
-    const history = await call(service.url, 'POST', '/mcp/v1/tools/get_tx_history', key, {
-      params: { limit: 1, status: 'completed' },
-    });
-    assert.equal(history.body.data.total - 1, load.keys.length, 'completed payments = keys (+1 funding)');
+    assert.equal(await completedCount(service.url, key), load.keys.length + 1, 'completed = keys + funding');
     const verify = spawnSync(process.execPath, [CLI, 'verify-ledger'], {
       env: { ...process.env, DATABASE_URL: cluster.url },
       encoding: 'utf8',

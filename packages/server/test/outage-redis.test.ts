@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GENEROUS_RATE_LIMITS } from './support/harness.ts';
-import { type Answer, type PaymentLoad, startPaymentLoad } from './support/payment-load.ts';
+import { type PaymentLoad, startPaymentLoad } from './support/payment-load.ts';
 import {
   freePort,
   hasRedisServerBinary,
@@ -20,6 +20,14 @@ import {
   startServiceProcess,
   stopRedisServer,
 } from './support/processes.ts';
+import {
+  assertOnly200or503,
+  completedCount,
+  fundedAgentKey,
+  healthSays,
+  request,
+  waitFor,
+} from './support/service-http.ts';
 
 const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
 /** The limiter's Redis command timeout is 500 ms; allow a busy 2-core machine its slack. */
@@ -31,64 +39,6 @@ const skip =
   !hasRedisServerBinary && process.env.CI !== 'true'
     ? 'no redis-server binary: Redis outage tests skipped (CI=true requires it)'
     : false;
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-type Json = any;
-
-async function call(
-  base: string,
-  method: string,
-  path: string,
-  token?: string,
-  body?: unknown,
-): Promise<Json> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-async function agentKey(base: string): Promise<string> {
-  const signup = await call(base, 'POST', '/api/v1/auth/signup', undefined, {
-    email: 'redis-outage@example.test',
-    password: 'password123',
-  });
-  const token = signup.body.data.token;
-  await call(base, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '100000' });
-  const walletId = (await call(base, 'POST', '/api/v1/agent-wallets', token, { label: 'r' })).body.data.id;
-  await call(base, 'POST', `/api/v1/agent-wallets/${walletId}/fund`, token, { amount: '100000' });
-  return (await call(base, 'POST', `/api/v1/agent-wallets/${walletId}/keys`, token, { label: 'k' })).body.data
-    .key;
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const startedMs = Date.now();
-  while (Date.now() - startedMs < timeoutMs) {
-    if (await check().catch(() => false)) return;
-    await sleep(100);
-  }
-  assert.fail(`${what}: not within ${timeoutMs} ms`);
-}
-
-const redisIs = (base: string, state: 'up' | 'down') => async () => {
-  const health = await call(base, 'GET', '/api/v1/health');
-  return health.status === 200 && health.body.data.redis === state;
-};
-
-function assertOnly200or503(answers: Answer[], phase: string): void {
-  const bad = answers.filter(
-    (a) => a.status !== 200 && !(a.status === 503 && a.code === 'SERVICE_UNAVAILABLE'),
-  );
-  assert.deepEqual(bad, [], `${phase}: answers other than 200 or 503 SERVICE_UNAVAILABLE`);
-  const slow = answers.filter((a) => a.elapsedMs > ANSWER_BOUND_MS);
-  assert.deepEqual(slow, [], `${phase}: answers slower than ${ANSWER_BOUND_MS} ms`);
-}
 
 describe('Redis outages under load (private redis-server)', { skip }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-wallet-redis-outage-'));
@@ -106,7 +56,7 @@ describe('Redis outages under load (private redis-server)', { skip }, () => {
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       RATE_LIMITS: GENEROUS_RATE_LIMITS,
     });
-    key = await agentKey(service.url);
+    key = await fundedAgentKey(service.url, 'redis-outage@example.test');
     load = startPaymentLoad(service.url, key, { workers: 4, label: 'redis-outage' });
   });
 
@@ -132,7 +82,7 @@ describe('Redis outages under load (private redis-server)', { skip }, () => {
       null,
       `the service process died during "${name}":\n${service.output()}`,
     );
-    assertOnly200or503(load.answers.slice(from), name);
+    assertOnly200or503(load.answers.slice(from), name, ANSWER_BOUND_MS);
   };
 
   test('a hung Redis (SIGSTOP): answers within the bound, then recovery', async () => {
@@ -143,12 +93,12 @@ describe('Redis outages under load (private redis-server)', { skip }, () => {
         process.kill(redis?.pid ?? 0, 'SIGSTOP');
         try {
           await sleep(3_000);
-          const health = await call(service.url, 'GET', '/api/v1/health');
+          const health = await request(service.url, 'GET', '/api/v1/health');
           assert.equal(health.status, 200);
         } finally {
           process.kill(redis?.pid ?? 0, 'SIGCONT');
         }
-        await waitFor('health says redis up', redisIs(service.url, 'up'), RECOVERY_MS);
+        await waitFor('health says redis up', healthSays(service.url, 'redis', 'up'), RECOVERY_MS);
       },
       RECOVERY_MS,
     );
@@ -160,7 +110,7 @@ describe('Redis outages under load (private redis-server)', { skip }, () => {
       'stopped',
       async () => {
         await stopRedisServer(redis);
-        await waitFor('health says redis down', redisIs(service.url, 'down'), 10_000);
+        await waitFor('health says redis down', healthSays(service.url, 'redis', 'down'), 10_000);
         const during = load.answers.length;
         await sleep(1_500);
         assert.ok(
@@ -168,12 +118,12 @@ describe('Redis outages under load (private redis-server)', { skip }, () => {
           'no payment passes the limiter while Redis is down',
         );
         redis = await startRedisServer(redisPort);
-        await waitFor('health says redis up', redisIs(service.url, 'up'), RECOVERY_MS);
+        await waitFor('health says redis up', healthSays(service.url, 'redis', 'up'), RECOVERY_MS);
         await waitFor(
           'the next limited request starts the quarantine',
           async () => {
-            await call(service.url, 'GET', '/api/v1/wallet');
-            const health = await call(service.url, 'GET', '/api/v1/health');
+            await request(service.url, 'GET', '/api/v1/wallet');
+            const health = await request(service.url, 'GET', '/api/v1/health');
             return /Redis lost its rate-limit data/.test((health.body.data.reasons ?? []).join(' '));
           },
           RECOVERY_MS,
@@ -188,10 +138,7 @@ describe('Redis outages under load (private redis-server)', { skip }, () => {
     await load.settle(Date.now() + 60_000);
     assert.equal(load.acknowledged.size, load.keys.length, 'every key was eventually acknowledged');
     assert.equal(new Set(load.acknowledged.values()).size, load.keys.length, 'one transaction per key');
-    const history = await call(service.url, 'POST', '/mcp/v1/tools/get_tx_history', key, {
-      params: { limit: 1, status: 'completed' },
-    });
-    assert.equal(history.body.data.total - 1, load.keys.length, 'completed payments = keys (+1 funding)');
+    assert.equal(await completedCount(service.url, key), load.keys.length + 1, 'completed = keys + funding');
     await service.stop();
     const verify = spawnSync(process.execPath, [CLI, 'verify-ledger'], {
       env: { ...process.env, DATA_DIR: dataDir },
