@@ -86,14 +86,17 @@ export async function limitFailedLogins<T>(
   }
 }
 
+const limiterUnavailable = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'the rate limiter is unavailable; retry shortly', {
+    headers: { 'retry-after': '1' },
+  });
+
 async function unavailableAs503<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
     if (!(error instanceof LimiterUnavailableError)) throw error;
-    throw new AppError('SERVICE_UNAVAILABLE', 'the rate limiter is unavailable; retry shortly', {
-      headers: { 'retry-after': '1' },
-    });
+    throw limiterUnavailable();
   }
 }
 
@@ -112,9 +115,7 @@ async function decide(
     // Health must still answer (it reports the outage); everything else fails closed.
     if (bucket === 'health') return null;
     onUnavailable(error);
-    throw new AppError('SERVICE_UNAVAILABLE', 'the rate limiter is unavailable; retry shortly', {
-      headers: { 'retry-after': '1' },
-    });
+    throw limiterUnavailable();
   }
   if (decision.quarantined === true) {
     if (bucket === 'health') return null;

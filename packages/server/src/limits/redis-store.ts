@@ -115,15 +115,9 @@ export class RedisLimitStore implements LimitStore {
       `${this.keyPrefix}quarantine`,
     ];
     const args = [String(limit), String(windowMs), member, this.knownGeneration];
-    let reply: unknown;
-    try {
-      reply = await withTimeout(this.runScript(keys, args), this.commandTimeoutMs);
-    } catch (error) {
-      // A timed-out script may still run in Redis and count this request. That errs on the safe side:
-      // the request was refused here, and at worst it uses up one slot of its own bucket.
-      if (error instanceof LimiterUnavailableError) throw error;
-      throw new LimiterUnavailableError(`rate limiter unavailable: ${errorMessage(error)}`, { cause: error });
-    }
+    // A timed-out script may still run in Redis and count this request. That errs on the safe side:
+    // the request was refused here, and at worst it uses up one slot of its own bucket.
+    const reply = await this.bounded(this.runScript(keys, args));
     const decision = decisionFromScriptReply(reply, limit);
     this.knownGeneration = decision.generation ?? this.knownGeneration;
     return decision;
@@ -141,16 +135,9 @@ export class RedisLimitStore implements LimitStore {
 
   async peek(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision> {
     assertHitArguments(bucketKey, limit, windowMs);
-    let reply: unknown;
-    try {
-      reply = await withTimeout(
-        this.redis.eval(PEEK_LUA, 1, `${this.keyPrefix}rl:${bucketKey}`, String(limit), String(windowMs)),
-        this.commandTimeoutMs,
-      );
-    } catch (error) {
-      if (error instanceof LimiterUnavailableError) throw error;
-      throw new LimiterUnavailableError(`rate limiter unavailable: ${errorMessage(error)}`, { cause: error });
-    }
+    const reply = await this.bounded(
+      this.redis.eval(PEEK_LUA, 1, `${this.keyPrefix}rl:${bucketKey}`, String(limit), String(windowMs)),
+    );
     const [allowedFlag, count, resetMs, retryMs] = (Array.isArray(reply) ? reply : []).map(Number);
     if (![allowedFlag, count, resetMs, retryMs].every(Number.isInteger)) {
       throw new LimiterUnavailableError(`rate limiter: malformed peek reply ${JSON.stringify(reply)}`);
@@ -167,11 +154,20 @@ export class RedisLimitStore implements LimitStore {
 
   /** How long the quarantine after a Redis data loss still refuses every check, by Redis's clock (0: none). */
   async quarantineRemainingMs(): Promise<number> {
-    const reply = await withTimeout(
+    const reply = await this.bounded(
       this.redis.eval(QUARANTINE_REMAINING_LUA, 1, `${this.keyPrefix}quarantine`),
-      this.commandTimeoutMs,
     );
     return Math.max(0, Number(reply));
+  }
+
+  /** A Redis call within the command timeout; any failure is a LimiterUnavailableError (the caller fails closed). */
+  private async bounded<T>(call: Promise<T>): Promise<T> {
+    try {
+      return await withTimeout(call, this.commandTimeoutMs);
+    } catch (error) {
+      if (error instanceof LimiterUnavailableError) throw error;
+      throw new LimiterUnavailableError(`rate limiter unavailable: ${errorMessage(error)}`, { cause: error });
+    }
   }
 
   /** The client belongs to the caller (it is shared with pub/sub and health); closing it is theirs. */

@@ -41,7 +41,7 @@ export async function executeTool(services: Services, invocation: ToolInvocation
 
 /** The recorded transaction's status, or `refused` when the payment was turned away before one existed. */
 function paymentStatusOf(outcome: Outcome<unknown>): string {
-  const data = (outcome.ok ? outcome.data : outcome.data) as { status?: unknown } | undefined;
+  const data = outcome.data as { status?: unknown } | undefined;
   return typeof data?.status === 'string' ? data.status : 'refused';
 }
 
