@@ -8,6 +8,8 @@ export interface MetricSources {
   writerQueueLength: () => number;
   /** PostgreSQL pool: connections checked out and callers waiting for one; undefined on SQLite. */
   pool: () => { inUse: number; waiting: number } | undefined;
+  /** Statements sent to the database so far. */
+  statements: () => number;
   /** 1 up, 0 down, undefined without Redis. */
   redisUp: () => number | undefined;
 }
@@ -97,6 +99,17 @@ function registerGauges(registry: Registry, sources: MetricSources): void {
     'Callers waiting for a PostgreSQL connection',
     () => sources.pool()?.waiting,
   );
+  let statementsSeen = 0;
+  new Counter({
+    name: 'agent_wallet_db_statements_total',
+    help: 'Statements sent to the database (BEGIN and COMMIT included): round trips on PostgreSQL',
+    registers: [registry],
+    collect() {
+      const now = sources.statements();
+      this.inc(now - statementsSeen);
+      statementsSeen = now;
+    },
+  });
   gauge('agent_wallet_redis_up', '1 when Redis answers, 0 when it does not (absent without Redis)', () =>
     sources.redisUp(),
   );

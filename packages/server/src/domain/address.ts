@@ -20,8 +20,21 @@ export function parseAddress(value: unknown): AddressParse {
   return { ok: true, lower: `0x${hex.toLowerCase()}` };
 }
 
+/** Checksummed addresses remembered: every response shows one, and a keccak per response is measurable. */
+const CHECKSUM_CACHE_MAX = 10_000;
+const checksummed = new Map<string, string>();
+
 /** EIP-55: uppercase each hex letter whose nibble in keccak256(lowercase hex) is >= 8. */
 export function toChecksumAddress(address: string): string {
+  const known = checksummed.get(address);
+  if (known !== undefined) return known;
+  const result = computeChecksumAddress(address);
+  if (checksummed.size >= CHECKSUM_CACHE_MAX) checksummed.clear();
+  checksummed.set(address, result);
+  return result;
+}
+
+function computeChecksumAddress(address: string): string {
   const hex = address.slice(2).toLowerCase();
   const hash = keccak_256(encoder.encode(hex));
   let out = '0x';

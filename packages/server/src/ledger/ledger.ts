@@ -51,11 +51,13 @@ export const BALANCE_MAX_MICROS = 100_000_000_000_000_000n;
 
 export const LEGS_MAX = 8;
 
+const RAIL_ACCOUNT_PREFIX = 'rail:';
+
 /** Account ids are derived from the wallet, so a movement needs no lookup to find them. */
 export const accountIds = {
   available: (walletId: string) => `${walletId}:available`,
   hold: (walletId: string) => `${walletId}:hold`,
-  external: (rail: string) => `rail:${rail}`,
+  external: (rail: string) => `${RAIL_ACCOUNT_PREFIX}${rail}`,
 };
 
 export async function postTransfer(trx: Kysely<Database>, spec: TransferSpec): Promise<string> {
@@ -72,7 +74,10 @@ export async function postTransfer(trx: Kysely<Database>, spec: TransferSpec): P
     .execute();
   // A fixed order (by account id) means two transfers never wait on each other's rows in opposite orders.
   const ordered = [...spec.legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-  for (const leg of ordered) await applyLeg(trx, leg);
+  for (const leg of ordered) {
+    if (!keepsRunningBalance(leg.accountId)) continue;
+    await applyLeg(trx, leg);
+  }
   await trx
     .insertInto('entries')
     .values(
@@ -86,6 +91,16 @@ export async function postTransfer(trx: Kysely<Database>, spec: TransferSpec): P
     )
     .execute();
   return transactionId;
+}
+
+/**
+ * A rail account stands for the outside world: it may go negative, nothing is checked against its balance, and
+ * every external payment touches it. Keeping its running balance would make that one row a lock all external
+ * payments queue on, so its balance is the sum of its entries (verify-ledger reports it) and its row is never
+ * updated. Every other account keeps a running balance guarded by the conditional update below.
+ */
+export function keepsRunningBalance(accountId: string): boolean {
+  return !accountId.startsWith(RAIL_ACCOUNT_PREFIX);
 }
 
 /** Debits and credits of one transaction sum to zero, touch distinct accounts, and none is zero. */

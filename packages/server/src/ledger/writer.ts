@@ -1,11 +1,13 @@
 // The single entry point for every write that moves money. An operation is a function run inside a
 // database transaction; the writer decides how transactions are committed:
 // - batch (SQLite): operations that arrive together run in one BEGIN IMMEDIATE … COMMIT — one fsync for the
-//   whole batch (group commit). Each runs inside its own SAVEPOINT, so one operation failing rolls back only
-//   itself. No caller is answered before the COMMIT that made its work durable.
-// - concurrent (PostgreSQL): operations on different wallets run side by side on the pool; operations on one
-//   wallet queue in memory and commit together in one transaction per batch (SAVEPOINT each), so a hot wallet
-//   neither starves the pool nor pays a commit per payment. Row locks still serialise across instances.
+//   whole batch (group commit). No caller is answered before the COMMIT that made its work durable.
+// - concurrent (PostgreSQL): operations that declare the wallets they write are batched across wallets; each
+//   batch locks all of them in one ordered statement, then commits once; a few batches run side by side on the
+//   pool, never two on one wallet. Row locks still serialise across instances, and cannot deadlock.
+// Operations decide before they write and report refusals as outcomes, so a batch runs without savepoints; an
+// operation that throws rolls its batch back, which is then re-run with a savepoint per operation so that the
+// failure stays its own.
 import { type Kysely, sql } from 'kysely';
 import { AppError } from '../errors.ts';
 import type { Store } from '../store/db.ts';
@@ -14,13 +16,19 @@ import type { Database } from '../store/schema.ts';
 
 export type WriteOp<T> = (trx: Kysely<Database>) => Promise<T>;
 
+/**
+ * What an operation writes (PostgreSQL). Operations that declare it are batched: a batch locks all of it in one
+ * ordered statement before any operation runs, and operations on one wallet wait for each other in memory, not
+ * on pooled connections blocked by one row lock (measured: 500 payments on one wallet exhausted a pool of 20 and
+ * timed out). The row locks still serialise across instances.
+ */
 export interface RunOptions {
-  /**
-   * The wallet whose row lock the operation takes first (PostgreSQL). Operations on one wallet wait for each
-   * other in memory, not on pooled connections blocked by one row lock (measured: 500 payments on one wallet
-   * exhausted a pool of 20 and timed out), and commit together. The row lock still serialises across instances.
-   */
-  serializeOn?: string;
+  /** Wallets whose accounts the operation may debit or credit. */
+  wallets?: readonly string[];
+  /** Users whose master wallet the operation may debit or credit. */
+  mastersOf?: readonly string[];
+  /** Addresses the operation may credit if they are wallets of this service (a payment's recipient). */
+  addresses?: readonly string[];
 }
 
 export interface LedgerWriter {
@@ -37,6 +45,8 @@ export interface WriterOptions {
   batchSizeMax: number;
   /** Operations waiting or in flight; beyond it a request is refused with 503 instead of queueing forever. */
   queueLengthMax: number;
+  /** PostgreSQL: batches committing at once, each on its own pooled connection. */
+  batchesInFlightMax: number;
   /** Attempts for an operation PostgreSQL aborted to break a deadlock. */
   conflictAttemptsMax: number;
   /** Told the size of every batch committed (for metrics). */
@@ -49,6 +59,9 @@ interface Queued {
   op: WriteOp<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** Lock keys (see lockKeys); empty on SQLite, whose one writer needs none. */
+  keys: string[];
+  locks: RunOptions;
 }
 
 export function createLedgerWriter(store: Store, options: WriterOptions): LedgerWriter {
@@ -76,7 +89,7 @@ class BatchWriter implements LedgerWriter {
     if (this.closed) return Promise.reject(closedError());
     if (this.queue.length >= this.options.queueLengthMax) return Promise.reject(queueFull());
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ op, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ op, resolve: resolve as (value: unknown) => void, reject, keys: [], locks: {} });
       this.schedule();
     });
   }
@@ -117,33 +130,32 @@ class BatchWriter implements LedgerWriter {
     }
   }
 
-  private commitBatch(batch: Queued[]): Promise<Outcome[]> {
-    return this.store.db.connection().execute(async (conn) => {
-      await sql`begin immediate`.execute(conn);
+  /** One BEGIN IMMEDIATE … COMMIT for the batch; see runOps for what happens when an operation throws. */
+  private async commitBatch(batch: Queued[]): Promise<Outcome[]> {
+    let mode: RunMode = batch.length === 1 ? 'alone' : 'together';
+    for (;;) {
       try {
-        // Alone in its batch, an operation needs no savepoint: its failure rolls back the whole transaction.
-        if (batch.length === 1) {
-          const outcome = await runBare(conn, batch[0]!.op);
-          await sql`${sql.raw(outcome.ok ? 'commit' : 'rollback')}`.execute(conn);
-          return [outcome];
-        }
-        const outcomes: Outcome[] = [];
-        for (const item of batch) outcomes.push(await runInSavepoint(conn, item.op));
-        await sql`commit`.execute(conn);
-        return outcomes;
+        return await this.store.db
+          .connection()
+          .execute((conn) => inImmediateTransaction(conn, () => runOps(conn, batch, mode)));
       } catch (error) {
-        await sql`rollback`.execute(conn).catch(() => undefined);
-        throw error;
+        if (!(error instanceof OperationFailed)) throw error;
+        if (mode === 'alone') return [{ ok: false, error: error.cause }];
+        mode = 'savepoints';
       }
-    });
+    }
   }
 }
 
-async function runBare(conn: Kysely<Database>, op: WriteOp<unknown>): Promise<Outcome> {
+async function inImmediateTransaction<T>(conn: Kysely<Database>, body: () => Promise<T>): Promise<T> {
+  await sql`begin immediate`.execute(conn);
   try {
-    return { ok: true, value: await op(conn) };
+    const result = await body();
+    await sql`commit`.execute(conn);
+    return result;
   } catch (error) {
-    return { ok: false, error };
+    await sql`rollback`.execute(conn).catch(() => undefined);
+    throw error;
   }
 }
 
@@ -178,9 +190,12 @@ function settle(item: Queued, outcome: Outcome): void {
 class ConcurrentWriter implements LedgerWriter {
   private readonly store: Store;
   private readonly options: WriterOptions;
-  /** Operations waiting per wallet; a wallet's lane runs one batch transaction at a time. */
-  private readonly lanes = new Map<string, Queued[]>();
-  private readonly busyLanes = new Set<string>();
+  /** Operations that declared what they write, waiting for a batch, in arrival order. */
+  private queue: Queued[] = [];
+  /** Wallet keys of the batches in flight: an operation on one of them waits for the next batch. */
+  private readonly busyKeys = new Set<string>();
+  private batchesInFlight = 0;
+  private dispatchScheduled = false;
   private inFlight = 0;
   private closed = false;
   private drained: (() => void) | undefined;
@@ -195,11 +210,15 @@ class ConcurrentWriter implements LedgerWriter {
     if (this.inFlight >= this.options.queueLengthMax) throw queueFull();
     this.inFlight += 1;
     try {
-      if (options.serializeOn === undefined) {
+      const keys = lockKeys(options);
+      if (keys.length === 0) {
         this.options.onBatch(1);
-        return await this.runAlone(op);
+        return await runAlone(this.store, op, this.options.conflictAttemptsMax);
       }
-      return await this.enqueue(options.serializeOn, op);
+      return await new Promise<T>((resolve, reject) => {
+        this.queue.push({ op, resolve: resolve as (value: unknown) => void, reject, keys, locks: options });
+        this.scheduleDispatch();
+      });
     } finally {
       this.inFlight -= 1;
       if (this.closed && this.inFlight === 0) this.drained?.();
@@ -218,94 +237,158 @@ class ConcurrentWriter implements LedgerWriter {
     });
   }
 
-  private async runAlone<T>(op: WriteOp<T>): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.store.db.transaction().execute((trx) => op(trx));
-      } catch (error) {
-        if (!isRetryableConflict(error) || attempt >= this.options.conflictAttemptsMax) throw error;
-        await conflictBackoff(attempt);
-      }
-    }
-  }
-
-  /**
-   * Operations on one wallet queue in memory (not on pooled connections waiting for the wallet's row lock)
-   * and those that queued together commit together: group commit per wallet, wallets side by side.
-   */
-  private enqueue<T>(key: string, op: WriteOp<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const lane = this.lanes.get(key) ?? [];
-      lane.push({ op, resolve: resolve as (value: unknown) => void, reject });
-      this.lanes.set(key, lane);
-      this.pump(key);
+  // setImmediate lets every request that arrived in this turn of the event loop join the batch.
+  private scheduleDispatch(): void {
+    if (this.dispatchScheduled) return;
+    this.dispatchScheduled = true;
+    setImmediate(() => {
+      this.dispatchScheduled = false;
+      this.dispatch();
     });
   }
 
-  private pump(key: string): void {
-    if (this.busyLanes.has(key)) return;
-    const lane = this.lanes.get(key);
-    if (lane === undefined || lane.length === 0) {
-      this.lanes.delete(key);
-      return;
+  /** Starts batches while connections are free for them and queued operations touch no busy wallet. */
+  private dispatch(): void {
+    while (this.batchesInFlight < this.options.batchesInFlightMax) {
+      const { batch, rest } = takeBatch(this.queue, this.busyKeys, this.options.batchSizeMax);
+      if (batch.length === 0) return;
+      this.queue = rest;
+      const keys = new Set(batch.flatMap((item) => item.keys));
+      for (const key of keys) this.busyKeys.add(key);
+      this.batchesInFlight += 1;
+      this.options.onBatch(batch.length);
+      void commitLockedBatch(this.store, batch, this.options.conflictAttemptsMax)
+        .then((failure) => {
+          // The database is unreachable or hung: what queued behind this batch would wait a whole further
+          // timeout only to fail the same way. Refuse it now (never attempted, so nothing is half-done), which
+          // keeps every answer within one connect + statement bound.
+          if (failure !== undefined && isConnectionFailure(failure)) this.refuseQueued(failure);
+        })
+        .finally(() => {
+          for (const key of keys) this.busyKeys.delete(key);
+          this.batchesInFlight -= 1;
+          this.dispatch();
+        });
     }
-    const batch = lane.splice(0, this.options.batchSizeMax);
-    this.options.onBatch(batch.length);
-    this.busyLanes.add(key);
-    void this.commitBatch(batch)
-      .then((failure) => {
-        // The database is unreachable or hung: what queued behind this batch would wait a whole further
-        // timeout only to fail the same way. Refuse it now (never attempted, so nothing is half-done), which
-        // keeps every answer within one connect + statement bound.
-        if (failure !== undefined && isConnectionFailure(failure)) this.refuseQueued(key, failure);
-      })
-      .finally(() => {
-        this.busyLanes.delete(key);
-        this.pump(key);
-      });
   }
 
   /** Rejects with the batch's own error: the HTTP and MCP layers answer it as 503 SERVICE_UNAVAILABLE. */
-  private refuseQueued(key: string, cause: unknown): void {
-    const queued = this.lanes.get(key)?.splice(0) ?? [];
-    for (const item of queued) {
-      item.reject(cause);
-    }
+  private refuseQueued(cause: unknown): void {
+    const queued = this.queue;
+    this.queue = [];
+    for (const item of queued) item.reject(cause);
   }
+}
 
-  /**
-   * One transaction for the batch, a SAVEPOINT per operation; a deadlock aborts and re-runs the batch.
-   * Resolves with the error the whole batch failed with, if it did (each caller was rejected with it).
-   */
-  private async commitBatch(batch: Queued[]): Promise<unknown> {
-    if (batch.length === 1) {
-      const item = batch[0]!;
-      // No savepoint needed when alone.
-      return this.runAlone(item.op).then(
-        (value) => void item.resolve(value),
-        (error: unknown) => {
-          item.reject(error);
-          return error;
-        },
-      );
+/** The keys operations queue on: one per wallet written, the master wallet by its user. */
+export function lockKeys(options: RunOptions): string[] {
+  return [...(options.wallets ?? []), ...(options.mastersOf ?? []).map((userId) => `master:${userId}`)];
+}
+
+/**
+ * The next batch, in arrival order: operations none of whose keys is busy or held by an earlier operation
+ * still waiting (so operations on one wallet keep their order), at most `sizeMax`.
+ */
+export function takeBatch<T extends { keys: string[] }>(
+  queue: readonly T[],
+  busyKeys: ReadonlySet<string>,
+  sizeMax: number,
+): { batch: T[]; rest: T[] } {
+  const blocked = new Set(busyKeys);
+  const batch: T[] = [];
+  const rest: T[] = [];
+  for (const item of queue) {
+    if (batch.length < sizeMax && !item.keys.some((key) => blocked.has(key))) {
+      batch.push(item);
+      continue;
     }
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const outcomes = await this.store.db.transaction().execute(async (trx) => {
-          const results: Outcome[] = [];
-          for (const item of batch) results.push(await runInSavepoint(trx, item.op));
-          return results;
-        });
-        for (const [i, item] of batch.entries()) settle(item, outcomes[i]!);
-        return;
-      } catch (error) {
-        if (isRetryableConflict(error) && attempt < this.options.conflictAttemptsMax) {
-          await conflictBackoff(attempt);
-          continue;
-        }
-        for (const item of batch) item.reject(error);
-        return error;
-      }
+    for (const key of item.keys) blocked.add(key);
+    rest.push(item);
+  }
+  return { batch, rest };
+}
+
+async function runAlone<T>(store: Store, op: WriteOp<T>, attemptsMax: number): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await store.db.transaction().execute((trx) => op(trx));
+    } catch (error) {
+      if (!isRetryableConflict(error) || attempt >= attemptsMax) throw error;
+      await conflictBackoff(attempt);
     }
   }
+}
+
+/**
+ * One transaction for the batch: every wallet it writes is locked first, in one statement in id order, so two
+ * batches (on this instance or another) never wait on each other's rows in opposite orders. The operations then
+ * run one after another without savepoints; if one throws, the batch is rolled back and run again with a
+ * savepoint per operation, so the others still commit. A deadlock or serialisation failure re-runs the batch
+ * (bounded), never becomes an operation's 500. Resolves with the error the whole batch failed with, if it did.
+ */
+async function commitLockedBatch(store: Store, batch: Queued[], attemptsMax: number): Promise<unknown> {
+  let mode: RunMode = batch.length === 1 ? 'alone' : 'together';
+  for (let attempt = 1; ; ) {
+    try {
+      const outcomes = await store.db.transaction().execute(async (trx) => {
+        await lockBatchWallets(trx, batch);
+        return runOps(trx, batch, mode);
+      });
+      for (const [i, item] of batch.entries()) settle(item, outcomes[i]!);
+      return;
+    } catch (error) {
+      if (error instanceof OperationFailed) {
+        if (mode === 'alone') {
+          batch[0]!.reject(error.cause);
+          return;
+        }
+        mode = 'savepoints';
+        continue;
+      }
+      if (isRetryableConflict(error) && attempt < attemptsMax) {
+        attempt += 1;
+        await conflictBackoff(attempt);
+        continue;
+      }
+      for (const item of batch) item.reject(error);
+      return error;
+    }
+  }
+}
+
+/** `alone`/`together`: no savepoints, any failure aborts the transaction; `savepoints`: one per operation. */
+type RunMode = 'alone' | 'together' | 'savepoints';
+
+/** An operation threw while running without a savepoint: the transaction is rolled back. */
+class OperationFailed extends Error {
+  constructor(cause: unknown) {
+    super('an operation of the batch failed', { cause });
+  }
+}
+
+async function runOps(trx: Kysely<Database>, batch: Queued[], mode: RunMode): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (const item of batch) {
+    if (mode === 'savepoints') {
+      outcomes.push(await runInSavepoint(trx, item.op));
+      continue;
+    }
+    try {
+      outcomes.push({ ok: true, value: await item.op(trx) });
+    } catch (error) {
+      if (isRetryableConflict(error) || isConnectionFailure(error)) throw error;
+      throw new OperationFailed(error);
+    }
+  }
+  return outcomes;
+}
+
+/** One ordered locking statement for every wallet the batch writes (agents, masters, recipients by address). */
+async function lockBatchWallets(trx: Kysely<Database>, batch: Queued[]): Promise<void> {
+  const walletIds = [...new Set(batch.flatMap((item) => item.locks.wallets ?? []))];
+  const masterUserIds = [...new Set(batch.flatMap((item) => item.locks.mastersOf ?? []))];
+  const addresses = [...new Set(batch.flatMap((item) => item.locks.addresses ?? []))];
+  await sql`select id from wallets
+    where id = any(${walletIds}) or (kind = 'master' and user_id = any(${masterUserIds})) or address = any(${addresses})
+    order by id for update`.execute(trx);
 }

@@ -56,7 +56,7 @@ export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): 
         await act(trx, wallet, tx, nowMs);
         return { kind: 'done', row: await transactionOf(trx, wallet.id, transactionId) };
       },
-      { serializeOn: walletId },
+      { wallets: [walletId] },
     );
     if (result.kind === 'expired')
       throw invalidState('the approval window ended; the transaction is expired');
@@ -65,7 +65,8 @@ export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): 
 
   async function approveHeld(trx: Kysely<Database>, wallet: WalletRow, tx: TransactionRow, nowMs: number) {
     const actor = `user:${wallet.user_id}`;
-    await setTransactionStatus(trx, tx.id, {
+    const processing = { ...tx, status: 'processing' as const };
+    await setTransactionStatus(trx, tx, {
       status: 'processing',
       actor,
       note: 'approved by the owner',
@@ -82,7 +83,7 @@ export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): 
       nowMs,
     });
     if (settled.status === 'failed') {
-      await release(trx, wallet, tx, {
+      await release(trx, wallet, processing, {
         status: 'failed',
         actor: 'system',
         note: settled.failureReason,
@@ -90,7 +91,7 @@ export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): 
       });
       return;
     }
-    await setTransactionStatus(trx, tx.id, {
+    await setTransactionStatus(trx, processing, {
       status: settled.status,
       actor: 'system',
       note: null,
@@ -125,7 +126,7 @@ export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): 
           });
           return true;
         },
-        { serializeOn: item.wallet_id },
+        { wallets: [item.wallet_id] },
       );
       if (done) expired += 1;
     }
@@ -186,7 +187,7 @@ async function release(
       { accountId: accountIds.available(wallet.id), amountMicros: tx.amount_micros },
     ],
   });
-  await setTransactionStatus(trx, tx.id, {
+  await setTransactionStatus(trx, tx, {
     status: change.status,
     actor: change.actor,
     note: change.note,

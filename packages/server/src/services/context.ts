@@ -27,22 +27,25 @@ export function pageOffset(page: Page): number {
 type ListedTable = 'wallets' | 'deposits' | 'api_keys' | 'policies' | 'transactions';
 
 /**
- * One page of a filtered table, newest first (created_at_ms, then id), and the total count of the filter.
- * Every list endpoint pages the same way.
+ * One page of a filtered table, newest first (created_at_ms, then id), and the total count of the filter, in
+ * one query (a window count); only a page past the end needs a second one. Every list endpoint pages this way.
  */
 export async function pageOf<TB extends ListedTable>(
   base: SelectQueryBuilder<Database, TB, object>,
   page: Page,
 ): Promise<{ rows: Selectable<Database[TB]>[]; total: number }> {
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy(sql.ref('created_at_ms'), 'desc')
-      .orderBy(sql.ref('id'), 'desc')
-      .limit(page.limit)
-      .offset(pageOffset(page))
-      .execute(),
-    base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows as Selectable<Database[TB]>[], total: Number(count.n) };
+  const counted = await base
+    .selectAll()
+    .select(sql<bigint>`count(*) over ()`.as('total_count'))
+    .orderBy(sql.ref('created_at_ms'), 'desc')
+    .orderBy(sql.ref('id'), 'desc')
+    .limit(page.limit)
+    .offset(pageOffset(page))
+    .execute();
+  const rows = counted.map(({ total_count: _, ...row }) => row) as unknown as Selectable<Database[TB]>[];
+  const first = counted[0] as { total_count: bigint } | undefined;
+  if (first !== undefined) return { rows, total: Number(first.total_count) };
+  if (pageOffset(page) === 0) return { rows, total: 0 };
+  const count = await base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(count.n) };
 }

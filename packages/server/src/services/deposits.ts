@@ -63,32 +63,35 @@ export function createDepositService(ctx: ServiceContext): DepositService {
 
   async function sandboxDeposit(userId: string, amountMicros: bigint) {
     const nowMs = clock.nowMs();
-    return writer.run(async (trx) => {
-      const master = await masterWalletOf(trx, userId);
-      const ledgerTransactionId = await postTransfer(trx, {
-        kind: 'deposit',
-        referenceId: master.id,
-        nowMs,
-        legs: [
-          { accountId: accountIds.external('sandbox'), amountMicros: -amountMicros },
-          { accountId: accountIds.available(master.id), amountMicros },
-        ],
-      });
-      const deposit = await recordDeposit(trx, {
-        walletId: master.id,
-        userId,
-        amountMicros,
-        rail: 'sandbox',
-        ledgerTransactionId,
-        nowMs,
-      });
-      const balance = await trx
-        .selectFrom('accounts')
-        .select('balance_micros')
-        .where('id', '=', accountIds.available(master.id))
-        .executeTakeFirstOrThrow();
-      return { ...deposit, balance: formatMicros(balance.balance_micros) };
-    });
+    return writer.run(
+      async (trx) => {
+        const master = await masterWalletOf(trx, userId);
+        const ledgerTransactionId = await postTransfer(trx, {
+          kind: 'deposit',
+          referenceId: master.id,
+          nowMs,
+          legs: [
+            { accountId: accountIds.external('sandbox'), amountMicros: -amountMicros },
+            { accountId: accountIds.available(master.id), amountMicros },
+          ],
+        });
+        const deposit = await recordDeposit(trx, {
+          walletId: master.id,
+          userId,
+          amountMicros,
+          rail: 'sandbox',
+          ledgerTransactionId,
+          nowMs,
+        });
+        const balance = await trx
+          .selectFrom('accounts')
+          .select('balance_micros')
+          .where('id', '=', accountIds.available(master.id))
+          .executeTakeFirstOrThrow();
+        return { ...deposit, balance: formatMicros(balance.balance_micros) };
+      },
+      { mastersOf: [userId] },
+    );
   }
 
   async function list(userId: string, page: Page) {

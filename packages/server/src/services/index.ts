@@ -19,7 +19,7 @@ import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies.ts';
 import { sandboxRail } from './settlement.ts';
 import type { WalletRow } from './wallet-rows.ts';
-import { type AgentWalletView, agentWalletView } from './wallet-views.ts';
+import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallet-views.ts';
 import { createWalletService, type WalletService } from './wallets.ts';
 
 export interface Services {
@@ -38,6 +38,11 @@ export interface Services {
   metrics: Metrics;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
   agentWalletView(row: WalletRow): Promise<AgentWalletView>;
+  /** A page of them in three queries, and the user's pending approvals across all wallets. */
+  agentWalletViews(
+    rows: readonly WalletRow[],
+    userId: string,
+  ): Promise<{ items: AgentWalletView[]; pendingOfUser: number }>;
   health(): Promise<HealthView>;
   close(): Promise<void>;
 }
@@ -83,6 +88,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const metrics = createMetrics({
     writerQueueLength: () => sources.writer?.queueLength() ?? 0,
     pool: () => store.poolStats(),
+    statements: () => store.statementCount(),
     redisUp: () => redisUpValue(sources.limiter?.redisStatus()),
   });
   let limiter: RateLimiter;
@@ -123,6 +129,8 @@ function assembleServices(
     // Writes per group commit: large enough to amortise the fsync, small enough to keep latency low.
     batchSizeMax: config.ledgerBatchMax,
     queueLengthMax: WRITE_QUEUE_LENGTH_MAX,
+    // Half the pool commits money batches; the rest stays free for reads and the other writes.
+    batchesInFlightMax: Math.max(1, Math.floor(config.dbPoolMax / 2)),
     conflictAttemptsMax: 3,
   });
   const ctx: ServiceContext = { store, writer, clock: options.clock };
@@ -160,6 +168,7 @@ function assembleServices(
     limiter,
     metrics,
     agentWalletView: (row) => agentWalletView(store.db, row, options.clock.nowMs()),
+    agentWalletViews: (rows, userId) => agentWalletViews(store.db, rows, options.clock.nowMs(), userId),
     health: () => health(store, config, limiter),
     close: () =>
       closeInOrder(options.logger, [

@@ -69,7 +69,8 @@ export function createPaymentService(ctx: ServiceContext, options: PaymentOption
     const nowMs = clock.nowMs();
     return writer
       .run((trx) => runIdempotent(trx, request.idempotency, nowMs, () => body(trx, nowMs)), {
-        serializeOn: request.key.walletId,
+        wallets: [request.key.walletId],
+        addresses: [request.toAddress],
       })
       .then((result) => result.outcome);
   }

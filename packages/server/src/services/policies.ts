@@ -8,14 +8,12 @@ import { newId } from '../domain/ids.ts';
 import { decimalToMicros, formatMicros } from '../domain/money.ts';
 import {
   type ActivePolicy,
-  capsRemaining,
   DAY_MS,
   type PolicyRule,
   type PolicyType,
   type SpendTotals,
-  totalsNeeded,
 } from '../domain/policies.ts';
-import { invalid, notFound } from '../errors.ts';
+import { assert, invalid, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
@@ -45,7 +43,7 @@ export function storedParams(params: PolicyParams): string {
   return JSON.stringify({ addresses: params.addresses });
 }
 
-function ruleOf(type: PolicyType, paramsJson: string): PolicyRule {
+export function ruleOf(type: PolicyType, paramsJson: string): PolicyRule {
   const params = JSON.parse(paramsJson) as { limit?: string; amount?: string; addresses?: string[] };
   switch (type) {
     case 'spend_cap_per_tx':
@@ -86,38 +84,44 @@ export async function activePolicies(db: Kysely<Database>, walletId: string): Pr
   return rows.map((r) => ({ id: r.id, rule: ruleOf(r.type as PolicyType, r.params_json) }));
 }
 
-/** Committed spending: payments completed, processing, or pending (held). Only the sums the policies need. */
+/**
+ * Committed spending: payments completed, processing, or pending (held); only the totals the policies need.
+ * All time is the wallet's running total (one row); the last 24 hours is a range of the
+ * (wallet_id, status, created_at_ms) index, so its cost follows the payments of the last day, not the wallet's age.
+ */
 export async function spendTotals(
   db: Kysely<Database>,
   walletId: string,
   nowMs: number,
   needed: { last24h: boolean; allTime: boolean },
 ): Promise<SpendTotals> {
-  const sum = async (sinceMs: number | null) => {
-    let query = db
-      .selectFrom('transactions')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('amount_micros'), eb.lit(0)).as('total'))
-      .where('wallet_id', '=', walletId)
-      .where('type', '=', 'payment')
-      .where('status', 'in', ['completed', 'processing', 'pending']);
-    if (sinceMs !== null) query = query.where('created_at_ms', '>', BigInt(sinceMs));
-    const row = await query.executeTakeFirstOrThrow();
-    return BigInt(row.total);
-  };
   return {
-    last24hMicros: needed.last24h ? await sum(nowMs - DAY_MS) : 0n,
-    allTimeMicros: needed.allTime ? await sum(null) : 0n,
+    last24hMicros: needed.last24h ? await spentSince(db, walletId, nowMs - DAY_MS) : 0n,
+    allTimeMicros: needed.allTime ? await spentInAll(db, walletId) : 0n,
   };
 }
 
-export async function remainingCaps(db: Kysely<Database>, walletId: string, nowMs: number) {
-  const policies = await activePolicies(db, walletId);
-  const totals = await spendTotals(db, walletId, nowMs, totalsNeeded(policies));
-  const caps = capsRemaining(policies, totals);
-  return {
-    dailyCapRemaining: caps.dailyCapRemaining === null ? null : formatMicros(caps.dailyCapRemaining),
-    totalCapRemaining: caps.totalCapRemaining === null ? null : formatMicros(caps.totalCapRemaining),
-  };
+async function spentSince(db: Kysely<Database>, walletId: string, sinceMs: number): Promise<bigint> {
+  const row = await db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('amount_micros'), eb.lit(0)).as('total'))
+    .where('wallet_id', '=', walletId)
+    .where('status', 'in', ['completed', 'processing', 'pending'])
+    .where('created_at_ms', '>', BigInt(sinceMs))
+    .where('type', '=', 'payment')
+    .executeTakeFirstOrThrow();
+  return BigInt(row.total);
+}
+
+async function spentInAll(db: Kysely<Database>, walletId: string): Promise<bigint> {
+  const row = await db
+    .selectFrom('wallets')
+    .select('spent_micros')
+    .where('id', '=', walletId)
+    .executeTakeFirstOrThrow();
+  // The pair of the running total's updates: it never goes below zero.
+  assert(row.spent_micros >= 0n, `wallet ${walletId} has a negative spent total`);
+  return row.spent_micros;
 }
 
 export interface PolicyService {

@@ -58,13 +58,34 @@ export async function insertTransaction(trx: Kysely<Database>, tx: NewTransactio
   };
   await trx.insertInto('transactions').values(row).execute();
   await recordEvent(trx, row.id, tx.status, tx.initiatedBy, tx.rejectionReason ?? tx.reason, tx.nowMs);
+  await addSpent(trx, tx.walletId, spendingMicros(tx.type, tx.status, tx.amountMicros));
   return row;
+}
+
+/** A payment counts as spent (by the caps) while its money is gone, on its way, or held for approval. */
+const SPENDING_STATUSES: ReadonlySet<string> = new Set(['completed', 'processing', 'pending']);
+
+export function spendingMicros(type: string, status: string, amountMicros: bigint): bigint {
+  return type === 'payment' && SPENDING_STATUSES.has(status) ? amountMicros : 0n;
+}
+
+/**
+ * The wallet's running total of what it has spent (wallets.spent_micros), so a total cap is checked without
+ * summing the wallet's whole history. Changed in the transaction that changes a payment's status.
+ */
+async function addSpent(trx: Kysely<Database>, walletId: string, deltaMicros: bigint): Promise<void> {
+  if (deltaMicros === 0n) return;
+  await trx
+    .updateTable('wallets')
+    .set((eb) => ({ spent_micros: eb('spent_micros', '+', deltaMicros) }))
+    .where('id', '=', walletId)
+    .execute();
 }
 
 /** Moves a transaction to a new status and records who did it: the audit trail. */
 export async function setTransactionStatus(
   trx: Kysely<Database>,
-  transactionId: string,
+  from: Pick<TransactionRow, 'id' | 'wallet_id' | 'type' | 'status' | 'amount_micros'>,
   change: {
     status: TransactionStatus;
     actor: string;
@@ -84,9 +105,11 @@ export async function setTransactionStatus(
       ...(change.rail === undefined ? {} : { rail: change.rail }),
       ...(change.rejectionReason === undefined ? {} : { rejection_reason: change.rejectionReason }),
     })
-    .where('id', '=', transactionId)
+    .where('id', '=', from.id)
     .execute();
-  await recordEvent(trx, transactionId, change.status, change.actor, change.note, change.nowMs);
+  await recordEvent(trx, from.id, change.status, change.actor, change.note, change.nowMs);
+  const before = spendingMicros(from.type, from.status, from.amount_micros);
+  await addSpent(trx, from.wallet_id, spendingMicros(from.type, change.status, from.amount_micros) - before);
 }
 
 export async function recordEvent(
@@ -176,25 +199,4 @@ export async function listEvents(db: Kysely<Database>, transactionId: string) {
     note: r.note,
     at: isoFromMs(r.created_at_ms),
   }));
-}
-
-export async function countPending(db: Kysely<Database>, walletId: string): Promise<number> {
-  const row = await db
-    .selectFrom('transactions')
-    .select((eb) => eb.fn.countAll<bigint>().as('n'))
-    .where('wallet_id', '=', walletId)
-    .where('status', '=', 'pending')
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/** Payments awaiting approval across all of a user's agent wallets (the dashboard's badge). */
-export async function countPendingForUser(db: Kysely<Database>, userId: string): Promise<number> {
-  const row = await db
-    .selectFrom('transactions')
-    .select((eb) => eb.fn.countAll<bigint>().as('n'))
-    .where('user_id', '=', userId)
-    .where('status', '=', 'pending')
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }

@@ -1,13 +1,14 @@
 // Wallets as the API shows them. An agent wallet carries its balances, remaining spending caps and the count
 // of payments awaiting approval, wherever it appears (get, list, fund and withdraw answers).
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
 import { formatMicros } from '../domain/money.ts';
+import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../domain/policies.ts';
+import { assert } from '../errors.ts';
 import { readBalances } from '../ledger/ledger.ts';
 import type { Database } from '../store/schema.ts';
-import { remainingCaps } from './policies.ts';
-import { countPending } from './transactions.ts';
+import { ruleOf } from './policies.ts';
 import type { WalletRow } from './wallet-rows.ts';
 
 export interface AgentWalletView {
@@ -31,21 +32,127 @@ export async function agentWalletView(
   row: WalletRow,
   nowMs: number,
 ): Promise<AgentWalletView> {
-  const balances = await readBalances(db, row.id);
-  const caps = await remainingCaps(db, row.id, nowMs);
-  return {
-    id: row.id,
-    label: row.label,
-    address: toChecksumAddress(row.address),
-    balance: formatMicros(balances.availableMicros),
-    heldBalance: formatMicros(balances.heldMicros),
-    currency: 'USDC',
-    frozen: row.frozen_at_ms !== null,
-    ...caps,
-    pendingApprovals: await countPending(db, row.id),
-    createdAt: isoFromMs(row.created_at_ms),
-    updatedAt: isoFromMs(row.updated_at_ms),
-  };
+  const { items } = await agentWalletViews(db, [row], nowMs, null);
+  return items[0]!;
+}
+
+/** Wallets listed per page at most: bounds the IN lists of the set-based reads below. */
+export const WALLET_VIEWS_MAX = 100;
+
+/**
+ * Views of many wallets in three queries, whatever their number (a page of 100 used to take 3-5 per wallet):
+ * balances, active caps, and one statement of per-wallet aggregates (pending approvals, the last 24 hours'
+ * spending) which, given `pendingOfUser`, also counts that user's pending approvals on every wallet.
+ */
+export async function agentWalletViews(
+  db: Kysely<Database>,
+  rows: readonly WalletRow[],
+  nowMs: number,
+  pendingOfUser: string | null,
+): Promise<{ items: AgentWalletView[]; pendingOfUser: number }> {
+  assert(rows.length <= WALLET_VIEWS_MAX, `at most ${WALLET_VIEWS_MAX} wallet views at once`);
+  const ids = rows.map((row) => row.id);
+  if (ids.length === 0 && pendingOfUser === null) return { items: [], pendingOfUser: 0 };
+  const [balances, caps, aggregates] = await Promise.all([
+    balancesOf(db, ids),
+    capPoliciesOf(db, ids),
+    aggregatesOf(db, ids, nowMs, pendingOfUser),
+  ]);
+  const items = rows.map((row) => {
+    const policies = caps.get(row.id) ?? [];
+    const remaining = capsRemaining(policies, {
+      last24hMicros: aggregates.spent24h.get(row.id) ?? 0n,
+      allTimeMicros: row.spent_micros,
+    });
+    const balance = balances.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
+    return {
+      id: row.id,
+      label: row.label,
+      address: toChecksumAddress(row.address),
+      balance: formatMicros(balance.availableMicros),
+      heldBalance: formatMicros(balance.heldMicros),
+      currency: 'USDC' as const,
+      frozen: row.frozen_at_ms !== null,
+      dailyCapRemaining:
+        remaining.dailyCapRemaining === null ? null : formatMicros(remaining.dailyCapRemaining),
+      totalCapRemaining:
+        remaining.totalCapRemaining === null ? null : formatMicros(remaining.totalCapRemaining),
+      pendingApprovals: aggregates.pending.get(row.id) ?? 0,
+      createdAt: isoFromMs(row.created_at_ms),
+      updatedAt: isoFromMs(row.updated_at_ms),
+    };
+  });
+  return { items, pendingOfUser: aggregates.pendingOfUser };
+}
+
+async function balancesOf(db: Kysely<Database>, walletIds: string[]) {
+  const byWallet = new Map<string, { availableMicros: bigint; heldMicros: bigint }>();
+  if (walletIds.length === 0) return byWallet;
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['wallet_id', 'kind', 'balance_micros'])
+    .where('wallet_id', 'in', walletIds)
+    .execute();
+  for (const row of rows) {
+    // The pair of the write-side guard: balances read back are never negative.
+    assert(row.balance_micros >= 0n, `account of ${row.wallet_id} is negative`);
+    const entry = byWallet.get(row.wallet_id!) ?? { availableMicros: 0n, heldMicros: 0n };
+    if (row.kind === 'available') entry.availableMicros = row.balance_micros;
+    if (row.kind === 'hold') entry.heldMicros = row.balance_micros;
+    byWallet.set(row.wallet_id!, entry);
+  }
+  return byWallet;
+}
+
+async function capPoliciesOf(db: Kysely<Database>, walletIds: string[]) {
+  const byWallet = new Map<string, ActivePolicy[]>();
+  if (walletIds.length === 0) return byWallet;
+  const rows = await db
+    .selectFrom('policies')
+    .select(['id', 'wallet_id', 'type', 'params_json'])
+    .where('wallet_id', 'in', walletIds)
+    .where('active', '=', 1n)
+    .where('type', 'in', ['spend_cap_daily', 'spend_cap_total'])
+    .execute();
+  for (const row of rows) {
+    const list = byWallet.get(row.wallet_id) ?? [];
+    list.push({ id: row.id, rule: ruleOf(row.type as PolicyType, row.params_json) });
+    byWallet.set(row.wallet_id, list);
+  }
+  return byWallet;
+}
+
+/** One statement, each branch on its own index: pending per wallet, last 24 h spent per wallet, user's pending. */
+async function aggregatesOf(
+  db: Kysely<Database>,
+  walletIds: string[],
+  nowMs: number,
+  pendingOfUser: string | null,
+) {
+  const ids = walletIds.length === 0 ? [''] : walletIds;
+  const sinceMs = BigInt(nowMs - DAY_MS);
+  const userBranch =
+    pendingOfUser === null
+      ? sql``
+      : sql`union all select '*', 'pending', count(*) from transactions
+          where user_id = ${pendingOfUser} and status = 'pending'`;
+  const result = await sql<{ wallet_id: string; kind: string; n: bigint | string | number }>`
+    select wallet_id, 'pending' as kind, count(*) as n from transactions
+      where wallet_id in (${sql.join(ids)}) and status = 'pending' group by wallet_id
+    union all
+    select wallet_id, 'spent24h', sum(amount_micros) from transactions
+      where wallet_id in (${sql.join(ids)}) and status in ('completed', 'processing', 'pending')
+        and created_at_ms > ${sinceMs} and type = 'payment' group by wallet_id
+    ${userBranch}`.execute(db);
+  const pending = new Map<string, number>();
+  const spent24h = new Map<string, bigint>();
+  let userPending = 0;
+  for (const row of result.rows) {
+    if (row.wallet_id === '*') userPending = Number(row.n);
+    else if (row.kind === 'pending') pending.set(row.wallet_id, Number(row.n));
+    else spent24h.set(row.wallet_id, BigInt(row.n));
+  }
+  return { pending, spent24h, pendingOfUser: userPending };
 }
 
 export async function masterWalletView(db: Kysely<Database>, row: WalletRow) {

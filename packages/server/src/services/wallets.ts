@@ -37,6 +37,7 @@ async function insertWallet(
     address: deriveAddress(input.addressSecret, id),
     frozen_at_ms: null,
     version: 0n,
+    spent_micros: 0n,
     created_at_ms: BigInt(input.nowMs),
     updated_at_ms: BigInt(input.nowMs),
   };
@@ -121,13 +122,9 @@ export function createWalletService(ctx: ServiceContext, addressSecret: Uint8Arr
 
   function move(input: MoveInput) {
     const nowMs = clock.nowMs();
-    // Fund debits the master wallet, withdraw the agent wallet: queue behind that wallet's other writes.
-    const serializeOn = input.direction === 'fund' ? `master:${input.userId}` : input.walletId;
     return writer.run(
       (trx) => runIdempotent(trx, input.idempotency, nowMs, () => executeMove(trx, input, nowMs)),
-      {
-        serializeOn,
-      },
+      { wallets: [input.walletId], mastersOf: [input.userId] },
     );
   }
 

@@ -19,6 +19,8 @@ export interface Store {
   schema: string | undefined;
   /** PostgreSQL: connections checked out and callers waiting for one (for metrics); undefined on SQLite. */
   poolStats(): { inUse: number; waiting: number } | undefined;
+  /** Statements sent to the database since it opened, BEGIN and COMMIT included: round trips on PostgreSQL. */
+  statementCount(): number;
   close(): Promise<void>;
 }
 
@@ -64,13 +66,17 @@ function openSqlite(options: StoreOptions): Store {
   sqlite.pragma(`busy_timeout = ${options.sqliteBusyTimeoutMs}`);
   // Every INTEGER comes back as bigint, as int8 does from PostgreSQL below: one code path for both.
   sqlite.defaultSafeIntegers(true);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const counter = { statements: 0 };
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, counter) }),
+  });
   return {
     db,
     dialect: 'sqlite',
     location: file,
     schema: undefined,
     poolStats: () => undefined,
+    statementCount: () => counter.statements,
     close: () => db.destroy(),
   };
 }
@@ -94,11 +100,13 @@ const STATEMENT_CACHE_MAX = 512;
  * Kysely prepares every query anew; measured, preparing took a fifth of the CPU of a payment. The SQL text of
  * a query is the same every time (values are parameters), so prepared statements are reused by text.
  */
-function withStatementCache(sqlite: SqliteDatabase.Database) {
+function withStatementCache(sqlite: SqliteDatabase.Database, counter: { statements: number }) {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => sqlite.close(),
     prepare(text: string) {
+      // Kysely prepares once per execution: this counts statements run.
+      counter.statements += 1;
       let statement = statements.get(text);
       if (statement === undefined) {
         statement = sqlite.prepare(text);
@@ -136,8 +144,9 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
     types: { getTypeParser: pgTypeParser },
   });
+  const counter = { statements: 0 };
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: survivingPool(pool, options.onConnectionError) }),
+    dialect: new PostgresDialect({ pool: survivingPool(pool, options.onConnectionError, counter) }),
   });
   // Fails at start, not at the first request, when the database is unreachable (and leaves no pool open).
   const current = await sql<{ schema: string }>`select current_schema() as schema`
@@ -156,6 +165,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     location,
     schema: resolvedSchema,
     poolStats: () => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }),
+    statementCount: () => counter.statements,
     close: () => db.destroy(),
   };
 }
@@ -172,7 +182,11 @@ function pgTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) 
  * client whose connection broke (terminated, reset, timed out mid-query) is destroyed on release, never
  * handed out again. New connections are made on demand, so the service recovers by itself.
  */
-function survivingPool(pool: pg.Pool, onConnectionError: (error: Error) => void) {
+function survivingPool(
+  pool: pg.Pool,
+  onConnectionError: (error: Error) => void,
+  counter: { statements: number },
+) {
   const broken = new WeakSet<pg.PoolClient>();
   // One wrapper per pg client: Kysely keeps a connection object per client it is given.
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
@@ -190,6 +204,7 @@ function survivingPool(pool: pg.Pool, onConnectionError: (error: Error) => void)
         // A connection that broke answers nothing more: fail at once instead of waiting out another timeout
         // (a savepoint rollback, then the transaction's rollback, would each wait the full query timeout).
         if (broken.has(client)) throw new Error('Connection terminated: this connection broke earlier');
+        counter.statements += 1;
         try {
           return await client.query(text, values as unknown[]);
         } catch (error) {

@@ -5,12 +5,14 @@ import { type Migration, Migrator } from 'kysely/migration';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as agentAccess from './migrations/0002_agent_access.ts';
 import * as pendingByUser from './migrations/0003_pending_by_user.ts';
+import * as runningTotals from './migrations/0004_running_totals.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_agent_access': agentAccess,
   '0003_pending_by_user': pendingByUser,
+  '0004_running_totals': runningTotals,
 };
 
 export interface MigrationReport {

@@ -29,6 +29,8 @@ export interface WalletsTable {
   frozen_at_ms: bigint | null;
   /** Bumped by every money movement of the wallet: the row lock that serialises policy checks per wallet. */
   version: bigint;
+  /** Payments completed, processing or pending (held), as a running total: what a total cap is checked against. */
+  spent_micros: bigint;
   created_at_ms: bigint;
   updated_at_ms: bigint;
 }

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { toChecksumAddress } from '../domain/address.ts';
 import { formatMicros } from '../domain/money.ts';
 import { success } from '../domain/outcome.ts';
-import { readBalances } from '../ledger/ledger.ts';
-import { remainingCaps } from '../services/policies.ts';
+import { assert } from '../errors.ts';
+import { readBalanceView } from '../services/balance-view.ts';
 import type { ToolDefinition } from './registry.ts';
 
 export const checkBalanceTool: ToolDefinition<Record<string, never>> = {
@@ -15,22 +15,19 @@ export const checkBalanceTool: ToolDefinition<Record<string, never>> = {
     '(null when no such cap is set). Amounts are USDC decimal strings.',
   input: z.strictObject({}),
   async run({ key, services }) {
-    const db = services.store.db;
-    const wallet = await db
-      .selectFrom('wallets')
-      .selectAll()
-      .where('id', '=', key.walletId)
-      .executeTakeFirstOrThrow();
-    const balances = await readBalances(db, wallet.id);
-    const caps = await remainingCaps(db, wallet.id, services.clock.nowMs());
+    const { db, dialect } = services.store;
+    const view = await readBalanceView(db, dialect, key.walletId, services.clock.nowMs());
+    // The key was authenticated against its wallet a moment ago, and wallets are never deleted.
+    assert(view !== undefined, `wallet ${key.walletId} of an authenticated key is missing`);
     return success({
-      walletId: wallet.id,
-      address: toChecksumAddress(wallet.address),
-      balance: formatMicros(balances.availableMicros),
-      heldBalance: formatMicros(balances.heldMicros),
+      walletId: view.walletId,
+      address: toChecksumAddress(view.address),
+      balance: formatMicros(view.availableMicros),
+      heldBalance: formatMicros(view.heldMicros),
       currency: 'USDC',
-      frozen: wallet.frozen_at_ms !== null,
-      ...caps,
+      frozen: view.frozen,
+      dailyCapRemaining: view.dailyCapRemaining,
+      totalCapRemaining: view.totalCapRemaining,
     });
   },
 };

@@ -61,10 +61,16 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
-/** `agent-wallet serve` in a child process on a free port; resolves once /api/v1/health answers. */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+/**
+ * `agent-wallet serve` in a child process on a free port; resolves once /api/v1/health answers. `cli`: another
+ * release's CLI (the upgrade test runs the previous main's).
+ */
+export async function startServiceProcess(
+  env: Record<string, string>,
+  cli: string = CLI,
+): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const child = spawn(process.execPath, [cli, 'serve'], {
     env: {
       ...process.env,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-proc-')),

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery } from '../../http/schemas.ts';
-import { countPendingForUser } from '../../services/transactions.ts';
 import { agentWalletView } from '../views.ts';
 
 export default defineRoute({
@@ -21,8 +20,7 @@ export default defineRoute({
   handler: async ({ request, query, services }) => {
     const userId = currentUser(request).userId;
     const { rows, total } = await services.wallets.listAgents(userId, query);
-    const items = await Promise.all(rows.map((row) => services.agentWalletView(row)));
-    const pendingApprovals = await countPendingForUser(services.store.db, userId);
+    const { items, pendingOfUser: pendingApprovals } = await services.agentWalletViews(rows, userId);
     return { data: { items, total, page: query.page, limit: query.limit, pendingApprovals } };
   },
 });

@@ -1,0 +1,177 @@
+// Upgrading in place: a database written by the previous release (the main before the newest migration was
+// added) starts on this one with every balance, transaction, key, policy and session intact, and the ledger
+// verifies. The previous release's server is taken from git history and run as a process, exactly as a
+// self-hoster's old install would have written the data; then this release's server opens the same database.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { storeTargets } from './support/harness.ts';
+import { startServiceProcess } from './support/processes.ts';
+import { request } from './support/service-http.ts';
+import { POSTGRES_URL, uniqueName } from './support/services.ts';
+
+const REPO = resolve(import.meta.dirname, '../../..');
+const MIGRATIONS = 'packages/server/src/store/migrations';
+const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
+const LIMITS = JSON.stringify({ default: 1_000_000, login: 1_000_000, signup: 1_000_000 });
+const OUTSIDE = `0x${'cd'.repeat(20)}`;
+
+/** The commit before the newest migration was added (HEAD while that migration is not committed yet). */
+function previousRelease(): string | { skip: string } {
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-C', REPO, ...args], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  if (git('rev-parse', '--is-inside-work-tree') !== 'true') return { skip: 'not a git checkout' };
+  const newest = readdirSync(join(REPO, MIGRATIONS)).sort().at(-1)!;
+  const added = git('log', '--diff-filter=A', '--format=%H', '-1', '--', `${MIGRATIONS}/${newest}`);
+  const base = added === '' ? git('rev-parse', 'HEAD') : git('rev-parse', `${added}^`);
+  if (base === '' || git('cat-file', '-t', base) !== 'commit')
+    return { skip: 'the git history is too shallow' };
+  return base;
+}
+
+/**
+ * The previous release's server, extracted inside the repository so that it resolves the same node_modules.
+ * Returns its CLI path.
+ */
+function extractRelease(commit: string, into: string): string {
+  mkdirSync(into, { recursive: true });
+  const archive = execFileSync('git', ['-C', REPO, 'archive', commit, 'packages/server'], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  execFileSync('tar', ['-x', '-C', into], { input: archive });
+  return join(into, 'packages/server/bin/agent-wallet.js');
+}
+
+interface Written {
+  token: string;
+  agentKey: string;
+  walletId: string;
+  snapshot: unknown;
+}
+
+/** What a user of the previous release had: money moved every way, a held payment, policies, keys, a session. */
+async function writeHistory(base: string): Promise<Written> {
+  const signup = await request(base, 'POST', '/api/v1/auth/signup', undefined, {
+    email: 'upgrade@example.test',
+    password: 'password123',
+  });
+  const token = signup.body.data.token;
+  await request(base, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '1000' });
+  const walletId = (await request(base, 'POST', '/api/v1/agent-wallets', token, { label: 'old' })).body.data
+    .id;
+  const other = (await request(base, 'POST', '/api/v1/agent-wallets', token, { label: 'other' })).body.data;
+  await request(base, 'POST', `/api/v1/agent-wallets/${walletId}/fund`, token, { amount: '500' });
+  await request(base, 'POST', `/api/v1/agent-wallets/${walletId}/withdraw`, token, { amount: '20' });
+  for (const [type, params] of [
+    ['spend_cap_total', { limit: '400' }],
+    ['spend_cap_daily', { limit: '300' }],
+    ['require_approval_above', { amount: '50' }],
+  ] as const) {
+    const made = await request(base, 'POST', `/api/v1/agent-wallets/${walletId}/policies`, token, {
+      type,
+      params,
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+  }
+  const agentKey = (
+    await request(base, 'POST', `/api/v1/agent-wallets/${walletId}/keys`, token, { label: 'k' })
+  ).body.data.key;
+  const pay = (toAddress: string, amount: string) =>
+    request(base, 'POST', '/mcp/v1/tools/send_payment', agentKey, { params: { toAddress, amount } });
+  assert.equal((await pay(OUTSIDE, '10')).body.data.status, 'completed');
+  assert.equal((await pay(other.address, '15')).body.data.status, 'completed');
+  assert.equal((await pay(OUTSIDE, '60')).body.data.status, 'pending');
+  const held = await pay(OUTSIDE, '70');
+  await request(
+    base,
+    'POST',
+    `/api/v1/agent-wallets/${walletId}/transactions/${held.body.data.txId}/reject`,
+    token,
+    {
+      reason: 'no',
+    },
+  );
+  assert.equal((await pay(OUTSIDE, '500')).status, 422, 'over the caps: denied');
+  return { token, agentKey, walletId, snapshot: await snapshot(base, token, agentKey, walletId) };
+}
+
+async function snapshot(base: string, token: string, agentKey: string, walletId: string) {
+  const read = async (path: string, as = token) => (await request(base, 'GET', path, as)).body;
+  return {
+    master: await read('/api/v1/wallet'),
+    wallets: await read('/api/v1/agent-wallets?limit=100'),
+    wallet: await read(`/api/v1/agent-wallets/${walletId}`),
+    transactions: await read(`/api/v1/agent-wallets/${walletId}/transactions?limit=100`),
+    policies: await read(`/api/v1/agent-wallets/${walletId}/policies`),
+    // lastUsedAt moves with every call the snapshot itself makes with the key.
+    keys: withoutLastUse(await read(`/api/v1/agent-wallets/${walletId}/keys`)),
+    deposits: await read('/api/v1/wallet/deposits'),
+    me: await read('/api/v1/auth/me'),
+    balance: (await request(base, 'POST', '/mcp/v1/tools/check_balance', agentKey, {})).body,
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a key list as the wire shows it
+function withoutLastUse(body: any) {
+  for (const item of body.data.items) delete item.lastUsedAt;
+  return body;
+}
+
+const release = previousRelease();
+const skipAll =
+  typeof release === 'string'
+    ? false
+    : process.env.CI === 'true'
+      ? false
+      : `${release.skip}; skipping the upgrade test (CI=true requires it)`;
+
+for (const target of await storeTargets()) {
+  describe(`upgrade from the previous release (${target.name})`, { skip: target.skip || skipAll }, () => {
+    let root: string;
+    let oldCli: string;
+    before(() => {
+      assert.equal(typeof release, 'string', 'CI=true needs the git history for the upgrade test');
+      root = mkdtempSync(join(REPO, 'packages/server/.upgrade-'));
+      oldCli = extractRelease(release as string, root);
+    });
+    after(() => rmSync(root, { recursive: true, force: true }));
+
+    test('every balance, transaction, key, policy and session is intact, and the ledger verifies', async () => {
+      const env: Record<string, string> = {
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-upgrade-')),
+        RATE_LIMITS: LIMITS,
+        JWT_SECRET: 'upgrade-test-secret-upgrade-test-secret',
+        ...(target.name === 'postgres'
+          ? { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: uniqueName('upgrade'), DB_POOL_MAX: '5' }
+          : {}),
+      };
+      const old = await startServiceProcess(env, oldCli);
+      let written: Written;
+      try {
+        written = await writeHistory(old.url);
+      } finally {
+        await old.stop();
+      }
+      const next = await startServiceProcess(env, CLI);
+      try {
+        const now = await snapshot(next.url, written.token, written.agentKey, written.walletId);
+        assert.deepEqual(now, written.snapshot);
+        // The upgraded database still takes payments, and the caps count what the old release spent.
+        const pay = await request(next.url, 'POST', '/mcp/v1/tools/send_payment', written.agentKey, {
+          params: { toAddress: OUTSIDE, amount: '5' },
+        });
+        assert.equal(pay.body.data.status, 'completed', JSON.stringify(pay.body));
+      } finally {
+        await next.stop();
+      }
+      const verify = spawnSync(process.execPath, [CLI, 'verify-ledger'], {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      });
+      assert.equal(verify.status, 0, verify.stdout + verify.stderr);
+    });
+  });
+}
