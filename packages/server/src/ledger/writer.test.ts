@@ -50,6 +50,7 @@ for (const target of await storeTargets()) {
         batchesInFlightMax: 2,
         conflictAttemptsMax: 3,
         onBatch: () => undefined,
+        executeCommands: () => Promise.reject(new Error('this suite submits no commands')),
       });
     });
 
@@ -202,6 +203,7 @@ for (const target of await storeTargets()) {
         batchesInFlightMax: 1,
         conflictAttemptsMax: 1,
         onBatch: () => undefined,
+        executeCommands: () => Promise.reject(new Error('this suite submits no commands')),
       });
       const results = await Promise.allSettled(Array.from({ length: 10 }, () => small.run(async () => 1)));
       const refused = results.filter((r) => r.status === 'rejected');

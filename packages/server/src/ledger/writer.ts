@@ -8,13 +8,25 @@
 // Operations decide before they write and report refusals as outcomes, so a batch runs without savepoints; an
 // operation that throws rolls its batch back, which is then re-run with a savepoint per operation so that the
 // failure stays its own.
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { AppError } from '../errors.ts';
 import type { Store } from '../store/db.ts';
 import { isConnectionFailure, isRetryableConflict } from '../store/errors.ts';
-import type { Database } from '../store/schema.ts';
+import type { Database, WalletsTable } from '../store/schema.ts';
 
 export type WriteOp<T> = (trx: Kysely<Database>) => Promise<T>;
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Decides and writes many commands at once (batched payments), given the wallet rows the batch locked
+ * (PostgreSQL) or null (SQLite); one outcome per command, in order.
+ */
+export type CommandExecutor = (
+  trx: Kysely<Database>,
+  commands: unknown[],
+  locked: Selectable<WalletsTable>[] | null,
+) => Promise<Outcome[]>;
 
 /**
  * What an operation writes (PostgreSQL). Operations that declare it are batched: a batch locks all of it in one
@@ -33,6 +45,8 @@ export interface RunOptions {
 
 export interface LedgerWriter {
   run<T>(op: WriteOp<T>, options?: RunOptions): Promise<T>;
+  /** A command for the executor, decided with the rest of its batch in one pass. */
+  submit<T>(command: unknown, options: RunOptions): Promise<T>;
   /** Operations waiting or in flight (for metrics). */
   queueLength(): number;
   /** Stops accepting work and resolves once everything queued is committed or failed. */
@@ -51,12 +65,13 @@ export interface WriterOptions {
   conflictAttemptsMax: number;
   /** Told the size of every batch committed (for metrics). */
   onBatch: (size: number) => void;
+  executeCommands: CommandExecutor;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-
 interface Queued {
-  op: WriteOp<unknown>;
+  /** null: `command` is for the executor. */
+  op: WriteOp<unknown> | null;
+  command?: unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   /** Lock keys (see lockKeys); empty on SQLite, whose one writer needs none. */
@@ -86,10 +101,18 @@ class BatchWriter implements LedgerWriter {
   }
 
   run<T>(op: WriteOp<T>): Promise<T> {
+    return this.enqueue({ op });
+  }
+
+  submit<T>(command: unknown): Promise<T> {
+    return this.enqueue({ op: null, command });
+  }
+
+  private enqueue<T>(work: Pick<Queued, 'op' | 'command'>): Promise<T> {
     if (this.closed) return Promise.reject(closedError());
     if (this.queue.length >= this.options.queueLengthMax) return Promise.reject(queueFull());
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ op, resolve: resolve as (value: unknown) => void, reject, keys: [], locks: {} });
+      this.queue.push({ ...work, resolve: resolve as (value: unknown) => void, reject, keys: [], locks: {} });
       this.schedule();
     });
   }
@@ -137,7 +160,9 @@ class BatchWriter implements LedgerWriter {
       try {
         return await this.store.db
           .connection()
-          .execute((conn) => inImmediateTransaction(conn, () => runOps(conn, batch, mode)));
+          .execute((conn) =>
+            inImmediateTransaction(conn, () => runOps(conn, batch, mode, this.options.executeCommands, null)),
+          );
       } catch (error) {
         if (!(error instanceof OperationFailed)) throw error;
         if (mode === 'alone') return [{ ok: false, error: error.cause }];
@@ -205,18 +230,33 @@ class ConcurrentWriter implements LedgerWriter {
     this.options = options;
   }
 
-  async run<T>(op: WriteOp<T>, options: RunOptions = {}): Promise<T> {
+  run<T>(op: WriteOp<T>, options: RunOptions = {}): Promise<T> {
+    return this.admit({ op }, options);
+  }
+
+  submit<T>(command: unknown, options: RunOptions): Promise<T> {
+    return this.admit({ op: null, command }, options);
+  }
+
+  /** Work that declares no wallet runs alone on the pool; the rest waits for a batch. */
+  private async admit<T>(work: Pick<Queued, 'op' | 'command'>, options: RunOptions): Promise<T> {
     if (this.closed) throw closedError();
     if (this.inFlight >= this.options.queueLengthMax) throw queueFull();
     this.inFlight += 1;
     try {
       const keys = lockKeys(options);
-      if (keys.length === 0) {
+      if (keys.length === 0 && work.op !== null) {
         this.options.onBatch(1);
-        return await runAlone(this.store, op, this.options.conflictAttemptsMax);
+        return await runAlone(this.store, work.op as WriteOp<T>, this.options.conflictAttemptsMax);
       }
       return await new Promise<T>((resolve, reject) => {
-        this.queue.push({ op, resolve: resolve as (value: unknown) => void, reject, keys, locks: options });
+        this.queue.push({
+          ...work,
+          resolve: resolve as (value: unknown) => void,
+          reject,
+          keys,
+          locks: options,
+        });
         this.scheduleDispatch();
       });
     } finally {
@@ -257,7 +297,7 @@ class ConcurrentWriter implements LedgerWriter {
       for (const key of keys) this.busyKeys.add(key);
       this.batchesInFlight += 1;
       this.options.onBatch(batch.length);
-      void commitLockedBatch(this.store, batch, this.options.conflictAttemptsMax)
+      void commitLockedBatch(this.store, batch, this.options)
         .then((failure) => {
           // The database is unreachable or hung: what queued behind this batch would wait a whole further
           // timeout only to fail the same way. Refuse it now (never attempted, so nothing is half-done), which
@@ -326,13 +366,13 @@ async function runAlone<T>(store: Store, op: WriteOp<T>, attemptsMax: number): P
  * savepoint per operation, so the others still commit. A deadlock or serialisation failure re-runs the batch
  * (bounded), never becomes an operation's 500. Resolves with the error the whole batch failed with, if it did.
  */
-async function commitLockedBatch(store: Store, batch: Queued[], attemptsMax: number): Promise<unknown> {
+async function commitLockedBatch(store: Store, batch: Queued[], options: WriterOptions): Promise<unknown> {
   let mode: RunMode = batch.length === 1 ? 'alone' : 'together';
   for (let attempt = 1; ; ) {
     try {
       const outcomes = await store.db.transaction().execute(async (trx) => {
-        await lockBatchWallets(trx, batch);
-        return runOps(trx, batch, mode);
+        const locked = await lockBatchWallets(trx, batch);
+        return runOps(trx, batch, mode, options.executeCommands, locked);
       });
       for (const [i, item] of batch.entries()) settle(item, outcomes[i]!);
       return;
@@ -345,7 +385,7 @@ async function commitLockedBatch(store: Store, batch: Queued[], attemptsMax: num
         mode = 'savepoints';
         continue;
       }
-      if (isRetryableConflict(error) && attempt < attemptsMax) {
+      if (isRetryableConflict(error) && attempt < options.conflictAttemptsMax) {
         attempt += 1;
         await conflictBackoff(attempt);
         continue;
@@ -366,29 +406,69 @@ class OperationFailed extends Error {
   }
 }
 
-async function runOps(trx: Kysely<Database>, batch: Queued[], mode: RunMode): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  for (const item of batch) {
-    if (mode === 'savepoints') {
-      outcomes.push(await runInSavepoint(trx, item.op));
-      continue;
-    }
-    try {
-      outcomes.push({ ok: true, value: await item.op(trx) });
-    } catch (error) {
-      if (isRetryableConflict(error) || isConnectionFailure(error)) throw error;
-      throw new OperationFailed(error);
-    }
+/**
+ * Runs the batch: its commands decided together by the executor, then its operations one by one. Without
+ * savepoints anything thrown aborts the transaction (OperationFailed: the batch is re-run with savepoints).
+ */
+async function runOps(
+  trx: Kysely<Database>,
+  batch: Queued[],
+  mode: RunMode,
+  executor: CommandExecutor,
+  locked: Selectable<WalletsTable>[] | null,
+): Promise<Outcome[]> {
+  if (mode === 'savepoints') {
+    const outcomes: Outcome[] = [];
+    // Earlier operations changed rows the lock read: each command re-reads its wallets (still locked).
+    for (const item of batch) outcomes.push(await runInSavepoint(trx, asOp(item, executor)));
+    return outcomes;
+  }
+  const outcomes: Outcome[] = new Array(batch.length);
+  const commandAt = batch.flatMap((item, i) => (item.op === null ? [i] : []));
+  if (commandAt.length > 0) {
+    const results = await failAsOperation(() =>
+      executor(
+        trx,
+        commandAt.map((i) => batch[i]!.command),
+        locked,
+      ),
+    );
+    for (const [n, i] of commandAt.entries()) outcomes[i] = results[n]!;
+  }
+  for (const [i, item] of batch.entries()) {
+    if (item.op === null) continue;
+    const op = item.op;
+    outcomes[i] = { ok: true, value: await failAsOperation(() => op(trx)) };
   }
   return outcomes;
 }
 
+async function failAsOperation<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isRetryableConflict(error) || isConnectionFailure(error)) throw error;
+    throw new OperationFailed(error);
+  }
+}
+
+/** A queued command as an operation of its own (the savepoint fallback decides each command alone). */
+function asOp(item: Queued, executor: CommandExecutor): WriteOp<unknown> {
+  if (item.op !== null) return item.op;
+  return async (trx) => {
+    const [result] = await executor(trx, [item.command], null);
+    if (result!.ok) return result!.value;
+    throw result!.error;
+  };
+}
+
 /** One ordered locking statement for every wallet the batch writes (agents, masters, recipients by address). */
-async function lockBatchWallets(trx: Kysely<Database>, batch: Queued[]): Promise<void> {
+async function lockBatchWallets(trx: Kysely<Database>, batch: Queued[]): Promise<Selectable<WalletsTable>[]> {
   const walletIds = [...new Set(batch.flatMap((item) => item.locks.wallets ?? []))];
   const masterUserIds = [...new Set(batch.flatMap((item) => item.locks.mastersOf ?? []))];
   const addresses = [...new Set(batch.flatMap((item) => item.locks.addresses ?? []))];
-  await sql`select id from wallets
+  const locked = await sql<Selectable<WalletsTable>>`select * from wallets
     where id = any(${walletIds}) or (kind = 'master' and user_id = any(${masterUserIds})) or address = any(${addresses})
     order by id for update`.execute(trx);
+  return locked.rows;
 }

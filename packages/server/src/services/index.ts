@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
+import type { PaymentCommand } from '../domain/payment-batch.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
 import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
@@ -15,6 +16,7 @@ import type { ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
+import { executePaymentBatch } from './payment-batch.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies.ts';
 import { sandboxRail } from './settlement.ts';
@@ -123,6 +125,7 @@ function assembleServices(
   options: ServiceOptions,
   { store, limiter, metrics }: { store: Store; limiter: RateLimiter; metrics: Metrics },
 ): Services {
+  const rail = sandboxRail;
   const writer = createLedgerWriter(store, {
     onBatch: (size) => metrics.ledgerBatch(size),
     mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
@@ -131,10 +134,15 @@ function assembleServices(
     queueLengthMax: WRITE_QUEUE_LENGTH_MAX,
     // Half the pool commits money batches; the rest stays free for reads and the other writes.
     batchesInFlightMax: Math.max(1, Math.floor(config.dbPoolMax / 2)),
+    executeCommands: (trx, commands, locked) =>
+      executePaymentBatch(trx, commands as PaymentCommand[], locked, {
+        dialect: store.dialect,
+        railName: rail.name,
+        approvalTtlMs: config.approvalTtlSeconds * 1000,
+      }),
     conflictAttemptsMax: 3,
   });
   const ctx: ServiceContext = { store, writer, clock: options.clock };
-  const rail = sandboxRail;
   const signals: KeySignals = { publishKeyChange: () => limiter.publishKeyChange() };
   // A key-lookup cache is safe only where every change reaches it: one process (SQLite), or Redis signals.
   const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
@@ -163,7 +171,7 @@ function assembleServices(
     deposits: createDepositService(ctx),
     keys,
     policies: createPolicyService(ctx),
-    payments: createPaymentService(ctx, { rail, approvalTtlMs: config.approvalTtlSeconds * 1000 }),
+    payments: createPaymentService(ctx),
     approvals,
     limiter,
     metrics,

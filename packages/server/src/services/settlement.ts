@@ -52,11 +52,6 @@ export const sandboxRail: ExternalRail = {
   },
 };
 
-/** The rail a payment to this address will use (shown on pending payments before they settle). */
-export async function railFor(db: Kysely<Database>, rail: ExternalRail, address: string): Promise<string> {
-  return (await walletByAddress(db, address)) === undefined ? rail.name : 'internal';
-}
-
 export async function settle(
   trx: Kysely<Database>,
   rail: ExternalRail,

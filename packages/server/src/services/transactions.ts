@@ -33,8 +33,9 @@ export interface NewTransaction {
   nowMs: number;
 }
 
-export async function insertTransaction(trx: Kysely<Database>, tx: NewTransaction): Promise<TransactionRow> {
-  const row: TransactionRow = {
+/** The row a new transaction record is stored as. */
+export function transactionRow(tx: NewTransaction): TransactionRow {
+  return {
     id: tx.id ?? newId('tx'),
     wallet_id: tx.walletId,
     user_id: tx.userId,
@@ -56,6 +57,10 @@ export async function insertTransaction(trx: Kysely<Database>, tx: NewTransactio
     created_at_ms: BigInt(tx.nowMs),
     updated_at_ms: BigInt(tx.nowMs),
   };
+}
+
+export async function insertTransaction(trx: Kysely<Database>, tx: NewTransaction): Promise<TransactionRow> {
+  const row = transactionRow(tx);
   await trx.insertInto('transactions').values(row).execute();
   await recordEvent(trx, row.id, tx.status, tx.initiatedBy, tx.rejectionReason ?? tx.reason, tx.nowMs);
   await addSpent(trx, tx.walletId, spendingMicros(tx.type, tx.status, tx.amountMicros));

@@ -1,0 +1,320 @@
+// `npm run bench`: the service against the references that bound it, measured in the same run on loopback —
+// a bare Fastify route (what HTTP alone costs here) and the raw ledger ceiling (what the storage sustains for
+// durable double-entry transfers). Every figure is a ratio to one of them, medians of BENCH_ROUNDS rounds of
+// BENCH_SECONDS each. SQLite always; PostgreSQL when DATABASE_URL (default the local test database) answers.
+// Prints a markdown table and writes it to bench/results/. Not a test: speed is never asserted by `npm test`.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { BUCKET_NAMES } from '../src/limits/rules.ts';
+import { freePort, type ServiceProcess, startServiceProcess } from '../test/support/processes.ts';
+import { request } from '../test/support/service-http.ts';
+import { probeService } from '../test/support/services.ts';
+import { hammer, type Measured, type Shot, workerLoad } from './load.ts';
+import { rawLedgerCeiling } from './raw-ledger.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const WALLETS = 32;
+const MIXED_WORKERS = 30;
+const POOL_MAX = 20;
+const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const METRICS_TOKEN = 'bench-metrics-token-bench-metrics-token';
+const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
+const OUTSIDE = `0x${'ab'.repeat(20)}`;
+const LIMITS = JSON.stringify(Object.fromEntries(BUCKET_NAMES.map((name) => [name, 10_000_000])));
+const PASSWORD = 'bench-password-123';
+
+interface Store {
+  name: string;
+  env: Record<string, string>;
+  databaseUrl: string | undefined;
+}
+
+interface Fixture {
+  token: string;
+  email: string;
+  walletIds: string[];
+  keys: string[];
+  addresses: string[];
+}
+
+interface Row extends Measured {
+  scenario: string;
+  reference: string;
+  ratio: number | null;
+}
+
+async function median(run: () => Promise<Measured>): Promise<Measured> {
+  const rounds: Measured[] = [];
+  for (let i = 0; i < ROUNDS; i += 1) rounds.push(await run());
+  rounds.sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const middle = rounds[Math.floor(rounds.length / 2)]!;
+  return { ...middle, errors5xx: rounds.reduce((sum, r) => sum + r.errors5xx, 0) };
+}
+
+async function startBare(): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'bare-fastify.ts')], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i += 1) {
+    const up = await fetch(`${url}/bare`, { method: 'POST', body: '{}' }).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+async function prepare(base: string): Promise<Fixture> {
+  const email = `bench${Date.now()}@example.test`;
+  const signup = await request(base, 'POST', '/api/v1/auth/signup', undefined, { email, password: PASSWORD });
+  const token = signup.body.data.token;
+  await request(base, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '1000000000' });
+  const fixture: Fixture = { token, email, walletIds: [], keys: [], addresses: [] };
+  for (let i = 0; i < WALLETS; i += 1) {
+    const wallet = (await request(base, 'POST', '/api/v1/agent-wallets', token, { label: `bench ${i}` })).body
+      .data;
+    await request(base, 'POST', `/api/v1/agent-wallets/${wallet.id}/fund`, token, { amount: '10000000' });
+    const key = (
+      await request(base, 'POST', `/api/v1/agent-wallets/${wallet.id}/keys`, token, { label: 'b' })
+    ).body.data.key;
+    fixture.walletIds.push(wallet.id);
+    fixture.addresses.push(wallet.address);
+    fixture.keys.push(key);
+  }
+  return fixture;
+}
+
+const pay = (key: string, toAddress: string): Shot => ({
+  path: '/mcp/v1/tools/send_payment',
+  token: key,
+  body: { params: { toAddress, amount: '0.000001' } },
+});
+
+/** The mix of issue 11: 3 wallets, half internal payments, the rest external payments and fund/withdraw. */
+function mixedShot(fixture: Fixture, internal: boolean) {
+  return (worker: number, n: number): Shot => {
+    const w = (worker + n) % 3;
+    const move = (direction: string): Shot => ({
+      path: `/api/v1/agent-wallets/${fixture.walletIds[w]}/${direction}`,
+      token: fixture.token,
+      body: { amount: '0.01' },
+    });
+    switch (n % 4) {
+      case 0:
+      case 1:
+        return internal
+          ? pay(fixture.keys[w]!, fixture.addresses[(w + 1) % 3]!)
+          : pay(fixture.keys[w]!, OUTSIDE);
+      case 2:
+        return pay(fixture.keys[w]!, OUTSIDE);
+      default:
+        return move(n % 8 === 3 ? 'fund' : 'withdraw');
+    }
+  };
+}
+
+async function scrape(base: string): Promise<{ statements: number; rssBytes: number }> {
+  const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then(
+    (r) => r.text(),
+  );
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return {
+    statements: value('agent_wallet_db_statements_total'),
+    rssBytes: value('agent_wallet_process_resident_memory_bytes'),
+  };
+}
+
+function verifyLedger(env: Record<string, string>): string {
+  const run = spawnSync(process.execPath, [CLI, 'verify-ledger'], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  return run.status === 0 ? 'passed' : `FAILED: ${(run.stdout + run.stderr).trim().slice(0, 500)}`;
+}
+
+await main();
+
+async function main(): Promise<void> {
+  const stores: Store[] = [
+    { name: 'SQLite (embedded, WAL, synchronous=FULL)', env: {}, databaseUrl: undefined },
+  ];
+  if ((await probeService('PostgreSQL', PG_URL)).available) {
+    const schema = `bench_${Date.now().toString(36)}`;
+    stores.push({
+      name: 'PostgreSQL (synchronous_commit=on)',
+      env: { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema },
+      databaseUrl: PG_URL,
+    });
+  } else console.error(`PostgreSQL not reachable at ${PG_URL}: SQLite only`);
+  const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), Node ${process.version}; ${ROUNDS} rounds × ${SECONDS} s, medians; autocannon ${CONNECTIONS} connections on loopback; ${WALLETS} wallets; pool ${POOL_MAX}.`;
+  const sections = [`# Benchmark\n\n${header}\n`];
+  for (const store of stores) sections.push(await benchStore(store));
+  const report = sections.join('\n');
+  console.log(report);
+  const dir = resolve(import.meta.dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')}.md`);
+  writeFileSync(file, `${report}\n`);
+  console.error(`written to ${file}`);
+}
+
+async function benchStore(store: Store): Promise<string> {
+  const bare = await startBare();
+  const bareRow = await median(() =>
+    hammer(bare.url, [{ path: '/bare', token: undefined, body: { params: {} } }], {
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+    }),
+  );
+  bare.stop();
+  const raw = await medianOf(() =>
+    rawLedgerCeiling(
+      { databaseUrl: store.databaseUrl, schema: `bench_raw_${Date.now().toString(36)}` },
+      SECONDS,
+      POOL_MAX,
+    ),
+  );
+  const env = {
+    ...store.env,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-bench-')),
+    RATE_LIMITS: LIMITS,
+    METRICS_TOKEN,
+    DB_POOL_MAX: String(POOL_MAX),
+    LOG_LEVEL: 'warn',
+  };
+  const service = await startServiceProcess(env);
+  let measured: Awaited<ReturnType<typeof runScenarios>>;
+  try {
+    measured = await runScenarios(service, bareRow, raw);
+  } finally {
+    await service.stop();
+  }
+  const verified = verifyLedger(env);
+  if (store.databaseUrl !== undefined) await dropSchema(store.databaseUrl, store.env.DATABASE_SCHEMA!);
+  return renderStore(store.name, measured, raw, verified);
+}
+
+async function medianOf(run: () => Promise<number>): Promise<number> {
+  const values: number[] = [];
+  for (let i = 0; i < ROUNDS; i += 1) values.push(await run());
+  values.sort((a, b) => a - b);
+  return values[Math.floor(values.length / 2)]!;
+}
+
+async function runScenarios(service: ServiceProcess, bareRow: Measured, raw: number) {
+  const fixture = await prepare(service.url);
+  const load = { seconds: SECONDS, connections: CONNECTIONS };
+  const rows: Row[] = [{ ...bareRow, scenario: 'bare Fastify route', reference: '—', ratio: null }];
+  const add = (scenario: string, m: Measured, reference: string, base: number | null) =>
+    rows.push({ ...m, scenario, reference, ratio: base === null ? null : m.requestsPerSecond / base });
+  let rssMaxBytes = 0;
+  const track = async <T>(run: () => Promise<T>) => {
+    const value = await run();
+    rssMaxBytes = Math.max(rssMaxBytes, (await scrape(service.url)).rssBytes);
+    return value;
+  };
+  const balanceShots = fixture.keys.map((key) => ({
+    path: '/mcp/v1/tools/check_balance',
+    token: key,
+    body: {},
+  }));
+  add(
+    'check_balance, 32 keys',
+    await track(() => median(() => hammer(service.url, balanceShots, load))),
+    'bare',
+    bareRow.requestsPerSecond,
+  );
+  const before = await scrape(service.url);
+  const external = await track(() =>
+    median(() =>
+      hammer(
+        service.url,
+        fixture.keys.map((k) => pay(k, OUTSIDE)),
+        load,
+      ),
+    ),
+  );
+  const after = await scrape(service.url);
+  const statementsPerPayment = (after.statements - before.statements) / (external.requests * ROUNDS);
+  add('send_payment external, 32 wallets', external, 'raw ceiling', raw);
+  const internalShots = fixture.keys.map((k, i) => pay(k, fixture.addresses[(i + 1) % WALLETS]!));
+  add(
+    'send_payment internal, 32 wallets',
+    await track(() => median(() => hammer(service.url, internalShots, load))),
+    'raw ceiling',
+    raw,
+  );
+  add(
+    'send_payment, one hot wallet',
+    await track(() => median(() => hammer(service.url, [pay(fixture.keys[0]!, OUTSIDE)], load))),
+    'raw ceiling',
+    raw,
+  );
+  const mixedLoad = { seconds: SECONDS, workers: MIXED_WORKERS };
+  const externalMix = await track(() =>
+    median(() => workerLoad(service.url, mixedShot(fixture, false), mixedLoad)),
+  );
+  add('mix without internal payments (30 workers, 3 wallets)', externalMix, '—', null);
+  add(
+    'mix, half internal payments',
+    await track(() => median(() => workerLoad(service.url, mixedShot(fixture, true), mixedLoad))),
+    'mix without internal',
+    externalMix.requestsPerSecond,
+  );
+  const login = [
+    { path: '/api/v1/auth/login', token: undefined, body: { email: fixture.email, password: PASSWORD } },
+  ];
+  add(
+    'POST /auth/login',
+    await track(() => median(() => hammer(service.url, login, load))),
+    'bare',
+    bareRow.requestsPerSecond,
+  );
+  return { rows, statementsPerPayment, rssMaxBytes };
+}
+
+function renderStore(
+  name: string,
+  measured: Awaited<ReturnType<typeof runScenarios>>,
+  raw: number,
+  verified: string,
+): string {
+  const lines = [
+    `## ${name}`,
+    '',
+    `Raw ledger ceiling: **${Math.round(raw)} transfers/s** (one durable transaction each, plain loop).`,
+    '',
+    '| scenario | req/s | ratio | reference | p50 ms | p99 ms | 5xx | non-2xx |',
+    '|---|---:|---:|---|---:|---:|---:|---:|',
+  ];
+  for (const row of measured.rows) {
+    const ratio = row.ratio === null ? '—' : `${row.ratio.toFixed(2)}×`;
+    lines.push(
+      `| ${row.scenario} | ${Math.round(row.requestsPerSecond)} | ${ratio} | ${row.reference} | ${row.p50Ms} | ${row.p99Ms} | ${row.errors5xx} | ${row.non2xx} |`,
+    );
+  }
+  lines.push(
+    '',
+    `Statements per external payment (BEGIN/COMMIT included, amortised): ${measured.statementsPerPayment.toFixed(2)}. ` +
+      `Max RSS: ${Math.round(measured.rssMaxBytes / 1024 / 1024)} MB. verify-ledger afterwards: ${verified}.`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`drop schema if exists ${schema} cascade`);
+  await client.end();
+}

@@ -1,0 +1,230 @@
+// Properties of the batch deciders (issue 11): a batch decided at once equals the same commands decided one by
+// one, each against the state the previous ones left; every ledger transaction sums to zero; no balance goes
+// negative or past the bound; money is conserved; an idempotency key is never used twice for different
+// parameters. FC_SEED / FC_RUNS reproduce or widen a run.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { AppError } from '../errors.ts';
+import { BALANCE_MAX_MICROS } from '../ledger/ledger.ts';
+import {
+  type BatchContext,
+  type BatchEffects,
+  type BatchState,
+  type CommandResult,
+  decidePayments,
+  type PaymentCommand,
+  type WalletState,
+} from './payment-batch.ts';
+import type { ActivePolicy } from './policies.ts';
+
+const RUNS = Number(process.env.FC_RUNS ?? 300);
+const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
+const WALLETS = ['wal_a', 'wal_b', 'wal_c', 'wal_m'] as const;
+const address = (id: string) => `0x${Buffer.from(id).toString('hex').padEnd(40, '0')}`;
+const OUTSIDE = [`0x${'ab'.repeat(20)}`, `0x${'cd'.repeat(20)}`];
+const NOW_MS = Date.UTC(2026, 10, 1);
+
+const policyArb: fc.Arbitrary<ActivePolicy> = fc
+  .oneof(
+    fc.record({
+      type: fc.constantFrom(
+        'spend_cap_per_tx' as const,
+        'spend_cap_daily' as const,
+        'spend_cap_total' as const,
+      ),
+      limitMicros: fc.bigInt(0n, 500n),
+    }),
+    fc.record({ type: fc.constant('require_approval_above' as const), amountMicros: fc.bigInt(0n, 300n) }),
+    fc.record({
+      type: fc.constant('address_allowlist' as const),
+      addresses: fc.subarray([...WALLETS.map(address), ...OUTSIDE]).map((list) => new Set(list)),
+    }),
+  )
+  .map((rule) => ({ id: 'pol_x', rule }) as ActivePolicy);
+
+const walletArb = (id: string) =>
+  fc
+    .record({
+      availableMicros: fc.oneof(fc.bigInt(0n, 1_000n), fc.constant(BALANCE_MAX_MICROS - 10n)),
+      heldMicros: fc.bigInt(0n, 100n),
+      spentMicros: fc.bigInt(0n, 400n),
+      frozen: fc.boolean(),
+      policies: fc.array(policyArb, { maxLength: 3 }),
+    })
+    .map(
+      (w): WalletState => ({
+        ...w,
+        id,
+        userId: 'usr_1',
+        kind: id === 'wal_m' ? 'master' : 'agent',
+        address: address(id),
+        spent24hMicros: w.spentMicros / 2n,
+        policies: w.policies.map((p, i) => ({ ...p, id: `pol_${id}_${i}` })),
+      }),
+    );
+
+const commandArb: fc.Arbitrary<PaymentCommand> = fc
+  .record({
+    kind: fc.constantFrom('send' as const, 'send' as const, 'request_approval' as const),
+    walletId: fc.constantFrom('wal_a', 'wal_b', 'wal_c'),
+    toAddress: fc.constantFrom(...WALLETS.map(address), ...OUTSIDE),
+    amountMicros: fc.bigInt(1n, 400n),
+    idempotency: fc.option(
+      fc.record({ key: fc.constantFrom('k1', 'k2'), fingerprint: fc.constantFrom('f1', 'f2') }),
+      { nil: null },
+    ),
+  })
+  .map((c) => ({
+    ...c,
+    keyId: 'key_1',
+    memo: null,
+    reason: null,
+    nowMs: NOW_MS,
+    idempotency: c.idempotency === null ? null : { scope: `wallet:${c.walletId}`, ...c.idempotency },
+  }));
+
+const stateArb = fc.tuple(...WALLETS.map(walletArb)).map(
+  (wallets): BatchState => ({
+    wallets: new Map(wallets.map((w) => [w.id, w])),
+    walletIdByAddress: new Map(wallets.map((w) => [w.address, w.id])),
+    keys: new Map(),
+  }),
+);
+
+function cloneState(state: BatchState): BatchState {
+  return {
+    wallets: new Map([...state.wallets].map(([id, w]) => [id, { ...w }])),
+    walletIdByAddress: new Map(state.walletIdByAddress),
+    keys: new Map(state.keys),
+  };
+}
+
+function context(): BatchContext {
+  let n = 0;
+  return { railName: 'sandbox', approvalTtlMs: 60_000, newId: (prefix) => `${prefix}_${(n += 1)}` };
+}
+
+/** Results compared by what a client sees: the outcome, or the error's code and message. */
+function visible(result: CommandResult) {
+  if (result.ok) return result.value;
+  const error = result.error as Error;
+  return { error: error instanceof AppError ? error.code : error.name, message: error.message };
+}
+
+function merge(into: BatchEffects, from: BatchEffects): void {
+  into.ledgerTransactions.push(...from.ledgerTransactions);
+  into.entries.push(...from.entries);
+  into.records.push(...from.records);
+  into.deposits.push(...from.deposits);
+  into.idempotency.push(...from.idempotency);
+  for (const [id, delta] of from.balanceDeltas)
+    into.balanceDeltas.set(id, (into.balanceDeltas.get(id) ?? 0n) + delta);
+}
+
+const total = (state: BatchState) =>
+  [...state.wallets.values()].reduce((sum, w) => sum + w.availableMicros + w.heldMicros, 0n);
+
+describe('payment batch deciders', () => {
+  test('a batch decided at once equals its commands decided one by one', () => {
+    fc.assert(
+      fc.property(stateArb, fc.array(commandArb, { minLength: 1, maxLength: 24 }), (initial, commands) => {
+        const together = cloneState(initial);
+        const batch = decidePayments(together, commands, context());
+        const alone = cloneState(initial);
+        const oneByOne = {
+          results: [] as CommandResult[],
+          effects: decidePayments(alone, [], context()).effects,
+        };
+        const ids = context();
+        for (const command of commands) {
+          const step = decidePayments(alone, [command], ids);
+          oneByOne.results.push(...step.results);
+          merge(oneByOne.effects, step.effects);
+        }
+        assert.deepEqual(batch.results.map(visible), oneByOne.results.map(visible));
+        assert.deepEqual(batch.effects, oneByOne.effects);
+        assert.deepEqual(together, alone);
+      }),
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+    );
+  });
+
+  test('the generated batches reach every outcome (the properties above are not vacuous)', () => {
+    const seen = new Set<string>();
+    fc.assert(
+      fc.property(stateArb, fc.array(commandArb, { minLength: 1, maxLength: 24 }), (initial, commands) => {
+        for (const result of decidePayments(cloneState(initial), commands, context()).results) {
+          const shown = visible(result) as {
+            outcome?: { ok: boolean; code?: string; data?: { status?: string } };
+            error?: string;
+            replayed?: boolean;
+          };
+          if (shown.replayed === true) seen.add('replayed');
+          if (shown.error !== undefined) seen.add(shown.error);
+          else if (shown.outcome?.ok === true) seen.add(shown.outcome.data?.status ?? 'ok');
+          else seen.add(shown.outcome?.code ?? '?');
+        }
+      }),
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+    );
+    for (const outcome of [
+      'completed',
+      'pending',
+      'POLICY_DENIED',
+      'INSUFFICIENT_BALANCE',
+      'WALLET_FROZEN',
+      'VALIDATION_ERROR',
+      'IDEMPOTENCY_CONFLICT',
+      'replayed',
+      'BalanceLimitError',
+    ]) {
+      assert.ok(seen.has(outcome), `no batch reached ${outcome}: ${[...seen].join(', ')}`);
+    }
+  });
+
+  test('transfers sum to zero, balances stay within bounds, and money is conserved', () => {
+    fc.assert(
+      fc.property(stateArb, fc.array(commandArb, { minLength: 1, maxLength: 24 }), (initial, commands) => {
+        const state = cloneState(initial);
+        const { effects } = decidePayments(state, commands, context());
+        const sums = new Map<string, bigint>();
+        for (const e of effects.entries)
+          sums.set(e.transactionId, (sums.get(e.transactionId) ?? 0n) + e.amountMicros);
+        for (const [id, sum] of sums) assert.equal(sum, 0n, `${id} sums to ${sum}`);
+        for (const w of state.wallets.values()) {
+          assert.ok(w.availableMicros >= 0n && w.heldMicros >= 0n, `${w.id} went negative`);
+          assert.ok(w.availableMicros <= BALANCE_MAX_MICROS, `${w.id} passed the bound`);
+        }
+        const leftMicros = effects.entries
+          .filter((e) => e.accountId.startsWith('rail:'))
+          .reduce((s, e) => s + e.amountMicros, 0n);
+        assert.equal(
+          total(state) + leftMicros,
+          total(initial),
+          'what left through the rail is all that is gone',
+        );
+      }),
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+    );
+  });
+
+  test('an idempotency key replays its first outcome or is refused; it never pays twice', () => {
+    fc.assert(
+      fc.property(stateArb, fc.array(commandArb, { minLength: 2, maxLength: 24 }), (initial, commands) => {
+        const { results, effects } = decidePayments(cloneState(initial), commands, context());
+        const stored = new Set(effects.idempotency.map((k) => `${k.scope}\n${k.key}`));
+        assert.equal(stored.size, effects.idempotency.length, 'each key is stored once');
+        const first = new Map<string, CommandResult>();
+        for (const [i, command] of commands.entries()) {
+          if (command.idempotency === null || !results[i]!.ok) continue;
+          const name = `${command.idempotency.scope}\n${command.idempotency.key}`;
+          const earlier = first.get(name);
+          if (earlier === undefined) first.set(name, results[i]!);
+          else assert.deepEqual(visible(results[i]!), { ...(visible(earlier) as object), replayed: true });
+        }
+      }),
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+    );
+  });
+});

@@ -1,0 +1,317 @@
+// The store side of batched payments: load what a batch of payment commands needs with a few set-based queries,
+// let the pure deciders (domain/payment-batch.ts) decide every command in memory, then write every effect with
+// multi-row statements. A batch of any size costs about ten statements, not a dozen per payment.
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { newId } from '../domain/ids.ts';
+import type { Outcome } from '../domain/outcome.ts';
+import {
+  type BatchContext,
+  type BatchEffects,
+  type BatchState,
+  type CommandResult,
+  decidePayments,
+  keyOf,
+  type PaymentCommand,
+  type StoredKey,
+  type WalletState,
+} from '../domain/payment-batch.ts';
+import { DAY_MS, type PolicyType } from '../domain/policies.ts';
+import { assert } from '../errors.ts';
+import { BALANCE_MAX_MICROS } from '../ledger/ledger.ts';
+import type { Dialect } from '../store/db.ts';
+import type { Database } from '../store/schema.ts';
+import { ruleOf } from './policies.ts';
+import { spendingMicros, transactionRow } from './transactions.ts';
+import type { WalletRow } from './wallet-rows.ts';
+
+export interface PaymentBatchOptions {
+  dialect: Dialect;
+  railName: string;
+  approvalTtlMs: number;
+}
+
+/**
+ * Decides and writes a batch of payment commands inside the writer's transaction. `locked`: the wallet rows the
+ * writer already locked (PostgreSQL), or null to read them here (SQLite, whose one writer needs no row locks).
+ */
+export async function executePaymentBatch(
+  trx: Kysely<Database>,
+  commands: readonly PaymentCommand[],
+  locked: readonly WalletRow[] | null,
+  options: PaymentBatchOptions,
+): Promise<CommandResult[]> {
+  const state = await loadState(trx, commands, locked, options.dialect);
+  const context: BatchContext = { railName: options.railName, approvalTtlMs: options.approvalTtlMs, newId };
+  const { results, effects } = decidePayments(state, commands, context);
+  await writeEffects(trx, effects, options.dialect);
+  return results;
+}
+
+async function loadState(
+  trx: Kysely<Database>,
+  commands: readonly PaymentCommand[],
+  locked: readonly WalletRow[] | null,
+  dialect: Dialect,
+): Promise<BatchState> {
+  const payerIds = [...new Set(commands.map((c) => c.walletId))];
+  const addresses = [...new Set(commands.map((c) => c.toAddress))];
+  const rows = locked ?? (await walletsOf(trx, payerIds, addresses));
+  const ids = rows.map((row) => row.id);
+  const firstNowMs = Math.min(...commands.map((c) => c.nowMs));
+  const [balances, policies, keys] = await Promise.all([
+    balancesOf(trx, ids),
+    policiesOf(trx, payerIds),
+    storedKeys(trx, commands, dialect),
+  ]);
+  const daily = payerIds.filter((id) =>
+    (policies.get(id) ?? []).some((p) => p.rule.type === 'spend_cap_daily'),
+  );
+  const spent24h = await spentSince(trx, daily, firstNowMs - DAY_MS);
+  const wallets = new Map<string, WalletState>();
+  const walletIdByAddress = new Map<string, string>();
+  for (const row of rows) {
+    const balance = balances.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
+    wallets.set(row.id, {
+      id: row.id,
+      userId: row.user_id,
+      kind: row.kind,
+      address: row.address,
+      frozen: row.frozen_at_ms !== null,
+      ...balance,
+      spentMicros: row.spent_micros,
+      spent24hMicros: spent24h.get(row.id) ?? 0n,
+      policies: policies.get(row.id) ?? [],
+    });
+    if (addresses.includes(row.address)) walletIdByAddress.set(row.address, row.id);
+  }
+  return { wallets, walletIdByAddress, keys };
+}
+
+function walletsOf(trx: Kysely<Database>, ids: string[], addresses: string[]) {
+  return trx
+    .selectFrom('wallets')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', 'in', ids), eb('address', 'in', addresses)]))
+    .execute();
+}
+
+async function balancesOf(trx: Kysely<Database>, walletIds: string[]) {
+  const byWallet = new Map<string, { availableMicros: bigint; heldMicros: bigint }>();
+  if (walletIds.length === 0) return byWallet;
+  const rows = await trx
+    .selectFrom('accounts')
+    .select(['wallet_id', 'kind', 'balance_micros'])
+    .where('wallet_id', 'in', walletIds)
+    .execute();
+  for (const row of rows) {
+    // The pair of the guarded update: balances read back are never negative.
+    assert(row.balance_micros >= 0n, `an account of ${row.wallet_id} is negative`);
+    const entry = byWallet.get(row.wallet_id!) ?? { availableMicros: 0n, heldMicros: 0n };
+    if (row.kind === 'hold') entry.heldMicros = row.balance_micros;
+    else entry.availableMicros = row.balance_micros;
+    byWallet.set(row.wallet_id!, entry);
+  }
+  return byWallet;
+}
+
+async function policiesOf(trx: Kysely<Database>, walletIds: string[]) {
+  const rows = await trx
+    .selectFrom('policies')
+    .select(['id', 'wallet_id', 'type', 'params_json'])
+    .where('wallet_id', 'in', walletIds)
+    .where('active', '=', 1n)
+    .orderBy('created_at_ms', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+  const byWallet = new Map<string, Array<{ id: string; rule: ReturnType<typeof ruleOf> }>>();
+  for (const row of rows) {
+    const list = byWallet.get(row.wallet_id) ?? [];
+    list.push({ id: row.id, rule: ruleOf(row.type as PolicyType, row.params_json) });
+    byWallet.set(row.wallet_id, list);
+  }
+  return byWallet;
+}
+
+/**
+ * Spending since `sinceMs` per wallet, from the (wallet_id, status, created_at_ms) index. Measured from the
+ * batch's first command: a later command of the same batch counts a payment that left the window in the
+ * milliseconds between them, which can only deny early, never let a cap be passed.
+ */
+async function spentSince(trx: Kysely<Database>, walletIds: string[], sinceMs: number) {
+  const byWallet = new Map<string, bigint>();
+  if (walletIds.length === 0) return byWallet;
+  const rows = await trx
+    .selectFrom('transactions')
+    .select((eb) => ['wallet_id', eb.fn.sum<bigint>('amount_micros').as('total')])
+    .where('wallet_id', 'in', walletIds)
+    .where('status', 'in', ['completed', 'processing', 'pending'])
+    .where('created_at_ms', '>', BigInt(sinceMs))
+    .where('type', '=', 'payment')
+    .groupBy('wallet_id')
+    .execute();
+  for (const row of rows) byWallet.set(row.wallet_id, BigInt(row.total));
+  return byWallet;
+}
+
+/** The stored outcomes of the idempotency keys the batch names (tool keys are scoped to the locked wallet). */
+async function storedKeys(trx: Kysely<Database>, commands: readonly PaymentCommand[], dialect: Dialect) {
+  const keys = new Map<string, StoredKey>();
+  const claims = commands.flatMap((c) => (c.idempotency === null ? [] : [c.idempotency]));
+  if (claims.length === 0) return keys;
+  const pairs = sql.join(claims.map((c) => sql`(${c.scope}, ${c.key})`));
+  const rows = await sql<{
+    scope: string;
+    key: string;
+    request_hash: string;
+    response_body: string | null;
+    created_at_ms: bigint;
+  }>`
+    select scope, key, request_hash, response_body, created_at_ms from idempotency_keys
+    where (scope, key) in (${dialect === 'sqlite' ? sql`values ${pairs}` : pairs})`.execute(trx);
+  for (const row of rows.rows) {
+    assert(row.response_body !== null, 'a committed idempotency key always has its outcome');
+    keys.set(keyOf(row.scope, row.key), {
+      fingerprint: row.request_hash,
+      outcome: JSON.parse(row.response_body) as Outcome<unknown>,
+      createdAtMs: Number(row.created_at_ms),
+    });
+  }
+  return keys;
+}
+
+async function writeEffects(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect): Promise<void> {
+  if (effects.ledgerTransactions.length > 0) {
+    await trx
+      .insertInto('ledger_transactions')
+      .values(
+        effects.ledgerTransactions.map((t) => ({
+          id: t.id,
+          kind: t.kind,
+          reference_id: t.referenceId,
+          created_at_ms: BigInt(t.nowMs),
+        })),
+      )
+      .execute();
+    await trx
+      .insertInto('entries')
+      .values(
+        effects.entries.map((e) => ({
+          transaction_id: e.transactionId,
+          leg: BigInt(e.leg),
+          account_id: e.accountId,
+          amount_micros: e.amountMicros,
+          created_at_ms: BigInt(e.nowMs),
+        })),
+      )
+      .execute();
+  }
+  await applyBalanceDeltas(trx, effects.balanceDeltas, dialect);
+  await writeRecords(trx, effects, dialect);
+  await writeKeys(trx, effects);
+}
+
+/**
+ * Every balance change of the batch in one guarded statement. The in-memory decision checked each leg; the
+ * database checks the net change again, and every account must match (the pair of the assertion).
+ */
+async function applyBalanceDeltas(trx: Kysely<Database>, deltas: Map<string, bigint>, dialect: Dialect) {
+  const changed = [...deltas].filter(([, delta]) => delta !== 0n);
+  if (changed.length === 0) return;
+  const updated = await sql<{ id: string }>`
+    update accounts set balance_micros = accounts.balance_micros + v.delta
+    from ${valuesTable(changed, dialect)}
+    where accounts.id = v.id
+      and accounts.balance_micros + v.delta >= 0
+      and accounts.balance_micros + v.delta <= ${BALANCE_MAX_MICROS}
+    returning accounts.id`.execute(trx);
+  assert(
+    updated.rows.length === changed.length,
+    'a guarded balance update matched fewer accounts than decided',
+  );
+}
+
+/** `(values …) as v(id, delta)`: SQLite names VALUES columns column1, column2, so it selects them by name. */
+function valuesTable(rows: Array<[string, bigint]>, dialect: Dialect): RawBuilder<unknown> {
+  if (dialect === 'postgres') {
+    const values = sql.join(rows.map(([id, delta]) => sql`(${id}::text, ${delta}::bigint)`));
+    return sql`(values ${values}) as v(id, delta)`;
+  }
+  const values = sql.join(rows.map(([id, delta]) => sql`(${id}, ${delta})`));
+  return sql`(select column1 as id, column2 as delta from (values ${values})) as v`;
+}
+
+async function writeRecords(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect): Promise<void> {
+  if (effects.records.length > 0) {
+    const rows = effects.records.map((record) => transactionRow(record));
+    await trx.insertInto('transactions').values(rows).execute();
+    await trx
+      .insertInto('transaction_events')
+      .values(
+        effects.records.map((r) => ({
+          id: newId('evt'),
+          transaction_id: r.id,
+          status: r.status,
+          actor: r.initiatedBy,
+          note: r.rejectionReason ?? r.reason,
+          created_at_ms: BigInt(r.nowMs),
+        })),
+      )
+      .execute();
+    await addSpentTotals(trx, effects, dialect);
+  }
+  if (effects.deposits.length > 0) {
+    await trx
+      .insertInto('deposits')
+      .values(
+        effects.deposits.map((d) => ({
+          id: d.id,
+          wallet_id: d.walletId,
+          user_id: d.userId,
+          amount_micros: d.amountMicros,
+          rail: 'internal',
+          tx_hash: null,
+          ledger_transaction_id: d.ledgerTransactionId,
+          created_at_ms: BigInt(d.nowMs),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** Each wallet's running spent total moves by what its new records count (see spendingMicros). */
+async function addSpentTotals(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect): Promise<void> {
+  const deltas = new Map<string, bigint>();
+  for (const r of effects.records) {
+    const delta = spendingMicros(r.type, r.status, r.amountMicros);
+    if (delta !== 0n) deltas.set(r.walletId, (deltas.get(r.walletId) ?? 0n) + delta);
+  }
+  if (deltas.size === 0) return;
+  await sql`update wallets set spent_micros = wallets.spent_micros + v.delta
+    from ${valuesTable([...deltas], dialect)} where wallets.id = v.id`.execute(trx);
+}
+
+/** Outcomes stored under their keys; a key past its window is taken over (its row replaced). */
+async function writeKeys(trx: Kysely<Database>, effects: BatchEffects): Promise<void> {
+  if (effects.idempotency.length === 0) return;
+  await trx
+    .insertInto('idempotency_keys')
+    .values(
+      effects.idempotency.map((k) => ({
+        scope: k.scope,
+        key: k.key,
+        request_hash: k.fingerprint,
+        response_status: k.outcome.ok ? 1n : 0n,
+        response_body: JSON.stringify(k.outcome),
+        created_at_ms: BigInt(k.nowMs),
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['scope', 'key']).doUpdateSet((eb) => ({
+        request_hash: eb.ref('excluded.request_hash'),
+        response_status: eb.ref('excluded.response_status'),
+        response_body: eb.ref('excluded.response_body'),
+        created_at_ms: eb.ref('excluded.created_at_ms'),
+      })),
+    )
+    .execute();
+}
