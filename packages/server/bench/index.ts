@@ -217,10 +217,11 @@ async function runScenarios(service: ServiceProcess, bareRow: Measured, raw: num
   const add = (scenario: string, m: Measured, reference: string, base: number | null) =>
     rows.push({ ...m, scenario, reference, ratio: base === null ? null : m.requestsPerSecond / base });
   let rssMaxBytes = 0;
-  const track = async <T>(run: () => Promise<T>) => {
+  const track = async (run: () => Promise<Measured>): Promise<Measured> => {
     const value = await run();
-    rssMaxBytes = Math.max(rssMaxBytes, (await scrape(service.url)).rssBytes);
-    return value;
+    const { rssBytes } = await scrape(service.url);
+    rssMaxBytes = Math.max(rssMaxBytes, rssBytes);
+    return { ...value, rssBytes };
   };
   const balanceShots = fixture.keys.map((key) => ({
     path: '/mcp/v1/tools/check_balance',
@@ -293,13 +294,13 @@ function renderStore(
     '',
     `Raw ledger ceiling: **${Math.round(raw)} transfers/s** (one durable transaction each, plain loop).`,
     '',
-    '| scenario | req/s | ratio | reference | p50 ms | p99 ms | 5xx | non-2xx |',
-    '|---|---:|---:|---|---:|---:|---:|---:|',
+    '| scenario | req/s | ratio | reference | p50 ms | p99 ms | 5xx | non-2xx | RSS after, MB |',
+    '|---|---:|---:|---|---:|---:|---:|---:|---:|',
   ];
   for (const row of measured.rows) {
     const ratio = row.ratio === null ? '—' : `${row.ratio.toFixed(2)}×`;
     lines.push(
-      `| ${row.scenario} | ${Math.round(row.requestsPerSecond)} | ${ratio} | ${row.reference} | ${row.p50Ms} | ${row.p99Ms} | ${row.errors5xx} | ${row.non2xx} |`,
+      `| ${row.scenario} | ${Math.round(row.requestsPerSecond)} | ${ratio} | ${row.reference} | ${row.p50Ms} | ${row.p99Ms} | ${row.errors5xx} | ${row.non2xx} | ${row.rssBytes === undefined ? '—' : Math.round(row.rssBytes / 1024 / 1024)} |`,
     );
   }
   lines.push(

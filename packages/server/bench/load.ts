@@ -9,6 +9,8 @@ export interface Measured {
   errors5xx: number;
   non2xx: number;
   requests: number;
+  /** The service's resident memory after the scenario, when measured. */
+  rssBytes?: number;
 }
 
 export interface Shot {

@@ -43,3 +43,13 @@ export function newId(prefix: IdPrefix): string {
   const sequencePart = sequenceInMs.toString(36).padStart(4, '0');
   return `${prefix}_${timePart}${sequencePart}${randomBase62(12)}`;
 }
+
+/** Request ids `req_` + 8 random base62 characters fixed for this source + an 8-digit base36 counter. */
+export function requestIdSource(): () => string {
+  const prefix = `req_${randomBase62(8)}`;
+  let counter = 0;
+  return () => {
+    counter = (counter + 1) % 36 ** 8;
+    return `${prefix}${counter.toString(36).padStart(8, '0')}`;
+  };
+}

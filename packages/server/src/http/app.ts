@@ -4,7 +4,7 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { randomBase62 } from '../domain/ids.ts';
+import { requestIdSource } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 import { ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
@@ -42,8 +42,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       connectionsCheckingInterval: Math.min(1_000, services.config.http.headersTimeoutMs),
     },
     requestIdHeader: false, // our own ids: a client cannot forge log correlation
-    // Random, so ids do not repeat across restarts or instances when a user quotes one to support.
-    genReqId: () => `req_${randomBase62(16)}`,
+    // A random prefix per app, so ids do not repeat across restarts or instances when a user quotes one to
+    // support, then a counter: measured, 16 fresh random characters per request cost 3 % of check_balance's CPU.
+    genReqId: requestIdSource(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     forceCloseConnections: 'idle',
     // Errors raised before routing (a URL with broken percent-encoding) get the envelope too.

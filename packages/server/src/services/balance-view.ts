@@ -26,7 +26,7 @@ interface BalanceRow {
   address: string;
   frozen_at_ms: bigint | null;
   spent_micros: bigint;
-  available_micros: bigint;
+  available_micros: bigint | null;
   held_micros: bigint | null;
   /** [[id, type, params_json], …]: a JSON string on SQLite, parsed already by pg. */
   caps: string | Array<[string, string, string]> | null;
@@ -43,11 +43,16 @@ export async function readBalanceView(
     dialect === 'postgres'
       ? sql`json_agg(json_build_array(p.id, p.type, p.params_json))`
       : sql`json_group_array(json_array(p.id, p.type, p.params_json))`;
+  // Scalar subqueries rather than joins: measured on SQLite, a join of the same primary-key lookups cost twice
+  // as much. The caps' JSON and the 24-hour sum are built only when such a policy exists.
+  const capsExist = sql`exists (select 1 from policies p where p.wallet_id = w.id and p.active = 1
+    and p.type in ('spend_cap_daily', 'spend_cap_total'))`;
   const result = await sql<BalanceRow>`
     select w.id, w.address, w.frozen_at_ms, w.spent_micros,
-      a.balance_micros as available_micros, h.balance_micros as held_micros,
-      (select ${capsJson} from policies p
-        where p.wallet_id = w.id and p.active = 1 and p.type in ('spend_cap_daily', 'spend_cap_total')) as caps,
+      (select balance_micros from accounts where id = ${accountIds.available(walletId)}) as available_micros,
+      (select balance_micros from accounts where id = ${accountIds.hold(walletId)}) as held_micros,
+      case when ${capsExist} then (select ${capsJson} from policies p
+        where p.wallet_id = w.id and p.active = 1 and p.type in ('spend_cap_daily', 'spend_cap_total')) end as caps,
       case when exists (select 1 from policies p
           where p.wallet_id = w.id and p.active = 1 and p.type = 'spend_cap_daily')
         then (select coalesce(sum(t.amount_micros), 0) from transactions t
@@ -55,8 +60,6 @@ export async function readBalanceView(
             and t.created_at_ms > ${BigInt(nowMs - DAY_MS)} and t.type = 'payment')
       end as last24h_micros
     from wallets w
-    join accounts a on a.id = ${accountIds.available(walletId)}
-    left join accounts h on h.id = ${accountIds.hold(walletId)}
     where w.id = ${walletId}`.execute(db);
   const row = result.rows[0];
   return row === undefined ? undefined : balanceViewOf(row);
@@ -64,6 +67,7 @@ export async function readBalanceView(
 
 function balanceViewOf(row: BalanceRow): BalanceView {
   const heldMicros = row.held_micros ?? 0n;
+  assert(row.available_micros !== null, `wallet ${row.id} has no available account`);
   // The pair of the write-side guard: balances read back are never negative.
   assert(row.available_micros >= 0n && heldMicros >= 0n, `wallet ${row.id} has a negative balance`);
   assert(row.spent_micros >= 0n, `wallet ${row.id} has a negative spent total`);

@@ -68,6 +68,7 @@ export interface ServiceOptions {
   logger: Logger;
 }
 
+const LEDGER_BATCHES_IN_FLIGHT = 2;
 const WRITE_QUEUE_LENGTH_MAX = 10_000;
 const BACKGROUND_INTERVAL_MS_DEFAULT = 5_000;
 
@@ -132,8 +133,10 @@ function assembleServices(
     // Writes per group commit: large enough to amortise the fsync, small enough to keep latency low.
     batchSizeMax: config.ledgerBatchMax,
     queueLengthMax: WRITE_QUEUE_LENGTH_MAX,
-    // Half the pool commits money batches; the rest stays free for reads and the other writes.
-    batchesInFlightMax: Math.max(1, Math.floor(config.dbPoolMax / 2)),
+    // Measured on PostgreSQL (32 wallets, 50 connections): 1 batch at a time 1,600 payments/s, 2 → 1,671,
+    // 4 → 1,497, 10 → 1,152. Fewer batches in flight make each larger (fewer statements and commits per
+    // payment); the rest of the pool stays free for reads and the other writes.
+    batchesInFlightMax: Math.min(LEDGER_BATCHES_IN_FLIGHT, config.dbPoolMax),
     executeCommands: (trx, commands, locked) =>
       executePaymentBatch(trx, commands as PaymentCommand[], locked, {
         dialect: store.dialect,
