@@ -11,6 +11,7 @@ import { BUCKET_NAMES } from '../src/limits/rules.ts';
 import { freePort, type ServiceProcess, startServiceProcess } from '../test/support/processes.ts';
 import { request } from '../test/support/service-http.ts';
 import { probeService } from '../test/support/services.ts';
+import { addHistory, type HistoryTarget } from './history.ts';
 import { hammer, type Measured, type Shot, workerLoad } from './load.ts';
 import { rawLedgerCeiling } from './raw-ledger.ts';
 
@@ -19,6 +20,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WALLETS = 32;
 const MIXED_WORKERS = 30;
+const HISTORY_PAYMENTS = Number(process.env.BENCH_HISTORY ?? 1_000_000);
 const POOL_MAX = 20;
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const METRICS_TOKEN = 'bench-metrics-token-bench-metrics-token';
@@ -194,7 +196,11 @@ async function benchStore(store: Store): Promise<string> {
   const service = await startServiceProcess(env);
   let measured: Awaited<ReturnType<typeof runScenarios>>;
   try {
-    measured = await runScenarios(service, bareRow, raw);
+    measured = await runScenarios(service, bareRow, raw, {
+      databaseUrl: store.databaseUrl,
+      schema: store.env.DATABASE_SCHEMA,
+      dataDir: env.DATA_DIR,
+    });
   } finally {
     await service.stop();
   }
@@ -210,7 +216,7 @@ async function medianOf(run: () => Promise<number>): Promise<number> {
   return values[Math.floor(values.length / 2)]!;
 }
 
-async function runScenarios(service: ServiceProcess, bareRow: Measured, raw: number) {
+async function runScenarios(service: ServiceProcess, bareRow: Measured, raw: number, history: HistoryTarget) {
   const fixture = await prepare(service.url);
   const load = { seconds: SECONDS, connections: CONNECTIONS };
   const rows: Row[] = [{ ...bareRow, scenario: 'bare Fastify route', reference: '—', ratio: null }];
@@ -280,7 +286,48 @@ async function runScenarios(service: ServiceProcess, bareRow: Measured, raw: num
     'bare',
     bareRow.requestsPerSecond,
   );
+  const [fresh, aged] = await agedWallet(service.url, fixture, history, (shots) =>
+    track(() => median(() => hammer(service.url, shots, load))),
+  );
+  add('send_payment, hot wallet with daily and total caps', fresh, 'raw ceiling', raw);
+  add(
+    `the same after ${HISTORY_PAYMENTS.toLocaleString('en')} prior payments`,
+    aged,
+    'fresh wallet',
+    fresh.requestsPerSecond,
+  );
   return { rows, statementsPerPayment, rssMaxBytes };
+}
+
+/**
+ * A payment's cost must not grow with the wallet's age: two wallets with the same daily and total caps, one
+ * fresh and one with HISTORY_PAYMENTS payments before the last 24 hours, measured one after the other.
+ */
+async function agedWallet(
+  base: string,
+  fixture: Fixture,
+  history: HistoryTarget,
+  measure: (shots: Shot[]) => Promise<Measured>,
+): Promise<[Measured, Measured]> {
+  for (const walletId of [fixture.walletIds[1]!, fixture.walletIds[2]!]) {
+    for (const [type, params] of [
+      ['spend_cap_daily', { limit: '1000000' }],
+      ['spend_cap_total', { limit: '1000000000' }],
+    ] as const) {
+      await request(base, 'POST', `/api/v1/agent-wallets/${walletId}/policies`, fixture.token, {
+        type,
+        params,
+      });
+    }
+  }
+  const startedMs = Date.now();
+  await addHistory(history, fixture.walletIds[2]!, HISTORY_PAYMENTS);
+  console.error(
+    `${HISTORY_PAYMENTS} prior payments written in ${Math.round((Date.now() - startedMs) / 1000)} s`,
+  );
+  const fresh = await measure([pay(fixture.keys[1]!, OUTSIDE)]);
+  const aged = await measure([pay(fixture.keys[2]!, OUTSIDE)]);
+  return [fresh, aged];
 }
 
 function renderStore(

@@ -1,5 +1,6 @@
 // Opens the one store the service uses: embedded SQLite (better-sqlite3, WAL) by default, PostgreSQL when
 // DATABASE_URL says postgres://. Everything above this file speaks Kysely and never learns which.
+import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -197,6 +198,7 @@ function survivingPool(
       onConnectionError(error);
     });
   });
+  const prepared = preparedStatements(PREPARED_STATEMENTS_MAX);
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     const wrapper = {
       processID: (client as unknown as { processID?: number }).processID,
@@ -206,7 +208,7 @@ function survivingPool(
         if (broken.has(client)) throw new Error('Connection terminated: this connection broke earlier');
         counter.statements += 1;
         try {
-          return await client.query(text, values as unknown[]);
+          return await client.query(prepared.configFor(text, values as unknown[]));
         } catch (error) {
           if (isBrokenConnection(error)) broken.add(client);
           throw error;
@@ -224,6 +226,37 @@ function survivingPool(
       return wrappers.get(client) ?? wrap(client);
     },
     end: () => pool.end(),
+  };
+}
+
+/** Distinct statements kept prepared on each connection: bounds the server memory they hold. */
+const PREPARED_STATEMENTS_MAX = 256;
+/** Executions of one SQL text before it is prepared: one-off statements are not worth a name. */
+const PREPARE_AFTER_EXECUTIONS = 3;
+
+/**
+ * node-postgres sends every query unnamed, so PostgreSQL parses and plans it each time: measured, planning
+ * check_balance's query took 0.75 ms of its 0.95. A SQL text seen often gets a name (a hash of the text), which
+ * makes node-postgres prepare it once per connection and PostgreSQL reuse its plan. At most `max` names, so a
+ * connection never holds more than that; statements without parameters (BEGIN, COMMIT) are left unnamed.
+ */
+function preparedStatements(max: number) {
+  const seen = new Map<string, number>();
+  const named = new Map<string, string>();
+  return {
+    configFor(text: string, values: unknown[]): pg.QueryConfig {
+      if (values.length === 0) return { text, values };
+      let name = named.get(text);
+      if (name === undefined && named.size < max) {
+        const count = (seen.get(text) ?? 0) + 1;
+        if (count >= PREPARE_AFTER_EXECUTIONS) {
+          name = `aw_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+          named.set(text, name);
+          seen.delete(text);
+        } else if (seen.size < max * 16) seen.set(text, count);
+      }
+      return name === undefined ? { text, values } : { name, text, values };
+    },
   };
 }
 

@@ -33,6 +33,9 @@ const BROKEN_CONNECTION_MESSAGES = [
   'Query read timeout',
   'is not queryable',
   'connection timeout',
+  // A statement prepared on this connection (db.ts) whose table changed shape (another instance migrated):
+  // every later use fails the same way, so the connection is dropped and its replacement prepares afresh.
+  'cached plan must not change result type',
 ];
 // Statement timeout or cancel (57014), too many connections (53300), lock not available (55P03), SQLite busy.
 const OVERLOADED_CODES = new Set(['57014', '53300', '53400', '55P03', 'SQLITE_BUSY']);
