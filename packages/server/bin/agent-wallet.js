@@ -1,5 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 // Runs the TypeScript sources directly (Node's type stripping): no build step for the server.
+// --max-semi-space-size=4 (here and in `npm start`): measured under load, the service's resident memory fell from
+// about 240 to 188 MB with the same throughput; V8 takes the flag only at start.
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
   process.stderr.write(

@@ -70,7 +70,8 @@ export async function startServiceProcess(
   cli: string = CLI,
 ): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [cli, 'serve'], {
+  // As `npm start` runs it (see bin/agent-wallet.js).
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', cli, 'serve'], {
     env: {
       ...process.env,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-proc-')),
