@@ -122,7 +122,10 @@ async function capPoliciesOf(db: Kysely<Database>, walletIds: string[]) {
   return byWallet;
 }
 
-/** One statement, each branch on its own index: pending per wallet, last 24 h spent per wallet, user's pending. */
+/**
+ * One statement, each branch on its own index: pending per wallet, the last 24 hours' spending of the wallets
+ * with a daily cap (no other wallet pays for that sum), and the user's pending approvals.
+ */
 async function aggregatesOf(
   db: Kysely<Database>,
   walletIds: string[],
@@ -141,7 +144,9 @@ async function aggregatesOf(
       where wallet_id in (${sql.join(ids)}) and status = 'pending' group by wallet_id
     union all
     select wallet_id, 'spent24h', sum(amount_micros) from transactions
-      where wallet_id in (${sql.join(ids)}) and status in ('completed', 'processing', 'pending')
+      where wallet_id in (select p.wallet_id from policies p where p.wallet_id in (${sql.join(ids)})
+          and p.active = 1 and p.type = 'spend_cap_daily')
+        and status in ('completed', 'processing', 'pending')
         and created_at_ms > ${sinceMs} and type = 'payment' group by wallet_id
     ${userBranch}`.execute(db);
   const pending = new Map<string, number>();
