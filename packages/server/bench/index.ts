@@ -24,6 +24,7 @@ const MIXED_WORKERS = 30;
 const HISTORY_PAYMENTS = Number(process.env.BENCH_HISTORY ?? 1_000_000);
 const POOL_MAX = 20;
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const METRICS_TOKEN = 'bench-metrics-token-bench-metrics-token';
 const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
 const OUTSIDE = `0x${'ab'.repeat(20)}`;
@@ -153,9 +154,14 @@ async function main(): Promise<void> {
   const wantPostgres = (process.env.BENCH_STORES ?? 'sqlite,postgres').includes('postgres');
   if (wantPostgres && (await probeService('PostgreSQL', PG_URL)).available) {
     const schema = `bench_${Date.now().toString(36)}`;
+    // A PostgreSQL deployment that grows runs several instances, which need Redis for shared limits; Redis
+    // also lets each instance cache API keys exactly (revocations reach every cache).
+    const redis = (await probeService('Redis', REDIS_URL)).available
+      ? { REDIS_URL, REDIS_PREFIX: `${schema}:` }
+      : undefined;
     stores.push({
-      name: 'PostgreSQL (synchronous_commit=on)',
-      env: { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema },
+      name: `PostgreSQL (synchronous_commit=on)${redis === undefined ? '' : ' + Redis (limits, exact key cache)'}`,
+      env: { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, ...redis },
       databaseUrl: PG_URL,
     });
   } else console.error(`PostgreSQL not reachable at ${PG_URL}: SQLite only`);
