@@ -180,6 +180,47 @@ for (const target of await storeTargets()) {
       assert.deepEqual((await verifyLedger(store)).problems, []);
     });
 
+    test('commands are decided together; one that throws is re-run alone and fails alone', async () => {
+      type Move = { from: string; to: string; amountMicros: bigint; poison: boolean };
+      const seen: number[] = [];
+      // Decides every command of the batch in one call, as the payment executor does.
+      const executor = async (
+        trx: Parameters<Parameters<LedgerWriter['run']>[0]>[0],
+        commands: unknown[],
+      ) => {
+        seen.push(commands.length);
+        const outcomes = [];
+        for (const command of commands as Move[]) {
+          await move(command.from, command.to, command.amountMicros)(trx);
+          if (command.poison) throw new Error('poisoned command');
+          outcomes.push({ ok: true as const, value: command.amountMicros });
+        }
+        return outcomes;
+      };
+      const commanded = createLedgerWriter(store, {
+        mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
+        batchSizeMax: 64,
+        queueLengthMax: 100,
+        batchesInFlightMax: 1,
+        conflictAttemptsMax: 3,
+        onBatch: () => undefined,
+        executeCommands: executor,
+      });
+      const before = await balanceOf('wal_b:available');
+      const locks = { wallets: ['wal_a', 'wal_b'] };
+      const send = (amountMicros: bigint, poison = false) =>
+        commanded.submit({ from: 'wal_b:available', to: 'wal_a:available', amountMicros, poison }, locks);
+      const results = await Promise.allSettled([send(1n), send(2n, true), send(3n)]);
+      await commanded.close();
+      assert.deepEqual(
+        results.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason))),
+        [1n, 'Error: poisoned command', 3n],
+      );
+      assert.equal(seen[0], 3, 'the three commands were first decided in one call');
+      assert.equal(await balanceOf('wal_b:available'), before - 4n, 'only the poisoned command left nothing');
+      assert.deepEqual((await verifyLedger(store)).problems, []);
+    });
+
     test('an operation alone in its transaction that fails leaves nothing behind', async () => {
       const before = await balanceOf('wal_b:available');
       await assert.rejects(
