@@ -7,15 +7,9 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { AppError } from '../errors.ts';
 import { BALANCE_MAX_MICROS } from '../ledger/ledger.ts';
-import {
-  type BatchContext,
-  type BatchEffects,
-  type BatchState,
-  type CommandResult,
-  decidePayments,
-  type PaymentCommand,
-  type WalletState,
-} from './payment-batch.ts';
+import { type BatchCommand, decideBatch } from './batch.ts';
+import type { BatchContext, BatchEffects, BatchState, CommandResult, WalletState } from './batch-state.ts';
+import type { PaymentCommand } from './payment-batch.ts';
 import type { ActivePolicy } from './policies.ts';
 
 const RUNS = Number(process.env.FC_RUNS ?? 300);
@@ -59,6 +53,10 @@ const walletArb = (id: string) =>
         userId: 'usr_1',
         kind: id === 'wal_m' ? 'master' : 'agent',
         address: address(id),
+        label: id,
+        createdAtMs: NOW_MS,
+        updatedAtMs: NOW_MS,
+        pendingCount: 0,
         spent24hMicros: w.spentMicros / 2n,
         policies: w.policies.map((p, i) => ({ ...p, id: `pol_${id}_${i}` })),
       }),
@@ -84,10 +82,48 @@ const commandArb: fc.Arbitrary<PaymentCommand> = fc
     idempotency: c.idempotency === null ? null : { scope: `wallet:${c.walletId}`, ...c.idempotency },
   }));
 
+/** The owner's movements beside the agents' payments: fund, withdraw (also on another user's wallet), deposit. */
+const ownerCommandArb: fc.Arbitrary<BatchCommand> = fc.oneof(
+  fc
+    .record({
+      kind: fc.constantFrom('fund' as const, 'withdraw' as const),
+      userId: fc.constantFrom('usr_1', 'usr_1', 'usr_other'),
+      walletId: fc.constantFrom('wal_a', 'wal_b', 'wal_m'),
+      amountMicros: fc.bigInt(1n, 600n),
+      idempotency: fc.option(
+        fc.record({ key: fc.constantFrom('k1', 'k3'), fingerprint: fc.constantFrom('f1', 'f2') }),
+        { nil: null },
+      ),
+    })
+    .map((c) => ({
+      ...c,
+      nowMs: NOW_MS,
+      idempotency: c.idempotency === null ? null : { scope: `user:${c.userId}`, ...c.idempotency },
+    })),
+  fc.record({
+    kind: fc.constant('deposit' as const),
+    userId: fc.constantFrom('usr_1', 'usr_other'),
+    amountMicros: fc.bigInt(1n, 1_000n),
+    rail: fc.constant('sandbox'),
+    idempotency: fc.constant(null),
+    nowMs: fc.constant(NOW_MS),
+  }),
+);
+
+const commandsArb = (minLength: number) =>
+  fc.array(
+    fc.oneof(
+      { weight: 3, arbitrary: commandArb as fc.Arbitrary<BatchCommand> },
+      { weight: 1, arbitrary: ownerCommandArb },
+    ),
+    { minLength, maxLength: 24 },
+  );
+
 const stateArb = fc.tuple(...WALLETS.map(walletArb)).map(
   (wallets): BatchState => ({
     wallets: new Map(wallets.map((w) => [w.id, w])),
     walletIdByAddress: new Map(wallets.map((w) => [w.address, w.id])),
+    masterIdByUser: new Map([['usr_1', 'wal_m']]),
     keys: new Map(),
   }),
 );
@@ -96,13 +132,22 @@ function cloneState(state: BatchState): BatchState {
   return {
     wallets: new Map([...state.wallets].map(([id, w]) => [id, { ...w }])),
     walletIdByAddress: new Map(state.walletIdByAddress),
+    masterIdByUser: new Map(state.masterIdByUser),
     keys: new Map(state.keys),
   };
 }
 
 function context(): BatchContext {
   let n = 0;
-  return { railName: 'sandbox', approvalTtlMs: 60_000, newId: (prefix) => `${prefix}_${(n += 1)}` };
+  return {
+    railName: 'sandbox',
+    approvalTtlMs: 60_000,
+    newId: (prefix) => {
+      n += 1;
+      return `${prefix}_${n}`;
+    },
+    movementData: (record, agent, masterAvailableMicros) => ({ record, agent, masterAvailableMicros }),
+  };
 }
 
 /** Results compared by what a client sees: the outcome, or the error's code and message. */
@@ -128,17 +173,17 @@ const total = (state: BatchState) =>
 describe('payment batch deciders', () => {
   test('a batch decided at once equals its commands decided one by one', () => {
     fc.assert(
-      fc.property(stateArb, fc.array(commandArb, { minLength: 1, maxLength: 24 }), (initial, commands) => {
+      fc.property(stateArb, commandsArb(1), (initial, commands) => {
         const together = cloneState(initial);
-        const batch = decidePayments(together, commands, context());
+        const batch = decideBatch(together, commands, context());
         const alone = cloneState(initial);
         const oneByOne = {
           results: [] as CommandResult[],
-          effects: decidePayments(alone, [], context()).effects,
+          effects: decideBatch(alone, [], context()).effects,
         };
         const ids = context();
         for (const command of commands) {
-          const step = decidePayments(alone, [command], ids);
+          const step = decideBatch(alone, [command], ids);
           oneByOne.results.push(...step.results);
           merge(oneByOne.effects, step.effects);
         }
@@ -153,8 +198,8 @@ describe('payment batch deciders', () => {
   test('the generated batches reach every outcome (the properties above are not vacuous)', () => {
     const seen = new Set<string>();
     fc.assert(
-      fc.property(stateArb, fc.array(commandArb, { minLength: 1, maxLength: 24 }), (initial, commands) => {
-        for (const result of decidePayments(cloneState(initial), commands, context()).results) {
+      fc.property(stateArb, commandsArb(1), (initial, commands) => {
+        for (const result of decideBatch(cloneState(initial), commands, context()).results) {
           const shown = visible(result) as {
             outcome?: { ok: boolean; code?: string; data?: { status?: string } };
             error?: string;
@@ -178,6 +223,8 @@ describe('payment batch deciders', () => {
       'IDEMPOTENCY_CONFLICT',
       'replayed',
       'BalanceLimitError',
+      'NOT_FOUND',
+      'ok',
     ]) {
       assert.ok(seen.has(outcome), `no batch reached ${outcome}: ${[...seen].join(', ')}`);
     }
@@ -185,9 +232,9 @@ describe('payment batch deciders', () => {
 
   test('transfers sum to zero, balances stay within bounds, and money is conserved', () => {
     fc.assert(
-      fc.property(stateArb, fc.array(commandArb, { minLength: 1, maxLength: 24 }), (initial, commands) => {
+      fc.property(stateArb, commandsArb(1), (initial, commands) => {
         const state = cloneState(initial);
-        const { effects } = decidePayments(state, commands, context());
+        const { effects } = decideBatch(state, commands, context());
         const sums = new Map<string, bigint>();
         for (const e of effects.entries)
           sums.set(e.transactionId, (sums.get(e.transactionId) ?? 0n) + e.amountMicros);
@@ -211,8 +258,8 @@ describe('payment batch deciders', () => {
 
   test('an idempotency key replays its first outcome or is refused; it never pays twice', () => {
     fc.assert(
-      fc.property(stateArb, fc.array(commandArb, { minLength: 2, maxLength: 24 }), (initial, commands) => {
-        const { results, effects } = decidePayments(cloneState(initial), commands, context());
+      fc.property(stateArb, commandsArb(2), (initial, commands) => {
+        const { results, effects } = decideBatch(cloneState(initial), commands, context());
         const stored = new Set(effects.idempotency.map((k) => `${k.scope}\n${k.key}`));
         assert.equal(stored.size, effects.idempotency.length, 'each key is stored once');
         const first = new Map<string, CommandResult>();

@@ -1,17 +1,20 @@
-// Agent payments decided a batch at a time, in memory, as pure functions: given the state a batch loaded (the
-// wallets it touches with their balances, spent totals, active policies, and the idempotency keys it names),
-// each command is decided in arrival order — later commands see earlier ones' effects — and every effect is
-// collected for the store to write with a few multi-row statements. Nothing here reads or writes a database,
-// so the decisions are tested fast and by property: a batch decided at once equals its commands decided one by
-// one. The database constraints stay the second half of each assertion (a guarded balance update that must
-// match every account, a check that no balance is negative).
-import { AppError, assert, invalid, notFound } from '../errors.ts';
-import { accountIds, BALANCE_MAX_MICROS, BalanceLimitError, keepsRunningBalance } from '../ledger/ledger.ts';
-import { IDEMPOTENCY_WINDOW_MS } from '../services/idempotency.ts';
+// Agent payments (send_payment, request_approval) decided in memory against a batch's state: frozen wallets and
+// payments to the wallet itself are refused, every active policy is evaluated, then the payment is denied (a
+// rejected record), held for approval, or settled — on the internal ledger when the recipient is a wallet of
+// this service, through the rail otherwise. Pure: see batch.ts for how a batch runs.
+import { AppError, invalid, notFound } from '../errors.ts';
+import { accountIds } from '../ledger/ledger.ts';
 import { toChecksumAddress } from './address.ts';
+import {
+  type BatchContext,
+  type BatchEffects,
+  type BatchState,
+  transfer,
+  type WalletState,
+} from './batch-state.ts';
 import { formatMicros } from './money.ts';
 import { failure, type Outcome, success } from './outcome.ts';
-import { type ActivePolicy, approvalReason, evaluatePolicies, type Violation } from './policies.ts';
+import { approvalReason, evaluatePolicies, type Violation } from './policies.ts';
 
 export interface PaymentCommand {
   kind: 'send' | 'request_approval';
@@ -26,158 +29,12 @@ export interface PaymentCommand {
   nowMs: number;
 }
 
-export interface WalletState {
-  id: string;
-  userId: string;
-  kind: 'agent' | 'master';
-  address: string;
-  frozen: boolean;
-  availableMicros: bigint;
-  heldMicros: bigint;
-  /** Payments completed, processing or pending: what a total cap counts. */
-  spentMicros: bigint;
-  /** The same in the last 24 hours before the batch's first command (only for wallets with a daily cap). */
-  spent24hMicros: bigint;
-  policies: ActivePolicy[];
-}
-
-export interface StoredKey {
-  fingerprint: string;
-  outcome: Outcome<unknown>;
-  createdAtMs: number;
-}
-
-export interface BatchState {
-  wallets: Map<string, WalletState>;
-  /** Lower-case address → wallet id, for every wallet of this service a command pays. */
-  walletIdByAddress: Map<string, string>;
-  /** `scope \n key` → the stored outcome. */
-  keys: Map<string, StoredKey>;
-}
-
-export interface BatchContext {
-  railName: string;
-  approvalTtlMs: number;
-  newId: (prefix: 'tx' | 'ltx' | 'dep') => string;
-}
-
-export interface RecordSpec {
-  id: string;
-  walletId: string;
-  userId: string;
-  type: 'payment' | 'incoming';
-  status: 'completed' | 'pending' | 'rejected';
-  amountMicros: bigint;
-  toAddress: string;
-  counterpartyWalletId: string | null;
-  memo: string | null;
-  reason: string | null;
-  rail: string;
-  rejectionReason: string | null;
-  violations: Violation[] | null;
-  initiatedBy: string;
-  idempotencyKey: string | null;
-  expiresAtMs: number | null;
-  relatedTransactionId: string | null;
-  nowMs: number;
-}
-
-export interface BatchEffects {
-  ledgerTransactions: Array<{ id: string; kind: string; referenceId: string; nowMs: number }>;
-  entries: Array<{
-    transactionId: string;
-    leg: number;
-    accountId: string;
-    amountMicros: bigint;
-    nowMs: number;
-  }>;
-  /** Net change per account with a running balance. */
-  balanceDeltas: Map<string, bigint>;
-  records: RecordSpec[];
-  deposits: Array<{
-    id: string;
-    walletId: string;
-    userId: string;
-    amountMicros: bigint;
-    ledgerTransactionId: string;
-    nowMs: number;
-  }>;
-  idempotency: Array<{
-    scope: string;
-    key: string;
-    fingerprint: string;
-    outcome: Outcome<unknown>;
-    nowMs: number;
-  }>;
-}
-
-export type CommandResult =
-  | { ok: true; value: { outcome: Outcome<unknown>; replayed: boolean } }
-  | { ok: false; error: unknown };
-
-export function emptyEffects(): BatchEffects {
-  return {
-    ledgerTransactions: [],
-    entries: [],
-    balanceDeltas: new Map(),
-    records: [],
-    deposits: [],
-    idempotency: [],
-  };
-}
-
-export const keyOf = (scope: string, key: string) => `${scope}\n${key}`;
-
-/** Decides every command in order against `state` (which it updates) and collects the effects. */
-export function decidePayments(
-  state: BatchState,
-  commands: readonly PaymentCommand[],
-  context: BatchContext,
-): { results: CommandResult[]; effects: BatchEffects } {
-  const effects = emptyEffects();
-  const results = commands.map((command) => decideIdempotent(state, command, context, effects));
-  return { results, effects };
-}
-
-/** Replays a stored outcome, refuses a reused key, or decides and stores the outcome under the key. */
-function decideIdempotent(
+export function decidePayment(
   state: BatchState,
   command: PaymentCommand,
   context: BatchContext,
   effects: BatchEffects,
-): CommandResult {
-  const claim = command.idempotency;
-  if (claim !== null) {
-    const stored = state.keys.get(keyOf(claim.scope, claim.key));
-    const live = stored !== undefined && stored.createdAtMs > command.nowMs - IDEMPOTENCY_WINDOW_MS;
-    if (live && stored.fingerprint !== claim.fingerprint) {
-      const error = new AppError(
-        'IDEMPOTENCY_CONFLICT',
-        'this idempotency key was already used with different parameters',
-      );
-      return { ok: false, error };
-    }
-    if (live) return { ok: true, value: { outcome: stored.outcome, replayed: true } };
-  }
-  let outcome: Outcome<unknown>;
-  try {
-    outcome = decideOne(state, command, context, effects);
-  } catch (error) {
-    // Refused before any effect (frozen, own address, a balance bound): nothing is stored under the key.
-    return { ok: false, error };
-  }
-  if (claim !== null) {
-    state.keys.set(keyOf(claim.scope, claim.key), {
-      fingerprint: claim.fingerprint,
-      outcome,
-      createdAtMs: command.nowMs,
-    });
-    effects.idempotency.push({ ...claim, outcome, nowMs: command.nowMs });
-  }
-  return { ok: true, value: { outcome, replayed: false } };
-}
-
-function decideOne(state: BatchState, command: PaymentCommand, context: BatchContext, effects: BatchEffects) {
+): Outcome<unknown> {
   const wallet = state.wallets.get(command.walletId);
   if (wallet === undefined) throw notFound('wallet');
   if (wallet.frozen)
@@ -255,6 +112,7 @@ function hold(
     expiresAtMs: command.nowMs + context.approvalTtlMs,
   });
   spend(wallet, command.amountMicros);
+  wallet.pendingCount += 1;
   return txId;
 }
 
@@ -302,7 +160,12 @@ function creditRecipient(
     nowMs: command.nowMs,
   };
   if (recipient.kind === 'master') {
-    effects.deposits.push({ ...base, id: context.newId('dep'), ledgerTransactionId: ids.ledgerId });
+    effects.deposits.push({
+      ...base,
+      id: context.newId('dep'),
+      rail: 'internal',
+      ledgerTransactionId: ids.ledgerId,
+    });
     return;
   }
   effects.records.push({
@@ -322,68 +185,6 @@ function creditRecipient(
     expiresAtMs: null,
     relatedTransactionId: ids.txId,
   });
-}
-
-interface Leg {
-  accountId: string;
-  amountMicros: bigint;
-}
-
-/**
- * One balanced ledger transaction: refused (thrown, before any effect) when a debit would overdraw or a credit
- * pass the balance bound; otherwise its entries, in account-id order, and the balance changes are collected and
- * the in-memory balances move.
- */
-function transfer(
-  state: BatchState,
-  context: BatchContext,
-  effects: BatchEffects,
-  spec: { kind: string; referenceId: string; nowMs: number },
-  legs: Leg[],
-): string {
-  assert(legs.reduce((sum, leg) => sum + leg.amountMicros, 0n) === 0n, 'a transfer sums to zero');
-  const ordered = [...legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-  const tracked = ordered.filter((leg) => keepsRunningBalance(leg.accountId));
-  for (const leg of tracked) checkLeg(state, leg);
-  const id = context.newId('ltx');
-  effects.ledgerTransactions.push({ id, ...spec });
-  for (const [index, leg] of ordered.entries()) {
-    effects.entries.push({
-      transactionId: id,
-      leg: index,
-      accountId: leg.accountId,
-      amountMicros: leg.amountMicros,
-      nowMs: spec.nowMs,
-    });
-  }
-  for (const leg of tracked) {
-    effects.balanceDeltas.set(
-      leg.accountId,
-      (effects.balanceDeltas.get(leg.accountId) ?? 0n) + leg.amountMicros,
-    );
-    moveBalance(state, leg);
-  }
-  return id;
-}
-
-function checkLeg(state: BatchState, leg: Leg): void {
-  const after = balanceOf(state, leg.accountId) + leg.amountMicros;
-  assert(after >= 0n, `${leg.accountId} would go negative`);
-  if (after > BALANCE_MAX_MICROS) throw new BalanceLimitError(leg.accountId);
-}
-
-function balanceOf(state: BatchState, accountId: string): bigint {
-  const [walletId, kind] = accountId.split(':') as [string, string];
-  const wallet = state.wallets.get(walletId);
-  assert(wallet !== undefined, `account ${accountId} of a wallet the batch did not load`);
-  return kind === 'hold' ? wallet.heldMicros : wallet.availableMicros;
-}
-
-function moveBalance(state: BatchState, leg: Leg): void {
-  const [walletId, kind] = leg.accountId.split(':') as [string, string];
-  const wallet = state.wallets.get(walletId)!;
-  if (kind === 'hold') wallet.heldMicros += leg.amountMicros;
-  else wallet.availableMicros += leg.amountMicros;
 }
 
 function spend(wallet: WalletState, amountMicros: bigint): void {
@@ -438,7 +239,7 @@ function sendData(txId: string, status: string, command: PaymentCommand): SendPa
   };
 }
 
-function insufficient<T>(availableMicros: bigint): Outcome<T> {
+export function insufficient<T>(availableMicros: bigint): Outcome<T> {
   return failure(
     'INSUFFICIENT_BALANCE',
     `not enough available balance: ${formatMicros(availableMicros)} USDC`,

@@ -4,10 +4,10 @@ import type { Kysely } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
-import { accountIds, postTransfer } from '../ledger/ledger.ts';
+import type { DepositCommand, DepositData } from '../domain/movement-batch.ts';
+import { type Outcome, unwrap } from '../domain/outcome.ts';
 import type { Database } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
-import { masterWalletOf } from './wallet-rows.ts';
 
 export interface DepositView {
   id: string;
@@ -61,37 +61,29 @@ export interface DepositService {
 export function createDepositService(ctx: ServiceContext): DepositService {
   const { store, writer, clock } = ctx;
 
+  /** A batch command of the ledger writer (domain/movement-batch.ts): the rail's money into the master wallet. */
   async function sandboxDeposit(userId: string, amountMicros: bigint) {
-    const nowMs = clock.nowMs();
-    return writer.run(
-      async (trx) => {
-        const master = await masterWalletOf(trx, userId);
-        const ledgerTransactionId = await postTransfer(trx, {
-          kind: 'deposit',
-          referenceId: master.id,
-          nowMs,
-          legs: [
-            { accountId: accountIds.external('sandbox'), amountMicros: -amountMicros },
-            { accountId: accountIds.available(master.id), amountMicros },
-          ],
-        });
-        const deposit = await recordDeposit(trx, {
-          walletId: master.id,
-          userId,
-          amountMicros,
-          rail: 'sandbox',
-          ledgerTransactionId,
-          nowMs,
-        });
-        const balance = await trx
-          .selectFrom('accounts')
-          .select('balance_micros')
-          .where('id', '=', accountIds.available(master.id))
-          .executeTakeFirstOrThrow();
-        return { ...deposit, balance: formatMicros(balance.balance_micros) };
-      },
-      { mastersOf: [userId] },
-    );
+    const command: DepositCommand = {
+      kind: 'deposit',
+      userId,
+      amountMicros,
+      rail: 'sandbox',
+      idempotency: null,
+      nowMs: clock.nowMs(),
+    };
+    const { outcome } = await writer.submit<{ outcome: Outcome<DepositData> }>(command, {
+      mastersOf: [userId],
+    });
+    const deposit = unwrap(outcome);
+    return {
+      id: deposit.id,
+      amount: formatMicros(deposit.amountMicros),
+      currency: 'USDC' as const,
+      rail: deposit.rail,
+      txHash: null,
+      createdAt: isoFromMs(deposit.nowMs),
+      balance: formatMicros(deposit.balanceMicros),
+    };
   }
 
   async function list(userId: string, page: Page) {

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import type { PaymentCommand } from '../domain/payment-batch.ts';
+import type { BatchCommand } from '../domain/batch.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
 import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
@@ -16,7 +16,7 @@ import type { ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
-import { executePaymentBatch } from './payment-batch.ts';
+import { executeMoneyBatch } from './money-batch.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies.ts';
 import { sandboxRail } from './settlement.ts';
@@ -138,7 +138,7 @@ function assembleServices(
     // payment); the rest of the pool stays free for reads and the other writes.
     batchesInFlightMax: Math.min(LEDGER_BATCHES_IN_FLIGHT, config.dbPoolMax),
     executeCommands: (trx, commands, locked) =>
-      executePaymentBatch(trx, commands as PaymentCommand[], locked, {
+      executeMoneyBatch(trx, commands as BatchCommand[], locked, {
         dialect: store.dialect,
         railName: rail.name,
         approvalTtlMs: config.approvalTtlSeconds * 1000,

@@ -3,6 +3,7 @@
 import { type Kysely, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
+import type { WalletState } from '../domain/batch-state.ts';
 import { formatMicros } from '../domain/money.ts';
 import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
@@ -36,6 +37,46 @@ export async function agentWalletView(
   return items[0]!;
 }
 
+/** An agent wallet as the API shows it, from what is known of it (a page's reads, or a batch's state). */
+export function agentWalletViewOf(
+  wallet: Pick<
+    WalletState,
+    | 'id'
+    | 'label'
+    | 'address'
+    | 'frozen'
+    | 'availableMicros'
+    | 'heldMicros'
+    | 'policies'
+    | 'spentMicros'
+    | 'spent24hMicros'
+    | 'pendingCount'
+    | 'createdAtMs'
+    | 'updatedAtMs'
+  >,
+): AgentWalletView {
+  const remaining = capsRemaining(wallet.policies, {
+    last24hMicros: wallet.spent24hMicros,
+    allTimeMicros: wallet.spentMicros,
+  });
+  return {
+    id: wallet.id,
+    label: wallet.label,
+    address: toChecksumAddress(wallet.address),
+    balance: formatMicros(wallet.availableMicros),
+    heldBalance: formatMicros(wallet.heldMicros),
+    currency: 'USDC',
+    frozen: wallet.frozen,
+    dailyCapRemaining:
+      remaining.dailyCapRemaining === null ? null : formatMicros(remaining.dailyCapRemaining),
+    totalCapRemaining:
+      remaining.totalCapRemaining === null ? null : formatMicros(remaining.totalCapRemaining),
+    pendingApprovals: wallet.pendingCount,
+    createdAt: isoFromMs(wallet.createdAtMs),
+    updatedAt: isoFromMs(wallet.updatedAtMs),
+  };
+}
+
 /** Wallets listed per page at most: bounds the IN lists of the set-based reads below. */
 export const WALLET_VIEWS_MAX = 100;
 
@@ -58,30 +99,21 @@ export async function agentWalletViews(
     capPoliciesOf(db, ids),
     aggregatesOf(db, ids, nowMs, pendingOfUser),
   ]);
-  const items = rows.map((row) => {
-    const policies = caps.get(row.id) ?? [];
-    const remaining = capsRemaining(policies, {
-      last24hMicros: aggregates.spent24h.get(row.id) ?? 0n,
-      allTimeMicros: row.spent_micros,
-    });
-    const balance = balances.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
-    return {
+  const items = rows.map((row) =>
+    agentWalletViewOf({
       id: row.id,
       label: row.label,
-      address: toChecksumAddress(row.address),
-      balance: formatMicros(balance.availableMicros),
-      heldBalance: formatMicros(balance.heldMicros),
-      currency: 'USDC' as const,
+      address: row.address,
       frozen: row.frozen_at_ms !== null,
-      dailyCapRemaining:
-        remaining.dailyCapRemaining === null ? null : formatMicros(remaining.dailyCapRemaining),
-      totalCapRemaining:
-        remaining.totalCapRemaining === null ? null : formatMicros(remaining.totalCapRemaining),
-      pendingApprovals: aggregates.pending.get(row.id) ?? 0,
-      createdAt: isoFromMs(row.created_at_ms),
-      updatedAt: isoFromMs(row.updated_at_ms),
-    };
-  });
+      ...(balances.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n }),
+      policies: caps.get(row.id) ?? [],
+      spentMicros: row.spent_micros,
+      spent24hMicros: aggregates.spent24h.get(row.id) ?? 0n,
+      pendingCount: aggregates.pending.get(row.id) ?? 0,
+      createdAtMs: Number(row.created_at_ms),
+      updatedAtMs: Number(row.updated_at_ms),
+    }),
+  );
   return { items, pendingOfUser: aggregates.pendingOfUser };
 }
 

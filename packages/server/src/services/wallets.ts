@@ -3,17 +3,17 @@
 import type { Kysely } from 'kysely';
 import { deriveAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
-import { formatMicros } from '../domain/money.ts';
-import { failure, type Outcome, success } from '../domain/outcome.ts';
+import type { MoveCommand } from '../domain/movement-batch.ts';
+import type { Outcome } from '../domain/outcome.ts';
 import { invalid } from '../errors.ts';
-import { accountIds, createWalletAccounts, postTransfer, readBalances } from '../ledger/ledger.ts';
+import { createWalletAccounts } from '../ledger/ledger.ts';
 import { lockOwnerRow } from '../store/locks.ts';
 import type { Database, WalletKind } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
-import { type IdempotencyRequest, runIdempotent } from './idempotency.ts';
-import { insertTransaction, type TransactionView, transactionView } from './transactions.ts';
-import { lockWallet, masterWalletOf, ownedWallet, type WalletRow } from './wallet-rows.ts';
-import { type AgentWalletView, agentWalletView } from './wallet-views.ts';
+import type { IdempotencyRequest } from './idempotency.ts';
+import type { TransactionView } from './transactions.ts';
+import { masterWalletOf, ownedWallet, type WalletRow } from './wallet-rows.ts';
+import type { AgentWalletView } from './wallet-views.ts';
 
 export const AGENT_WALLETS_PER_USER_MAX = 1_000;
 
@@ -120,12 +120,20 @@ export function createWalletService(ctx: ServiceContext, addressSecret: Uint8Arr
     return ownedWallet(store.db, userId, walletId, 'agent');
   }
 
+  /** A batch command of the ledger writer, decided with the others of its batch (domain/movement-batch.ts). */
   function move(input: MoveInput) {
-    const nowMs = clock.nowMs();
-    return writer.run(
-      (trx) => runIdempotent(trx, input.idempotency, nowMs, () => executeMove(trx, input, nowMs)),
-      { wallets: [input.walletId], mastersOf: [input.userId] },
-    );
+    const command: MoveCommand = {
+      kind: input.direction,
+      userId: input.userId,
+      walletId: input.walletId,
+      amountMicros: input.amountMicros,
+      idempotency: input.idempotency,
+      nowMs: clock.nowMs(),
+    };
+    return writer.submit<{ outcome: Outcome<MovementResult>; replayed: boolean }>(command, {
+      wallets: [input.walletId],
+      mastersOf: [input.userId],
+    });
   }
 
   return {
@@ -136,54 +144,4 @@ export function createWalletService(ctx: ServiceContext, addressSecret: Uint8Arr
     setFrozen,
     move,
   };
-}
-
-async function executeMove(
-  trx: Kysely<Database>,
-  input: MoveInput,
-  nowMs: number,
-): Promise<Outcome<MovementResult>> {
-  const agent = await ownedWallet(trx, input.userId, input.walletId, 'agent');
-  const master = await masterWalletOf(trx, input.userId);
-  const [from, to] = input.direction === 'fund' ? [master, agent] : [agent, master];
-  await lockWallet(trx, from.id);
-  const { availableMicros } = await readBalances(trx, from.id);
-  if (availableMicros < input.amountMicros) {
-    const which = input.direction === 'fund' ? 'the master wallet' : 'the agent wallet';
-    return failure('INSUFFICIENT_BALANCE', `${which} has ${formatMicros(availableMicros)} USDC available`);
-  }
-  await postTransfer(trx, {
-    kind: input.direction,
-    referenceId: agent.id,
-    nowMs,
-    legs: [
-      { accountId: accountIds.available(from.id), amountMicros: -input.amountMicros },
-      { accountId: accountIds.available(to.id), amountMicros: input.amountMicros },
-    ],
-  });
-  const record = await insertTransaction(trx, {
-    walletId: agent.id,
-    userId: input.userId,
-    type: input.direction,
-    status: 'completed',
-    amountMicros: input.amountMicros,
-    toAddress: to.address,
-    counterpartyWalletId: master.id,
-    memo: null,
-    reason: null,
-    rail: 'internal',
-    rejectionReason: null,
-    violations: null,
-    initiatedBy: `user:${input.userId}`,
-    idempotencyKey: input.idempotency?.key ?? null,
-    expiresAtMs: null,
-    relatedTransactionId: null,
-    nowMs,
-  });
-  const masterBalances = await readBalances(trx, master.id);
-  return success({
-    transaction: transactionView(record),
-    wallet: await agentWalletView(trx, agent, nowMs),
-    masterBalance: formatMicros(masterBalances.availableMicros),
-  });
 }

@@ -1,98 +1,177 @@
-// The store side of batched payments: load what a batch of payment commands needs with a few set-based queries,
-// let the pure deciders (domain/payment-batch.ts) decide every command in memory, then write every effect with
-// multi-row statements. A batch of any size costs about ten statements, not a dozen per payment.
+// The store side of batched money commands (payments, fund, withdraw, deposits): load what a batch needs with a
+// few set-based queries, let the pure deciders (domain/batch.ts) decide every command in memory, then write every
+// effect with multi-row statements. A batch of any size costs about ten statements, not a dozen per command.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { newId } from '../domain/ids.ts';
-import type { Outcome } from '../domain/outcome.ts';
+import { type BatchCommand, decideBatch } from '../domain/batch.ts';
 import {
   type BatchContext,
   type BatchEffects,
   type BatchState,
   type CommandResult,
-  decidePayments,
   keyOf,
-  type PaymentCommand,
   type StoredKey,
   type WalletState,
-} from '../domain/payment-batch.ts';
+} from '../domain/batch-state.ts';
+import { newId } from '../domain/ids.ts';
+import { formatMicros } from '../domain/money.ts';
+import type { Outcome } from '../domain/outcome.ts';
 import { DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
 import { BALANCE_MAX_MICROS } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
 import { ruleOf } from './policies.ts';
-import { spendingMicros, transactionRow } from './transactions.ts';
+import { spendingMicros, transactionRow, transactionView } from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
+import { agentWalletViewOf } from './wallet-views.ts';
 
-export interface PaymentBatchOptions {
+export interface MoneyBatchOptions {
   dialect: Dialect;
   railName: string;
   approvalTtlMs: number;
 }
 
 /**
- * Decides and writes a batch of payment commands inside the writer's transaction. `locked`: the wallet rows the
+ * Decides and writes a batch of money commands inside the writer's transaction. `locked`: the wallet rows the
  * writer already locked (PostgreSQL), or null to read them here (SQLite, whose one writer needs no row locks).
  */
-export async function executePaymentBatch(
+export async function executeMoneyBatch(
   trx: Kysely<Database>,
-  commands: readonly PaymentCommand[],
+  commands: readonly BatchCommand[],
   locked: readonly WalletRow[] | null,
-  options: PaymentBatchOptions,
+  options: MoneyBatchOptions,
 ): Promise<CommandResult[]> {
   const state = await loadState(trx, commands, locked, options.dialect);
-  const context: BatchContext = { railName: options.railName, approvalTtlMs: options.approvalTtlMs, newId };
-  const { results, effects } = decidePayments(state, commands, context);
+  const context: BatchContext = {
+    railName: options.railName,
+    approvalTtlMs: options.approvalTtlMs,
+    newId,
+    movementData: (record, agent, masterAvailableMicros) => ({
+      transaction: transactionView(transactionRow(record)),
+      wallet: agentWalletViewOf(agent),
+      masterBalance: formatMicros(masterAvailableMicros),
+    }),
+  };
+  const { results, effects } = decideBatch(state, commands, context);
   await writeEffects(trx, effects, options.dialect);
   return results;
 }
 
+/** What the batch's commands name: agent wallets, recipients by address, and users whose master they move. */
+function namedBy(commands: readonly BatchCommand[]) {
+  const agentIds = new Set<string>();
+  const addresses = new Set<string>();
+  const masterUsers = new Set<string>();
+  const movedAgents = new Set<string>();
+  for (const c of commands) {
+    switch (c.kind) {
+      case 'send':
+      case 'request_approval':
+        agentIds.add(c.walletId);
+        addresses.add(c.toAddress);
+        break;
+      case 'deposit':
+        masterUsers.add(c.userId);
+        break;
+      case 'fund':
+      case 'withdraw':
+        agentIds.add(c.walletId);
+        movedAgents.add(c.walletId);
+        masterUsers.add(c.userId);
+    }
+  }
+  return {
+    agentIds: [...agentIds],
+    addresses: [...addresses],
+    masterUsers: [...masterUsers],
+    movedAgents: [...movedAgents],
+  };
+}
+
 async function loadState(
   trx: Kysely<Database>,
-  commands: readonly PaymentCommand[],
+  commands: readonly BatchCommand[],
   locked: readonly WalletRow[] | null,
   dialect: Dialect,
 ): Promise<BatchState> {
-  const payerIds = [...new Set(commands.map((c) => c.walletId))];
-  const addresses = [...new Set(commands.map((c) => c.toAddress))];
-  const rows = locked ?? (await walletsOf(trx, payerIds, addresses));
-  const ids = rows.map((row) => row.id);
+  const named = namedBy(commands);
+  const rows = locked ?? (await walletsOf(trx, named));
   const firstNowMs = Math.min(...commands.map((c) => c.nowMs));
-  const [balances, policies, keys] = await Promise.all([
-    balancesOf(trx, ids),
-    policiesOf(trx, payerIds),
+  const [balances, policies, keys, pending] = await Promise.all([
+    balancesOf(
+      trx,
+      rows.map((row) => row.id),
+    ),
+    policiesOf(trx, named.agentIds),
     storedKeys(trx, commands, dialect),
+    pendingCounts(trx, named.movedAgents),
   ]);
-  const daily = payerIds.filter((id) =>
+  const daily = named.agentIds.filter((id) =>
     (policies.get(id) ?? []).some((p) => p.rule.type === 'spend_cap_daily'),
   );
   const spent24h = await spentSince(trx, daily, firstNowMs - DAY_MS);
-  const wallets = new Map<string, WalletState>();
-  const walletIdByAddress = new Map<string, string>();
+  const state: BatchState = {
+    wallets: new Map(),
+    walletIdByAddress: new Map(),
+    masterIdByUser: new Map(),
+    keys,
+  };
   for (const row of rows) {
     const balance = balances.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
-    wallets.set(row.id, {
-      id: row.id,
-      userId: row.user_id,
-      kind: row.kind,
-      address: row.address,
-      frozen: row.frozen_at_ms !== null,
+    state.wallets.set(row.id, {
+      ...walletStateOf(row),
       ...balance,
-      spentMicros: row.spent_micros,
       spent24hMicros: spent24h.get(row.id) ?? 0n,
       policies: policies.get(row.id) ?? [],
+      pendingCount: pending.get(row.id) ?? 0,
     });
-    if (addresses.includes(row.address)) walletIdByAddress.set(row.address, row.id);
+    if (named.addresses.includes(row.address)) state.walletIdByAddress.set(row.address, row.id);
+    if (row.kind === 'master') state.masterIdByUser.set(row.user_id, row.id);
   }
-  return { wallets, walletIdByAddress, keys };
+  return state;
 }
 
-function walletsOf(trx: Kysely<Database>, ids: string[], addresses: string[]) {
+function walletStateOf(row: WalletRow) {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    kind: row.kind,
+    address: row.address,
+    label: row.label,
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+    frozen: row.frozen_at_ms !== null,
+    spentMicros: row.spent_micros,
+  } satisfies Partial<WalletState>;
+}
+
+function walletsOf(trx: Kysely<Database>, named: ReturnType<typeof namedBy>) {
   return trx
     .selectFrom('wallets')
     .selectAll()
-    .where((eb) => eb.or([eb('id', 'in', ids), eb('address', 'in', addresses)]))
+    .where((eb) =>
+      eb.or([
+        eb('id', 'in', ['', ...named.agentIds]),
+        eb('address', 'in', ['', ...named.addresses]),
+        eb.and([eb('kind', '=', 'master'), eb('user_id', 'in', ['', ...named.masterUsers])]),
+      ]),
+    )
     .execute();
+}
+
+/** Payments awaiting approval per wallet: a fund or withdraw answers with its agent wallet's count. */
+async function pendingCounts(trx: Kysely<Database>, walletIds: string[]) {
+  const byWallet = new Map<string, number>();
+  if (walletIds.length === 0) return byWallet;
+  const rows = await trx
+    .selectFrom('transactions')
+    .select((eb) => ['wallet_id', eb.fn.countAll<bigint>().as('n')])
+    .where('wallet_id', 'in', walletIds)
+    .where('status', '=', 'pending')
+    .groupBy('wallet_id')
+    .execute();
+  for (const row of rows) byWallet.set(row.wallet_id, Number(row.n));
+  return byWallet;
 }
 
 async function balancesOf(trx: Kysely<Database>, walletIds: string[]) {
@@ -115,6 +194,8 @@ async function balancesOf(trx: Kysely<Database>, walletIds: string[]) {
 }
 
 async function policiesOf(trx: Kysely<Database>, walletIds: string[]) {
+  if (walletIds.length === 0)
+    return new Map<string, Array<{ id: string; rule: ReturnType<typeof ruleOf> }>>();
   const rows = await trx
     .selectFrom('policies')
     .select(['id', 'wallet_id', 'type', 'params_json'])
@@ -154,7 +235,7 @@ async function spentSince(trx: Kysely<Database>, walletIds: string[], sinceMs: n
 }
 
 /** The stored outcomes of the idempotency keys the batch names (tool keys are scoped to the locked wallet). */
-async function storedKeys(trx: Kysely<Database>, commands: readonly PaymentCommand[], dialect: Dialect) {
+async function storedKeys(trx: Kysely<Database>, commands: readonly BatchCommand[], dialect: Dialect) {
   const keys = new Map<string, StoredKey>();
   const claims = commands.flatMap((c) => (c.idempotency === null ? [] : [c.idempotency]));
   if (claims.length === 0) return keys;
@@ -268,7 +349,7 @@ async function writeRecords(trx: Kysely<Database>, effects: BatchEffects, dialec
           wallet_id: d.walletId,
           user_id: d.userId,
           amount_micros: d.amountMicros,
-          rail: 'internal',
+          rail: d.rail,
           tx_hash: null,
           ledger_transaction_id: d.ledgerTransactionId,
           created_at_ms: BigInt(d.nowMs),

@@ -1,0 +1,181 @@
+// The state a batch of money commands is decided against, the effects the decisions collect, and the one pure
+// ledger step they share: a balanced transfer checked against the in-memory balances. See batch.ts.
+import { assert } from '../errors.ts';
+import { BALANCE_MAX_MICROS, BalanceLimitError, keepsRunningBalance } from '../ledger/ledger.ts';
+import type { Outcome } from './outcome.ts';
+import type { ActivePolicy, Violation } from './policies.ts';
+
+export interface WalletState {
+  id: string;
+  userId: string;
+  kind: 'agent' | 'master';
+  address: string;
+  label: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+  frozen: boolean;
+  availableMicros: bigint;
+  heldMicros: bigint;
+  /** Payments completed, processing or pending: what a total cap counts. */
+  spentMicros: bigint;
+  /** The same in the last 24 hours before the batch's first command (only for wallets with a daily cap). */
+  spent24hMicros: bigint;
+  policies: ActivePolicy[];
+  /** Payments awaiting approval (loaded for the agent wallets a fund or withdraw answers with). */
+  pendingCount: number;
+}
+
+export interface StoredKey {
+  fingerprint: string;
+  outcome: Outcome<unknown>;
+  createdAtMs: number;
+}
+
+export interface BatchState {
+  wallets: Map<string, WalletState>;
+  /** Lower-case address → wallet id, for every wallet of this service a command pays. */
+  walletIdByAddress: Map<string, string>;
+  /** User id → that user's master wallet id, for the users whose master a command moves money of. */
+  masterIdByUser: Map<string, string>;
+  /** `scope \n key` → the stored outcome. */
+  keys: Map<string, StoredKey>;
+}
+
+export interface BatchContext {
+  railName: string;
+  approvalTtlMs: number;
+  newId: (prefix: 'tx' | 'ltx' | 'dep') => string;
+  /** How a fund or withdraw answers (the API's views, built by the service layer from what was decided). */
+  movementData: (record: RecordSpec, agent: WalletState, masterAvailableMicros: bigint) => unknown;
+}
+
+export interface RecordSpec {
+  id: string;
+  walletId: string;
+  userId: string;
+  type: 'payment' | 'incoming' | 'fund' | 'withdraw';
+  status: 'completed' | 'pending' | 'rejected';
+  amountMicros: bigint;
+  toAddress: string;
+  counterpartyWalletId: string | null;
+  memo: string | null;
+  reason: string | null;
+  rail: string;
+  rejectionReason: string | null;
+  violations: Violation[] | null;
+  initiatedBy: string;
+  idempotencyKey: string | null;
+  expiresAtMs: number | null;
+  relatedTransactionId: string | null;
+  nowMs: number;
+}
+
+export interface BatchEffects {
+  ledgerTransactions: Array<{ id: string; kind: string; referenceId: string; nowMs: number }>;
+  entries: Array<{
+    transactionId: string;
+    leg: number;
+    accountId: string;
+    amountMicros: bigint;
+    nowMs: number;
+  }>;
+  /** Net change per account with a running balance. */
+  balanceDeltas: Map<string, bigint>;
+  records: RecordSpec[];
+  deposits: Array<{
+    id: string;
+    walletId: string;
+    userId: string;
+    amountMicros: bigint;
+    rail: string;
+    ledgerTransactionId: string;
+    nowMs: number;
+  }>;
+  idempotency: Array<{
+    scope: string;
+    key: string;
+    fingerprint: string;
+    outcome: Outcome<unknown>;
+    nowMs: number;
+  }>;
+}
+
+export type CommandResult =
+  | { ok: true; value: { outcome: Outcome<unknown>; replayed: boolean } }
+  | { ok: false; error: unknown };
+
+export function emptyEffects(): BatchEffects {
+  return {
+    ledgerTransactions: [],
+    entries: [],
+    balanceDeltas: new Map(),
+    records: [],
+    deposits: [],
+    idempotency: [],
+  };
+}
+
+export const keyOf = (scope: string, key: string) => `${scope}\n${key}`;
+
+/** Decides every command in order against `state` (which it updates) and collects the effects. */
+export interface Leg {
+  accountId: string;
+  amountMicros: bigint;
+}
+
+/**
+ * One balanced ledger transaction: refused (thrown, before any effect) when a debit would overdraw or a credit
+ * pass the balance bound; otherwise its entries, in account-id order, and the balance changes are collected and
+ * the in-memory balances move.
+ */
+export function transfer(
+  state: BatchState,
+  context: BatchContext,
+  effects: BatchEffects,
+  spec: { kind: string; referenceId: string; nowMs: number },
+  legs: Leg[],
+): string {
+  assert(legs.reduce((sum, leg) => sum + leg.amountMicros, 0n) === 0n, 'a transfer sums to zero');
+  const ordered = [...legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
+  const tracked = ordered.filter((leg) => keepsRunningBalance(leg.accountId));
+  for (const leg of tracked) checkLeg(state, leg);
+  const id = context.newId('ltx');
+  effects.ledgerTransactions.push({ id, ...spec });
+  for (const [index, leg] of ordered.entries()) {
+    effects.entries.push({
+      transactionId: id,
+      leg: index,
+      accountId: leg.accountId,
+      amountMicros: leg.amountMicros,
+      nowMs: spec.nowMs,
+    });
+  }
+  for (const leg of tracked) {
+    effects.balanceDeltas.set(
+      leg.accountId,
+      (effects.balanceDeltas.get(leg.accountId) ?? 0n) + leg.amountMicros,
+    );
+    moveBalance(state, leg);
+  }
+  return id;
+}
+
+function checkLeg(state: BatchState, leg: Leg): void {
+  const after = balanceOf(state, leg.accountId) + leg.amountMicros;
+  assert(after >= 0n, `${leg.accountId} would go negative`);
+  if (after > BALANCE_MAX_MICROS) throw new BalanceLimitError(leg.accountId);
+}
+
+function balanceOf(state: BatchState, accountId: string): bigint {
+  const [walletId, kind] = accountId.split(':') as [string, string];
+  const wallet = state.wallets.get(walletId);
+  assert(wallet !== undefined, `account ${accountId} of a wallet the batch did not load`);
+  return kind === 'hold' ? wallet.heldMicros : wallet.availableMicros;
+}
+
+function moveBalance(state: BatchState, leg: Leg): void {
+  const [walletId, kind] = leg.accountId.split(':') as [string, string];
+  const wallet = state.wallets.get(walletId)!;
+  if (kind === 'hold') wallet.heldMicros += leg.amountMicros;
+  else wallet.availableMicros += leg.amountMicros;
+}
