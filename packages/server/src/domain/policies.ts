@@ -88,14 +88,6 @@ function violationReason(rule: PolicyRule, payment: PaymentFacts, totals: SpendT
   }
 }
 
-/** Which spending totals the active policies need (so a payment without caps runs no sum query). */
-export function totalsNeeded(policies: readonly ActivePolicy[]): { last24h: boolean; allTime: boolean } {
-  return {
-    last24h: policies.some((p) => p.rule.type === 'spend_cap_daily'),
-    allTime: policies.some((p) => p.rule.type === 'spend_cap_total'),
-  };
-}
-
 /** Remaining room under the tightest active cap of each kind; null when no such cap is active; never negative. */
 export function capsRemaining(policies: readonly ActivePolicy[], totals: SpendTotals) {
   return {

@@ -132,6 +132,8 @@ async function loadState(
 }
 
 function walletStateOf(row: WalletRow) {
+  // The pair of the running total's updates: it never goes below zero.
+  assert(row.spent_micros >= 0n, `wallet ${row.id} has a negative spent total`);
   return {
     id: row.id,
     userId: row.user_id,

@@ -1,21 +1,15 @@
-// Spending policies per agent wallet: CRUD for the owner, and the reads payments need (active rules, spending
-// totals, remaining caps). Params are stored as the normalised wire form: amounts "10.500000", addresses
-// lower-case.
-import type { Kysely, Selectable } from 'kysely';
+// Spending policies per agent wallet: CRUD for the owner, and the stored params as rules (ruleOf) for the batch
+// deciders and the balance views, which read policies in their own set-based queries. Params are stored as the
+// normalised wire form: amounts "10.500000", addresses lower-case.
+import type { Selectable } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
 import { decimalToMicros, formatMicros } from '../domain/money.ts';
-import {
-  type ActivePolicy,
-  DAY_MS,
-  type PolicyRule,
-  type PolicyType,
-  type SpendTotals,
-} from '../domain/policies.ts';
-import { assert, invalid, notFound } from '../errors.ts';
+import type { PolicyRule, PolicyType } from '../domain/policies.ts';
+import { invalid, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
-import type { Database, PoliciesTable } from '../store/schema.ts';
+import type { PoliciesTable } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { ownedWallet } from './wallet-rows.ts';
 
@@ -70,58 +64,6 @@ export function policyView(row: PolicyRow): PolicyView {
     createdAt: isoFromMs(row.created_at_ms),
     updatedAt: isoFromMs(row.updated_at_ms),
   };
-}
-
-export async function activePolicies(db: Kysely<Database>, walletId: string): Promise<ActivePolicy[]> {
-  const rows = await db
-    .selectFrom('policies')
-    .select(['id', 'type', 'params_json'])
-    .where('wallet_id', '=', walletId)
-    .where('active', '=', 1n)
-    .orderBy('created_at_ms', 'asc')
-    .orderBy('id', 'asc')
-    .execute();
-  return rows.map((r) => ({ id: r.id, rule: ruleOf(r.type as PolicyType, r.params_json) }));
-}
-
-/**
- * Committed spending: payments completed, processing, or pending (held); only the totals the policies need.
- * All time is the wallet's running total (one row); the last 24 hours is a range of the
- * (wallet_id, status, created_at_ms) index, so its cost follows the payments of the last day, not the wallet's age.
- */
-export async function spendTotals(
-  db: Kysely<Database>,
-  walletId: string,
-  nowMs: number,
-  needed: { last24h: boolean; allTime: boolean },
-): Promise<SpendTotals> {
-  return {
-    last24hMicros: needed.last24h ? await spentSince(db, walletId, nowMs - DAY_MS) : 0n,
-    allTimeMicros: needed.allTime ? await spentInAll(db, walletId) : 0n,
-  };
-}
-
-async function spentSince(db: Kysely<Database>, walletId: string, sinceMs: number): Promise<bigint> {
-  const row = await db
-    .selectFrom('transactions')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('amount_micros'), eb.lit(0)).as('total'))
-    .where('wallet_id', '=', walletId)
-    .where('status', 'in', ['completed', 'processing', 'pending'])
-    .where('created_at_ms', '>', BigInt(sinceMs))
-    .where('type', '=', 'payment')
-    .executeTakeFirstOrThrow();
-  return BigInt(row.total);
-}
-
-async function spentInAll(db: Kysely<Database>, walletId: string): Promise<bigint> {
-  const row = await db
-    .selectFrom('wallets')
-    .select('spent_micros')
-    .where('id', '=', walletId)
-    .executeTakeFirstOrThrow();
-  // The pair of the running total's updates: it never goes below zero.
-  assert(row.spent_micros >= 0n, `wallet ${walletId} has a negative spent total`);
-  return row.spent_micros;
 }
 
 export interface PolicyService {
