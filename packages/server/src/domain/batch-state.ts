@@ -1,9 +1,17 @@
 // The state a batch of money commands is decided against, the effects the decisions collect, and the one pure
 // ledger step they share: a balanced transfer checked against the in-memory balances. See batch.ts.
 import { assert } from '../errors.ts';
-import { BALANCE_MAX_MICROS, BalanceLimitError, keepsRunningBalance } from '../ledger/ledger.ts';
+import {
+  assertBalanced,
+  BALANCE_MAX_MICROS,
+  BalanceLimitError,
+  keepsRunningBalance,
+  type Leg,
+} from '../ledger/ledger.ts';
+import type { NewDeposit } from '../services/deposits.ts';
+import type { NewTransaction } from '../services/transactions.ts';
 import type { Outcome } from './outcome.ts';
-import type { ActivePolicy, Violation } from './policies.ts';
+import type { ActivePolicy } from './policies.ts';
 
 export interface WalletState {
   id: string;
@@ -49,25 +57,13 @@ export interface BatchContext {
   movementData: (record: RecordSpec, agent: WalletState, masterAvailableMicros: bigint) => unknown;
 }
 
-export interface RecordSpec {
+/** A transaction record the batch creates, with its id chosen (the ledger entries reference it). */
+export interface RecordSpec extends NewTransaction {
   id: string;
-  walletId: string;
-  userId: string;
   type: 'payment' | 'incoming' | 'fund' | 'withdraw';
   status: 'completed' | 'pending' | 'rejected';
-  amountMicros: bigint;
   toAddress: string;
-  counterpartyWalletId: string | null;
-  memo: string | null;
-  reason: string | null;
   rail: string;
-  rejectionReason: string | null;
-  violations: Violation[] | null;
-  initiatedBy: string;
-  idempotencyKey: string | null;
-  expiresAtMs: number | null;
-  relatedTransactionId: string | null;
-  nowMs: number;
 }
 
 export interface BatchEffects {
@@ -82,15 +78,7 @@ export interface BatchEffects {
   /** Net change per account with a running balance. */
   balanceDeltas: Map<string, bigint>;
   records: RecordSpec[];
-  deposits: Array<{
-    id: string;
-    walletId: string;
-    userId: string;
-    amountMicros: bigint;
-    rail: string;
-    ledgerTransactionId: string;
-    nowMs: number;
-  }>;
+  deposits: NewDeposit[];
   idempotency: Array<{
     scope: string;
     key: string;
@@ -118,11 +106,6 @@ export function emptyEffects(): BatchEffects {
 export const keyOf = (scope: string, key: string) => `${scope}\n${key}`;
 
 /** Decides every command in order against `state` (which it updates) and collects the effects. */
-export interface Leg {
-  accountId: string;
-  amountMicros: bigint;
-}
-
 /**
  * One balanced ledger transaction: refused (thrown, before any effect) when a debit would overdraw or a credit
  * pass the balance bound; otherwise its entries, in account-id order, and the balance changes are collected and
@@ -135,7 +118,7 @@ export function transfer(
   spec: { kind: string; referenceId: string; nowMs: number },
   legs: Leg[],
 ): string {
-  assert(legs.reduce((sum, leg) => sum + leg.amountMicros, 0n) === 0n, 'a transfer sums to zero');
+  assertBalanced(legs);
   const ordered = [...legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
   const tracked = ordered.filter((leg) => keepsRunningBalance(leg.accountId));
   for (const leg of tracked) checkLeg(state, leg);

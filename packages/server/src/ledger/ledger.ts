@@ -65,12 +65,7 @@ export async function postTransfer(trx: Kysely<Database>, spec: TransferSpec): P
   const transactionId = newId('ltx');
   await trx
     .insertInto('ledger_transactions')
-    .values({
-      id: transactionId,
-      kind: spec.kind,
-      reference_id: spec.referenceId,
-      created_at_ms: BigInt(spec.nowMs),
-    })
+    .values(ledgerTransactionRow({ id: transactionId, ...spec }))
     .execute();
   // A fixed order (by account id) means two transfers never wait on each other's rows in opposite orders.
   const ordered = [...spec.legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
@@ -80,17 +75,35 @@ export async function postTransfer(trx: Kysely<Database>, spec: TransferSpec): P
   }
   await trx
     .insertInto('entries')
-    .values(
-      ordered.map((leg, index) => ({
-        transaction_id: transactionId,
-        leg: BigInt(index),
-        account_id: leg.accountId,
-        amount_micros: leg.amountMicros,
-        created_at_ms: BigInt(spec.nowMs),
-      })),
-    )
+    .values(ordered.map((leg, index) => entryRow({ ...leg, transactionId, leg: index, nowMs: spec.nowMs })))
     .execute();
   return transactionId;
+}
+
+/** The rows a ledger transaction and its entries are stored as (postTransfer, and the batch writer). */
+export function ledgerTransactionRow(t: {
+  id: string;
+  kind: string;
+  referenceId: string | null;
+  nowMs: number;
+}) {
+  return { id: t.id, kind: t.kind, reference_id: t.referenceId, created_at_ms: BigInt(t.nowMs) };
+}
+
+export function entryRow(e: {
+  transactionId: string;
+  leg: number;
+  accountId: string;
+  amountMicros: bigint;
+  nowMs: number;
+}) {
+  return {
+    transaction_id: e.transactionId,
+    leg: BigInt(e.leg),
+    account_id: e.accountId,
+    amount_micros: e.amountMicros,
+    created_at_ms: BigInt(e.nowMs),
+  };
 }
 
 /**

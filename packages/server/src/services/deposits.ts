@@ -18,30 +18,38 @@ export interface DepositView {
   createdAt: string;
 }
 
+export interface NewDeposit {
+  id: string;
+  walletId: string;
+  userId: string;
+  amountMicros: bigint;
+  rail: string;
+  ledgerTransactionId: string;
+  nowMs: number;
+}
+
+/** The row a deposit is stored as. */
+export function depositRow(deposit: NewDeposit) {
+  return {
+    id: deposit.id,
+    wallet_id: deposit.walletId,
+    user_id: deposit.userId,
+    amount_micros: deposit.amountMicros,
+    rail: deposit.rail,
+    tx_hash: null,
+    ledger_transaction_id: deposit.ledgerTransactionId,
+    created_at_ms: BigInt(deposit.nowMs),
+  };
+}
+
 export async function recordDeposit(
   trx: Kysely<Database>,
-  input: {
-    walletId: string;
-    userId: string;
-    amountMicros: bigint;
-    rail: string;
-    ledgerTransactionId: string;
-    nowMs: number;
-  },
+  input: Omit<NewDeposit, 'id'>,
 ): Promise<DepositView> {
   const id = newId('dep');
   await trx
     .insertInto('deposits')
-    .values({
-      id,
-      wallet_id: input.walletId,
-      user_id: input.userId,
-      amount_micros: input.amountMicros,
-      rail: input.rail,
-      tx_hash: null,
-      ledger_transaction_id: input.ledgerTransactionId,
-      created_at_ms: BigInt(input.nowMs),
-    })
+    .values(depositRow({ ...input, id }))
     .execute();
   return {
     id,

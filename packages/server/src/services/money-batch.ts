@@ -17,11 +17,12 @@ import { formatMicros } from '../domain/money.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import { DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
-import { BALANCE_MAX_MICROS } from '../ledger/ledger.ts';
+import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
+import { depositRow } from './deposits.ts';
 import { ruleOf } from './policies.ts';
-import { spendingMicros, transactionRow, transactionView } from './transactions.ts';
+import { creationEventRow, spendingMicros, transactionRow, transactionView } from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
 import { agentWalletViewOf } from './wallet-views.ts';
 
@@ -266,27 +267,9 @@ async function writeEffects(trx: Kysely<Database>, effects: BatchEffects, dialec
   if (effects.ledgerTransactions.length > 0) {
     await trx
       .insertInto('ledger_transactions')
-      .values(
-        effects.ledgerTransactions.map((t) => ({
-          id: t.id,
-          kind: t.kind,
-          reference_id: t.referenceId,
-          created_at_ms: BigInt(t.nowMs),
-        })),
-      )
+      .values(effects.ledgerTransactions.map(ledgerTransactionRow))
       .execute();
-    await trx
-      .insertInto('entries')
-      .values(
-        effects.entries.map((e) => ({
-          transaction_id: e.transactionId,
-          leg: BigInt(e.leg),
-          account_id: e.accountId,
-          amount_micros: e.amountMicros,
-          created_at_ms: BigInt(e.nowMs),
-        })),
-      )
-      .execute();
+    await trx.insertInto('entries').values(effects.entries.map(entryRow)).execute();
   }
   await applyBalanceDeltas(trx, effects.balanceDeltas, dialect);
   await writeRecords(trx, effects, dialect);
@@ -327,37 +310,11 @@ async function writeRecords(trx: Kysely<Database>, effects: BatchEffects, dialec
   if (effects.records.length > 0) {
     const rows = effects.records.map((record) => transactionRow(record));
     await trx.insertInto('transactions').values(rows).execute();
-    await trx
-      .insertInto('transaction_events')
-      .values(
-        effects.records.map((r) => ({
-          id: newId('evt'),
-          transaction_id: r.id,
-          status: r.status,
-          actor: r.initiatedBy,
-          note: r.rejectionReason ?? r.reason,
-          created_at_ms: BigInt(r.nowMs),
-        })),
-      )
-      .execute();
+    await trx.insertInto('transaction_events').values(effects.records.map(creationEventRow)).execute();
     await addSpentTotals(trx, effects, dialect);
   }
   if (effects.deposits.length > 0) {
-    await trx
-      .insertInto('deposits')
-      .values(
-        effects.deposits.map((d) => ({
-          id: d.id,
-          wallet_id: d.walletId,
-          user_id: d.userId,
-          amount_micros: d.amountMicros,
-          rail: d.rail,
-          tx_hash: null,
-          ledger_transaction_id: d.ledgerTransactionId,
-          created_at_ms: BigInt(d.nowMs),
-        })),
-      )
-      .execute();
+    await trx.insertInto('deposits').values(effects.deposits.map(depositRow)).execute();
   }
 }
 

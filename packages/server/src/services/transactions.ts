@@ -62,7 +62,10 @@ export function transactionRow(tx: NewTransaction): TransactionRow {
 export async function insertTransaction(trx: Kysely<Database>, tx: NewTransaction): Promise<TransactionRow> {
   const row = transactionRow(tx);
   await trx.insertInto('transactions').values(row).execute();
-  await recordEvent(trx, row.id, tx.status, tx.initiatedBy, tx.rejectionReason ?? tx.reason, tx.nowMs);
+  await trx
+    .insertInto('transaction_events')
+    .values(creationEventRow({ ...tx, id: row.id }))
+    .execute();
   await addSpent(trx, tx.walletId, spendingMicros(tx.type, tx.status, tx.amountMicros));
   return row;
 }
@@ -117,6 +120,23 @@ export async function setTransactionStatus(
   await addSpent(trx, from.wallet_id, spendingMicros(from.type, change.status, from.amount_micros) - before);
 }
 
+/** One event of the audit trail: a status, who set it, and why. */
+function eventRow(transactionId: string, status: string, actor: string, note: string | null, nowMs: number) {
+  return {
+    id: newId('evt'),
+    transaction_id: transactionId,
+    status,
+    actor,
+    note,
+    created_at_ms: BigInt(nowMs),
+  };
+}
+
+/** The audit trail's first event of a new transaction: its status, by whom, and why. */
+export function creationEventRow(tx: NewTransaction & { id: string }) {
+  return eventRow(tx.id, tx.status, tx.initiatedBy, tx.rejectionReason ?? tx.reason, tx.nowMs);
+}
+
 export async function recordEvent(
   trx: Kysely<Database>,
   transactionId: string,
@@ -127,14 +147,7 @@ export async function recordEvent(
 ): Promise<void> {
   await trx
     .insertInto('transaction_events')
-    .values({
-      id: newId('evt'),
-      transaction_id: transactionId,
-      status,
-      actor,
-      note,
-      created_at_ms: BigInt(nowMs),
-    })
+    .values(eventRow(transactionId, status, actor, note, nowMs))
     .execute();
 }
 
