@@ -12,7 +12,7 @@ import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { accountIds, assertBalanced, InsufficientFundsError, postTransfer } from './ledger.ts';
 import { verifyLedger } from './verify.ts';
-import { createLedgerWriter, type LedgerWriter, takeBatch } from './writer.ts';
+import { createLedgerWriter, type LedgerWriter, takeBatch, type WriterOptions } from './writer.ts';
 
 for (const target of await storeTargets()) {
   describe(`ledger writer (${target.name})`, { skip: target.skip }, () => {
@@ -43,16 +43,29 @@ for (const target of await storeTargets()) {
           store.db,
         );
       }
-      writer = createLedgerWriter(store, {
-        mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
+      writer = writerWith({
         batchSizeMax: 64,
         queueLengthMax: 1_000,
         batchesInFlightMax: 2,
         conflictAttemptsMax: 3,
-        onBatch: () => undefined,
-        executeCommands: () => Promise.reject(new Error('this suite submits no commands')),
       });
     });
+
+    /** A writer on this suite's store, in the mode its dialect uses; the limits are the caller's. */
+    const writerWith = (
+      limits: Pick<
+        WriterOptions,
+        'batchSizeMax' | 'queueLengthMax' | 'batchesInFlightMax' | 'conflictAttemptsMax'
+      >,
+      executeCommands: WriterOptions['executeCommands'] = () =>
+        Promise.reject(new Error('this suite submits no commands')),
+    ) =>
+      createLedgerWriter(store, {
+        mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
+        ...limits,
+        onBatch: () => undefined,
+        executeCommands,
+      });
 
     after(async () => {
       await writer.close();
@@ -197,15 +210,10 @@ for (const target of await storeTargets()) {
         }
         return outcomes;
       };
-      const commanded = createLedgerWriter(store, {
-        mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
-        batchSizeMax: 64,
-        queueLengthMax: 100,
-        batchesInFlightMax: 1,
-        conflictAttemptsMax: 3,
-        onBatch: () => undefined,
-        executeCommands: executor,
-      });
+      const commanded = writerWith(
+        { batchSizeMax: 64, queueLengthMax: 100, batchesInFlightMax: 1, conflictAttemptsMax: 3 },
+        executor,
+      );
       const before = await balanceOf('wal_b:available');
       const locks = { wallets: ['wal_a', 'wal_b'] };
       const send = (amountMicros: bigint, poison = false) =>
@@ -237,14 +245,11 @@ for (const target of await storeTargets()) {
     });
 
     test('a full queue refuses with 503 instead of growing without bound', async () => {
-      const small = createLedgerWriter(store, {
-        mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
+      const small = writerWith({
         batchSizeMax: 2,
         queueLengthMax: 3,
         batchesInFlightMax: 1,
         conflictAttemptsMax: 1,
-        onBatch: () => undefined,
-        executeCommands: () => Promise.reject(new Error('this suite submits no commands')),
       });
       const results = await Promise.allSettled(Array.from({ length: 10 }, () => small.run(async () => 1)));
       const refused = results.filter((r) => r.status === 'rejected');
