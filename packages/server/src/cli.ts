@@ -1,7 +1,11 @@
 // `agent-wallet`: serve (what `npm start` runs), migrate, verify-ledger, mcp (stdio bridge).
 import { parseArgs } from 'node:util';
+import { createChainClient } from './chain/client.ts';
+import { serviceKeys } from './chain/keys.ts';
+import { reconcileChain } from './chain/reconcile.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { formatMicros } from './domain/money.ts';
 import { verifyLedger } from './ledger/verify.ts';
 import { closeOnSignals, startServer } from './server.ts';
 import { openStore } from './store/db.ts';
@@ -16,6 +20,8 @@ Commands:
   serve           start the HTTP service and dashboard (PORT, HOST, DATABASE_URL, DATA_DIR, REDIS_URL, ...)
   migrate         apply database migrations and exit
   verify-ledger   recompute every balance from the ledger entries; exit 1 naming any inconsistency
+                  --chain (RAIL=evm): also prove reserves: on-chain USDC covers every liability, and every
+                  transfer of the service's addresses matches exactly one ledger record
   mcp             MCP stdio bridge for desktop clients (AGENT_WALLET_API_KEY, AGENT_WALLET_URL)
   --help          this text
 
@@ -27,7 +33,11 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } },
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
+      chain: { type: 'boolean' },
+    },
   });
   const command = positionals[0];
   if (values.version) return print(VERSION);
@@ -38,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
     case 'migrate':
       return migrate();
     case 'verify-ledger':
-      return verify();
+      return verify(values.chain === true);
     case 'mcp': {
       const { runStdioBridge } = await import('./mcp/stdio.ts');
       return runStdioBridge(process.env);
@@ -84,19 +94,35 @@ async function migrate(): Promise<number> {
   }
 }
 
-async function verify(): Promise<number> {
+async function verify(withChain: boolean): Promise<number> {
+  const config = loadConfig();
+  if (withChain && config.evm === null)
+    throw new ConfigError('verify-ledger --chain needs RAIL=evm and its settings');
   const store = await openConfiguredStore();
   try {
     const report = await verifyLedger(store);
     const summary = `${report.accounts} accounts, ${report.transactions} ledger transactions`;
-    if (report.ok) return print(`ledger OK: ${summary}, every balance matches its entries`);
-    process.stderr.write(
-      `ledger BROKEN (${summary}):\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`,
+    if (!report.ok) return broken(`ledger BROKEN (${summary})`, report.problems);
+    print(`ledger OK: ${summary}, every balance matches its entries`);
+    if (config.evm === null || !withChain) return 0;
+    const keys = serviceKeys(config.evm.mnemonic);
+    const chain = await reconcileChain(
+      store.db,
+      createChainClient(config.evm),
+      config.evm,
+      keys.treasury.address.toLowerCase(),
     );
-    return 1;
+    const totals = `holdings ${formatMicros(chain.holdingsMicros)} USDC, liabilities ${formatMicros(chain.liabilitiesMicros)} USDC, ${chain.transfers} transfers`;
+    if (!chain.ok) return broken(`chain BROKEN (${totals})`, chain.problems);
+    return print(`chain OK: ${totals}; reserves cover the ledger and every transfer matches one record`);
   } finally {
     await store.close();
   }
+}
+
+function broken(title: string, problems: readonly string[]): number {
+  process.stderr.write(`${title}:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+  return 1;
 }
 
 function print(text: string): number {

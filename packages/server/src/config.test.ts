@@ -52,7 +52,7 @@ test('invalid settings stop the server with a message naming the variable', () =
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ PORT: 'eighty' }, /PORT must be a whole number/],
       [{ PORT: '70000' }, /PORT must be between/],
-      [{ RAIL: 'evm' }, /RAIL=evm is not available/],
+      [{ RAIL: 'evm' }, /RAIL=evm requires EVM_RPC_URL/],
       [{ RAIL: 'paypal' }, /RAIL must be "sandbox" or "evm"/],
       [{ TRUST_PROXY: 'yes' }, /TRUST_PROXY must be true or false/],
       [{ RATE_LIMITS: '{"nope":1}' }, /RATE_LIMITS: .*unknown limit name/],

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { type EvmConfig, EvmConfigError, parseEvmConfig } from './chain/config.ts';
 import { type BucketName, parseRateLimits } from './limits/rules.ts';
 
 export type Rail = 'sandbox' | 'evm';
@@ -34,6 +35,8 @@ export interface Config {
   metricsToken: string | undefined;
   http: HttpLimits;
   rail: Rail;
+  /** The `evm` rail's settings; null on the sandbox rail. */
+  evm: EvmConfig | null;
   rateLimitsPerMinute: Record<BucketName, number>;
   approvalTtlSeconds: number;
   /** Most writes per group commit (LEDGER_BATCH_MAX, SQLite): 1 turns group commit off, for comparison. */
@@ -91,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     http: parseHttpLimits(env),
     rail,
+    evm: rail === 'evm' ? evmConfigFrom(env, dataDir) : null,
     rateLimitsPerMinute: wrap('RATE_LIMITS', () => parseRateLimits(emptyToUndefined(env.RATE_LIMITS))),
     approvalTtlSeconds: parseInteger(
       'APPROVAL_TTL_SECONDS',
@@ -117,10 +121,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function parseRail(value: string | undefined): Rail {
   const rail = value ?? 'sandbox';
   if (rail === 'sandbox') return rail;
-  if (rail === 'evm') {
-    throw new ConfigError('RAIL=evm is not available in this version yet; use RAIL=sandbox (the default)');
-  }
+  if (rail === 'evm') return rail;
   throw new ConfigError(`RAIL must be "sandbox" or "evm", not ${JSON.stringify(rail)}`);
+}
+
+function evmConfigFrom(env: NodeJS.ProcessEnv, dataDir: string): EvmConfig {
+  try {
+    return parseEvmConfig(env, dataDir);
+  } catch (error) {
+    if (error instanceof EvmConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 /** TRUSTED_PROXIES wins; TRUST_PROXY=true is its deprecated spelling of 1 (see configWarnings). */

@@ -12,6 +12,8 @@ export interface MetricSources {
   statements: () => number;
   /** 1 up, 0 down, undefined without Redis. */
   redisUp: () => number | undefined;
+  /** The evm rail's last treasury reading; undefined on the sandbox rail or before the first reading. */
+  treasury: () => { gasWei: bigint; usdcMicros: bigint } | undefined;
 }
 
 export interface Metrics {
@@ -109,6 +111,19 @@ function registerGauges(registry: Registry, sources: MetricSources): void {
       this.inc(now - statementsSeen);
       statementsSeen = now;
     },
+  });
+  // Prometheus values are floats: these are for dashboards and alerts, never for deciding about money.
+  gauge(
+    'agent_wallet_treasury_gas_wei',
+    'Native gas the evm treasury holds (pays every payout and sweep)',
+    () => {
+      const reading = sources.treasury();
+      return reading === undefined ? undefined : Number(reading.gasWei);
+    },
+  );
+  gauge('agent_wallet_treasury_usdc_micros', 'USDC micro-units the evm treasury holds on chain', () => {
+    const reading = sources.treasury();
+    return reading === undefined ? undefined : Number(reading.usdcMicros);
   });
   gauge('agent_wallet_redis_up', '1 when Redis answers, 0 when it does not (absent without Redis)', () =>
     sources.redisUp(),

@@ -51,6 +51,11 @@ export interface BatchState {
 
 export interface BatchContext {
   railName: string;
+  /**
+   * true: the rail settles at once (sandbox: `completed`); false: a payment out is `processing` and the batch
+   * writes an outbox row in the same database transaction for the rail's sender (evm).
+   */
+  railSettlesAtOnce: boolean;
   approvalTtlMs: number;
   newId: (prefix: 'tx' | 'ltx' | 'dep') => string;
   /** How a fund or withdraw answers (the API's views, built by the service layer from what was decided). */
@@ -61,9 +66,19 @@ export interface BatchContext {
 export interface RecordSpec extends NewTransaction {
   id: string;
   type: 'payment' | 'incoming' | 'fund' | 'withdraw';
-  status: 'completed' | 'pending' | 'rejected';
+  status: 'completed' | 'processing' | 'pending' | 'rejected';
   toAddress: string;
   rail: string;
+}
+
+/** A payment handed to an outside rail that sends it later: the outbox row (chain_outbox) of the evm rail. */
+export interface PayoutSpec {
+  transactionId: string;
+  walletId: string;
+  /** Lower-case address. */
+  toAddress: string;
+  amountMicros: bigint;
+  nowMs: number;
 }
 
 export interface BatchEffects {
@@ -79,6 +94,7 @@ export interface BatchEffects {
   balanceDeltas: Map<string, bigint>;
   records: RecordSpec[];
   deposits: NewDeposit[];
+  payouts: PayoutSpec[];
   idempotency: Array<{
     scope: string;
     key: string;
@@ -99,6 +115,7 @@ export function emptyEffects(): BatchEffects {
     balanceDeltas: new Map(),
     records: [],
     deposits: [],
+    payouts: [],
     idempotency: [],
   };
 }

@@ -5,7 +5,20 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // 62 * 4 = 248: bytes at or above it are rejected so every character is equally likely (no modulo bias).
 const UNBIASED_BYTE_LIMIT = 248;
 
-export type IdPrefix = 'usr' | 'ses' | 'wal' | 'acc' | 'ltx' | 'ent' | 'key' | 'pol' | 'tx' | 'dep' | 'evt';
+export type IdPrefix =
+  | 'usr'
+  | 'ses'
+  | 'wal'
+  | 'acc'
+  | 'ltx'
+  | 'ent'
+  | 'key'
+  | 'pol'
+  | 'tx'
+  | 'dep'
+  | 'evt'
+  | 'obx'
+  | 'cdp';
 
 /** `length` uniformly random base62 characters. */
 export function randomBase62(length: number): string {

@@ -141,6 +141,7 @@ function context(): BatchContext {
   let n = 0;
   return {
     railName: 'sandbox',
+    railSettlesAtOnce: true,
     approvalTtlMs: 60_000,
     newId: (prefix) => {
       n += 1;

@@ -136,12 +136,17 @@ function settleNow(
   ]);
   if (recipient !== undefined)
     creditRecipient(wallet, recipient, command, { txId, ledgerId }, context, effects);
+  const status = recipient === undefined && !context.railSettlesAtOnce ? 'processing' : 'completed';
+  if (status === 'processing') {
+    const { walletId, toAddress, amountMicros, nowMs } = command;
+    effects.payouts.push({ transactionId: txId, walletId, toAddress, amountMicros, nowMs });
+  }
   effects.records.push({
     ...paymentRecord(wallet, command, txId, recipient === undefined ? context.railName : 'internal'),
-    status: 'completed',
+    status,
   });
   spend(wallet, command.amountMicros);
-  return success(sendData(txId, 'completed', command));
+  return success(sendData(txId, status, command));
 }
 
 /** The receiving side's record: an `incoming` transaction on an agent wallet, a deposit on a master wallet. */

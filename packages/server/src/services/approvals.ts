@@ -6,6 +6,7 @@ import { invalidState, notFound } from '../errors.ts';
 import { accountIds, postTransfer } from '../ledger/ledger.ts';
 import type { Database, TransactionsTable } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
+import type { PayoutGate } from './payments.ts';
 import { type ExternalRail, settle } from './settlement.ts';
 import { setTransactionStatus, type TransactionView, transactionView } from './transactions.ts';
 import { lockWallet, ownedWallet, type WalletRow } from './wallet-rows.ts';
@@ -28,7 +29,11 @@ export interface ApprovalService {
 
 type Decision = { kind: 'done'; row: TransactionRow } | { kind: 'expired' };
 
-export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): ApprovalService {
+export function createApprovalService(
+  ctx: ServiceContext,
+  rail: ExternalRail,
+  payoutGate: PayoutGate,
+): ApprovalService {
   const { store, writer, clock } = ctx;
 
   async function decide(
@@ -134,7 +139,10 @@ export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): 
   }
 
   return {
-    approve: (userId, walletId, transactionId) => decide(userId, walletId, transactionId, approveHeld),
+    async approve(userId, walletId, transactionId) {
+      if (payoutGate !== null) await gateApproval(ctx, payoutGate, { userId, transactionId });
+      return decide(userId, walletId, transactionId, approveHeld);
+    },
     reject: (userId, walletId, transactionId, reason) =>
       decide(userId, walletId, transactionId, (trx, wallet, tx, nowMs) =>
         release(trx, wallet, tx, {
@@ -147,6 +155,22 @@ export function createApprovalService(ctx: ServiceContext, rail: ExternalRail): 
       ),
     expireDue,
   };
+}
+
+/** An approval pays out: the rail must be able to, before the decision is taken (a 503 changes nothing). */
+async function gateApproval(
+  ctx: ServiceContext,
+  payoutGate: NonNullable<PayoutGate>,
+  ids: { userId: string; transactionId: string },
+) {
+  const tx = await ctx.store.db
+    .selectFrom('transactions')
+    .select(['to_address', 'amount_micros', 'status'])
+    .where('id', '=', ids.transactionId)
+    .where('user_id', '=', ids.userId)
+    .executeTakeFirst();
+  if (tx === undefined || tx.status !== 'pending' || tx.to_address === null) return;
+  await payoutGate(tx.to_address, tx.amount_micros);
 }
 
 async function transactionOf(

@@ -8,6 +8,7 @@ import { decoyPasswordHash, hashPassword, verifyPassword } from '../domain/passw
 import { AppError } from '../errors.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { Database } from '../store/schema.ts';
+import type { AddressSource } from './addresses.ts';
 import type { ServiceContext } from './context.ts';
 import { createMasterWallet } from './wallets.ts';
 
@@ -44,7 +45,7 @@ export interface AuthService {
 export function createAuthService(
   ctx: ServiceContext,
   jwtSecret: Uint8Array,
-  addressSecret: Uint8Array,
+  addresses: AddressSource,
 ): AuthService {
   const { store, writer, clock } = ctx;
 
@@ -93,7 +94,7 @@ export function createAuthService(
             password_changed_at_ms: BigInt(nowMs),
           })
           .execute();
-        await createMasterWallet(trx, { userId, nowMs, addressSecret });
+        await createMasterWallet(trx, { userId, nowMs, addresses });
       });
     } catch (error) {
       if (isUniqueViolation(error))

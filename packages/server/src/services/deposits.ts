@@ -26,6 +26,8 @@ export interface NewDeposit {
   rail: string;
   ledgerTransactionId: string;
   nowMs: number;
+  /** The chain transaction that brought the money in (evm rail); null otherwise. */
+  txHash?: string | null;
 }
 
 /** The row a deposit is stored as. */
@@ -36,7 +38,7 @@ export function depositRow(deposit: NewDeposit) {
     user_id: deposit.userId,
     amount_micros: deposit.amountMicros,
     rail: deposit.rail,
-    tx_hash: null,
+    tx_hash: deposit.txHash ?? null,
     ledger_transaction_id: deposit.ledgerTransactionId,
     created_at_ms: BigInt(deposit.nowMs),
   };
@@ -56,7 +58,7 @@ export async function recordDeposit(
     amount: formatMicros(input.amountMicros),
     currency: 'USDC',
     rail: input.rail,
-    txHash: null,
+    txHash: input.txHash ?? null,
     createdAt: isoFromMs(input.nowMs),
   };
 }

@@ -2,6 +2,9 @@
 // the background duties (batched lastUsedAt writes, expiry of unanswered approvals).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { type ChainDuties, chainDuties, type EvmRail, openEvmRail } from '../chain/rail.ts';
+import { prepareRail } from '../chain/setup.ts';
+import { treasuryReasons, treasuryView } from '../chain/treasury.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { BatchCommand } from '../domain/batch.ts';
@@ -10,8 +13,10 @@ import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
+import { type AddressSource, hdAddresses, sandboxAddresses } from './addresses.ts';
 import { type ApprovalService, createApprovalService } from './approvals.ts';
 import { type AuthService, createAuthService, purgeEndedSessions } from './auth.ts';
+import { startBackground } from './background.ts';
 import type { ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
@@ -38,6 +43,8 @@ export interface Services {
   approvals: ApprovalService;
   limiter: RateLimiter;
   metrics: Metrics;
+  /** The evm rail and its duties (tests run them by hand); null on the sandbox rail. */
+  chain: { rail: EvmRail; duties: ChainDuties } | null;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
   agentWalletView(row: WalletRow): Promise<AgentWalletView>;
   /** A page of them in three queries, and the user's pending approvals across all wallets. */
@@ -55,6 +62,8 @@ export interface HealthView {
   storage: 'sqlite' | 'postgres';
   rail: string;
   redis?: 'up' | 'down';
+  /** evm rail: the treasury's address and holdings (null when the chain cannot be read). */
+  treasury?: { address: string; gasWei: string; usdc: string } | null;
   /** Why the service is degraded, in words, when it is (absent when ok). */
   reasons?: string[];
 }
@@ -87,16 +96,20 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const sources = {
     writer: undefined as LedgerWriter | undefined,
     limiter: undefined as RateLimiter | undefined,
+    evm: undefined as EvmRail | undefined,
   };
   const metrics = createMetrics({
     writerQueueLength: () => sources.writer?.queueLength() ?? 0,
     pool: () => store.poolStats(),
     statements: () => store.statementCount(),
     redisUp: () => redisUpValue(sources.limiter?.redisStatus()),
+    treasury: () => sources.evm?.treasury.latest() ?? undefined,
   });
   let limiter: RateLimiter;
+  let evm: EvmRail | null;
   try {
     await migrateToLatest(store.db, store.schema);
+    evm = await openRail(store, config);
     limiter = await createRateLimiter({
       onRefused: (bucket) => metrics.rateLimitRefused(bucket),
       limitsPerMinute: config.rateLimitsPerMinute,
@@ -110,9 +123,19 @@ export async function createServices(config: Config, options: ServiceOptions): P
     throw error;
   }
   sources.limiter = limiter;
-  const services = assembleServices(config, options, { store, limiter, metrics });
+  sources.evm = evm ?? undefined;
+  const services = assembleServices(config, options, { store, limiter, metrics, evm });
   sources.writer = services.writer;
   return services;
+}
+
+/** The evm rail, or on the sandbox rail only the database's agreement that it is a sandbox database. */
+async function openRail(store: Store, config: Config): Promise<EvmRail | null> {
+  if (config.evm === null) {
+    await prepareRail(store.db, { rail: 'sandbox', chainId: null, treasury: null });
+    return null;
+  }
+  return openEvmRail(store, config.evm);
 }
 
 function redisUpValue(status: 'up' | 'down' | undefined): number | undefined {
@@ -124,9 +147,14 @@ function redisUpValue(status: 'up' | 'down' | undefined): number | undefined {
 function assembleServices(
   config: Config,
   options: ServiceOptions,
-  { store, limiter, metrics }: { store: Store; limiter: RateLimiter; metrics: Metrics },
+  {
+    store,
+    limiter,
+    metrics,
+    evm,
+  }: { store: Store; limiter: RateLimiter; metrics: Metrics; evm: EvmRail | null },
 ): Services {
-  const rail = sandboxRail;
+  const rail = evm?.settlement ?? sandboxRail;
   const writer = createLedgerWriter(store, {
     onBatch: (size) => metrics.ledgerBatch(size),
     mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
@@ -141,6 +169,8 @@ function assembleServices(
       executeMoneyBatch(trx, commands as BatchCommand[], locked, {
         dialect: store.dialect,
         railName: rail.name,
+        railSettlesAtOnce: evm === null,
+        payoutFromAddress: evm?.treasuryAddress ?? null,
         approvalTtlMs: config.approvalTtlSeconds * 1000,
       }),
     conflictAttemptsMax: 3,
@@ -150,7 +180,21 @@ function assembleServices(
   // A key-lookup cache is safe only where every change reaches it: one process (SQLite), or Redis signals.
   const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
   const keys = createKeyService(ctx, signals, { cacheLookups });
-  const approvals = createApprovalService(ctx, rail);
+  const payoutGate =
+    evm === null
+      ? null
+      : (toAddress: string, amountMicros: bigint) =>
+          evm.treasury.checkPayout(store.db, toAddress, amountMicros);
+  const approvals = createApprovalService(ctx, rail, payoutGate);
+  const addresses: AddressSource =
+    evm === null ? sandboxAddresses(config.addressSecret) : hdAddresses(evm.keys);
+  const chain =
+    evm === null ? null : { rail: evm, duties: chainDuties(ctx, evm, (m) => options.logger.warn(m)) };
+  const chainBackground = startBackground(
+    chain === null || options.backgroundIntervalMs === null ? null : chain.rail.config.pollIntervalMs,
+    options.logger,
+    chain === null ? {} : { 'watch deposits': chain.duties.watchDeposits, 'send outbox': chain.duties.send },
+  );
   // null turns background duties off (tests run them by hand); only undefined means the default period.
   const background = startBackground(
     options.backgroundIntervalMs === undefined
@@ -169,21 +213,24 @@ function assembleServices(
     clock: options.clock,
     store,
     writer,
-    auth: createAuthService(ctx, config.jwtSecret, config.addressSecret),
-    wallets: createWalletService(ctx, config.addressSecret),
+    auth: createAuthService(ctx, config.jwtSecret, addresses),
+    wallets: createWalletService(ctx, addresses),
     deposits: createDepositService(ctx),
     keys,
     policies: createPolicyService(ctx),
-    payments: createPaymentService(ctx),
+    payments: createPaymentService(ctx, payoutGate),
     approvals,
     limiter,
     metrics,
+    chain,
     agentWalletView: (row) => agentWalletView(store.db, row, options.clock.nowMs()),
     agentWalletViews: (rows, userId) => agentWalletViews(store.db, rows, options.clock.nowMs(), userId),
-    health: () => health(store, config, limiter),
+    health: () => health(store, config, limiter, evm),
     close: () =>
       closeInOrder(options.logger, [
         ['background duties', () => background.stop()],
+        ['chain duties', () => chainBackground.stop()],
+        ['sender lease', () => chain?.duties.release() ?? Promise.resolve()],
         ['lastUsedAt flush', () => keys.flushLastUsed()],
         ['ledger writer', () => writer.close()],
         ['database', () => store.close()],
@@ -212,8 +259,13 @@ async function closeInOrder(logger: Logger, steps: [string, () => Promise<unknow
 /** Health answers within this even when the database hangs (a hung database is a down one). */
 const HEALTH_CHECK_TIMEOUT_MS = 2_000;
 
-async function health(store: Store, config: Config, limiter: RateLimiter): Promise<HealthView> {
-  const [database, quarantineMs] = await Promise.all([
+async function health(
+  store: Store,
+  config: Config,
+  limiter: RateLimiter,
+  evm: EvmRail | null,
+): Promise<HealthView> {
+  const [database, quarantineMs, treasury] = await Promise.all([
     withinMs(sql`select 1`.execute(store.db), HEALTH_CHECK_TIMEOUT_MS).then(
       () => 'up' as const,
       () => 'down' as const,
@@ -221,15 +273,20 @@ async function health(store: Store, config: Config, limiter: RateLimiter): Promi
     limiter.redisStatus() === 'up'
       ? withinMs(limiter.quarantineRemainingMs(), HEALTH_CHECK_TIMEOUT_MS).catch(() => 0)
       : 0,
+    evm === null ? undefined : withinMs(evm.treasury.read(), HEALTH_CHECK_TIMEOUT_MS).catch(() => null),
   ]);
   const redis = limiter.redisStatus();
-  const reasons = healthReasons({ database, redis, quarantineMs });
+  const reasons = [
+    ...healthReasons({ database, redis, quarantineMs }),
+    ...(evm === null ? [] : treasuryReasons(treasury ?? null, evm.config.minTreasuryGasWei)),
+  ];
   return {
     status: reasons.length === 0 ? 'ok' : 'degraded',
     database,
     storage: store.dialect,
     rail: config.rail,
     ...(redis === undefined ? {} : { redis }),
+    ...(evm === null ? {} : { treasury: treasuryView(treasury ?? null) }),
     ...(reasons.length === 0 ? {} : { reasons }),
   };
 }
@@ -259,33 +316,4 @@ function withinMs<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
   });
   promise.catch(() => undefined);
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Runs duties one after another every interval (never overlapping); stop() waits for a running round. */
-function startBackground(
-  intervalMs: number | null,
-  logger: Logger,
-  duties: Record<string, () => Promise<unknown>>,
-) {
-  if (intervalMs === null) return { stop: async () => undefined };
-  let running: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    if (running !== null) return;
-    running = (async () => {
-      for (const [name, duty] of Object.entries(duties)) {
-        await duty().catch((error: unknown) =>
-          logger.error({ err: error }, `background duty failed: ${name}`),
-        );
-      }
-    })().finally(() => {
-      running = null;
-    });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
 }

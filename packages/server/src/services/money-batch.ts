@@ -2,6 +2,7 @@
 // few set-based queries, let the pure deciders (domain/batch.ts) decide every command in memory, then write every
 // effect with multi-row statements. A batch of any size costs about ten statements, not a dozen per command.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { payoutRow } from '../chain/outbox-rows.ts';
 import { type BatchCommand, decideBatch } from '../domain/batch.ts';
 import {
   type BatchContext,
@@ -29,6 +30,10 @@ import { agentWalletViewOf } from './wallet-views.ts';
 export interface MoneyBatchOptions {
   dialect: Dialect;
   railName: string;
+  /** Whether the rail settles at once (sandbox) or through the outbox (evm: payouts from `payoutFromAddress`). */
+  railSettlesAtOnce: boolean;
+  /** The treasury address payouts are sent from (evm); null on a rail that settles at once. */
+  payoutFromAddress: string | null;
   approvalTtlMs: number;
 }
 
@@ -45,6 +50,7 @@ export async function executeMoneyBatch(
   const state = await loadState(trx, commands, locked, options.dialect);
   const context: BatchContext = {
     railName: options.railName,
+    railSettlesAtOnce: options.railSettlesAtOnce,
     approvalTtlMs: options.approvalTtlMs,
     newId,
     movementData: (record, agent, masterAvailableMicros) => ({
@@ -55,6 +61,7 @@ export async function executeMoneyBatch(
   };
   const { results, effects } = decideBatch(state, commands, context);
   await writeEffects(trx, effects, options.dialect);
+  await writePayouts(trx, effects.payouts, options.payoutFromAddress);
   return results;
 }
 
@@ -316,6 +323,20 @@ async function writeRecords(trx: Kysely<Database>, effects: BatchEffects, dialec
   if (effects.deposits.length > 0) {
     await trx.insertInto('deposits').values(effects.deposits.map(depositRow)).execute();
   }
+}
+
+/** The outbox rows of payments handed to the rail's sender, in the same database transaction as their debit. */
+async function writePayouts(
+  trx: Kysely<Database>,
+  payouts: BatchEffects['payouts'],
+  fromAddress: string | null,
+): Promise<void> {
+  if (payouts.length === 0) return;
+  assert(fromAddress !== null, 'a payout was decided on a rail without a payout address');
+  await trx
+    .insertInto('chain_outbox')
+    .values(payouts.map((payout) => payoutRow(payout, fromAddress, newId('obx'))))
+    .execute();
 }
 
 /** Each wallet's running spent total moves by what its new records count (see spendingMicros). */

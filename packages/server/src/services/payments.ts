@@ -37,9 +37,13 @@ export interface PaymentService {
   requestApproval(request: PaymentRequest): Promise<Outcome<RequestApprovalData>>;
 }
 
-export function createPaymentService(ctx: ServiceContext): PaymentService {
+/** Refuses (503) a payout the rail cannot make now, before anything is debited; null on the sandbox rail. */
+export type PayoutGate = ((toAddress: string, amountMicros: bigint) => Promise<void>) | null;
+
+export function createPaymentService(ctx: ServiceContext, payoutGate: PayoutGate): PaymentService {
   const { writer, clock } = ctx;
   async function submit<T>(kind: PaymentCommand['kind'], request: PaymentRequest): Promise<Outcome<T>> {
+    if (kind === 'send' && payoutGate !== null) await payoutGate(request.toAddress, request.amountMicros);
     const command: PaymentCommand = {
       kind,
       keyId: request.key.id,

@@ -2,6 +2,8 @@
 // same database transaction; any other address goes to the configured external rail. Rails sit behind one
 // interface so the EVM rail (real transfers, `processing` until confirmed) slots in beside the sandbox.
 import type { Kysely } from 'kysely';
+import { payoutRow } from '../chain/outbox-rows.ts';
+import { newId } from '../domain/ids.ts';
 import { accountIds, postTransfer } from '../ledger/ledger.ts';
 import type { Database } from '../store/schema.ts';
 import { recordDeposit } from './deposits.ts';
@@ -109,4 +111,37 @@ async function creditRecipient(
     relatedTransactionId: request.paymentId,
     nowMs: request.nowMs,
   });
+}
+
+/**
+ * A rail whose payouts are sent later by its own sender (evm): the money leaves the wallet now, the payment is
+ * `processing`, and the outbox row that will send it is written in the same database transaction.
+ */
+export function outboxRail(name: string, fromAddress: string): ExternalRail {
+  return {
+    name,
+    async settle(trx, request) {
+      await postTransfer(trx, {
+        kind: 'payment_external',
+        referenceId: request.paymentId,
+        nowMs: request.nowMs,
+        legs: [
+          { accountId: request.fromAccountId, amountMicros: -request.amountMicros },
+          { accountId: accountIds.external(name), amountMicros: request.amountMicros },
+        ],
+      });
+      const payout = {
+        transactionId: request.paymentId,
+        walletId: request.wallet.id,
+        toAddress: request.toAddress,
+        amountMicros: request.amountMicros,
+        nowMs: request.nowMs,
+      };
+      await trx
+        .insertInto('chain_outbox')
+        .values(payoutRow(payout, fromAddress, newId('obx')))
+        .execute();
+      return { status: 'processing', rail: name, txHash: null, failureReason: null };
+    },
+  };
 }

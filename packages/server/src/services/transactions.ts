@@ -31,6 +31,8 @@ export interface NewTransaction {
   expiresAtMs: number | null;
   relatedTransactionId: string | null;
   nowMs: number;
+  /** The chain transaction of an evm deposit; payments get theirs when sent. */
+  txHash?: string | null;
 }
 
 /** The row a new transaction record is stored as. */
@@ -47,7 +49,7 @@ export function transactionRow(tx: NewTransaction): TransactionRow {
     memo: tx.memo,
     reason: tx.reason,
     rail: tx.rail,
-    tx_hash: null,
+    tx_hash: tx.txHash ?? null,
     rejection_reason: tx.rejectionReason,
     violations_json: tx.violations === null ? null : JSON.stringify(tx.violations),
     initiated_by: tx.initiatedBy,

@@ -1,7 +1,6 @@
 // Master and agent wallets: creation, reads, renaming, freezing, and the two owner-driven movements between
 // them (fund: master -> agent, withdraw: agent -> master). Every movement goes through the ledger writer.
 import type { Kysely } from 'kysely';
-import { deriveAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
 import type { MoveCommand } from '../domain/movement-batch.ts';
 import type { Outcome } from '../domain/outcome.ts';
@@ -9,6 +8,7 @@ import { invalid } from '../errors.ts';
 import { createWalletAccounts } from '../ledger/ledger.ts';
 import { lockOwnerRow } from '../store/locks.ts';
 import type { Database, WalletKind } from '../store/schema.ts';
+import type { AddressSource } from './addresses.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import type { IdempotencyRequest } from './idempotency.ts';
 import type { TransactionView } from './transactions.ts';
@@ -19,25 +19,27 @@ export const AGENT_WALLETS_PER_USER_MAX = 1_000;
 
 export async function createMasterWallet(
   trx: Kysely<Database>,
-  input: { userId: string; nowMs: number; addressSecret: Uint8Array },
+  input: { userId: string; nowMs: number; addresses: AddressSource },
 ): Promise<WalletRow> {
   return insertWallet(trx, { ...input, kind: 'master', label: null });
 }
 
 async function insertWallet(
   trx: Kysely<Database>,
-  input: { userId: string; nowMs: number; addressSecret: Uint8Array; kind: WalletKind; label: string | null },
+  input: { userId: string; nowMs: number; addresses: AddressSource; kind: WalletKind; label: string | null },
 ): Promise<WalletRow> {
   const id = newId('wal');
+  const { address, derivationIndex } = await input.addresses.allocate(trx, id);
   const row: WalletRow = {
     id,
     user_id: input.userId,
     kind: input.kind,
     label: input.label,
-    address: deriveAddress(input.addressSecret, id),
+    address,
     frozen_at_ms: null,
     version: 0n,
     spent_micros: 0n,
+    derivation_index: derivationIndex,
     created_at_ms: BigInt(input.nowMs),
     updated_at_ms: BigInt(input.nowMs),
   };
@@ -69,7 +71,7 @@ export interface MoveInput {
   idempotency: IdempotencyRequest | null;
 }
 
-export function createWalletService(ctx: ServiceContext, addressSecret: Uint8Array): WalletService {
+export function createWalletService(ctx: ServiceContext, addresses: AddressSource): WalletService {
   const { store, writer, clock } = ctx;
 
   async function createAgent(userId: string, label: string): Promise<WalletRow> {
@@ -85,7 +87,7 @@ export function createWalletService(ctx: ServiceContext, addressSecret: Uint8Arr
       if (Number(count.n) >= AGENT_WALLETS_PER_USER_MAX) {
         throw invalid(`a user can have at most ${AGENT_WALLETS_PER_USER_MAX} agent wallets`);
       }
-      return insertWallet(trx, { userId, nowMs, addressSecret, kind: 'agent', label });
+      return insertWallet(trx, { userId, nowMs, addresses, kind: 'agent', label });
     });
   }
 

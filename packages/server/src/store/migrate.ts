@@ -6,6 +6,7 @@ import * as foundation from './migrations/0001_foundation.ts';
 import * as agentAccess from './migrations/0002_agent_access.ts';
 import * as pendingByUser from './migrations/0003_pending_by_user.ts';
 import * as runningTotals from './migrations/0004_running_totals.ts';
+import * as evmRail from './migrations/0005_evm_rail.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_agent_access': agentAccess,
   '0003_pending_by_user': pendingByUser,
   '0004_running_totals': runningTotals,
+  '0005_evm_rail': evmRail,
 };
 
 export interface MigrationReport {

@@ -18,6 +18,13 @@ export default defineRoute({
     storage: z.enum(['sqlite', 'postgres']),
     rail: z.string(),
     redis: z.enum(['up', 'down']).optional(),
+    treasury: z
+      .object({ address: z.string(), gasWei: z.string(), usdc: z.string() })
+      .nullable()
+      .optional()
+      .describe(
+        '`evm` rail only: the treasury address, its native gas (wei) and USDC; null when the chain cannot be read.',
+      ),
     reasons: z
       .array(z.string())
       .optional()

@@ -1,0 +1,127 @@
+// How an outbox row ends, in the ledger writer's transaction (under the paying wallet's lock): a confirmed
+// payout completes its payment with the mined hash; a payout that reverted, or that could not be sent, fails and
+// its money goes back to the wallet; a sweep that failed gives its deposits back to the sweeper. Each step
+// re-reads the row first, so two instances (or a retried round) finish a row once.
+import type { Kysely, Selectable } from 'kysely';
+import { accountIds, postTransfer } from '../ledger/ledger.ts';
+import type { ServiceContext } from '../services/context.ts';
+import { setTransactionStatus } from '../services/transactions.ts';
+import type { ChainOutboxTable, Database } from '../store/schema.ts';
+
+export type OutboxRow = Selectable<ChainOutboxTable>;
+
+export type Ending =
+  | { kind: 'completed'; txHash: string; blockNumber: bigint }
+  | { kind: 'failed'; reason: string; txHash: string | null; blockNumber: bigint | null };
+
+/** Finishes a row once; false when it was already finished (by another instance or an earlier round). */
+export async function finishOutboxRow(ctx: ServiceContext, row: OutboxRow, ending: Ending): Promise<boolean> {
+  const nowMs = ctx.clock.nowMs();
+  return ctx.writer.run(
+    async (trx) => {
+      const current = await trx
+        .selectFrom('chain_outbox')
+        .select('status')
+        .where('id', '=', row.id)
+        .executeTakeFirstOrThrow();
+      if (current.status === 'completed' || current.status === 'failed') return false;
+      await trx
+        .updateTable('chain_outbox')
+        .set({
+          status: ending.kind,
+          mined_tx_hash: ending.txHash,
+          mined_block: ending.blockNumber,
+          last_error: ending.kind === 'failed' ? ending.reason : null,
+          updated_at_ms: BigInt(nowMs),
+        })
+        .where('id', '=', row.id)
+        .execute();
+      if (row.kind === 'payout') await finishPayment(trx, row, ending, nowMs);
+      else if (ending.kind === 'failed') {
+        await trx
+          .updateTable('chain_deposits')
+          .set({ sweep_id: null })
+          .where('sweep_id', '=', row.id)
+          .execute();
+      }
+      return true;
+    },
+    { wallets: [row.wallet_id] },
+  );
+}
+
+async function finishPayment(trx: Kysely<Database>, row: OutboxRow, ending: Ending, nowMs: number) {
+  const tx = await trx
+    .selectFrom('transactions')
+    .select(['id', 'wallet_id', 'type', 'status', 'amount_micros'])
+    .where('id', '=', row.transaction_id!)
+    .executeTakeFirstOrThrow();
+  if (ending.kind === 'completed') {
+    await setTransactionStatus(trx, tx, {
+      status: 'completed',
+      actor: 'system',
+      note: `confirmed on chain in block ${ending.blockNumber}`,
+      nowMs,
+      txHash: ending.txHash,
+    });
+    return;
+  }
+  await postTransfer(trx, {
+    kind: 'payout_refund',
+    referenceId: tx.id,
+    nowMs,
+    legs: [
+      { accountId: accountIds.external('evm'), amountMicros: -row.amount_micros },
+      { accountId: accountIds.available(row.wallet_id), amountMicros: row.amount_micros },
+    ],
+  });
+  await setTransactionStatus(trx, tx, {
+    status: 'failed',
+    actor: 'system',
+    note: `${ending.reason}; the amount is back in the wallet`,
+    nowMs,
+    txHash: ending.txHash,
+  });
+}
+
+/** Stores a signed transaction before it is broadcast: from here a crash resumes by rebroadcasting this very one. */
+export async function recordSigned(
+  trx: Kysely<Database>,
+  row: OutboxRow,
+  signed: {
+    nonce: bigint;
+    rawTx: string;
+    hashes: string[];
+    maxFeePerGas: bigint;
+    maxPriorityFeePerGas: bigint;
+  },
+  nowMs: number,
+): Promise<void> {
+  const updated = await trx
+    .updateTable('chain_outbox')
+    .set({
+      status: 'sent',
+      nonce: signed.nonce,
+      raw_tx: signed.rawTx,
+      tx_hashes_json: JSON.stringify(signed.hashes),
+      max_fee_per_gas: String(signed.maxFeePerGas),
+      max_priority_fee_per_gas: String(signed.maxPriorityFeePerGas),
+      attempts: row.attempts + 1n,
+      sent_at_ms: BigInt(nowMs),
+      updated_at_ms: BigInt(nowMs),
+    })
+    .where('id', '=', row.id)
+    .where('status', '=', row.status)
+    .where('attempts', '=', row.attempts)
+    .executeTakeFirst();
+  if (updated.numUpdatedRows !== 1n)
+    throw new Error(`outbox row ${row.id} changed while it was being signed`);
+  if (row.transaction_id !== null) {
+    const latest = signed.hashes[signed.hashes.length - 1]!;
+    await trx
+      .updateTable('transactions')
+      .set({ tx_hash: latest })
+      .where('id', '=', row.transaction_id)
+      .execute();
+  }
+}

@@ -1,0 +1,74 @@
+// The `evm` rail put together: keys from the mnemonic, the chain client, the database's agreement (setup.ts),
+// and the duties that run each CHAIN_POLL_INTERVAL_MS — watch deposits, queue sweeps, send and confirm.
+// Opened in two steps because the duties need the service context, which needs the rail's batch settings.
+import { randomBytes } from 'node:crypto';
+import type { ServiceContext } from '../services/context.ts';
+import { type ExternalRail, outboxRail } from '../services/settlement.ts';
+import type { Store } from '../store/db.ts';
+import { type ChainClient, createChainClient } from './client.ts';
+import type { EvmConfig } from './config.ts';
+import { watchDepositsOnce } from './deposits.ts';
+import { type ServiceKeys, serviceKeys } from './keys.ts';
+import { releaseLease } from './lease.ts';
+import { senderLeaseName, sendOnce } from './sender.ts';
+import { prepareRail } from './setup.ts';
+import { planSweepsOnce, tokenNameReader } from './sweeps.ts';
+import { createTreasuryMonitor, type TreasuryMonitor } from './treasury.ts';
+
+export interface EvmRail {
+  config: EvmConfig;
+  keys: ServiceKeys;
+  client: ChainClient;
+  treasury: TreasuryMonitor;
+  /** Settles approved payments through the outbox. */
+  settlement: ExternalRail;
+  /** Lower-case treasury address: where payouts come from and sweeps go to. */
+  treasuryAddress: string;
+  /** This instance's sender-lease holder id. */
+  holder: string;
+}
+
+/** Checks the database agrees with this rail (refuses to start otherwise) and builds the rail. */
+export async function openEvmRail(store: Store, config: EvmConfig): Promise<EvmRail> {
+  const keys = serviceKeys(config.mnemonic);
+  const treasuryAddress = keys.treasury.address.toLowerCase();
+  await prepareRail(store.db, { rail: 'evm', chainId: config.chainId, treasury: treasuryAddress });
+  const client = createChainClient(config);
+  return {
+    config,
+    keys,
+    client,
+    treasury: createTreasuryMonitor(client, config, keys),
+    settlement: outboxRail('evm', treasuryAddress),
+    treasuryAddress,
+    holder: randomBytes(12).toString('hex'),
+  };
+}
+
+export interface ChainDuties {
+  watchDeposits(): Promise<unknown>;
+  /** Queues sweeps and sends the outbox, if this instance holds the sender lease. */
+  send(): Promise<unknown>;
+  /** Gives the sender lease up (clean shutdown). */
+  release(): Promise<void>;
+}
+
+export function chainDuties(
+  ctx: ServiceContext,
+  rail: EvmRail,
+  warn: (message: string) => void,
+): ChainDuties {
+  const base = { ctx, client: rail.client, config: rail.config, keys: rail.keys };
+  const tokenName = tokenNameReader(rail.client, rail.config);
+  return {
+    watchDeposits: () => watchDepositsOnce({ ...base, warn }),
+    async send() {
+      await rail.treasury.refresh();
+      const round = await sendOnce({ ...base, holder: rail.holder, warn });
+      if (!round.leased) return round;
+      const swept = await planSweepsOnce({ ...base, tokenName });
+      return { ...round, swept };
+    },
+    release: () => releaseLease(ctx.store.db, senderLeaseName(rail.config), rail.holder),
+  };
+}

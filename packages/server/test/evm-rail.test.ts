@@ -1,0 +1,242 @@
+// The evm rail against a real chain: a private anvil with the TestUSDC token, a service with RAIL=evm on both
+// stores, and the rail's duties (watch deposits, sweep, send) run by hand so each step is seen.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type Address, getAddress, numberToHex } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { createKey, tool, toolOk } from './support/agent.ts';
+import { anvilAvailable, mine, revert, rpc, snapshot } from './support/anvil.ts';
+import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
+import { assertLedgerOk } from './support/foundation.ts';
+import { type Harness, startHarness, storeTargets } from './support/harness.ts';
+import { expectError, signupUser, type TestUser } from './support/http.ts';
+
+const CONFIRMATIONS = 3;
+const probe = await anvilAvailable();
+const OUTSIDE = '0x00000000000000000000000000000000000c0ffe' as Address;
+
+for (const target of await storeTargets()) {
+  describe(`evm rail on ${target.name}`, { skip: probe.available ? target.skip : probe.skip }, () => {
+    let world: EvmWorld;
+    let h: Harness;
+    const duties = () => h.services.chain!.duties;
+    /** Runs the sender until nothing is left to send or confirm (mining as it goes): at most `rounds`. */
+    const settleAll = async (rounds = 6) => {
+      for (let i = 0; i < rounds; i += 1) {
+        await duties().send();
+        await mine(world.anvil, CONFIRMATIONS);
+      }
+    };
+
+    before(async () => {
+      world = await startEvmWorld();
+      h = await startHarness(target.name, 'evm', {
+        env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS) }),
+      });
+    });
+    after(async () => {
+      await h?.close();
+      await world?.anvil.stop();
+    });
+
+    test('addresses come from the mnemonic: the master is index 1, agent wallets follow', async () => {
+      const user = await signupUser(h.app);
+      const master = await user.api.get('/api/v1/wallet');
+      const indexOf = (address: string) =>
+        [1, 2, 3, 4, 5, 6, 7, 8].find(
+          (i) => mnemonicToAccount(world.mnemonic, { addressIndex: i }).address === getAddress(address),
+        );
+      assert.ok(
+        indexOf(master.body.data.address) !== undefined,
+        'the master address has a key at a low index',
+      );
+      const health = await user.api.get('/api/v1/health');
+      assert.equal(health.body.data.rail, 'evm');
+      assert.equal(health.body.data.treasury.address, world.treasury.toLowerCase());
+      assert.equal(health.body.data.treasury.gasWei, String(10n ** 18n));
+      const sandbox = await user.api.post('/api/v1/wallet/sandbox/deposit', { amount: '5' });
+      assert.equal(sandbox.status, 404, 'the sandbox deposit does not exist on the evm rail');
+    });
+
+    test('a deposit is credited once, only after CONFIRMATIONS blocks', async () => {
+      const user = await signupUser(h.app);
+      const master = (await user.api.get('/api/v1/wallet')).body.data;
+      await world.usdc.mint(master.address, 25_000_000n);
+      await duties().watchDeposits();
+      assert.equal(
+        (await user.api.get('/api/v1/wallet')).body.data.balance,
+        '0.000000',
+        'not yet deep enough',
+      );
+      await mine(world.anvil, CONFIRMATIONS - 1);
+      await duties().watchDeposits();
+      await duties().watchDeposits();
+      const credited = await user.api.get('/api/v1/wallet');
+      assert.equal(credited.body.data.balance, '25.000000');
+      const deposits = await user.api.get('/api/v1/wallet/deposits');
+      assert.equal(deposits.body.data.total, 1);
+      assert.equal(deposits.body.data.items[0].rail, 'evm');
+      assert.match(deposits.body.data.items[0].txHash, /^0x[0-9a-f]{64}$/);
+      await assertLedgerOk(h);
+    });
+
+    test('a transfer re-orged away before CONFIRMATIONS is never credited', async () => {
+      const user = await signupUser(h.app);
+      const master = (await user.api.get('/api/v1/wallet')).body.data;
+      const id = await snapshot(world.anvil);
+      await world.usdc.mint(master.address, 7_000_000n);
+      await duties().watchDeposits();
+      await revert(world.anvil, id);
+      await mine(world.anvil, CONFIRMATIONS + 1);
+      await duties().watchDeposits();
+      await duties().watchDeposits();
+      assert.equal((await user.api.get('/api/v1/wallet')).body.data.balance, '0.000000');
+      const pending = await h.services.store.db
+        .selectFrom('chain_deposits')
+        .selectAll()
+        .where('to_address', '=', master.address.toLowerCase())
+        .execute();
+      assert.deepEqual(pending, [], 'the dropped transfer left no row');
+    });
+
+    describe('with a funded agent', () => {
+      let agent: { user: TestUser; walletId: string; key: string };
+      before(async () => {
+        const user = await signupUser(h.app);
+        const wallet = await user.api.post('/api/v1/agent-wallets', { label: 'payer' });
+        const key = await createKey(user, wallet.body.data.id, { label: 'agent key' });
+        agent = { user, walletId: wallet.body.data.id, key: key.key };
+        const master = (await agent.user.api.get('/api/v1/wallet')).body.data;
+        await world.usdc.mint(master.address, 100_000_000n);
+        await mine(world.anvil, CONFIRMATIONS);
+        await duties().watchDeposits();
+        const funded = await agent.user.api.post(`/api/v1/agent-wallets/${agent.walletId}/fund`, {
+          amount: '60',
+        });
+        assert.equal(funded.status, 200, funded.raw);
+      });
+
+      test('deposits are swept to the treasury by authorization: the deposit address spends no gas', async () => {
+        const master = (await agent.user.api.get('/api/v1/wallet')).body.data;
+        const before = await world.usdc.balanceOf(world.treasury);
+        await settleAll();
+        assert.equal(await world.usdc.balanceOf(master.address), 0n, 'the deposit address is empty');
+        assert.ok((await world.usdc.balanceOf(world.treasury)) >= before + 100_000_000n);
+        const gas = await world.usdc.publicClient.getBalance({ address: master.address });
+        assert.equal(gas, 0n, 'the deposit address never held or spent gas');
+        const nonce = await world.usdc.publicClient.getTransactionCount({ address: master.address });
+        assert.equal(nonce, 0, 'the deposit address never sent a transaction');
+      });
+
+      test('a payout reaches the recipient and completes with its txHash', async () => {
+        const paid = toolOk(
+          await tool(h, agent.key, 'send_payment', {
+            toAddress: OUTSIDE,
+            amount: '12.5',
+            idempotencyKey: 'p1',
+          }),
+          'send_payment',
+        );
+        assert.equal(paid.status, 'processing');
+        await settleAll();
+        assert.equal(await world.usdc.balanceOf(OUTSIDE), 12_500_000n);
+        const history = toolOk(await tool(h, agent.key, 'get_tx_history', {}), 'get_tx_history');
+        const tx = history.transactions.find((t: { id: string }) => t.id === paid.txId);
+        assert.equal(tx.status, 'completed');
+        assert.equal(tx.rail, 'evm');
+        const receipt = await world.usdc.publicClient.getTransactionReceipt({ hash: tx.txHash });
+        assert.equal(receipt.status, 'success');
+        assert.equal(receipt.from.toLowerCase(), world.treasury.toLowerCase());
+        await assertLedgerOk(h);
+      });
+
+      test('a transfer the token refuses fails before any gas, and the money is back', async () => {
+        const blocked = '0x00000000000000000000000000000000000b10c4' as Address;
+        await world.usdc.setBlocked(blocked, true);
+        const before = toolOk(await tool(h, agent.key, 'check_balance'), 'check_balance').balance;
+        const paid = toolOk(
+          await tool(h, agent.key, 'send_payment', { toAddress: blocked, amount: '1' }),
+          'send_payment',
+        );
+        assert.equal(paid.status, 'processing');
+        await settleAll(2);
+        const tx = await h.services.store.db
+          .selectFrom('transactions')
+          .selectAll()
+          .where('id', '=', paid.txId)
+          .executeTakeFirstOrThrow();
+        assert.equal(tx.status, 'failed');
+        assert.equal(toolOk(await tool(h, agent.key, 'check_balance'), 'check_balance').balance, before);
+        await assertLedgerOk(h);
+      });
+
+      test('a transfer that reverts on chain fails, and the money is back', async () => {
+        const victim = '0x00000000000000000000000000000000000dead1' as Address;
+        const before = toolOk(await tool(h, agent.key, 'check_balance'), 'check_balance').balance;
+        await rpc(world.anvil, 'evm_setAutomine', [false]);
+        try {
+          const paid = toolOk(
+            await tool(h, agent.key, 'send_payment', { toAddress: victim, amount: '2' }),
+            'send_payment',
+          );
+          await duties().send(); // signed and broadcast, not mined
+          // Blocked in the same block, ahead of the payout (a higher tip is mined first): the payout reverts.
+          await world.usdc.walletClient.writeContract({
+            address: world.usdc.address,
+            abi: world.usdc.abi,
+            functionName: 'setBlocked',
+            args: [victim, true],
+            maxPriorityFeePerGas: 100_000_000_000n,
+            maxFeePerGas: 200_000_000_000n,
+          });
+          await mine(world.anvil, 1);
+          await rpc(world.anvil, 'evm_setAutomine', [true]);
+          await settleAll(2);
+          const tx = await h.services.store.db
+            .selectFrom('transactions')
+            .selectAll()
+            .where('id', '=', paid.txId)
+            .executeTakeFirstOrThrow();
+          assert.equal(tx.status, 'failed');
+          assert.match(tx.tx_hash ?? '', /^0x[0-9a-f]{64}$/, 'the reverted transaction is named');
+          assert.equal(toolOk(await tool(h, agent.key, 'check_balance'), 'check_balance').balance, before);
+        } finally {
+          await rpc(world.anvil, 'evm_setAutomine', [true]);
+        }
+        await assertLedgerOk(h);
+      });
+
+      test('a treasury out of gas refuses payouts with a 503 before any debit', async () => {
+        await rpc(world.anvil, 'anvil_setBalance', [world.treasury, '0x0']);
+        await duties().send(); // a round reads the treasury
+        try {
+          const before = toolOk(await tool(h, agent.key, 'check_balance'), 'check_balance').balance;
+          const refused = await tool(h, agent.key, 'send_payment', { toAddress: OUTSIDE, amount: '1' });
+          expectError(refused, 503, 'SERVICE_UNAVAILABLE');
+          assert.match(refused.body.error.message, /low on gas/);
+          assert.equal(toolOk(await tool(h, agent.key, 'check_balance'), 'check_balance').balance, before);
+          const health = await agent.user.api.get('/api/v1/health');
+          assert.equal(health.body.data.status, 'degraded');
+        } finally {
+          await rpc(world.anvil, 'anvil_setBalance', [world.treasury, numberToHex(10n ** 18n)]);
+          await duties().send();
+        }
+      });
+
+      test('a payment to another wallet of the service stays internal: no chain transaction', async () => {
+        const other = await signupUser(h.app);
+        const otherMaster = (await other.api.get('/api/v1/wallet')).body.data;
+        const head = await world.usdc.publicClient.getBlockNumber();
+        const paid = toolOk(
+          await tool(h, agent.key, 'send_payment', { toAddress: otherMaster.address, amount: '3' }),
+          'send_payment',
+        );
+        assert.equal(paid.status, 'completed');
+        assert.equal(paid.txHash, null);
+        await duties().send();
+        assert.equal(await world.usdc.publicClient.getBlockNumber(), head, 'nothing was sent on chain');
+        assert.equal((await other.api.get('/api/v1/wallet')).body.data.balance, '3.000000');
+      });
+    });
+  });
+}
