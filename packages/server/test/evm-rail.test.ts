@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Address, getAddress, numberToHex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
+import { loadConfig } from '../src/config.ts';
+import { createServer } from '../src/server.ts';
 import { createKey, tool, toolOk } from './support/agent.ts';
 import { anvilAvailable, mine, revert, rpc, snapshot } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
@@ -56,6 +58,37 @@ for (const target of await storeTargets()) {
       assert.equal(health.body.data.treasury.gasWei, String(10n ** 18n));
       const sandbox = await user.api.post('/api/v1/wallet/sandbox/deposit', { amount: '5' });
       assert.equal(sandbox.status, 404, 'the sandbox deposit does not exist on the evm rail');
+    });
+
+    test('a sandbox database is refused on the evm rail, and an evm database on the sandbox', async () => {
+      const sandboxFirst = await startHarness(target.name, 'evm-refuse');
+      await signupUser(sandboxFirst.app);
+      const asEvm = {
+        ...sandboxFirst.config,
+        ...loadConfig({ ...evmEnv(world), DATA_DIR: sandboxFirst.dataDir }),
+      };
+      const options = {
+        clock: sandboxFirst.clock,
+        logLevel: false as const,
+        backgroundIntervalMs: null,
+        ...(sandboxFirst.postgresSchema === undefined ? {} : { postgresSchema: sandboxFirst.postgresSchema }),
+      };
+      try {
+        await assert.rejects(
+          createServer({ ...asEvm, databaseUrl: sandboxFirst.config.databaseUrl }, options),
+          /created on the sandbox rail: its wallet addresses have no keys/,
+        );
+        const onSandbox = { ...h.config, rail: 'sandbox' as const, evm: null };
+        await assert.rejects(
+          createServer(onSandbox, {
+            ...options,
+            ...(h.postgresSchema === undefined ? {} : { postgresSchema: h.postgresSchema }),
+          }),
+          /created on the evm rail and holds real money/,
+        );
+      } finally {
+        await sandboxFirst.close();
+      }
     });
 
     test('a deposit is credited once, only after CONFIRMATIONS blocks', async () => {
@@ -220,6 +253,86 @@ for (const target of await storeTargets()) {
         } finally {
           await rpc(world.anvil, 'anvil_setBalance', [world.treasury, numberToHex(10n ** 18n)]);
           await duties().send();
+        }
+      });
+
+      test('a payout stuck unmined is re-signed with the same nonce and higher fees; only one is mined', async () => {
+        const recipient = '0x00000000000000000000000000000000000fee01' as Address;
+        const outboxOf = (txId: string) =>
+          h.services.store.db
+            .selectFrom('chain_outbox')
+            .selectAll()
+            .where('transaction_id', '=', txId)
+            .executeTakeFirstOrThrow();
+        await rpc(world.anvil, 'evm_setAutomine', [false]);
+        let txId: string;
+        try {
+          const paid = toolOk(
+            await tool(h, agent.key, 'send_payment', { toAddress: recipient, amount: '1.5' }),
+            'send_payment',
+          );
+          txId = paid.txId;
+          await duties().send();
+          const first = await outboxOf(txId);
+          assert.equal(JSON.parse(first.tx_hashes_json).length, 1);
+          h.clock.advanceMs(h.config.evm!.feeBumpAfterMs + 1);
+          await duties().send();
+          const bumped = await outboxOf(txId);
+          assert.equal(bumped.nonce, first.nonce, 'the same nonce: only one of them can be mined');
+          assert.equal(JSON.parse(bumped.tx_hashes_json).length, 2);
+          assert.ok(BigInt(bumped.max_fee_per_gas!) > BigInt(first.max_fee_per_gas!), 'higher fees');
+          await mine(world.anvil, 1);
+        } finally {
+          await rpc(world.anvil, 'evm_setAutomine', [true]);
+        }
+        await settleAll(2);
+        const done = await outboxOf(txId);
+        assert.equal(done.status, 'completed', String(done.last_error));
+        assert.ok(JSON.parse(done.tx_hashes_json).includes(done.mined_tx_hash));
+        assert.equal(await world.usdc.balanceOf(recipient), 1_500_000n, 'paid exactly once');
+      });
+
+      test('two instances on one database: one sender at a time, every nonce used once', async () => {
+        const second = await createServer(h.config, {
+          clock: h.clock,
+          logLevel: false,
+          backgroundIntervalMs: null,
+          ...(h.postgresSchema === undefined ? {} : { postgresSchema: h.postgresSchema }),
+        });
+        try {
+          const recipients = [1, 2, 3, 4, 5, 6].map(
+            (i) => `0x00000000000000000000000000000000000${String(i).padStart(2, '0')}2a2` as Address,
+          );
+          for (const [i, recipient] of recipients.entries()) {
+            const app = i % 2 === 0 ? h.app : second.app;
+            const reply = await app.inject({
+              method: 'POST',
+              url: '/mcp/v1/tools/send_payment',
+              headers: { authorization: `Bearer ${agent.key}` },
+              payload: { params: { toAddress: recipient, amount: '0.5' } },
+            });
+            assert.equal(reply.statusCode, 200, reply.body);
+          }
+          for (let round = 0; round < 4; round += 1) {
+            const [a, b] = await Promise.all([duties().send(), second.services.chain!.duties.send()]);
+            assert.ok(
+              !((a as { leased: boolean }).leased && (b as { leased: boolean }).leased),
+              'never two senders',
+            );
+            await mine(world.anvil, CONFIRMATIONS);
+          }
+          for (const recipient of recipients) assert.equal(await world.usdc.balanceOf(recipient), 500_000n);
+          const rows = await h.services.store.db.selectFrom('chain_outbox').select('nonce').execute();
+          const nonces = rows.map((r) => r.nonce).filter((n) => n !== null);
+          assert.equal(new Set(nonces).size, nonces.length, 'no nonce stored twice');
+          const chainCount = await world.usdc.publicClient.getTransactionCount({ address: world.treasury });
+          assert.equal(
+            chainCount,
+            nonces.length,
+            'every stored nonce is one transaction on chain, and none else',
+          );
+        } finally {
+          await second.close();
         }
       });
 

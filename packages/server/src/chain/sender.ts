@@ -5,7 +5,7 @@
 // re-signed with the same nonce and higher fees (only one of them can ever be mined); (2) `queued` rows get
 // the next nonces, are signed, stored, then broadcast. Storing before broadcasting is what makes a crash safe:
 // after a restart the stored transaction is found on chain or sent again — never a second, different one.
-import { BaseError, ExecutionRevertedError, encodeFunctionData, keccak256 } from 'viem';
+import { BaseError, ExecutionRevertedError, encodeFunctionData, keccak256, parseTransaction } from 'viem';
 import type { ServiceContext } from '../services/context.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
@@ -134,13 +134,16 @@ async function bumpFees(deps: SenderDeps, row: OutboxRow, hashes: `0x${string}`[
   const maxPriorityFeePerGas = bump(row.max_priority_fee_per_gas, current.maxPriorityFeePerGas);
   const maxFeePerGas = bump(row.max_fee_per_gas, current.maxFeePerGas);
   const call = callOf(deps, row);
-  const gas = await deps.client.estimateGas({ account: deps.keys.treasury.address, ...call });
+  // The original's gas limit: an estimate now would run on top of the pending original (its storage writes
+  // already done), come out too low, and the replacement would run out of gas.
+  const gas = parseTransaction(row.raw_tx as `0x${string}`).gas;
+  if (gas === undefined) throw new Error(`outbox row ${row.id} holds a transaction without a gas limit`);
   const rawTx = await deps.keys.treasury.signTransaction({
     chainId: deps.config.chainId,
     type: 'eip1559',
     nonce: Number(row.nonce),
     ...call,
-    gas: (gas * GAS_HEADROOM_PERCENT) / 100n,
+    gas,
     maxFeePerGas,
     maxPriorityFeePerGas,
   });
