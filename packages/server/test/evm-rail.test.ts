@@ -33,7 +33,7 @@ for (const target of await storeTargets()) {
     before(async () => {
       world = await startEvmWorld();
       h = await startHarness(target.name, 'evm', {
-        env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS) }),
+        env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS), EXPLORER_URL: 'https://basescan.org/' }),
       });
     });
     after(async () => {
@@ -56,6 +56,8 @@ for (const target of await storeTargets()) {
       assert.equal(health.body.data.rail, 'evm');
       assert.equal(health.body.data.treasury.address, world.treasury.toLowerCase());
       assert.equal(health.body.data.treasury.gasWei, String(10n ** 18n));
+      assert.equal(health.body.data.explorerUrl, 'https://basescan.org');
+      assert.equal(health.body.data.confirmations, CONFIRMATIONS);
       const sandbox = await user.api.post('/api/v1/wallet/sandbox/deposit', { amount: '5' });
       assert.equal(sandbox.status, 404, 'the sandbox deposit does not exist on the evm rail');
     });
@@ -101,11 +103,20 @@ for (const target of await storeTargets()) {
         '0.000000',
         'not yet deep enough',
       );
+      const pending = await user.api.get('/api/v1/wallet/deposits/pending');
+      assert.equal(pending.status, 200, pending.raw);
+      assert.equal(pending.body.data.total, 1);
+      const seen = pending.body.data.items[0];
+      assert.equal(seen.amount, '25.000000');
+      assert.equal(seen.address, master.address);
+      assert.equal(seen.confirmations, 1);
+      assert.equal(seen.confirmationsRequired, CONFIRMATIONS);
       await mine(world.anvil, CONFIRMATIONS - 1);
       await duties().watchDeposits();
       await duties().watchDeposits();
       const credited = await user.api.get('/api/v1/wallet');
       assert.equal(credited.body.data.balance, '25.000000');
+      assert.equal((await user.api.get('/api/v1/wallet/deposits/pending')).body.data.total, 0);
       const deposits = await user.api.get('/api/v1/wallet/deposits');
       assert.equal(deposits.body.data.total, 1);
       assert.equal(deposits.body.data.items[0].rail, 'evm');

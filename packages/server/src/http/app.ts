@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { requestIdSource } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
-import { ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
+import { EVM_ONLY_ROUTES, ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
 import type { Services } from '../services/index.ts';
 import { VERSION } from '../version.ts';
 import { registerAuthHooks } from './auth-hooks.ts';
@@ -90,6 +90,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   for (const route of ROUTES) {
     if (SANDBOX_ONLY_ROUTES.has(route) && services.config.rail !== 'sandbox') continue;
+    if (EVM_ONLY_ROUTES.has(route) && services.config.rail !== 'evm') continue;
     app.route(toFastifyRoute(route, services, successEnvelope));
   }
   registerMcpRoutes(app, services);

@@ -31,6 +31,7 @@ import rejectTransaction from './transactions/reject.ts';
 import walletBalance from './wallet/balance.ts';
 import walletDeposits from './wallet/deposits.ts';
 import getWallet from './wallet/get.ts';
+import pendingDeposits from './wallet/pending-deposits.ts';
 import sandboxDeposit from './wallet/sandbox-deposit.ts';
 
 export type AnyRoute = ReturnType<typeof defineRoute>;
@@ -45,6 +46,7 @@ export const ROUTES: readonly AnyRoute[] = [
   walletBalance,
   walletDeposits,
   sandboxDeposit,
+  pendingDeposits,
   createAgentWallet,
   listAgentWallets,
   getAgentWallet,
@@ -72,3 +74,4 @@ export const ROUTES: readonly AnyRoute[] = [
 
 /** Routes that exist only on some rails. */
 export const SANDBOX_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([sandboxDeposit]);
+export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([pendingDeposits]);

@@ -2,6 +2,7 @@
 // the background duties (batched lastUsedAt writes, expiry of unanswered approvals).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { type PendingDepositView, pendingDeposits } from '../chain/pending-deposits.ts';
 import { type ChainDuties, chainDuties, type EvmRail, openEvmRail } from '../chain/rail.ts';
 import { prepareRail } from '../chain/setup.ts';
 import { treasuryReasons, treasuryView } from '../chain/treasury.ts';
@@ -17,7 +18,7 @@ import { type AddressSource, hdAddresses, sandboxAddresses } from './addresses.t
 import { type ApprovalService, createApprovalService } from './approvals.ts';
 import { type AuthService, createAuthService, purgeEndedSessions } from './auth.ts';
 import { startBackground } from './background.ts';
-import type { ServiceContext } from './context.ts';
+import type { Page, ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
@@ -44,7 +45,11 @@ export interface Services {
   limiter: RateLimiter;
   metrics: Metrics;
   /** The evm rail and its duties (tests run them by hand); null on the sandbox rail. */
-  chain: { rail: EvmRail; duties: ChainDuties } | null;
+  chain: {
+    rail: EvmRail;
+    duties: ChainDuties;
+    pendingDeposits(userId: string, page: Page): Promise<{ items: PendingDepositView[]; total: number }>;
+  } | null;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
   agentWalletView(row: WalletRow): Promise<AgentWalletView>;
   /** A page of them in three queries, and the user's pending approvals across all wallets. */
@@ -189,7 +194,14 @@ function assembleServices(
   const addresses: AddressSource =
     evm === null ? sandboxAddresses(config.addressSecret) : hdAddresses(evm.keys);
   const chain =
-    evm === null ? null : { rail: evm, duties: chainDuties(ctx, evm, (m) => options.logger.warn(m)) };
+    evm === null
+      ? null
+      : {
+          rail: evm,
+          duties: chainDuties(ctx, evm, (m) => options.logger.warn(m)),
+          pendingDeposits: (userId: string, page: Page) =>
+            pendingDeposits(store, evm.client, evm.config.confirmations, { userId, page }),
+        };
   const chainBackground = startBackground(
     chain === null || options.backgroundIntervalMs === null ? null : chain.rail.config.pollIntervalMs,
     options.logger,

@@ -25,6 +25,17 @@ export default defineRoute({
       .describe(
         '`evm` rail only: the treasury address, its native gas (wei) and USDC; null when the chain cannot be read.',
       ),
+    explorerUrl: z
+      .string()
+      .optional()
+      .describe(
+        '`evm` rail with EXPLORER_URL: where a transaction hash is shown (`<explorerUrl>/tx/<hash>`).',
+      ),
+    confirmations: z
+      .number()
+      .int()
+      .optional()
+      .describe('`evm` rail: blocks a deposit or payout waits before it counts.'),
     reasons: z
       .array(z.string())
       .optional()
@@ -32,6 +43,14 @@ export default defineRoute({
   }),
   handler: async ({ services }) => {
     const health = await services.health();
-    return { data: { ...health, version: VERSION } };
+    const evm = services.config.evm;
+    const chain =
+      evm === null
+        ? {}
+        : {
+            confirmations: evm.confirmations,
+            ...(evm.explorerUrl === undefined ? {} : { explorerUrl: evm.explorerUrl }),
+          };
+    return { data: { ...health, ...chain, version: VERSION } };
   },
 });
