@@ -8,10 +8,21 @@ const SECRET_PATTERNS = [
   /eyJ[0-9A-Za-z_-]+\.[0-9A-Za-z_-]+\.[0-9A-Za-z_-]+/g, // JWTs (base64url JSON header)
 ];
 
-/** Masks every secret-shaped substring. */
+/** Secrets with no recognisable shape (the treasury mnemonic: ordinary words), masked wherever they appear. */
+const EXACT_SECRETS = new Set<string>();
+const EXACT_SECRETS_MAX = 16;
+
+/** Masks this exact text in every later log line (bounded: a handful of configured secrets). */
+export function registerSecret(secret: string): void {
+  if (secret.length < 16 || EXACT_SECRETS.size >= EXACT_SECRETS_MAX) return;
+  EXACT_SECRETS.add(secret);
+}
+
+/** Masks every secret-shaped substring, and every registered secret. */
 export function scrubSecrets(text: string): string {
   let scrubbed = text;
   for (const pattern of SECRET_PATTERNS) scrubbed = scrubbed.replace(pattern, '[redacted]');
+  for (const secret of EXACT_SECRETS) scrubbed = scrubbed.replaceAll(secret, '[redacted]');
   return scrubbed;
 }
 

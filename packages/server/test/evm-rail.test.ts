@@ -21,6 +21,7 @@ for (const target of await storeTargets()) {
   describe(`evm rail on ${target.name}`, { skip: probe.available ? target.skip : probe.skip }, () => {
     let world: EvmWorld;
     let h: Harness;
+    const logLines: string[] = [];
     const duties = () => h.services.chain!.duties;
     /** Runs the sender until nothing is left to send or confirm (mining as it goes): at most `rounds`. */
     const settleAll = async (rounds = 6) => {
@@ -33,10 +34,16 @@ for (const target of await storeTargets()) {
     before(async () => {
       world = await startEvmWorld();
       h = await startHarness(target.name, 'evm', {
+        logTo: { write: (line: string) => void logLines.push(line) },
         env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS), EXPLORER_URL: 'https://basescan.org/' }),
       });
     });
     after(async () => {
+      const words = world?.mnemonic.split(' ') ?? [];
+      for (const line of logLines) {
+        assert.ok(!line.includes(world.mnemonic), 'the mnemonic never reaches a log');
+        assert.ok(!line.includes(words.slice(0, 4).join(' ')), 'nor a run of its words');
+      }
       await h?.close();
       await world?.anvil.stop();
     });

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { validateMnemonic } from '@scure/bip39';
 import { generateMnemonic, english as wordlist } from 'viem/accounts';
+import { registerSecret } from '../log-scrub.ts';
 
 export interface EvmConfig {
   rpcUrl: string;
@@ -126,5 +127,6 @@ function checkedMnemonic(phrase: string, source: string): string {
   if (!validateMnemonic(normalised, wordlist)) {
     throw new EvmConfigError(`${source} is not a valid BIP-39 English mnemonic (its words are not shown)`);
   }
+  registerSecret(normalised);
   return normalised;
 }

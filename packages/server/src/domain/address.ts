@@ -1,9 +1,8 @@
 // EVM addresses: 0x + 40 hex digits, rendered with the EIP-55 mixed-case checksum.
 // Accepted input: all-lowercase or all-uppercase hex (unchecksummed) or a mixed-case one whose checksum holds.
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { checksumAddress, concatBytes, keccak256, toBytes } from 'viem';
 
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
-const encoder = new TextEncoder();
 
 export type AddressParse = { ok: true; lower: string } | { ok: false; reason: string };
 
@@ -24,7 +23,7 @@ export function parseAddress(value: unknown): AddressParse {
 const CHECKSUM_CACHE_MAX = 10_000;
 const checksummed = new Map<string, string>();
 
-/** EIP-55: uppercase each hex letter whose nibble in keccak256(lowercase hex) is >= 8. */
+/** EIP-55 mixed-case form of an address. */
 export function toChecksumAddress(address: string): string {
   const known = checksummed.get(address);
   if (known !== undefined) return known;
@@ -34,29 +33,18 @@ export function toChecksumAddress(address: string): string {
   return result;
 }
 
+/** EIP-55 by viem (keccak256 of the lower-case hex decides each letter's case). */
 function computeChecksumAddress(address: string): string {
-  const hex = address.slice(2).toLowerCase();
-  const hash = keccak_256(encoder.encode(hex));
-  let out = '0x';
-  for (let i = 0; i < hex.length; i += 1) {
-    const byte = hash[i >> 1]!;
-    const nibble = i % 2 === 0 ? byte >> 4 : byte & 0x0f;
-    out += nibble >= 8 ? hex[i]!.toUpperCase() : hex[i]!;
-  }
-  return out;
+  return checksumAddress(address.toLowerCase() as `0x${string}`);
 }
 
 /**
  * A wallet's address, derived from the server's address secret and the wallet id: the last 20 bytes of
  * keccak256(secret || walletId), as Ethereum derives addresses from keys. Unique in practice (160 bits) and
- * enforced by a unique index. On the sandbox rail no private key exists for it; the EVM rail will replace
- * this derivation with keys from an HD seed.
+ * enforced by a unique index. Sandbox rail only: no private key exists for it. On the `evm` rail every address
+ * comes from the treasury mnemonic instead (chain/keys.ts).
  */
 export function deriveAddress(secret: Uint8Array, walletId: string): string {
-  const idBytes = encoder.encode(walletId);
-  const joined = new Uint8Array(secret.length + idBytes.length);
-  joined.set(secret, 0);
-  joined.set(idBytes, secret.length);
-  const hash = keccak_256(joined);
-  return `0x${Buffer.from(hash.subarray(12)).toString('hex')}`;
+  const hash = keccak256(concatBytes([secret, toBytes(walletId)]));
+  return `0x${hash.slice(2 + 24)}`;
 }
