@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Address, parseAbiItem } from 'viem';
-import { anvilAvailable } from './support/anvil.ts';
+import { anvilAvailable, mine } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
 import { GENEROUS_RATE_LIMITS } from './support/harness.ts';
 import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
@@ -144,6 +144,45 @@ describe('evm rail: SIGKILL at every step of a payout', {
       assert.match(verified.stdout, /chain OK/);
     });
   }
+
+  test('killed while a deposit is seen but not yet deep enough: credited once after restarts', async () => {
+    const deep = { CONFIRMATIONS: '4' };
+    const s = await start(deep);
+    const signup = await request(s.url, 'POST', '/api/v1/auth/signup', undefined, {
+      email: 'deposit-crash@example.test',
+      password: 'password123',
+    });
+    const token = signup.body.data.token;
+    const master = (await request(s.url, 'GET', '/api/v1/wallet', token)).body.data;
+    await world.usdc.mint(master.address, 9_000_000n);
+    await waitFor(
+      'the deposit is seen, pending',
+      async () =>
+        (await request(s.url, 'GET', '/api/v1/wallet/deposits/pending', token)).body.data.total === 1,
+      WAIT_MS,
+    );
+    await s.kill();
+    await mine(world.anvil, 4);
+    const again = await start(deep);
+    await waitFor(
+      'the deposit is credited',
+      async () => (await request(again.url, 'GET', '/api/v1/wallet', token)).body.data.balance === '9.000000',
+      WAIT_MS,
+    );
+    await again.kill();
+    const third = await start(deep);
+    await mine(world.anvil, 4);
+    await waitFor(
+      'the watcher has moved past it again',
+      async () =>
+        (await request(third.url, 'GET', '/api/v1/wallet/deposits/pending', token)).body.data.total === 0,
+      WAIT_MS,
+    );
+    const deposits = (await request(third.url, 'GET', '/api/v1/wallet/deposits', token)).body.data;
+    assert.equal(deposits.total, 1, 'credited exactly once');
+    assert.equal((await request(third.url, 'GET', '/api/v1/wallet', token)).body.data.balance, '9.000000');
+    await third.stop();
+  });
 
   test('verify-ledger --chain fails on a transfer the ledger does not know', async () => {
     await world.usdc.mint(world.treasury, 1_000_000n);

@@ -35,7 +35,11 @@ for (const target of await storeTargets()) {
       world = await startEvmWorld();
       h = await startHarness(target.name, 'evm', {
         logTo: { write: (line: string) => void logLines.push(line) },
-        env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS), EXPLORER_URL: 'https://basescan.org/' }),
+        env: evmEnv(world, {
+          CONFIRMATIONS: String(CONFIRMATIONS),
+          EXPLORER_URL: 'https://basescan.org/',
+          METRICS_TOKEN: 'evm-metrics-token-0123456789',
+        }),
       });
     });
     after(async () => {
@@ -67,6 +71,18 @@ for (const target of await storeTargets()) {
       assert.equal(health.body.data.confirmations, CONFIRMATIONS);
       const sandbox = await user.api.post('/api/v1/wallet/sandbox/deposit', { amount: '5' });
       assert.equal(sandbox.status, 404, 'the sandbox deposit does not exist on the evm rail');
+    });
+
+    test('/metrics shows the treasury’s gas and USDC', async () => {
+      await duties().send();
+      const reply = await h.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: 'Bearer evm-metrics-token-0123456789' },
+      });
+      assert.equal(reply.statusCode, 200);
+      assert.match(reply.body, /^agent_wallet_treasury_gas_wei \d/m);
+      assert.match(reply.body, /^agent_wallet_treasury_usdc_micros \d/m);
     });
 
     test('a sandbox database is refused on the evm rail, and an evm database on the sandbox', async () => {
