@@ -370,6 +370,32 @@ for (const target of await storeTargets()) {
         }
       });
 
+      test('an approved payment to an outside address is paid on chain', async () => {
+        const recipient = '0x00000000000000000000000000000000000a9901' as Address;
+        const asked = toolOk(
+          await tool(h, agent.key, 'request_approval', {
+            toAddress: recipient,
+            amount: '4',
+            reason: 'a tool',
+          }),
+          'request_approval',
+        );
+        const approved = await agent.user.api.post(
+          `/api/v1/agent-wallets/${agent.walletId}/transactions/${asked.txId}/approve`,
+        );
+        assert.equal(approved.status, 200, approved.raw);
+        assert.equal(approved.body.data.status, 'processing');
+        assert.equal(approved.body.data.rail, 'evm');
+        await settleAll(2);
+        assert.equal(await world.usdc.balanceOf(recipient), 4_000_000n);
+        const tx = await agent.user.api.get(
+          `/api/v1/agent-wallets/${agent.walletId}/transactions/${asked.txId}`,
+        );
+        assert.equal(tx.body.data.status, 'completed');
+        assert.match(tx.body.data.txHash, /^0x[0-9a-f]{64}$/);
+        await assertLedgerOk(h);
+      });
+
       test('a payment to another wallet of the service stays internal: no chain transaction', async () => {
         const other = await signupUser(h.app);
         const otherMaster = (await other.api.get('/api/v1/wallet')).body.data;

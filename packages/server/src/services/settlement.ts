@@ -41,18 +41,23 @@ export interface ExternalRail {
 export const sandboxRail: ExternalRail = {
   name: 'sandbox',
   async settle(trx, request) {
-    await postTransfer(trx, {
-      kind: 'payment_external',
-      referenceId: request.paymentId,
-      nowMs: request.nowMs,
-      legs: [
-        { accountId: request.fromAccountId, amountMicros: -request.amountMicros },
-        { accountId: accountIds.external('sandbox'), amountMicros: request.amountMicros },
-      ],
-    });
+    await debitToRail(trx, request, 'sandbox');
     return { status: 'completed', rail: 'sandbox', txHash: null, failureReason: null };
   },
 };
+
+/** The payment's money leaves the ledger into the rail's outside-world account. */
+async function debitToRail(trx: Kysely<Database>, request: SettlementRequest, rail: string): Promise<void> {
+  await postTransfer(trx, {
+    kind: 'payment_external',
+    referenceId: request.paymentId,
+    nowMs: request.nowMs,
+    legs: [
+      { accountId: request.fromAccountId, amountMicros: -request.amountMicros },
+      { accountId: accountIds.external(rail), amountMicros: request.amountMicros },
+    ],
+  });
+}
 
 export async function settle(
   trx: Kysely<Database>,
@@ -121,15 +126,7 @@ export function outboxRail(name: string, fromAddress: string): ExternalRail {
   return {
     name,
     async settle(trx, request) {
-      await postTransfer(trx, {
-        kind: 'payment_external',
-        referenceId: request.paymentId,
-        nowMs: request.nowMs,
-        legs: [
-          { accountId: request.fromAccountId, amountMicros: -request.amountMicros },
-          { accountId: accountIds.external(name), amountMicros: request.amountMicros },
-        ],
-      });
+      await debitToRail(trx, request, name);
       const payout = {
         transactionId: request.paymentId,
         walletId: request.wallet.id,
