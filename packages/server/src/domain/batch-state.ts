@@ -11,7 +11,7 @@ import {
 import type { NewDeposit } from '../services/deposits.ts';
 import type { NewTransaction } from '../services/transactions.ts';
 import type { Outcome } from './outcome.ts';
-import type { ActivePolicy } from './policies.ts';
+import type { ActivePolicy, WindowName, WindowSpending } from './policies.ts';
 
 export interface WalletState {
   id: string;
@@ -28,9 +28,52 @@ export interface WalletState {
   spentMicros: bigint;
   /** The same in the last 24 hours before the batch's first command (only for wallets with a daily cap). */
   spent24hMicros: bigint;
+  /** The same in the rolling windows the wallet's window policies name (loaded only for those). */
+  windows: WindowTotals;
   policies: ActivePolicy[];
   /** Payments awaiting approval (loaded for the agent wallets a fund or withdraw answers with). */
   pendingCount: number;
+}
+
+/**
+ * Spending and payment counts in rolling windows ending at the batch's first command, and spending per
+ * recipient for the batch's recipients. Only what the wallet's policies name is loaded; anything else asked for
+ * is a bug (asserted). Decisions move them, so later commands of the batch see earlier ones.
+ */
+export interface WindowTotals {
+  spent: Map<WindowName, bigint>;
+  count: Map<WindowName, number>;
+  /** `${window}\n${address}` → spending to that recipient in the window. */
+  toRecipient: Map<string, bigint>;
+}
+
+export const recipientKey = (window: WindowName, address: string) => `${window}\n${address}`;
+
+export function emptyWindows(): WindowTotals {
+  return { spent: new Map(), count: new Map(), toRecipient: new Map() };
+}
+
+/** The policies' view of the totals: asking for a window that was not loaded is a bug. */
+export function windowSpending(totals: WindowTotals): WindowSpending {
+  const loaded = <T>(value: T | undefined, what: string): T => {
+    assert(value !== undefined, `${what} was not loaded for this batch`);
+    return value;
+  };
+  return {
+    spentMicros: (window) => loaded(totals.spent.get(window), `spending in ${window}`),
+    count: (window) => loaded(totals.count.get(window), `payments in ${window}`),
+    spentToMicros: (address, window) =>
+      loaded(totals.toRecipient.get(recipientKey(window, address)), `spending to ${address} in ${window}`),
+  };
+}
+
+/** A payment that counts as spent moves every loaded window (and its recipient's). */
+export function recordInWindows(totals: WindowTotals, amountMicros: bigint, toAddress: string): void {
+  for (const [window, spent] of totals.spent) totals.spent.set(window, spent + amountMicros);
+  for (const [window, count] of totals.count) totals.count.set(window, count + 1);
+  for (const [key, spent] of totals.toRecipient) {
+    if (key.endsWith(`\n${toAddress}`)) totals.toRecipient.set(key, spent + amountMicros);
+  }
 }
 
 export interface StoredKey {

@@ -8,7 +8,14 @@ import fc from 'fast-check';
 import { AppError } from '../errors.ts';
 import { BALANCE_MAX_MICROS } from '../ledger/ledger.ts';
 import { type BatchCommand, decideBatch } from './batch.ts';
-import type { BatchContext, BatchEffects, BatchState, CommandResult, WalletState } from './batch-state.ts';
+import {
+  type BatchContext,
+  type BatchEffects,
+  type BatchState,
+  type CommandResult,
+  emptyWindows,
+  type WalletState,
+} from './batch-state.ts';
 import type { PaymentCommand } from './payment-batch.ts';
 import type { ActivePolicy } from './policies.ts';
 
@@ -58,6 +65,7 @@ const walletArb = (id: string) =>
         updatedAtMs: NOW_MS,
         pendingCount: 0,
         spent24hMicros: w.spentMicros / 2n,
+        windows: emptyWindows(),
         policies: w.policies.map((p, i) => ({ ...p, id: `pol_${id}_${i}` })),
       }),
     );

@@ -9,8 +9,10 @@ import {
   type BatchContext,
   type BatchEffects,
   type BatchState,
+  recordInWindows,
   transfer,
   type WalletState,
+  windowSpending,
 } from './batch-state.ts';
 import { formatMicros } from './money.ts';
 import { failure, type Outcome, success } from './outcome.ts';
@@ -43,6 +45,7 @@ export function decidePayment(
   const decision = evaluatePolicies(wallet.policies, command, {
     last24hMicros: wallet.spent24hMicros,
     allTimeMicros: wallet.spentMicros,
+    windows: windowSpending(wallet.windows),
   });
   if (command.kind === 'request_approval') {
     if (wallet.availableMicros < command.amountMicros) return insufficient(wallet.availableMicros);
@@ -111,7 +114,7 @@ function hold(
     violations: why.violations.length === 0 ? null : why.violations,
     expiresAtMs: command.nowMs + context.approvalTtlMs,
   });
-  spend(wallet, command.amountMicros);
+  spend(wallet, command.amountMicros, command.toAddress);
   wallet.pendingCount += 1;
   return txId;
 }
@@ -145,7 +148,7 @@ function settleNow(
     ...paymentRecord(wallet, command, txId, recipient === undefined ? context.railName : 'internal'),
     status,
   });
-  spend(wallet, command.amountMicros);
+  spend(wallet, command.amountMicros, command.toAddress);
   return success(sendData(txId, status, command));
 }
 
@@ -192,9 +195,10 @@ function creditRecipient(
   });
 }
 
-function spend(wallet: WalletState, amountMicros: bigint): void {
+function spend(wallet: WalletState, amountMicros: bigint, toAddress: string): void {
   wallet.spentMicros += amountMicros;
   wallet.spent24hMicros += amountMicros;
+  recordInWindows(wallet.windows, amountMicros, toAddress);
 }
 
 function railFor(state: BatchState, context: BatchContext, address: string): string {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { type ActivePolicy, evaluatePolicies, type PolicyRule } from './policies.ts';
+import { type ActivePolicy, evaluatePolicies, NO_WINDOWS, type PolicyRule } from './policies.ts';
 
 const RUNS = Number(process.env.FC_RUNS ?? 500);
 const seed = process.env.FC_SEED === undefined ? {} : { seed: Number(process.env.FC_SEED) };
@@ -51,10 +51,11 @@ test('evaluatePolicies reports exactly the violations and approvals the referenc
         const policies: ActivePolicy[] = rules.map((rule, i) => ({ id: `pol_${i}`, rule }));
         const decision = evaluatePolicies(
           policies,
-          { amountMicros: amount, toAddress: to },
+          { amountMicros: amount, toAddress: to, nowMs: 0 },
           {
             last24hMicros: day,
             allTimeMicros: all,
+            windows: NO_WINDOWS,
           },
         );
         const expectedViolations = policies

@@ -1,7 +1,15 @@
 // Spending policies, evaluated as a pure function of the policies, the payment and the wallet's spending so
 // far. Every violated policy is reported (not only the first). require_approval_above is not a denial: it
 // turns the payment into a pending one that waits for the owner.
+import { assert } from '../errors.ts';
 import { formatMicros } from './money.ts';
+import {
+  describeTimeWindow,
+  formatClock,
+  insideTimeWindow,
+  localTime,
+  type TimeWindowRule,
+} from './time-window.ts';
 
 export const POLICY_TYPES = [
   'spend_cap_per_tx',
@@ -9,18 +17,44 @@ export const POLICY_TYPES = [
   'spend_cap_total',
   'address_allowlist',
   'require_approval_above',
+  'spend_cap_window',
+  'tx_count_cap',
+  'address_blocklist',
+  'recipient_cap',
+  'time_window',
 ] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
 
+/** The rolling windows a policy may name, and their length. */
+export const WINDOWS = {
+  '1h': 3_600_000,
+  '24h': 86_400_000,
+  '7d': 604_800_000,
+  '30d': 2_592_000_000,
+} as const;
+export type WindowName = keyof typeof WINDOWS;
+export const WINDOW_NAMES = Object.keys(WINDOWS) as WindowName[];
+
 export type PolicyRule =
   | { type: 'spend_cap_per_tx' | 'spend_cap_daily' | 'spend_cap_total'; limitMicros: bigint }
-  | { type: 'address_allowlist'; addresses: ReadonlySet<string> }
-  | { type: 'require_approval_above'; amountMicros: bigint };
+  | { type: 'address_allowlist' | 'address_blocklist'; addresses: ReadonlySet<string> }
+  | { type: 'require_approval_above'; amountMicros: bigint }
+  | { type: 'spend_cap_window' | 'recipient_cap'; limitMicros: bigint; window: WindowName }
+  | { type: 'tx_count_cap'; count: number; window: WindowName }
+  | ({ type: 'time_window' } & TimeWindowRule);
 
+/**
+ * Why a policy denies a payment, for machines and for people: `limit` and `attempted` are decimal amounts for
+ * caps, whole numbers for counts, the window or the local time for time windows, null where nothing is counted
+ * (lists: `attempted` is the recipient). `window` names the rolling window of a windowed policy.
+ */
 export interface Violation {
   policyId: string;
   policyType: string;
   reason: string;
+  limit?: string | number | null;
+  attempted?: string | number | null;
+  window?: WindowName;
 }
 
 export interface ActivePolicy {
@@ -32,12 +66,34 @@ export interface PaymentFacts {
   amountMicros: bigint;
   /** Lower-case address. */
   toAddress: string;
+  /** When the payment is decided: where rolling windows end and what time_window checks. */
+  nowMs: number;
+}
+
+/** Spending in the rolling windows ending now (completed, processing and held payments). */
+export interface WindowSpending {
+  spentMicros(window: WindowName): bigint;
+  count(window: WindowName): number;
+  spentToMicros(address: string, window: WindowName): bigint;
 }
 
 /** What the wallet has already committed: completed, processing and held (pending) payments. */
 export interface SpendTotals {
   last24hMicros: bigint;
   allTimeMicros: bigint;
+  windows: WindowSpending;
+}
+
+/** For a wallet without window policies: asking it anything is a bug (a window loaded too little). */
+export const NO_WINDOWS: WindowSpending = {
+  spentMicros: (window) => notLoaded(`spending in ${window}`),
+  count: (window) => notLoaded(`payments in ${window}`),
+  spentToMicros: (_address, window) => notLoaded(`recipient spending in ${window}`),
+};
+
+function notLoaded(what: string): never {
+  assert(false, `${what} was not loaded`);
+  throw new Error('unreachable');
 }
 
 export interface PolicyDecision {
@@ -55,9 +111,9 @@ export function evaluatePolicies(
 ) {
   const decision: PolicyDecision = { violations: [], approvalRequiredBy: [] };
   for (const policy of policies) {
-    const reason = violationReason(policy.rule, payment, totals);
-    if (reason !== null)
-      decision.violations.push({ policyId: policy.id, policyType: policy.rule.type, reason });
+    const found = violationOf(policy.rule, payment, totals);
+    if (found !== null)
+      decision.violations.push({ policyId: policy.id, policyType: policy.rule.type, ...found });
     if (policy.rule.type === 'require_approval_above' && payment.amountMicros > policy.rule.amountMicros) {
       decision.approvalRequiredBy.push({ policyId: policy.id, thresholdMicros: policy.rule.amountMicros });
     }
@@ -65,31 +121,111 @@ export function evaluatePolicies(
   return decision;
 }
 
+type Found = Omit<Violation, 'policyId' | 'policyType'>;
+
 /** Why the rule denies the payment, or null. Caps are inclusive: reaching a cap exactly is allowed. */
-function violationReason(rule: PolicyRule, payment: PaymentFacts, totals: SpendTotals): string | null {
+function violationOf(rule: PolicyRule, payment: PaymentFacts, totals: SpendTotals): Found | null {
   const amount = payment.amountMicros;
   switch (rule.type) {
     case 'spend_cap_per_tx':
-      return amount > rule.limitMicros
-        ? `amount ${formatMicros(amount)} is above the per-transaction cap of ${formatMicros(rule.limitMicros)}`
-        : null;
+      return capViolation(
+        amount,
+        rule.limitMicros,
+        `amount ${formatMicros(amount)} is above the per-transaction cap`,
+      );
     case 'spend_cap_daily':
-      return totals.last24hMicros + amount > rule.limitMicros
-        ? `would bring the last 24 hours to ${formatMicros(totals.last24hMicros + amount)}, above the daily cap of ${formatMicros(rule.limitMicros)}`
-        : null;
+      return capViolation(
+        totals.last24hMicros + amount,
+        rule.limitMicros,
+        'would pass the daily cap (rolling 24 hours)',
+      );
     case 'spend_cap_total':
-      return totals.allTimeMicros + amount > rule.limitMicros
-        ? `would bring total spending to ${formatMicros(totals.allTimeMicros + amount)}, above the total cap of ${formatMicros(rule.limitMicros)}`
-        : null;
+      return capViolation(totals.allTimeMicros + amount, rule.limitMicros, 'would pass the total cap');
     case 'address_allowlist':
-      return rule.addresses.has(payment.toAddress) ? null : 'the recipient is not on the address allowlist';
+    case 'address_blocklist':
+      return listViolation(rule.type, rule.addresses.has(payment.toAddress), payment.toAddress);
     case 'require_approval_above':
       return null;
+    default:
+      return windowedViolation(rule, payment, totals.windows);
+  }
+}
+
+function capViolation(
+  attemptedMicros: bigint,
+  limitMicros: bigint,
+  what: string,
+  window?: WindowName,
+): Found | null {
+  if (attemptedMicros <= limitMicros) return null;
+  const amounts = `${formatMicros(attemptedMicros)}, limit ${formatMicros(limitMicros)}`;
+  return {
+    reason: `${what} (${amounts})`,
+    limit: formatMicros(limitMicros),
+    attempted: formatMicros(attemptedMicros),
+    ...(window === undefined ? {} : { window }),
+  };
+}
+
+function listViolation(
+  type: 'address_allowlist' | 'address_blocklist',
+  listed: boolean,
+  to: string,
+): Found | null {
+  if (type === 'address_allowlist' && !listed) {
+    return { reason: 'the recipient is not on the address allowlist', limit: null, attempted: to };
+  }
+  if (type === 'address_blocklist' && listed) {
+    return { reason: 'the recipient is on the address blocklist', limit: null, attempted: to };
+  }
+  return null;
+}
+
+function windowedViolation(
+  rule: Extract<PolicyRule, { type: 'spend_cap_window' | 'recipient_cap' | 'tx_count_cap' | 'time_window' }>,
+  payment: PaymentFacts,
+  windows: WindowSpending,
+): Found | null {
+  switch (rule.type) {
+    case 'spend_cap_window': {
+      const attempted = windows.spentMicros(rule.window) + payment.amountMicros;
+      return capViolation(
+        attempted,
+        rule.limitMicros,
+        `would pass the ${rule.window} spending cap`,
+        rule.window,
+      );
+    }
+    case 'recipient_cap': {
+      const attempted = windows.spentToMicros(payment.toAddress, rule.window) + payment.amountMicros;
+      return capViolation(
+        attempted,
+        rule.limitMicros,
+        `would pass the ${rule.window} cap for this recipient`,
+        rule.window,
+      );
+    }
+    case 'tx_count_cap': {
+      const attempted = windows.count(rule.window) + 1;
+      if (attempted <= rule.count) return null;
+      const reason = `would be payment ${attempted} in ${rule.window}, above the limit of ${rule.count}`;
+      return { reason, limit: rule.count, attempted, window: rule.window };
+    }
+    case 'time_window': {
+      if (insideTimeWindow(rule, payment.nowMs)) return null;
+      const local = localTime(payment.nowMs, rule.timezone);
+      const at = `${local.day} ${formatClock(local.minute)}`;
+      const allowed = describeTimeWindow(rule);
+      return { reason: `outside the allowed hours (${allowed}; now ${at})`, limit: allowed, attempted: at };
+    }
   }
 }
 
 /** Remaining room under the tightest active cap of each kind; null when no such cap is active; never negative. */
-export function capsRemaining(policies: readonly ActivePolicy[], totals: SpendTotals) {
+export function capsRemaining(
+  policies: readonly ActivePolicy[],
+  totals: Pick<SpendTotals, 'last24hMicros' | 'allTimeMicros'>,
+) {
   return {
     dailyCapRemaining: remainingUnder(policies, 'spend_cap_daily', totals.last24hMicros),
     totalCapRemaining: remainingUnder(policies, 'spend_cap_total', totals.allTimeMicros),

@@ -39,7 +39,22 @@ export const depositView = z.object({
   createdAt: timestamp,
 });
 
-export const violationView = z.object({ policyId: z.string(), policyType: z.string(), reason: z.string() });
+export const violationView = z.object({
+  policyId: z.string(),
+  policyType: z.string(),
+  reason: z.string(),
+  limit: z
+    .union([z.string(), z.number(), z.null()])
+    .optional()
+    .describe('The cap (decimal amount), the count limit, the allowed hours; null for lists.'),
+  attempted: z
+    .union([z.string(), z.number(), z.null()])
+    .optional()
+    .describe(
+      'What the payment would bring it to; the recipient for lists; the local time for time windows.',
+    ),
+  window: z.enum(['1h', '24h', '7d', '30d']).optional().describe('The rolling window of a windowed policy.'),
+});
 
 export const transactionView = z.object({
   id: z.string(),

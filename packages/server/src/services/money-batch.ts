@@ -9,6 +9,7 @@ import {
   type BatchEffects,
   type BatchState,
   type CommandResult,
+  emptyWindows,
   keyOf,
   type StoredKey,
   type WalletState,
@@ -26,6 +27,7 @@ import { ruleOf } from './policies.ts';
 import { creationEventRow, spendingMicros, transactionRow, transactionView } from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
 import { agentWalletViewOf } from './wallet-views.ts';
+import { loadWindowTotals } from './window-totals.ts';
 
 export interface MoneyBatchOptions {
   dialect: Dialect;
@@ -63,6 +65,16 @@ export async function executeMoneyBatch(
   await writeEffects(trx, effects, options.dialect);
   await writePayouts(trx, effects.payouts, options.payoutFromAddress);
   return results;
+}
+
+/** The addresses each paying wallet's commands pay: what recipient caps are loaded for. */
+function recipientsOf(commands: readonly BatchCommand[]): Map<string, Set<string>> {
+  const byWallet = new Map<string, Set<string>>();
+  for (const c of commands) {
+    if (c.kind !== 'send' && c.kind !== 'request_approval') continue;
+    byWallet.set(c.walletId, (byWallet.get(c.walletId) ?? new Set()).add(c.toAddress));
+  }
+  return byWallet;
 }
 
 /** What the batch's commands name: agent wallets, recipients by address, and users whose master they move. */
@@ -118,6 +130,7 @@ async function loadState(
     (policies.get(id) ?? []).some((p) => p.rule.type === 'spend_cap_daily'),
   );
   const spent24h = await spentSince(trx, daily, firstNowMs - DAY_MS);
+  const windows = await loadWindowTotals(trx, policies, recipientsOf(commands), firstNowMs);
   const state: BatchState = {
     wallets: new Map(),
     walletIdByAddress: new Map(),
@@ -130,6 +143,7 @@ async function loadState(
       ...walletStateOf(row),
       ...balance,
       spent24hMicros: spent24h.get(row.id) ?? 0n,
+      windows: windows.get(row.id) ?? emptyWindows(),
       policies: policies.get(row.id) ?? [],
       pendingCount: pending.get(row.id) ?? 0,
     });

@@ -5,8 +5,9 @@ import type { Selectable } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
-import { decimalToMicros, formatMicros } from '../domain/money.ts';
-import type { PolicyRule, PolicyType } from '../domain/policies.ts';
+import { decimalToMicros } from '../domain/money.ts';
+import type { PolicyRule, PolicyType, WindowName } from '../domain/policies.ts';
+import { type Day, parseClock } from '../domain/time-window.ts';
 import { invalid, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
 import type { PoliciesTable } from '../store/schema.ts';
@@ -16,8 +17,8 @@ import { ownedWallet } from './wallet-rows.ts';
 export const POLICIES_PER_WALLET_MAX = 50;
 export const ALLOWLIST_ADDRESSES_MAX = 1_000;
 
-/** Params as the service receives them, already validated: micro-units and lower-case addresses. */
-export type PolicyParams = { limitMicros: bigint } | { addresses: string[] } | { amountMicros: bigint };
+/** Params as stored and shown: normalised wire form (amounts "10.500000", lower-case addresses), validated. */
+export type PolicyParams = Record<string, unknown>;
 
 type PolicyRow = Selectable<PoliciesTable>;
 
@@ -32,22 +33,46 @@ export interface PolicyView {
 }
 
 export function storedParams(params: PolicyParams): string {
-  if ('limitMicros' in params) return JSON.stringify({ limit: formatMicros(params.limitMicros) });
-  if ('amountMicros' in params) return JSON.stringify({ amount: formatMicros(params.amountMicros) });
-  return JSON.stringify({ addresses: params.addresses });
+  return JSON.stringify(params);
+}
+
+interface StoredParams {
+  limit?: string;
+  amount?: string;
+  addresses?: string[];
+  window?: WindowName;
+  count?: number;
+  days?: Day[];
+  start?: string;
+  end?: string;
+  timezone?: string;
 }
 
 export function ruleOf(type: PolicyType, paramsJson: string): PolicyRule {
-  const params = JSON.parse(paramsJson) as { limit?: string; amount?: string; addresses?: string[] };
+  const p = JSON.parse(paramsJson) as StoredParams;
   switch (type) {
     case 'spend_cap_per_tx':
     case 'spend_cap_daily':
     case 'spend_cap_total':
-      return { type, limitMicros: decimalToMicros(params.limit!) };
+      return { type, limitMicros: decimalToMicros(p.limit!) };
     case 'address_allowlist':
-      return { type, addresses: new Set(params.addresses) };
+    case 'address_blocklist':
+      return { type, addresses: new Set(p.addresses) };
     case 'require_approval_above':
-      return { type, amountMicros: decimalToMicros(params.amount!) };
+      return { type, amountMicros: decimalToMicros(p.amount!) };
+    case 'spend_cap_window':
+    case 'recipient_cap':
+      return { type, limitMicros: decimalToMicros(p.limit!), window: p.window! };
+    case 'tx_count_cap':
+      return { type, count: p.count!, window: p.window! };
+    case 'time_window':
+      return {
+        type,
+        days: new Set(p.days),
+        startMinute: parseClock(p.start!)!,
+        endMinute: parseClock(p.end!)!,
+        timezone: p.timezone!,
+      };
   }
 }
 

@@ -1,33 +1,67 @@
 import { z } from 'zod';
-import { POLICY_TYPES, type PolicyType } from '../../domain/policies.ts';
+import { formatMicros } from '../../domain/money.ts';
+import { POLICY_TYPES, type PolicyType, WINDOW_NAMES } from '../../domain/policies.ts';
+import { DAYS, isTimezone, parseClock } from '../../domain/time-window.ts';
 import { invalid } from '../../errors.ts';
 import { addressSchema, amountSchema, describeIssues, idSchema } from '../../http/schemas.ts';
 import { ALLOWLIST_ADDRESSES_MAX, type PolicyParams } from '../../services/policies.ts';
 
 export const policyParams = z.strictObject({ walletId: idSchema, policyId: idSchema });
 
-const capParams = z.strictObject({ limit: amountSchema });
+const micros = amountSchema.transform((value) => formatMicros(value));
+const windowSchema = z.enum(WINDOW_NAMES, { error: `window must be one of ${WINDOW_NAMES.join(', ')}` });
+const addressList = z
+  .array(addressSchema)
+  .min(1)
+  .max(ALLOWLIST_ADDRESSES_MAX)
+  .transform((addresses) => [...new Set(addresses)]);
+const clock = z
+  .string()
+  .refine((value) => parseClock(value) !== null, 'must be HH:MM between 00:00 and 23:59');
+/** Most payments a tx_count_cap may allow in its window: a bound, like every other. */
+export const TX_COUNT_CAP_MAX = 1_000_000;
+
+const capParams = z.strictObject({ limit: micros });
 const PARAMS_BY_TYPE: Record<PolicyType, z.ZodType> = {
   spend_cap_per_tx: capParams,
   spend_cap_daily: capParams,
   spend_cap_total: capParams,
-  address_allowlist: z.strictObject({
-    addresses: z.array(addressSchema).min(1).max(ALLOWLIST_ADDRESSES_MAX),
+  address_allowlist: z.strictObject({ addresses: addressList }),
+  address_blocklist: z.strictObject({ addresses: addressList }),
+  require_approval_above: z.strictObject({ amount: micros }),
+  spend_cap_window: z.strictObject({ limit: micros, window: windowSchema }),
+  recipient_cap: z.strictObject({ limit: micros, window: windowSchema }),
+  tx_count_cap: z.strictObject({
+    count: z.number().int().min(1).max(TX_COUNT_CAP_MAX),
+    window: windowSchema,
   }),
-  require_approval_above: z.strictObject({ amount: amountSchema }),
+  time_window: z
+    .strictObject({
+      days: z
+        .array(z.enum(DAYS, { error: `days must be among ${DAYS.join(', ')}` }))
+        .min(1, 'days must name at least one day')
+        .max(7),
+      start: clock,
+      end: clock,
+      timezone: z.string().refine(isTimezone, 'must be an IANA timezone such as Europe/Berlin or UTC'),
+    })
+    .refine((p) => p.start !== p.end, { message: 'start and end must differ', path: ['end'] })
+    .transform((p) => ({ ...p, days: DAYS.filter((d) => p.days.includes(d)) })),
 };
 
 /** Documentation of `params`; validation is per type in parsePolicyParams. */
 export const paramsDocumentation = z.unknown().meta({
   description:
-    'spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist: {addresses: [...]}; ' +
-    'require_approval_above: {amount}. Amounts are decimal strings.',
+    'spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: ' +
+    '{addresses: [...]} (1 to 1,000); require_approval_above: {amount}; spend_cap_window / recipient_cap: ' +
+    '{limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", ' +
+    'end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d".',
   type: 'object',
 });
 
 export const policyTypeSchema = z.enum(POLICY_TYPES);
 
-/** Validates params for the policy type and converts them (micro-units, lower-case, de-duplicated addresses). */
+/** Validates params for the policy type and normalises them (amounts to 6 places, addresses lower-case, unique). */
 export function parsePolicyParams(type: PolicyType, raw: unknown): PolicyParams {
   if (raw === undefined) throw invalid('params is required');
   const parsed = PARAMS_BY_TYPE[type].safeParse(raw);
@@ -35,10 +69,7 @@ export function parsePolicyParams(type: PolicyType, raw: unknown): PolicyParams 
     const issues = parsed.error.issues.map((issue) => ({ ...issue, path: ['params', ...issue.path] }));
     throw invalid(describeIssues(issues, 'params'));
   }
-  const value = parsed.data as { limit?: bigint; amount?: bigint; addresses?: string[] };
-  if (value.limit !== undefined) return { limitMicros: value.limit };
-  if (value.amount !== undefined) return { amountMicros: value.amount };
-  return { addresses: [...new Set(value.addresses)] };
+  return parsed.data as PolicyParams;
 }
 
 export const policyView = z.object({

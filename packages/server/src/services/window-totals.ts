@@ -1,0 +1,107 @@
+// The rolling-window totals a batch's window policies need (spend_cap_window, tx_count_cap, recipient_cap), in a
+// few set-based queries: one per window named (sum and count per wallet), one per recipient-cap window (sum per
+// wallet and recipient, for the batch's recipients only). Windows end at the batch's first command: a later
+// command of the same batch counts a payment that left the window in the milliseconds between them, which can
+// only deny early, never let a budget be passed. Reads the (wallet_id, status, created_at_ms) index.
+import type { Kysely } from 'kysely';
+import { emptyWindows, recipientKey, type WindowTotals } from '../domain/batch-state.ts';
+import { type ActivePolicy, WINDOWS, type WindowName } from '../domain/policies.ts';
+import type { Database } from '../store/schema.ts';
+
+const SPENDING_STATUSES = ['completed', 'processing', 'pending'] as const;
+
+interface Needs {
+  /** window → wallets whose spending or count in it a policy checks. */
+  totals: Map<WindowName, Set<string>>;
+  /** window → wallets with a recipient cap over it. */
+  recipients: Map<WindowName, Set<string>>;
+}
+
+/** Pure: which windows each wallet's policies name. */
+export function windowNeeds(policiesByWallet: ReadonlyMap<string, readonly ActivePolicy[]>): Needs {
+  const needs: Needs = { totals: new Map(), recipients: new Map() };
+  const add = (map: Map<WindowName, Set<string>>, window: WindowName, walletId: string) =>
+    map.set(window, (map.get(window) ?? new Set()).add(walletId));
+  for (const [walletId, policies] of policiesByWallet) {
+    for (const { rule } of policies) {
+      if (rule.type === 'spend_cap_window' || rule.type === 'tx_count_cap')
+        add(needs.totals, rule.window, walletId);
+      if (rule.type === 'recipient_cap') add(needs.recipients, rule.window, walletId);
+    }
+  }
+  return needs;
+}
+
+export async function loadWindowTotals(
+  trx: Kysely<Database>,
+  policiesByWallet: ReadonlyMap<string, readonly ActivePolicy[]>,
+  recipientsByWallet: ReadonlyMap<string, ReadonlySet<string>>,
+  nowMs: number,
+): Promise<Map<string, WindowTotals>> {
+  const byWallet = new Map<string, WindowTotals>();
+  const of = (walletId: string) =>
+    byWallet.get(walletId) ?? byWallet.set(walletId, emptyWindows()).get(walletId)!;
+  const needs = windowNeeds(policiesByWallet);
+  for (const [window, wallets] of needs.totals) {
+    const rows = await trx
+      .selectFrom('transactions')
+      .select((eb) => [
+        'wallet_id',
+        eb.fn.sum<bigint>('amount_micros').as('total'),
+        eb.fn.countAll<bigint>().as('n'),
+      ])
+      .where('wallet_id', 'in', [...wallets])
+      .where('type', '=', 'payment')
+      .where('status', 'in', SPENDING_STATUSES)
+      .where('created_at_ms', '>', BigInt(nowMs - WINDOWS[window]))
+      .groupBy('wallet_id')
+      .execute();
+    for (const walletId of wallets) {
+      of(walletId).spent.set(window, 0n);
+      of(walletId).count.set(window, 0);
+    }
+    for (const r of rows) {
+      of(r.wallet_id).spent.set(window, BigInt(r.total));
+      of(r.wallet_id).count.set(window, Number(r.n));
+    }
+  }
+  for (const [window, wallets] of needs.recipients) {
+    await loadRecipientTotals(trx, { window, wallets, recipientsByWallet, nowMs, of });
+  }
+  return byWallet;
+}
+
+async function loadRecipientTotals(
+  trx: Kysely<Database>,
+  input: {
+    window: WindowName;
+    wallets: ReadonlySet<string>;
+    recipientsByWallet: ReadonlyMap<string, ReadonlySet<string>>;
+    nowMs: number;
+    of: (walletId: string) => WindowTotals;
+  },
+): Promise<void> {
+  const recipients = new Set<string>();
+  for (const walletId of input.wallets) {
+    for (const address of input.recipientsByWallet.get(walletId) ?? []) {
+      recipients.add(address);
+      input.of(walletId).toRecipient.set(recipientKey(input.window, address), 0n);
+    }
+  }
+  if (recipients.size === 0) return;
+  const rows = await trx
+    .selectFrom('transactions')
+    .select((eb) => ['wallet_id', 'to_address', eb.fn.sum<bigint>('amount_micros').as('total')])
+    .where('wallet_id', 'in', [...input.wallets])
+    .where('to_address', 'in', [...recipients])
+    .where('type', '=', 'payment')
+    .where('status', 'in', SPENDING_STATUSES)
+    .where('created_at_ms', '>', BigInt(input.nowMs - WINDOWS[input.window]))
+    .groupBy(['wallet_id', 'to_address'])
+    .execute();
+  for (const r of rows) {
+    const key = recipientKey(input.window, r.to_address!);
+    if (input.of(r.wallet_id).toRecipient.has(key))
+      input.of(r.wallet_id).toRecipient.set(key, BigInt(r.total));
+  }
+}
