@@ -1,7 +1,9 @@
-// The agent's client: the four tools over `POST /mcp/v1/tools/<name>` with an API key (contract section 4).
+// The agent's client: the tools over `POST /mcp/v1/tools/<name>` with an API key (contract section 4).
 import { type ClientOptions, HttpTransport, newIdempotencyKey, segment } from './http.ts';
 import type {
   Balance,
+  CheckPaymentParams,
+  CheckPaymentResult,
   RequestApprovalParams,
   RequestApprovalResult,
   SendPaymentParams,
@@ -65,7 +67,15 @@ export class AgentWalletClient {
     return this.callTool('request_approval', params);
   }
 
-  /** All four tools with their JSON Schema, whatever the key's scopes. */
+  /**
+   * What `sendPayment` would decide now — allowed, needs approval, or denied with every violation — without
+   * paying, holding or storing anything (scope `read`).
+   */
+  checkPayment(params: CheckPaymentParams): Promise<CheckPaymentResult> {
+    return this.callTool('check_payment', params);
+  }
+
+  /** Every tool with its JSON Schema, whatever the key's scopes. */
   listTools(): Promise<ToolList> {
     return this.#http.request<ToolList>({
       method: 'GET',

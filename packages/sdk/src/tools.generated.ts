@@ -118,4 +118,28 @@ export const TOOL_SPECS = [
       additionalProperties: false,
     },
   },
+  {
+    name: 'check_payment',
+    description:
+      'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps. Nothing is paid, held or stored.',
+    scope: 'read',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        toAddress: {
+          type: 'string',
+          pattern: '^0x[0-9a-fA-F]{40}$',
+          description: 'recipient EVM address (0x + 40 hex)',
+        },
+        amount: {
+          type: 'string',
+          pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$',
+          maxLength: 32,
+          description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
+        },
+      },
+      required: ['toAddress', 'amount'],
+      additionalProperties: false,
+    },
+  },
 ] as const satisfies readonly ToolSpec[];

@@ -24,7 +24,7 @@ export interface OpenAITool {
 export interface ToolFilter {
   /**
    * Only tools these scopes allow, e.g. `['read']` for a read-only key (a model offered a tool its key
-   * cannot call would only get INSUFFICIENT_SCOPE). Default: all four tools.
+   * cannot call would only get INSUFFICIENT_SCOPE). Default: every tool.
    */
   scopes?: readonly Scope[];
   /** Only these tools. */

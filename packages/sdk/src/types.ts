@@ -21,12 +21,25 @@ export type PolicyType =
   | 'spend_cap_daily'
   | 'spend_cap_total'
   | 'address_allowlist'
-  | 'require_approval_above';
+  | 'require_approval_above'
+  | 'spend_cap_window'
+  | 'tx_count_cap'
+  | 'address_blocklist'
+  | 'recipient_cap'
+  | 'time_window';
+
+/** A rolling window of a windowed policy. */
+export type PolicyWindow = '1h' | '24h' | '7d' | '30d';
 
 export interface PolicyViolation {
   policyId: string;
   policyType: PolicyType;
   reason: string;
+  /** The cap (decimal amount), the count limit or the allowed hours; null for address lists. */
+  limit?: string | number | null;
+  /** What the payment would bring it to; the recipient for lists; the local time for time windows. */
+  attempted?: string | number | null;
+  window?: PolicyWindow;
 }
 
 /** `page` from 1, `limit` 1–100 (default 20). */
@@ -53,7 +66,12 @@ export interface TransactionPage<T> {
 
 // ---- Tools (contract section 4) ----
 
-export type ToolName = 'check_balance' | 'get_tx_history' | 'send_payment' | 'request_approval';
+export type ToolName =
+  | 'check_balance'
+  | 'get_tx_history'
+  | 'send_payment'
+  | 'request_approval'
+  | 'check_payment';
 
 /** `check_balance` data. */
 export interface Balance {
@@ -129,6 +147,26 @@ export interface RequestApprovalResult {
   message: string;
 }
 
+/** `check_payment` params: the payment to judge. */
+export interface CheckPaymentParams {
+  toAddress: Address;
+  amount: Amount;
+}
+
+/** `check_payment` data: what send_payment would decide now; nothing is stored or held. */
+export interface CheckPaymentResult {
+  /** Whether it would go through (completed, processing or pending approval). */
+  allowed: boolean;
+  /** Whether it would wait for the owner's approval. */
+  requiresApproval: boolean;
+  violations: PolicyViolation[];
+  balanceAfter: Amount;
+  dailyCapRemaining: Amount | null;
+  totalCapRemaining: Amount | null;
+  /** Why it would not go through although no policy denies it. */
+  refusal: { code: 'WALLET_FROZEN' | 'INSUFFICIENT_BALANCE'; message: string } | null;
+}
+
 export interface ToolInfo {
   name: ToolName;
   description: string;
@@ -137,7 +175,7 @@ export interface ToolInfo {
   inputSchema: JsonSchemaObject;
 }
 
-/** `GET /mcp/v1/tools` data: all four tools, whatever the key's scopes. */
+/** `GET /mcp/v1/tools` data: every tool, whatever the key's scopes. */
 export interface ToolList {
   tools: ToolInfo[];
 }
@@ -155,6 +193,7 @@ export interface ToolParamsMap {
   get_tx_history: TxHistoryOptions;
   send_payment: SendPaymentParams;
   request_approval: RequestApprovalParams;
+  check_payment: CheckPaymentParams;
 }
 
 export interface ToolDataMap {
@@ -162,6 +201,7 @@ export interface ToolDataMap {
   get_tx_history: TxHistory;
   send_payment: SendPaymentResult;
   request_approval: RequestApprovalResult;
+  check_payment: CheckPaymentResult;
 }
 
 // ---- REST (contract section 3) ----
@@ -346,12 +386,36 @@ export interface ApprovalThresholdParams {
   amount: Amount;
 }
 
+export interface WindowCapParams {
+  limit: Amount;
+  window: PolicyWindow;
+}
+export interface CountCapParams {
+  /** A whole number ≥ 1. */
+  count: number;
+  window: PolicyWindow;
+}
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+export interface TimeWindowParams {
+  days: Weekday[];
+  /** "HH:MM", 00:00–23:59; `end` before `start` wraps midnight. */
+  start: string;
+  end: string;
+  /** IANA timezone, e.g. "Europe/Berlin". */
+  timezone: string;
+}
+
 export type PolicyParamsByType = {
   spend_cap_per_tx: CapParams;
   spend_cap_daily: CapParams;
   spend_cap_total: CapParams;
   address_allowlist: AllowlistParams;
   require_approval_above: ApprovalThresholdParams;
+  spend_cap_window: WindowCapParams;
+  tx_count_cap: CountCapParams;
+  address_blocklist: AllowlistParams;
+  recipient_cap: WindowCapParams;
+  time_window: TimeWindowParams;
 };
 
 /** `{type, params}` of a policy, with the params its type takes. */

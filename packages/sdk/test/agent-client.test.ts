@@ -171,7 +171,32 @@ describe('AgentWalletClient', () => {
     assert.equal((await agent.checkBalance()).heldBalance, '25.000000');
   });
 
-  test('listTools lists the four tools with scopes and JSON Schemas', async () => {
+  test('checkPayment tells what sendPayment would decide, with every violation, and stores nothing', async () => {
+    const { agent, mgmt, walletId } = await newAgent(server.url);
+    const policy = await mgmt.policies.create(walletId, {
+      type: 'spend_cap_window',
+      params: { limit: '5', window: '24h' },
+    });
+    const to = externalAddress();
+    const denied = await agent.checkPayment({ toAddress: to, amount: '6' });
+    assert.equal(denied.allowed, false);
+    assert.deepEqual(denied.violations, [
+      {
+        policyId: policy.id,
+        policyType: 'spend_cap_window',
+        reason: 'would pass the 24h spending cap (6.000000, limit 5.000000)',
+        limit: '5.000000',
+        attempted: '6.000000',
+        window: '24h',
+      },
+    ]);
+    const ok = await agent.checkPayment({ toAddress: to, amount: '5' });
+    assert.equal(ok.allowed, true);
+    assert.equal(ok.requiresApproval, false);
+    assert.equal((await agent.getTxHistory()).transactions.filter((t) => t.type === 'payment').length, 0);
+  });
+
+  test('listTools lists every tool with scopes and JSON Schemas', async () => {
     const { agent } = await newAgent(server.url, { scopes: ['read'] });
     const { tools } = await agent.listTools();
     assert.deepEqual(
@@ -181,6 +206,7 @@ describe('AgentWalletClient', () => {
         ['get_tx_history', 'read'],
         ['send_payment', 'write'],
         ['request_approval', 'write'],
+        ['check_payment', 'read'],
       ],
     );
     for (const tool of tools) assert.equal(tool.inputSchema.type, 'object');

@@ -19,7 +19,7 @@ describe('tool definitions', () => {
     const tools = anthropicTools();
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['check_balance', 'get_tx_history', 'send_payment', 'request_approval'],
+      ['check_balance', 'get_tx_history', 'send_payment', 'request_approval', 'check_payment'],
     );
     for (const tool of tools) {
       assert.deepEqual(Object.keys(tool).sort(), ['description', 'input_schema', 'name']);
@@ -33,7 +33,7 @@ describe('tool definitions', () => {
 
   test('openaiTools: {type: "function", function: {name, description, parameters}}', () => {
     const tools = openaiTools();
-    assert.equal(tools.length, 4);
+    assert.equal(tools.length, 5);
     for (const tool of tools) {
       assert.deepEqual(Object.keys(tool).sort(), ['function', 'type']);
       assert.equal(tool.type, 'function');
@@ -49,13 +49,13 @@ describe('tool definitions', () => {
   test('filtering by scopes and names', () => {
     assert.deepEqual(
       anthropicTools({ scopes: ['read'] }).map((t) => t.name),
-      ['check_balance', 'get_tx_history'],
+      ['check_balance', 'get_tx_history', 'check_payment'],
     );
     assert.deepEqual(
       openaiTools({ scopes: ['write'] }).map((t) => t.function.name),
       ['send_payment', 'request_approval'],
     );
-    assert.equal(anthropicTools({ scopes: ['read', 'write'] }).length, 4);
+    assert.equal(anthropicTools({ scopes: ['read', 'write'] }).length, 5);
     assert.deepEqual(
       toolDefinitions({ names: ['send_payment'] }).map((t) => [t.name, t.scope]),
       [['send_payment', 'write']],

@@ -103,7 +103,13 @@ describe('MCP', () => {
       const { key } = await newKey();
       const client = await connect(key);
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-      assert.deepEqual(tools, ['check_balance', 'get_tx_history', 'request_approval', 'send_payment']);
+      assert.deepEqual(tools, [
+        'check_balance',
+        'check_payment',
+        'get_tx_history',
+        'request_approval',
+        'send_payment',
+      ]);
       const listed = (await client.listTools()).tools.find((t) => t.name === 'send_payment');
       const required = (listed?.inputSchema as { required?: string[] } | undefined)?.required ?? [];
       assert.deepEqual([...required].sort(), ['amount', 'toAddress']);
@@ -154,7 +160,7 @@ describe('MCP', () => {
       const { key } = await newKey(['read']);
       const client = await connect(key);
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-      assert.deepEqual(tools, ['check_balance', 'get_tx_history']);
+      assert.deepEqual(tools, ['check_balance', 'check_payment', 'get_tx_history']);
       const refused = (await client.callTool({
         name: 'send_payment',
         arguments: { toAddress: OUTSIDE_ADDRESS, amount: '1' },

@@ -17,6 +17,7 @@ export const BUCKET_NAMES = [
   'tool_unauthenticated',
   'default',
   'login_account',
+  'check_payment',
 ] as const;
 export type BucketName = (typeof BUCKET_NAMES)[number];
 
@@ -44,6 +45,7 @@ export const DEFAULT_LIMITS_PER_MINUTE: Readonly<Record<BucketName, number>> = O
   tool_unauthenticated: 60,
   default: 60,
   login_account: 10,
+  check_payment: 60,
 });
 
 // A sliding log keeps one timestamp per accepted request, so the limit also bounds memory per bucket.

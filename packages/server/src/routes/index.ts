@@ -19,6 +19,7 @@ import rotateKey from './keys/rotate.ts';
 import createPolicy from './policies/create.ts';
 import deletePolicy from './policies/delete.ts';
 import listPolicies from './policies/list.ts';
+import simulatePolicies from './policies/simulate.ts';
 import updatePolicy from './policies/update.ts';
 import health from './system/health.ts';
 import callTool from './tools/call.ts';
@@ -63,6 +64,7 @@ export const ROUTES: readonly AnyRoute[] = [
   listPolicies,
   updatePolicy,
   deletePolicy,
+  simulatePolicies,
   listTransactions,
   pendingTransactions,
   getTransaction,

@@ -18,15 +18,16 @@ import { type AddressSource, hdAddresses, sandboxAddresses } from './addresses.t
 import { type ApprovalService, createApprovalService } from './approvals.ts';
 import { type AuthService, createAuthService, purgeEndedSessions } from './auth.ts';
 import { startBackground } from './background.ts';
+import { type CheckPaymentData, type CheckRequest, checkPayment } from './check-payment.ts';
 import type { Page, ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
-import { executeMoneyBatch } from './money-batch.ts';
+import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies.ts';
 import { sandboxRail } from './settlement.ts';
-import type { WalletRow } from './wallet-rows.ts';
+import { ownedWallet, type WalletRow } from './wallet-rows.ts';
 import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallet-views.ts';
 import { createWalletService, type WalletService } from './wallets.ts';
 
@@ -42,6 +43,14 @@ export interface Services {
   policies: PolicyService;
   payments: PaymentService;
   approvals: ApprovalService;
+  /** What send_payment would decide now (check_payment, policy simulation): nothing stored. */
+  checkPayment(request: CheckRequest): Promise<CheckPaymentData>;
+  /** The owner's dry run of a payment from one of their agent wallets (404 for another user's wallet). */
+  simulatePayment(
+    userId: string,
+    walletId: string,
+    payment: { toAddress: string; amountMicros: bigint },
+  ): Promise<CheckPaymentData>;
   limiter: RateLimiter;
   metrics: Metrics;
   /** The evm rail and its duties (tests run them by hand); null on the sandbox rail. */
@@ -160,6 +169,13 @@ function assembleServices(
   }: { store: Store; limiter: RateLimiter; metrics: Metrics; evm: EvmRail | null },
 ): Services {
   const rail = evm?.settlement ?? sandboxRail;
+  const batchOptions: MoneyBatchOptions = {
+    dialect: store.dialect,
+    railName: rail.name,
+    railSettlesAtOnce: evm === null,
+    payoutFromAddress: evm?.treasuryAddress ?? null,
+    approvalTtlMs: config.approvalTtlSeconds * 1000,
+  };
   const writer = createLedgerWriter(store, {
     onBatch: (size) => metrics.ledgerBatch(size),
     mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
@@ -171,13 +187,7 @@ function assembleServices(
     // payment); the rest of the pool stays free for reads and the other writes.
     batchesInFlightMax: Math.min(LEDGER_BATCHES_IN_FLIGHT, config.dbPoolMax),
     executeCommands: (trx, commands, locked) =>
-      executeMoneyBatch(trx, commands as BatchCommand[], locked, {
-        dialect: store.dialect,
-        railName: rail.name,
-        railSettlesAtOnce: evm === null,
-        payoutFromAddress: evm?.treasuryAddress ?? null,
-        approvalTtlMs: config.approvalTtlSeconds * 1000,
-      }),
+      executeMoneyBatch(trx, commands as BatchCommand[], locked, batchOptions),
     conflictAttemptsMax: 3,
   });
   const ctx: ServiceContext = { store, writer, clock: options.clock };
@@ -232,6 +242,17 @@ function assembleServices(
     policies: createPolicyService(ctx),
     payments: createPaymentService(ctx, payoutGate),
     approvals,
+    checkPayment: (request) => checkPayment(store, batchOptions, request),
+    async simulatePayment(userId, walletId, payment) {
+      const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
+      const nowMs = options.clock.nowMs();
+      return checkPayment(store, batchOptions, {
+        walletId: wallet.id,
+        actor: `user:${userId}`,
+        ...payment,
+        nowMs,
+      });
+    },
     limiter,
     metrics,
     chain,

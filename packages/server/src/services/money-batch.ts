@@ -9,6 +9,7 @@ import {
   type BatchEffects,
   type BatchState,
   type CommandResult,
+  emptyEffects,
   emptyWindows,
   keyOf,
   type StoredKey,
@@ -17,8 +18,9 @@ import {
 import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Outcome } from '../domain/outcome.ts';
+import { decidePayment, type PaymentCommand } from '../domain/payment-batch.ts';
 import { DAY_MS, type PolicyType } from '../domain/policies.ts';
-import { assert } from '../errors.ts';
+import { assert, notFound } from '../errors.ts';
 import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
@@ -50,7 +52,14 @@ export async function executeMoneyBatch(
   options: MoneyBatchOptions,
 ): Promise<CommandResult[]> {
   const state = await loadState(trx, commands, locked, options.dialect);
-  const context: BatchContext = {
+  const { results, effects } = decideBatch(state, commands, batchContext(options));
+  await writeEffects(trx, effects, options.dialect);
+  await writePayouts(trx, effects.payouts, options.payoutFromAddress);
+  return results;
+}
+
+function batchContext(options: MoneyBatchOptions): BatchContext {
+  return {
     railName: options.railName,
     railSettlesAtOnce: options.railSettlesAtOnce,
     approvalTtlMs: options.approvalTtlMs,
@@ -61,10 +70,26 @@ export async function executeMoneyBatch(
       masterBalance: formatMicros(masterAvailableMicros),
     }),
   };
-  const { results, effects } = decideBatch(state, commands, context);
-  await writeEffects(trx, effects, options.dialect);
-  await writePayouts(trx, effects.payouts, options.payoutFromAddress);
-  return results;
+}
+
+/**
+ * What a payment command would do now, decided by the very function the writer uses (decidePayment) against
+ * the state read in a snapshot, its effects thrown away: nothing stored, nothing held, no idempotency claim.
+ * The wallet after the decision (its balances and window totals moved) comes back for the caller's views.
+ */
+export async function previewPayment(
+  db: Kysely<Database>,
+  command: PaymentCommand,
+  options: MoneyBatchOptions,
+): Promise<{ outcome: Outcome<unknown>; before: WalletState; after: WalletState }> {
+  return db.transaction().execute(async (trx) => {
+    const state = await loadState(trx, [command], null, options.dialect);
+    const wallet = state.wallets.get(command.walletId);
+    if (wallet === undefined) throw notFound('wallet');
+    const before = { ...wallet };
+    const outcome = decidePayment(state, command, batchContext(options), emptyEffects());
+    return { outcome, before, after: wallet };
+  });
 }
 
 /** The addresses each paying wallet's commands pay: what recipient caps are loaded for. */

@@ -1,4 +1,4 @@
-// The four tools, each defined once: name, scope, description, zod input and handler. The REST tool routes,
+// The tools, each defined once: name, scope, description, zod input and handler. The REST tool routes,
 // the MCP server, GET /mcp/v1/tools and the SDK's tool definitions are all generated from this list.
 import { z } from 'zod';
 import type { Scope } from '../domain/api-keys.ts';
@@ -6,11 +6,18 @@ import type { Outcome } from '../domain/outcome.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { checkBalanceTool } from './check-balance.ts';
+import { checkPaymentTool } from './check-payment.ts';
 import { getTxHistoryTool } from './get-tx-history.ts';
 import { requestApprovalTool } from './request-approval.ts';
 import { sendPaymentTool } from './send-payment.ts';
 
-export const TOOL_NAMES = ['check_balance', 'get_tx_history', 'send_payment', 'request_approval'] as const;
+export const TOOL_NAMES = [
+  'check_balance',
+  'get_tx_history',
+  'send_payment',
+  'request_approval',
+  'check_payment',
+] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 export interface ToolCall<I> {
@@ -34,6 +41,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   getTxHistoryTool,
   sendPaymentTool,
   requestApprovalTool,
+  checkPaymentTool,
 ] as unknown as ToolDefinition[];
 
 export function toolByName(name: string): ToolDefinition | undefined {

@@ -75,9 +75,15 @@ export const BALANCE_KEYS = [
 export const SEND_KEYS = ['txId', 'status', 'txHash', 'amount', 'toAddress', 'rejectionReason'] as const;
 export const APPROVAL_KEYS = ['txId', 'status', 'message'] as const;
 
-export const TOOL_NAMES = ['check_balance', 'get_tx_history', 'send_payment', 'request_approval'] as const;
+export const TOOL_NAMES = [
+  'check_balance',
+  'get_tx_history',
+  'send_payment',
+  'request_approval',
+  'check_payment',
+] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
-export const READ_TOOLS: readonly ToolName[] = ['check_balance', 'get_tx_history'];
+export const READ_TOOLS: readonly ToolName[] = ['check_balance', 'get_tx_history', 'check_payment'];
 export const WRITE_TOOLS: readonly ToolName[] = ['send_payment', 'request_approval'];
 
 export const keysUrl = (walletId: string) => `/api/v1/agent-wallets/${walletId}/keys`;

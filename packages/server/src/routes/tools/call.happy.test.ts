@@ -18,6 +18,7 @@ const PARAMS: Record<ToolName, Record<string, unknown>> = {
   get_tx_history: { limit: 5 },
   send_payment: { toAddress: EXTERNAL, amount: '1' },
   request_approval: { toAddress: EXTERNAL, amount: '1', reason: 'why not' },
+  check_payment: { toAddress: EXTERNAL, amount: '1' },
 };
 
 for (const target of await storeTargets()) {
@@ -54,7 +55,7 @@ for (const target of await storeTargets()) {
         if (name === 'send_payment' || name === 'request_approval') {
           assert.equal(b.status, a.status);
           assert.notEqual(b.txId, a.txId, 'without an idempotency key these are two payments');
-        } else if (name === 'check_balance') {
+        } else if (name === 'check_balance' || name === 'check_payment') {
           assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort());
         } else {
           assert.equal(b.limit, a.limit);

@@ -28,6 +28,7 @@ const PARAMS: Record<ToolName, Record<string, unknown>> = {
   get_tx_history: {},
   send_payment: { toAddress: EXTERNAL, amount: '1' },
   request_approval: { toAddress: EXTERNAL, amount: '1' },
+  check_payment: { toAddress: EXTERNAL, amount: '1' },
 };
 
 for (const target of await storeTargets()) {
@@ -104,7 +105,7 @@ for (const target of await storeTargets()) {
         }
       }
       await assertAgentStateUnchanged(h, state, 'a write with a read-only key');
-      for (const name of READ_TOOLS) toolOk(await tool(h, agent.key, name), name);
+      for (const name of READ_TOOLS) toolOk(await tool(h, agent.key, name, PARAMS[name]), name);
     });
 
     test('a write-only key on a read tool is a 403 INSUFFICIENT_SCOPE naming "read"', async () => {

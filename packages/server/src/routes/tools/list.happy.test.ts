@@ -10,6 +10,7 @@ const SCOPES: Record<string, string> = {
   get_tx_history: 'read',
   send_payment: 'write',
   request_approval: 'write',
+  check_payment: 'read',
 };
 
 for (const target of await storeTargets()) {
@@ -20,7 +21,7 @@ for (const target of await storeTargets()) {
     });
     after(() => h.close());
 
-    test('{tools: [{name, description, scope, inputSchema}]}: all four tools', async () => {
+    test('{tools: [{name, description, scope, inputSchema}]}: every tool', async () => {
       const agent = await agentWithKey(h);
       const reply = await call(h.app, 'GET', '/mcp/v1/tools', undefined, { token: agent.key });
       assert.equal(reply.status, 200, reply.raw);
@@ -59,6 +60,8 @@ for (const target of await storeTargets()) {
         'reason',
         'toAddress',
       ]);
+      assert.deepEqual(props('check_payment'), ['amount', 'toAddress']);
+      assert.deepEqual([...byName.check_payment.required].sort(), ['amount', 'toAddress']);
       assert.deepEqual([...byName.send_payment.required].sort(), ['amount', 'toAddress']);
       assert.deepEqual([...byName.request_approval.required].sort(), ['amount', 'toAddress']);
       assert.equal(byName.send_payment.properties.amount.type, 'string');

@@ -1,0 +1,88 @@
+// check_payment and the owner's policy simulation: what send_payment would decide now, with every violation and
+// the room left under the caps — decided by send_payment's own decider on a snapshot (money-batch.ts
+// previewPayment), so the two cannot disagree. Nothing is stored, nothing held, no idempotency key claimed.
+import { formatMicros } from '../domain/money.ts';
+import type { PaymentCommand } from '../domain/payment-batch.ts';
+import { capsRemaining, type Violation } from '../domain/policies.ts';
+import { AppError } from '../errors.ts';
+import type { Store } from '../store/db.ts';
+import { type MoneyBatchOptions, previewPayment } from './money-batch.ts';
+
+export interface CheckPaymentData {
+  allowed: boolean;
+  requiresApproval: boolean;
+  violations: Violation[];
+  /** The available balance after the payment (or now, when it would not go through). */
+  balanceAfter: string;
+  dailyCapRemaining: string | null;
+  totalCapRemaining: string | null;
+  /** Why a payment with no violation still would not go through: a frozen wallet or too little balance. */
+  refusal: { code: 'WALLET_FROZEN' | 'INSUFFICIENT_BALANCE'; message: string } | null;
+}
+
+export interface CheckRequest {
+  walletId: string;
+  /** The API key asking, or the owner (`user:<id>`) simulating. */
+  actor: string;
+  toAddress: string;
+  amountMicros: bigint;
+  nowMs: number;
+}
+
+export async function checkPayment(
+  store: Store,
+  options: MoneyBatchOptions,
+  request: CheckRequest,
+): Promise<CheckPaymentData> {
+  const command: PaymentCommand = {
+    kind: 'send',
+    keyId: request.actor,
+    walletId: request.walletId,
+    toAddress: request.toAddress,
+    amountMicros: request.amountMicros,
+    memo: null,
+    reason: null,
+    idempotency: null,
+    nowMs: request.nowMs,
+  };
+  try {
+    const { outcome, before, after } = await previewPayment(store.db, command, options);
+    const caps = capsRemaining(before.policies, {
+      last24hMicros: before.spent24hMicros,
+      allTimeMicros: before.spentMicros,
+    });
+    const common = {
+      balanceAfter: formatMicros(after.availableMicros),
+      dailyCapRemaining: caps.dailyCapRemaining === null ? null : formatMicros(caps.dailyCapRemaining),
+      totalCapRemaining: caps.totalCapRemaining === null ? null : formatMicros(caps.totalCapRemaining),
+    };
+    if (outcome.ok) {
+      const pending = (outcome.data as { status: string }).status === 'pending';
+      return { ...common, allowed: true, requiresApproval: pending, violations: [], refusal: null };
+    }
+    const violations = (outcome.details?.violations as Violation[] | undefined) ?? [];
+    const refusal =
+      outcome.code === 'INSUFFICIENT_BALANCE' ? { code: outcome.code, message: outcome.message } : null;
+    return { ...common, allowed: false, requiresApproval: false, violations, refusal };
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'WALLET_FROZEN') throw error;
+    return frozenAnswer(store, request, error.message);
+  }
+}
+
+async function frozenAnswer(store: Store, request: CheckRequest, message: string): Promise<CheckPaymentData> {
+  const account = await store.db
+    .selectFrom('accounts')
+    .select('balance_micros')
+    .where('id', '=', `${request.walletId}:available`)
+    .executeTakeFirst();
+  return {
+    allowed: false,
+    requiresApproval: false,
+    violations: [],
+    balanceAfter: formatMicros(account?.balance_micros ?? 0n),
+    dailyCapRemaining: null,
+    totalCapRemaining: null,
+    refusal: { code: 'WALLET_FROZEN', message },
+  };
+}
