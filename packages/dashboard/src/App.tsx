@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiClient } from './api/client.ts';
 import { Api } from './api/endpoints.ts';
 import type { AuthResult, Health } from './api/types.ts';
-import { AppContext, type AppServices, useApp } from './app-context.ts';
+import { AppContext, type AppServices, type ChainInfo, useApp } from './app-context.ts';
 import { Cache } from './cache.ts';
 import { Link } from './components/Link.tsx';
 import { RateLimitBanner } from './components/RateLimitBanner.tsx';
@@ -110,10 +110,12 @@ export function App() {
     };
   }, [api]);
 
+  // The SANDBOX marker shows only when the server says so: on the evm rail the money is real.
   const sandbox = health?.rail === 'sandbox';
+  const chain = useMemo(() => chainInfo(health), [health]);
   const services = useMemo<AppServices | null>(
-    () => (session === null ? null : { api, cache, session, sandbox, logout }),
-    [api, cache, session, sandbox, logout],
+    () => (session === null ? null : { api, cache, session, sandbox, chain, logout }),
+    [api, cache, session, sandbox, chain, logout],
   );
   const route = useRoute();
 
@@ -143,6 +145,15 @@ export function App() {
       )}
     </>
   );
+}
+
+/** The chain facts of an evm-rail server's health; null on any other rail (or before health answered). */
+export function chainInfo(health: Health | null): ChainInfo | null {
+  if (health?.rail !== 'evm') return null;
+  return {
+    explorerUrl: typeof health.explorerUrl === 'string' ? health.explorerUrl : null,
+    confirmations: typeof health.confirmations === 'number' ? health.confirmations : null,
+  };
 }
 
 function Shell({ route }: { route: Route }) {

@@ -4,11 +4,21 @@ import type { Api } from './api/endpoints.ts';
 import type { Cache } from './cache.ts';
 import type { Session } from './session.ts';
 
+/** What the dashboard knows of the chain on the `evm` rail (from GET /health). */
+export interface ChainInfo {
+  /** The block explorer's base address, when the operator configured one. */
+  explorerUrl: string | null;
+  /** Blocks a deposit waits before it is credited, when the server said. */
+  confirmations: number | null;
+}
+
 export interface AppServices {
   api: Api;
   cache: Cache;
   session: Session;
   sandbox: boolean;
+  /** Set on the `evm` rail (real USDC on chain), null on any other. */
+  chain: ChainInfo | null;
   logout: () => Promise<void>;
 }
 

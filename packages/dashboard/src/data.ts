@@ -3,7 +3,16 @@ import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from '
 import type { Api } from './api/endpoints.ts';
 import { FULL_LIST_LIMIT } from './api/endpoints.ts';
 import { ApiError } from './api/errors.ts';
-import type { AgentWallet, Deposit, MasterWallet, Movement, Page, Transaction, TxPage } from './api/types.ts';
+import type {
+  AgentWallet,
+  Deposit,
+  MasterWallet,
+  Movement,
+  Page,
+  PendingDeposit,
+  Transaction,
+  TxPage,
+} from './api/types.ts';
 import { useApp } from './app-context.ts';
 import type { Cache, Entry } from './cache.ts';
 
@@ -11,6 +20,7 @@ export const K = {
   master: 'wallet',
   deposits: (page: number) => `deposits:${page}`,
   depositsPrefix: 'deposits:',
+  pendingDeposits: 'pendingDeposits',
   agentWallets: 'agentWallets',
   agentWallet: (walletId: string) => `agentWallet:${walletId}`,
   keys: (walletId: string) => `keys:${walletId}`,
@@ -29,10 +39,13 @@ export const MAX_AGE = {
   transactions: 30_000,
   pending: 30_000,
   txDetail: 60_000,
+  pendingDeposits: 5_000,
 };
 
 export const DEPOSITS_PAGE_SIZE = 10;
 export const TXS_PAGE_SIZE = 20;
+/** Deposits on their way are shown newest first, up to this many. */
+export const PENDING_DEPOSITS_LIMIT = 20;
 /** The wallet list is loaded whole, up to this many pages of 100 (then the badge counts those wallets). */
 const WALLET_PAGES_MAX = 3;
 
@@ -157,6 +170,38 @@ export function useAgentWallet(walletId: string): {
 export function useMasterWallet(): ResourceState<MasterWallet> {
   const { api } = useApp();
   return useResource(K.master, () => api.masterWallet(), MAX_AGE.master);
+}
+
+/**
+ * Loads the USDC transfers on their way in (evm rail). One that left the list since the last load was credited
+ * (or dropped by a re-org): the balances and deposit lists that would show it are reloaded, if on screen.
+ */
+export function loadPendingDeposits(api: Api, cache: Cache): () => Promise<Page<PendingDeposit>> {
+  return async () => {
+    const page = await api.pendingDeposits(1, PENDING_DEPOSITS_LIMIT);
+    const before = cache.peek<Page<PendingDeposit>>(K.pendingDeposits).data;
+    if (before !== undefined) refreshArrived(cache, before.items, page.items);
+    return page;
+  };
+}
+
+const depositId = (deposit: PendingDeposit) => `${deposit.txHash}:${deposit.logIndex}`;
+
+function refreshArrived(cache: Cache, before: PendingDeposit[], after: PendingDeposit[]) {
+  const still = new Set(after.map(depositId));
+  const gone = before.filter((deposit) => !still.has(depositId(deposit)));
+  if (gone.length === 0) return;
+  const masterId = cache.peek<MasterWallet>(K.master).data?.id;
+  if (masterId === undefined || gone.some((deposit) => deposit.walletId === masterId)) {
+    cache.invalidate(K.master);
+    cache.invalidate(K.depositsPrefix);
+  }
+  if (gone.some((deposit) => deposit.walletId !== masterId)) cache.invalidate(K.agentWallets);
+}
+
+export function usePendingDeposits(): ResourceState<Page<PendingDeposit>> {
+  const { api, cache } = useApp();
+  return useResource(K.pendingDeposits, loadPendingDeposits(api, cache), MAX_AGE.pendingDeposits);
 }
 
 export function pendingTotal(list: WalletList | undefined): number {

@@ -36,3 +36,12 @@ export const TX_TYPE_NAMES: Record<string, string> = {
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
+
+/**
+ * A transaction status in words. On the evm rail `processing` is a payment on its way on chain: in flight, not
+ * an error and not done yet (it ends `completed` with its hash, or `failed` with the money back).
+ */
+export function txStatusLabel(status: string, rail: string | null | undefined): string {
+  if (status === 'processing') return rail === 'evm' ? 'sending on chain' : 'processing';
+  return status.replace(/_/g, ' ');
+}

@@ -75,6 +75,28 @@ describe('App session', () => {
     expect(screen.getByText('owner@example.com')).toBeTruthy();
   });
 
+  it('on the evm rail: no SANDBOX marker, and USDC comes in on chain to the master address', async () => {
+    storeSession(Math.floor(Date.now() / 1000) + 3600);
+    replies['/api/v1/health'] = envelope({
+      status: 'ok',
+      version: '0.1.0',
+      database: 'up',
+      rail: 'evm',
+      confirmations: 3,
+      explorerUrl: 'https://explorer.example',
+    });
+    replies['/api/v1/wallet/deposits/pending'] = envelope({ items: [], total: 0, page: 1, limit: 20 });
+    render(<App />);
+    await screen.findByText('No deposits on their way.');
+    expect(screen.queryByTestId('sandbox-banner')).toBeNull();
+    expect(screen.queryByTestId('sandbox-pill')).toBeNull();
+    expect(document.body.textContent).not.toMatch(/simulated|sandbox/i);
+    expect(screen.queryByLabelText('Amount to deposit')).toBeNull();
+    expect(screen.getByTestId('deposit-address').textContent).toBe(`0x${'a'.repeat(40)}`);
+    expect(screen.getByTestId('chain-deposit').textContent).toContain('3 blocks deep');
+    expect(requested).not.toContain('POST /api/v1/wallet/sandbox/deposit');
+  });
+
   it('ends the session at the token exp, back to login with a message', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     storeSession(Math.floor(Date.now() / 1000) + 5);

@@ -55,6 +55,7 @@ function renderBadge() {
     cache: new Cache(),
     session: { token: 't', user: { id: 'u', email: 'a@b.co', createdAt: '' }, expiresAt: Date.now() + 1e9 },
     sandbox: true,
+    chain: null,
     logout: async () => {},
   };
   render(

@@ -10,6 +10,7 @@ import type {
   MasterWallet,
   Movement,
   Page,
+  PendingDeposit,
   Policy,
   PolicyParams,
   PolicyType,
@@ -57,6 +58,11 @@ export class Api {
 
   deposits(page: number, limit: number) {
     return this.client.get<Page<Deposit>>('/wallet/deposits', { page, limit });
+  }
+
+  /** evm rail only (404 on the sandbox): transfers on their way in, not yet credited. */
+  pendingDeposits(page: number, limit: number) {
+    return this.client.get<Page<PendingDeposit>>('/wallet/deposits/pending', { page, limit });
   }
 
   sandboxDeposit(amount: string) {

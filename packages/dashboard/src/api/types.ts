@@ -15,8 +15,16 @@ export interface Health {
   status: 'ok' | 'degraded';
   version: string;
   database: string;
+  storage?: string;
   rail: string;
   redis?: string;
+  /** `evm` rail only: null when the chain cannot be read. */
+  treasury?: { address: string; gasWei: string; usdc: string } | null;
+  /** `evm` rail with an explorer configured: `<explorerUrl>/tx/<hash>` shows a transaction. No trailing slash. */
+  explorerUrl?: string;
+  /** `evm` rail: blocks a deposit waits before it is credited. */
+  confirmations?: number;
+  reasons?: string[];
 }
 
 export interface MasterWallet {
@@ -49,6 +57,22 @@ export interface Deposit {
   rail: string;
   txHash: string | null;
   createdAt: string;
+}
+
+/** A USDC transfer the chain shows but that is not credited yet (`evm` rail). */
+export interface PendingDeposit {
+  txHash: string;
+  logIndex: number;
+  walletId: string;
+  address: string;
+  amount: string;
+  currency: 'USDC';
+  blockNumber: string;
+  /** Blocks deep now. */
+  confirmations: number;
+  /** Credited at this depth. */
+  confirmationsRequired: number;
+  seenAt: string;
 }
 
 export interface SandboxDeposit extends Deposit {

@@ -22,14 +22,24 @@ export function LoadError({ error, onRetry }: { error: ApiError; onRetry: () => 
   );
 }
 
-export function AddressRow({ address, testId }: { address: string; testId?: string }) {
+export function AddressRow({
+  address,
+  testId,
+  label = 'Address',
+  copyLabel = 'Copy address',
+}: {
+  address: string;
+  testId?: string;
+  label?: string;
+  copyLabel?: string;
+}) {
   return (
     <div className="address-row">
-      <span className="stat-label">Address</span>
+      <span className="stat-label">{label}</span>
       <code className="address" data-testid={testId}>
         {address}
       </code>
-      <CopyButton text={address} label="Copy address" />
+      <CopyButton text={address} label={copyLabel} />
     </div>
   );
 }

@@ -17,7 +17,7 @@ import {
   useAgentWallets,
   useResource,
 } from '../data.ts';
-import { formatDateTime, plural, walletName } from '../format.ts';
+import { formatDateTime, plural, txStatusLabel, walletName } from '../format.ts';
 import { formatUsdc } from '../money.ts';
 import { agentPath, WALLET_TABS } from '../router.ts';
 import { policyTitle } from './policyInfo.ts';
@@ -129,7 +129,9 @@ function PendingItem({ tx, onDecided }: { tx: Transaction; onDecided: (note: str
 
   async function decided(result: Transaction, verb: string) {
     applyDecision(cache, result);
-    onDecided(`Payment of ${formatUsdc(result.amount)} ${verb}: now ${result.status}.`);
+    onDecided(
+      `Payment of ${formatUsdc(result.amount)} ${verb}: now ${txStatusLabel(result.status, result.rail)}.`,
+    );
     await refreshWallet(api, cache, result.walletId);
   }
 

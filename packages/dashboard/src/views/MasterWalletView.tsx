@@ -6,6 +6,7 @@ import { AddressRow, LoadError, Loading, StatusNote } from '../components/Common
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { Pagination } from '../components/Pagination.tsx';
+import { TxHash } from '../components/TxHash.tsx';
 import {
   addDeposit,
   DEPOSITS_PAGE_SIZE,
@@ -16,11 +17,12 @@ import {
   useMasterWallet,
   useResource,
 } from '../data.ts';
-import { formatDateTime } from '../format.ts';
+import { formatDateTime, plural } from '../format.ts';
 import { formatUsdc } from '../money.ts';
+import { PendingDeposits } from './PendingDeposits.tsx';
 
 export function MasterWalletView() {
-  const { sandbox } = useApp();
+  const { sandbox, chain } = useApp();
   const master = useMasterWallet();
   return (
     <>
@@ -44,8 +46,38 @@ export function MasterWalletView() {
         )}
       </section>
       {sandbox && <SandboxDepositForm />}
+      {chain !== null && <ChainDepositCard address={master.data?.address} />}
       <DepositsList />
     </>
+  );
+}
+
+/** evm rail: money comes in as USDC sent on chain to the master address, credited after some blocks. */
+function ChainDepositCard({ address }: { address: string | undefined }) {
+  const { chain } = useApp();
+  const confirmations = chain?.confirmations ?? null;
+  return (
+    <section className="card" aria-labelledby="chain-deposit-title" data-testid="chain-deposit">
+      <h2 id="chain-deposit-title">Add USDC</h2>
+      <p className="hint">
+        Send USDC on this service’s network to this address. Only USDC on that network counts; it is credited
+        {confirmations === null
+          ? ' once the transfer is confirmed'
+          : ` once the transfer is ${plural(confirmations, 'block')} deep`}
+        .
+      </p>
+      {address === undefined ? (
+        <Loading />
+      ) : (
+        <AddressRow
+          address={address}
+          label="Deposit address"
+          copyLabel="Copy deposit address"
+          testId="deposit-address"
+        />
+      )}
+      <PendingDeposits />
+    </section>
   );
 }
 
@@ -128,7 +160,7 @@ function DepositsList() {
                 {deposit.txHash !== null && (
                   <>
                     {' '}
-                    · <code className="hash">{deposit.txHash}</code>
+                    · <TxHash hash={deposit.txHash} />
                   </>
                 )}
               </span>

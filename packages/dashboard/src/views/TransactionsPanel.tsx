@@ -11,8 +11,9 @@ import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
 import { Pagination } from '../components/Pagination.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
+import { TxHash } from '../components/TxHash.tsx';
 import { K, MAX_AGE, refreshWallet, TXS_PAGE_SIZE, usePeek, useResource } from '../data.ts';
-import { describeActor, formatDateTime, TX_TYPE_NAMES } from '../format.ts';
+import { describeActor, formatDateTime, TX_TYPE_NAMES, txStatusLabel } from '../format.ts';
 import { formatUsdc } from '../money.ts';
 import { policyTitle } from './policyInfo.ts';
 
@@ -105,7 +106,7 @@ function TransactionItem({ tx }: { tx: Transaction }) {
           {direction(tx)}
           {formatUsdc(tx.amount)}
         </span>
-        <StatusTag status={tx.status} />
+        <StatusTag status={tx.status} label={txStatusLabel(tx.status, tx.rail)} />
         <span className="tx-type">{TX_TYPE_NAMES[tx.type] ?? tx.type}</span>
       </div>
       <dl className="tx-meta">
@@ -129,6 +130,14 @@ function TransactionItem({ tx }: { tx: Transaction }) {
           <dt>Date</dt>
           <dd>{formatDateTime(tx.createdAt)}</dd>
         </div>
+        {tx.txHash !== null && (
+          <div>
+            <dt>Transaction hash</dt>
+            <dd>
+              <TxHash hash={tx.txHash} />
+            </dd>
+          </div>
+        )}
       </dl>
       <button
         type="button"
@@ -184,7 +193,7 @@ export function AuditTrail({ walletId, txId }: { walletId: string; txId: string 
           <div>
             <dt>Transaction hash</dt>
             <dd>
-              <code className="hash">{data.txHash}</code>
+              <TxHash hash={data.txHash} />
             </dd>
           </div>
         )}
@@ -207,8 +216,8 @@ export function AuditTrail({ walletId, txId }: { walletId: string; txId: string 
       <ol className="events">
         {data.events.map((event) => (
           <li key={`${event.at}-${event.status}-${event.actor}`}>
-            <StatusTag status={event.status} /> <span>{formatDateTime(event.at)}</span> ·{' '}
-            <span>{describeActor(event.actor, keyLabels)}</span>
+            <StatusTag status={event.status} label={txStatusLabel(event.status, data.rail)} />{' '}
+            <span>{formatDateTime(event.at)}</span> · <span>{describeActor(event.actor, keyLabels)}</span>
             {event.note !== null && <span className="user-text"> — {event.note}</span>}
           </li>
         ))}
