@@ -32,6 +32,8 @@ test('defaults are the seed numbers (section 8) and the contract choices (sectio
       default: 60,
       // Contract section 5: failed logins per account, per 15 minutes.
       login_account: 10,
+      // Contract section 5: tools the seed does not name, per key.
+      check_payment: 60,
     },
   );
   assert.deepEqual(Object.keys(DEFAULT_LIMITS_PER_MINUTE).sort(), [...BUCKET_NAMES].sort());
