@@ -147,6 +147,26 @@ for (const target of await storeTargets()) {
       await assertLedgerOk(h);
     });
 
+    test('a deposit to an agent wallet’s address credits that agent wallet, with its hash in the history', async () => {
+      const user = await signupUser(h.app);
+      const wallet = (await user.api.post('/api/v1/agent-wallets', { label: 'direct' })).body.data;
+      const key = await createKey(user, wallet.id, { label: 'reader' });
+      await world.usdc.mint(wallet.address, 3_250_000n);
+      await mine(world.anvil, CONFIRMATIONS);
+      await duties().watchDeposits();
+      const balance = toolOk(await tool(h, key.key, 'check_balance'), 'check_balance');
+      assert.equal(balance.balance, '3.250000');
+      const history = toolOk(await tool(h, key.key, 'get_tx_history'), 'get_tx_history');
+      assert.equal(history.transactions.length, 1);
+      const [incoming] = history.transactions;
+      assert.equal(incoming.type, 'incoming');
+      assert.equal(incoming.rail, 'evm');
+      assert.equal(incoming.amount, '3.250000');
+      assert.match(incoming.txHash, /^0x[0-9a-f]{64}$/);
+      assert.equal((await user.api.get('/api/v1/wallet')).body.data.balance, '0.000000', 'not the master');
+      await assertLedgerOk(h);
+    });
+
     test('a transfer re-orged away before CONFIRMATIONS is never credited', async () => {
       const user = await signupUser(h.app);
       const master = (await user.api.get('/api/v1/wallet')).body.data;
