@@ -152,6 +152,42 @@ for (const target of await storeTargets()) {
       );
     });
 
+    test('every policy change is recorded with who, when, before and after', async () => {
+      const { user, walletId } = await agent('10');
+      const policyId = await addPolicy(user, walletId, 'spend_cap_window', { limit: '5', window: '1h' });
+      const url = `/api/v1/agent-wallets/${walletId}/policies/${policyId}`;
+      h.clock.advanceMs(1);
+      assert.equal((await user.api.patch(url, { params: { limit: '6', window: '24h' } })).status, 200);
+      h.clock.advanceMs(1);
+      assert.equal((await user.api.patch(url, { active: false })).status, 200);
+      h.clock.advanceMs(1);
+      assert.equal((await user.api.patch(url, { active: true })).status, 200);
+      h.clock.advanceMs(1);
+      assert.equal((await user.api.delete(url)).status, 200);
+      const changes = await user.api.get(`/api/v1/agent-wallets/${walletId}/policies/changes`);
+      assert.equal(changes.status, 200, changes.raw);
+      const items = changes.body.data.items;
+      assert.deepEqual(
+        items.map((c: { action: string }) => c.action),
+        ['deleted', 'resumed', 'paused', 'updated', 'created'],
+      );
+      for (const c of items) {
+        assert.equal(c.policyId, policyId);
+        assert.equal(c.actor, `user:${user.id}`);
+      }
+      const updated = items[3];
+      assert.deepEqual(updated.before.params, { limit: '5.000000', window: '1h' });
+      assert.deepEqual(updated.after.params, { limit: '6.000000', window: '24h' });
+      assert.equal(items[0].after, null);
+      assert.equal(items[4].before, null);
+      const stranger = await signupUser(h.app);
+      expectError(
+        await stranger.api.get(`/api/v1/agent-wallets/${walletId}/policies/changes`),
+        404,
+        'NOT_FOUND',
+      );
+    });
+
     test('the owner simulates through REST; another user gets a 404', async () => {
       const { user, walletId } = await agent('10');
       const policyId = await addPolicy(user, walletId, 'address_blocklist', { addresses: [OTHER] });

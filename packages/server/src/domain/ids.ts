@@ -18,7 +18,8 @@ export type IdPrefix =
   | 'dep'
   | 'evt'
   | 'obx'
-  | 'cdp';
+  | 'cdp'
+  | 'pch';
 
 /** `length` uniformly random base62 characters. */
 export function randomBase62(length: number): string {

@@ -16,6 +16,7 @@ import createKey from './keys/create.ts';
 import listKeys from './keys/list.ts';
 import revokeKey from './keys/revoke.ts';
 import rotateKey from './keys/rotate.ts';
+import policyChanges from './policies/changes.ts';
 import createPolicy from './policies/create.ts';
 import deletePolicy from './policies/delete.ts';
 import listPolicies from './policies/list.ts';
@@ -65,6 +66,7 @@ export const ROUTES: readonly AnyRoute[] = [
   updatePolicy,
   deletePolicy,
   simulatePolicies,
+  policyChanges,
   listTransactions,
   pendingTransactions,
   getTransaction,

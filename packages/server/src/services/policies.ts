@@ -1,7 +1,7 @@
 // Spending policies per agent wallet: CRUD for the owner, and the stored params as rules (ruleOf) for the batch
 // deciders and the balance views, which read policies in their own set-based queries. Params are stored as the
 // normalised wire form: amounts "10.500000", addresses lower-case.
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
@@ -10,8 +10,14 @@ import type { PolicyRule, PolicyType, WindowName } from '../domain/policies.ts';
 import { type Day, parseClock } from '../domain/time-window.ts';
 import { invalid, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
-import type { PoliciesTable } from '../store/schema.ts';
+import type { Database, PoliciesTable } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
+import {
+  listPolicyChanges,
+  type PolicyChangeView,
+  recordPolicyChange,
+  updateAction,
+} from './policy-changes.ts';
 import { ownedWallet } from './wallet-rows.ts';
 
 export const POLICIES_PER_WALLET_MAX = 50;
@@ -102,6 +108,16 @@ export interface PolicyService {
     change: { params?: PolicyParams; active?: boolean },
   ): Promise<PolicyView>;
   remove(userId: string, walletId: string, policyId: string): Promise<{ id: string; deleted: true }>;
+  /** The wallet's policy audit trail, newest first. */
+  changes(
+    userId: string,
+    walletId: string,
+    page: Page,
+  ): Promise<{ items: PolicyChangeView[]; total: number }>;
+}
+
+async function policyRow(trx: Kysely<Database>, policyId: string): Promise<PolicyRow> {
+  return trx.selectFrom('policies').selectAll().where('id', '=', policyId).executeTakeFirstOrThrow();
 }
 
 export function createPolicyService(ctx: ServiceContext): PolicyService {
@@ -143,6 +159,13 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
         throw invalid(`an agent wallet can have at most ${POLICIES_PER_WALLET_MAX} policies`);
       }
       await trx.insertInto('policies').values(row).execute();
+      await recordPolicyChange(trx, {
+        action: 'created',
+        actor: `user:${userId}`,
+        before: null,
+        after: row,
+        nowMs: Number(nowMs),
+      });
     });
     return policyView(row);
   }
@@ -161,22 +184,46 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
     change: { params?: PolicyParams; active?: boolean },
   ) {
     await ownedPolicy(userId, walletId, policyId);
-    await store.db
-      .updateTable('policies')
-      .set({
-        ...(change.params === undefined ? {} : { params_json: storedParams(change.params) }),
-        ...(change.active === undefined ? {} : { active: change.active ? 1n : 0n }),
-        updated_at_ms: BigInt(clock.nowMs()),
-      })
-      .where('id', '=', policyId)
-      .execute();
-    return policyView(await ownedPolicy(userId, walletId, policyId));
+    const nowMs = clock.nowMs();
+    const after = await writer.run(async (trx) => {
+      const before = await policyRow(trx, policyId);
+      await trx
+        .updateTable('policies')
+        .set({
+          ...(change.params === undefined ? {} : { params_json: storedParams(change.params) }),
+          ...(change.active === undefined ? {} : { active: change.active ? 1n : 0n }),
+          updated_at_ms: BigInt(nowMs),
+        })
+        .where('id', '=', policyId)
+        .execute();
+      const updated = await policyRow(trx, policyId);
+      const action = updateAction(before, change);
+      await recordPolicyChange(trx, { action, actor: `user:${userId}`, before, after: updated, nowMs });
+      return updated;
+    });
+    return policyView(after);
   }
 
   async function remove(userId: string, walletId: string, policyId: string) {
     await ownedPolicy(userId, walletId, policyId);
-    await store.db.deleteFrom('policies').where('id', '=', policyId).execute();
+    const nowMs = clock.nowMs();
+    await writer.run(async (trx) => {
+      const before = await policyRow(trx, policyId);
+      await trx.deleteFrom('policies').where('id', '=', policyId).execute();
+      await recordPolicyChange(trx, {
+        action: 'deleted',
+        actor: `user:${userId}`,
+        before,
+        after: null,
+        nowMs,
+      });
+    });
     return { id: policyId, deleted: true as const };
+  }
+
+  async function changes(userId: string, walletId: string, page: Page) {
+    const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
+    return listPolicyChanges(store.db, wallet.id, page);
   }
 
   return {
@@ -185,5 +232,6 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
     get: async (userId, walletId, policyId) => policyView(await ownedPolicy(userId, walletId, policyId)),
     update,
     remove,
+    changes,
   };
 }

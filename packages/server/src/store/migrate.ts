@@ -7,6 +7,7 @@ import * as agentAccess from './migrations/0002_agent_access.ts';
 import * as pendingByUser from './migrations/0003_pending_by_user.ts';
 import * as runningTotals from './migrations/0004_running_totals.ts';
 import * as evmRail from './migrations/0005_evm_rail.ts';
+import * as policyChanges from './migrations/0006_policy_changes.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_pending_by_user': pendingByUser,
   '0004_running_totals': runningTotals,
   '0005_evm_rail': evmRail,
+  '0006_policy_changes': policyChanges,
 };
 
 export interface MigrationReport {

@@ -208,6 +208,20 @@ export interface ChainLeasesTable {
   expires_at_ms: bigint;
 }
 
+export type PolicyAction = 'created' | 'updated' | 'paused' | 'resumed' | 'deleted';
+
+export interface PolicyChangesTable {
+  id: string;
+  wallet_id: string;
+  user_id: string;
+  policy_id: string;
+  action: PolicyAction;
+  actor: string;
+  before_json: string | null;
+  after_json: string | null;
+  created_at_ms: bigint;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -226,4 +240,5 @@ export interface Database {
   chain_deposits: ChainDepositsTable;
   chain_outbox: ChainOutboxTable;
   chain_leases: ChainLeasesTable;
+  policy_changes: PolicyChangesTable;
 }
