@@ -38,3 +38,4 @@ export {
   toolDefinitions,
 } from './tools.ts';
 export type * from './types.ts';
+export { verifyWebhook, type WebhookEvent, WebhookSignatureError } from './webhooks.ts';

@@ -31,6 +31,10 @@ export interface Config {
   trustedProxies: number | string[] | false;
   /** Origins allowed to call the API and POST /mcp from a browser (ALLOWED_ORIGINS); empty: same origin only. */
   allowedOrigins: string[];
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may go to loopback, private and link-local addresses, and over http. */
+  webhookAllowPrivate: boolean;
+  /** WEBHOOK_POLL_INTERVAL_MS: how often the webhook worker looks for due deliveries. */
+  webhookPollIntervalMs: number;
   /** Bearer token of GET /metrics (METRICS_TOKEN); undefined turns the endpoint off. */
   metricsToken: string | undefined;
   http: HttpLimits;
@@ -91,6 +95,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     addressSecret: generatedSecret(dataDir, 'address-secret'),
     trustedProxies: parseTrustedProxies(env),
     allowedOrigins: parseAllowedOrigins(env.ALLOWED_ORIGINS),
+    webhookAllowPrivate: parseBoolean('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE),
+    webhookPollIntervalMs: parseInteger(
+      'WEBHOOK_POLL_INTERVAL_MS',
+      env.WEBHOOK_POLL_INTERVAL_MS,
+      1_000,
+      100,
+      3_600_000,
+    ),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     http: parseHttpLimits(env),
     rail,

@@ -12,6 +12,7 @@ import { accountIds, BALANCE_MAX_MICROS, postTransfer } from '../ledger/ledger.t
 import type { ServiceContext } from '../services/context.ts';
 import { recordDeposit } from '../services/deposits.ts';
 import { insertTransaction } from '../services/transactions.ts';
+import { emitEvent } from '../services/webhook-events.ts';
 import type { Database } from '../store/schema.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
@@ -250,6 +251,12 @@ async function creditDeposit(
     txHash,
   };
   const deposit = await recordDeposit(trx, { ...common, rail: 'evm', ledgerTransactionId });
+  await emitEvent(trx, {
+    userId: target.userId,
+    type: 'deposit.credited',
+    data: deposit,
+    nowMs: round.nowMs,
+  });
   if (target.kind === 'agent') await recordIncoming(trx, common, target.address);
   await trx
     .updateTable('chain_deposits')

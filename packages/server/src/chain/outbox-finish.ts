@@ -6,6 +6,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { accountIds, postTransfer } from '../ledger/ledger.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { setTransactionStatus } from '../services/transactions.ts';
+import { emitTransactionEvent } from '../services/webhook-events.ts';
 import type { ChainOutboxTable, Database } from '../store/schema.ts';
 
 export type OutboxRow = Selectable<ChainOutboxTable>;
@@ -64,6 +65,7 @@ async function finishPayment(trx: Kysely<Database>, row: OutboxRow, ending: Endi
       nowMs,
       txHash: ending.txHash,
     });
+    await emitTransactionEvent(trx, tx.id, 'payment.completed', nowMs);
     return;
   }
   await postTransfer(trx, {
@@ -82,6 +84,7 @@ async function finishPayment(trx: Kysely<Database>, row: OutboxRow, ending: Endi
     nowMs,
     txHash: ending.txHash,
   });
+  await emitTransactionEvent(trx, tx.id, 'payment.failed', nowMs);
 }
 
 /** Stores a signed transaction before it is broadcast: from here a crash resumes by rebroadcasting this very one. */

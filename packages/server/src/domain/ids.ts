@@ -19,7 +19,9 @@ export type IdPrefix =
   | 'evt'
   | 'obx'
   | 'cdp'
-  | 'pch';
+  | 'pch'
+  | 'whk'
+  | 'dlv';
 
 /** `length` uniformly random base62 characters. */
 export function randomBase62(length: number): string {

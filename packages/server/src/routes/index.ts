@@ -35,6 +35,12 @@ import walletDeposits from './wallet/deposits.ts';
 import getWallet from './wallet/get.ts';
 import pendingDeposits from './wallet/pending-deposits.ts';
 import sandboxDeposit from './wallet/sandbox-deposit.ts';
+import createWebhook from './webhooks/create.ts';
+import deleteWebhook from './webhooks/delete.ts';
+import webhookDeliveries from './webhooks/deliveries.ts';
+import listWebhooks from './webhooks/list.ts';
+import redeliverWebhook from './webhooks/redeliver.ts';
+import updateWebhook from './webhooks/update.ts';
 
 export type AnyRoute = ReturnType<typeof defineRoute>;
 
@@ -74,6 +80,12 @@ export const ROUTES: readonly AnyRoute[] = [
   rejectTransaction,
   listTools,
   callTool,
+  createWebhook,
+  listWebhooks,
+  updateWebhook,
+  deleteWebhook,
+  webhookDeliveries,
+  redeliverWebhook,
 ];
 
 /** Routes that exist only on some rails. */

@@ -10,6 +10,7 @@ import type { PayoutGate } from './payments.ts';
 import { type ExternalRail, settle } from './settlement.ts';
 import { setTransactionStatus, type TransactionView, transactionView } from './transactions.ts';
 import { lockWallet, ownedWallet, type WalletRow } from './wallet-rows.ts';
+import { emitTransactionEvent } from './webhook-events.ts';
 
 type TransactionRow = Selectable<TransactionsTable>;
 
@@ -87,6 +88,7 @@ export function createApprovalService(
       initiatedBy: actor,
       nowMs,
     });
+    await emitTransactionEvent(trx, tx.id, 'approval.approved', nowMs);
     if (settled.status === 'failed') {
       await release(trx, wallet, processing, {
         status: 'failed',
@@ -104,6 +106,7 @@ export function createApprovalService(
       rail: settled.rail,
       txHash: settled.txHash,
     });
+    if (settled.status === 'completed') await emitTransactionEvent(trx, tx.id, 'payment.completed', nowMs);
   }
 
   async function expireDue(): Promise<number> {
@@ -218,4 +221,11 @@ async function release(
     nowMs: change.nowMs,
     ...(change.rejectionReason === undefined ? {} : { rejectionReason: change.rejectionReason }),
   });
+  await emitTransactionEvent(trx, tx.id, RELEASE_EVENTS[change.status], change.nowMs);
 }
+
+const RELEASE_EVENTS = {
+  rejected: 'approval.rejected',
+  expired: 'approval.expired',
+  failed: 'payment.failed',
+} as const;

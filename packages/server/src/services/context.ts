@@ -24,7 +24,15 @@ export function pageOffset(page: Page): number {
 }
 
 /** Tables listed newest first: each has these columns, and ids sort by creation within a millisecond. */
-type ListedTable = 'wallets' | 'deposits' | 'api_keys' | 'policies' | 'transactions' | 'policy_changes';
+type ListedTable =
+  | 'wallets'
+  | 'deposits'
+  | 'api_keys'
+  | 'policies'
+  | 'transactions'
+  | 'policy_changes'
+  | 'webhook_endpoints'
+  | 'webhook_deliveries';
 
 /**
  * One page of a filtered table, newest first (created_at_ms, then id), and the total count of the filter, in

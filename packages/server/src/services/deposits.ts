@@ -44,6 +44,24 @@ export function depositRow(deposit: NewDeposit) {
   };
 }
 
+/** A stored deposit as the REST API shows it. */
+export function depositViewOf(row: {
+  id: string;
+  amount_micros: bigint;
+  rail: string;
+  tx_hash: string | null;
+  created_at_ms: bigint;
+}): DepositView {
+  return {
+    id: row.id,
+    amount: formatMicros(row.amount_micros),
+    currency: 'USDC',
+    rail: row.rail,
+    txHash: row.tx_hash,
+    createdAt: isoFromMs(row.created_at_ms),
+  };
+}
+
 export async function recordDeposit(
   trx: Kysely<Database>,
   input: Omit<NewDeposit, 'id'>,
@@ -99,15 +117,7 @@ export function createDepositService(ctx: ServiceContext): DepositService {
   async function list(userId: string, page: Page) {
     const base = store.db.selectFrom('deposits').where('user_id', '=', userId);
     const { rows, total } = await pageOf(base, page);
-    const items = rows.map((r) => ({
-      id: r.id,
-      amount: formatMicros(r.amount_micros),
-      currency: 'USDC' as const,
-      rail: r.rail,
-      txHash: r.tx_hash,
-      createdAt: isoFromMs(r.created_at_ms),
-    }));
-    return { items, total };
+    return { items: rows.map(depositViewOf), total };
   }
 
   return { sandboxDeposit, list };

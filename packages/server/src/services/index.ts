@@ -30,6 +30,8 @@ import { sandboxRail } from './settlement.ts';
 import { ownedWallet, type WalletRow } from './wallet-rows.ts';
 import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallet-views.ts';
 import { createWalletService, type WalletService } from './wallets.ts';
+import { deliverDue, deliveryHolder } from './webhook-delivery.ts';
+import { createWebhookService, type WebhookService } from './webhooks.ts';
 
 export interface Services {
   config: Config;
@@ -43,6 +45,9 @@ export interface Services {
   policies: PolicyService;
   payments: PaymentService;
   approvals: ApprovalService;
+  webhooks: WebhookService;
+  /** One round of the webhook worker (the background runs it every second; tests call it by hand). */
+  deliverWebhooks(): Promise<number>;
   /** What send_payment would decide now (check_payment, policy simulation): nothing stored. */
   checkPayment(request: CheckRequest): Promise<CheckPaymentData>;
   /** The owner's dry run of a payment from one of their agent wallets (404 for another user's wallet). */
@@ -212,6 +217,13 @@ function assembleServices(
           pendingDeposits: (userId: string, page: Page) =>
             pendingDeposits(store, evm.client, evm.config.confirmations, { userId, page }),
         };
+  const webhooks = createWebhookService(ctx, config.webhookAllowPrivate);
+  const delivery = { ctx, allowPrivate: config.webhookAllowPrivate, holder: deliveryHolder() };
+  const webhookBackground = startBackground(
+    options.backgroundIntervalMs === null ? null : config.webhookPollIntervalMs,
+    options.logger,
+    { 'deliver webhooks': () => deliverDue(delivery) },
+  );
   const chainBackground = startBackground(
     chain === null || options.backgroundIntervalMs === null ? null : chain.rail.config.pollIntervalMs,
     options.logger,
@@ -243,6 +255,8 @@ function assembleServices(
     payments: createPaymentService(ctx, payoutGate),
     approvals,
     checkPayment: (request) => checkPayment(store, batchOptions, request),
+    webhooks,
+    deliverWebhooks: () => deliverDue(delivery),
     async simulatePayment(userId, walletId, payment) {
       const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
       const nowMs = options.clock.nowMs();
@@ -263,6 +277,7 @@ function assembleServices(
       closeInOrder(options.logger, [
         ['background duties', () => background.stop()],
         ['chain duties', () => chainBackground.stop()],
+        ['webhook deliveries', () => webhookBackground.stop()],
         ['sender lease', () => chain?.duties.release() ?? Promise.resolve()],
         ['lastUsedAt flush', () => keys.flushLastUsed()],
         ['ledger writer', () => writer.close()],

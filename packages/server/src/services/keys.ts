@@ -20,6 +20,7 @@ import { lockOwnerRow } from '../store/locks.ts';
 import type { ApiKeysTable, Database } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { ownedWallet } from './wallet-rows.ts';
+import { emitEvent } from './webhook-events.ts';
 
 type KeyRow = Selectable<ApiKeysTable>;
 
@@ -168,6 +169,8 @@ export function createKeyService(
         // revoking a key in its rotation grace ends the grace now.
         if (key.revoked_at_ms === null || key.revoked_at_ms > nowMs) {
           await trx.updateTable('api_keys').set({ revoked_at_ms: nowMs }).where('id', '=', key.id).execute();
+          const revoked = await ownedKey(trx, userId, walletId, keyId);
+          await emitEvent(trx, { userId, type: 'key.revoked', data: view(revoked), nowMs: Number(nowMs) });
         }
         return ownedKey(trx, userId, walletId, keyId);
       }),
@@ -198,7 +201,9 @@ export function createKeyService(
           .set({ revoked_at_ms: BigInt(nowMs + graceSeconds * 1000), rotated_to_key_id: created.id })
           .where('id', '=', old.id)
           .execute();
-        return { ...created, previousKey: view(await ownedKey(trx, userId, walletId, keyId)) };
+        const previousKey = view(await ownedKey(trx, userId, walletId, keyId));
+        await emitEvent(trx, { userId, type: 'key.rotated', data: previousKey, nowMs });
+        return { ...created, previousKey };
       }),
     );
   }

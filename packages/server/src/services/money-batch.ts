@@ -12,6 +12,7 @@ import {
   emptyEffects,
   emptyWindows,
   keyOf,
+  type RecordSpec,
   type StoredKey,
   type WalletState,
 } from '../domain/batch-state.ts';
@@ -24,11 +25,12 @@ import { assert, notFound } from '../errors.ts';
 import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
-import { depositRow } from './deposits.ts';
+import { depositRow, depositViewOf } from './deposits.ts';
 import { ruleOf } from './policies.ts';
 import { creationEventRow, spendingMicros, transactionRow, transactionView } from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
 import { agentWalletViewOf } from './wallet-views.ts';
+import { type EventType, emitEvents, type NewEvent } from './webhook-events.ts';
 import { loadWindowTotals } from './window-totals.ts';
 
 export interface MoneyBatchOptions {
@@ -55,8 +57,40 @@ export async function executeMoneyBatch(
   const { results, effects } = decideBatch(state, commands, batchContext(options));
   await writeEffects(trx, effects, options.dialect);
   await writePayouts(trx, effects.payouts, options.payoutFromAddress);
+  await emitEvents(trx, batchEvents(effects));
   return results;
 }
+
+/** Pure: the webhook events a batch's new records report (a processing payment reports when it completes). */
+export function batchEvents(effects: BatchEffects): NewEvent[] {
+  const events: NewEvent[] = [];
+  for (const record of effects.records) {
+    if (record.type !== 'payment') continue;
+    const type = PAYMENT_EVENT_BY_STATUS[record.status];
+    if (type === undefined) continue;
+    events.push({
+      userId: record.userId,
+      type,
+      data: transactionView(transactionRow(record)),
+      nowMs: record.nowMs,
+    });
+  }
+  for (const deposit of effects.deposits) {
+    events.push({
+      userId: deposit.userId,
+      type: 'deposit.credited',
+      data: depositViewOf(depositRow(deposit)),
+      nowMs: deposit.nowMs,
+    });
+  }
+  return events;
+}
+
+const PAYMENT_EVENT_BY_STATUS: Partial<Record<RecordSpec['status'], EventType>> = {
+  completed: 'payment.completed',
+  rejected: 'payment.rejected',
+  pending: 'approval.requested',
+};
 
 function batchContext(options: MoneyBatchOptions): BatchContext {
   return {

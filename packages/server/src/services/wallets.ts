@@ -13,7 +13,8 @@ import { type Page, pageOf, type ServiceContext } from './context.ts';
 import type { IdempotencyRequest } from './idempotency.ts';
 import type { TransactionView } from './transactions.ts';
 import { masterWalletOf, ownedWallet, type WalletRow } from './wallet-rows.ts';
-import type { AgentWalletView } from './wallet-views.ts';
+import { type AgentWalletView, agentWalletView } from './wallet-views.ts';
+import { emitEvent } from './webhook-events.ts';
 
 export const AGENT_WALLETS_PER_USER_MAX = 1_000;
 
@@ -110,15 +111,24 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
   async function setFrozen(userId: string, walletId: string, frozen: boolean): Promise<WalletRow> {
     await ownedWallet(store.db, userId, walletId, 'agent');
     const nowMs = BigInt(clock.nowMs());
-    // Freezing twice keeps the first freeze time; unfreezing an unfrozen wallet changes nothing.
-    await writer.run((trx) =>
-      trx
+    // Freezing twice keeps the first freeze time; unfreezing an unfrozen wallet changes nothing (and reports nothing).
+    await writer.run(async (trx) => {
+      const changed = await trx
         .updateTable('wallets')
         .set({ frozen_at_ms: frozen ? nowMs : null, updated_at_ms: nowMs })
         .where('id', '=', walletId)
         .where('frozen_at_ms', frozen ? 'is' : 'is not', null)
-        .execute(),
-    );
+        .executeTakeFirst();
+      if (changed.numUpdatedRows === 0n) return;
+      const row = await ownedWallet(trx, userId, walletId, 'agent');
+      const data = await agentWalletView(trx, row, Number(nowMs));
+      await emitEvent(trx, {
+        userId,
+        type: frozen ? 'wallet.frozen' : 'wallet.unfrozen',
+        data,
+        nowMs: Number(nowMs),
+      });
+    });
     return ownedWallet(store.db, userId, walletId, 'agent');
   }
 

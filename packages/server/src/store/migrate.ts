@@ -8,6 +8,7 @@ import * as pendingByUser from './migrations/0003_pending_by_user.ts';
 import * as runningTotals from './migrations/0004_running_totals.ts';
 import * as evmRail from './migrations/0005_evm_rail.ts';
 import * as policyChanges from './migrations/0006_policy_changes.ts';
+import * as webhooks from './migrations/0007_webhooks.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_running_totals': runningTotals,
   '0005_evm_rail': evmRail,
   '0006_policy_changes': policyChanges,
+  '0007_webhooks': webhooks,
 };
 
 export interface MigrationReport {

@@ -222,6 +222,43 @@ export interface PolicyChangesTable {
   created_at_ms: bigint;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  user_id: string;
+  url: string;
+  events_json: string | null;
+  description: string | null;
+  secret: string;
+  lease_holder: string | null;
+  lease_until_ms: bigint | null;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  user_id: string;
+  type: string;
+  data_json: string;
+  created_at_ms: bigint;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: bigint;
+  next_attempt_at_ms: bigint | null;
+  response_status: bigint | null;
+  last_error: string | null;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -241,4 +278,7 @@ export interface Database {
   chain_outbox: ChainOutboxTable;
   chain_leases: ChainLeasesTable;
   policy_changes: PolicyChangesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -1,0 +1,113 @@
+// Webhook events, written in the same database transaction as the change they report (an outbox): a crash or a
+// restart can delay a delivery, never lose one. An event is stored only when one of its user's endpoints
+// subscribes to its type, together with one delivery row per such endpoint; a batch of changes costs one
+// endpoint lookup, and nothing more when nobody listens.
+import type { Kysely } from 'kysely';
+import { newId } from '../domain/ids.ts';
+import type { Database } from '../store/schema.ts';
+import { transactionView } from './transactions.ts';
+
+export const EVENT_TYPES = [
+  'payment.completed',
+  'payment.failed',
+  'payment.rejected',
+  'approval.requested',
+  'approval.approved',
+  'approval.rejected',
+  'approval.expired',
+  'deposit.credited',
+  'key.revoked',
+  'key.rotated',
+  'wallet.frozen',
+  'wallet.unfrozen',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface NewEvent {
+  userId: string;
+  type: EventType;
+  /** The resource as the REST API shows it. */
+  data: unknown;
+  nowMs: number;
+}
+
+interface Subscriber {
+  id: string;
+  userId: string;
+  /** null: every type. */
+  events: ReadonlySet<string> | null;
+}
+
+/** Pure: which endpoints receive which events. */
+export function fanOut(
+  events: readonly NewEvent[],
+  subscribers: readonly Subscriber[],
+): Array<{ event: NewEvent; endpointIds: string[] }> {
+  return events
+    .map((event) => ({
+      event,
+      endpointIds: subscribers
+        .filter((s) => s.userId === event.userId && (s.events === null || s.events.has(event.type)))
+        .map((s) => s.id),
+    }))
+    .filter((e) => e.endpointIds.length > 0);
+}
+
+export async function emitEvents(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const users = [...new Set(events.map((e) => e.userId))];
+  const endpoints = await trx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'user_id', 'events_json'])
+    .where('user_id', 'in', users)
+    .execute();
+  if (endpoints.length === 0) return;
+  const subscribers = endpoints.map((e) => ({
+    id: e.id,
+    userId: e.user_id,
+    events: e.events_json === null ? null : new Set(JSON.parse(e.events_json) as string[]),
+  }));
+  const routed = fanOut(events, subscribers);
+  if (routed.length === 0) return;
+  const rows = routed.map(({ event }) => ({
+    id: newId('evt'),
+    user_id: event.userId,
+    type: event.type,
+    data_json: JSON.stringify(event.data),
+    created_at_ms: BigInt(event.nowMs),
+  }));
+  await trx.insertInto('webhook_events').values(rows).execute();
+  const deliveries = routed.flatMap(({ event, endpointIds }, i) =>
+    endpointIds.map((endpointId) => ({
+      id: newId('dlv'),
+      endpoint_id: endpointId,
+      event_id: rows[i]!.id,
+      event_type: event.type,
+      status: 'pending' as const,
+      attempts: 0n,
+      next_attempt_at_ms: BigInt(event.nowMs),
+      response_status: null,
+      last_error: null,
+      created_at_ms: BigInt(event.nowMs),
+      updated_at_ms: BigInt(event.nowMs),
+    })),
+  );
+  await trx.insertInto('webhook_deliveries').values(deliveries).execute();
+}
+
+export const emitEvent = (trx: Kysely<Database>, event: NewEvent) => emitEvents(trx, [event]);
+
+/** An event about a transaction, its data the transaction as the REST API shows it now (after the change). */
+export async function emitTransactionEvent(
+  trx: Kysely<Database>,
+  transactionId: string,
+  type: EventType,
+  nowMs: number,
+): Promise<void> {
+  const row = await trx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', transactionId)
+    .executeTakeFirstOrThrow();
+  await emitEvent(trx, { userId: row.user_id, type, data: transactionView(row), nowMs });
+}

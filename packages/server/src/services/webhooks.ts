@@ -1,0 +1,196 @@
+// A user's webhook endpoints (contract section 7): create (the secret shown once), list, change, delete, the
+// delivery log and a manual redelivery. URLs are checked for shape and, unless private targets are allowed, for
+// what they resolve to now (the worker checks again on every delivery).
+import { lookup } from 'node:dns/promises';
+import type { Selectable } from 'kysely';
+import { isoFromMs } from '../clock.ts';
+import { newId, randomBase62 } from '../domain/ids.ts';
+import { checkWebhookUrl, isPrivateAddress } from '../domain/webhook-url.ts';
+import { invalid, notFound } from '../errors.ts';
+import { lockOwnerRow } from '../store/locks.ts';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/schema.ts';
+import { type Page, pageOf, type ServiceContext } from './context.ts';
+import type { EventType } from './webhook-events.ts';
+
+export const ENDPOINTS_PER_USER_MAX = 20;
+const SECRET_RANDOM_LENGTH = 40;
+const DNS_TIMEOUT_MS = 5_000;
+
+export interface EndpointView {
+  id: string;
+  url: string;
+  events: EventType[] | null;
+  description: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  responseStatus: number | null;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface EndpointInput {
+  url: string;
+  events?: EventType[] | null;
+  description?: string | null;
+}
+
+function endpointView(row: Selectable<WebhookEndpointsTable>): EndpointView {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events_json === null ? null : (JSON.parse(row.events_json) as EventType[]),
+    description: row.description,
+    createdAt: isoFromMs(row.created_at_ms),
+    updatedAt: isoFromMs(row.updated_at_ms),
+  };
+}
+
+function deliveryView(row: Selectable<WebhookDeliveriesTable>): DeliveryView {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attempts: Number(row.attempts),
+    responseStatus: row.response_status === null ? null : Number(row.response_status),
+    nextAttemptAt:
+      row.status === 'pending' && row.next_attempt_at_ms !== null ? isoFromMs(row.next_attempt_at_ms) : null,
+    lastError: row.last_error,
+    createdAt: isoFromMs(row.created_at_ms),
+  };
+}
+
+/** The URL's shape, then (unless private targets are allowed) every address it resolves to now. */
+export async function assertDeliverableUrl(url: string, allowPrivate: boolean): Promise<void> {
+  const checked = checkWebhookUrl(url, allowPrivate);
+  if (!checked.ok) throw invalid(`url ${checked.reason}`);
+  if (allowPrivate) return;
+  const host = checked.url.hostname.replace(/^\[|\]$/g, '');
+  const resolved = await Promise.race([
+    lookup(host, { all: true }).catch(() => null),
+    new Promise<null>((done) => setTimeout(() => done(null), DNS_TIMEOUT_MS).unref()),
+  ]);
+  if (resolved === null || resolved.length === 0) throw invalid(`url: ${host} does not resolve`);
+  if (resolved.some((a) => isPrivateAddress(a.address))) {
+    throw invalid('url must not resolve to a loopback, private or link-local address');
+  }
+}
+
+export function createWebhookService(ctx: ServiceContext, allowPrivate: boolean) {
+  const { store, writer, clock } = ctx;
+
+  async function owned(userId: string, endpointId: string) {
+    const row = await store.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpointId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (row === undefined) throw notFound('webhook endpoint');
+    return row;
+  }
+
+  async function create(userId: string, input: EndpointInput) {
+    await assertDeliverableUrl(input.url, allowPrivate);
+    const nowMs = BigInt(clock.nowMs());
+    const row = {
+      id: newId('whk'),
+      user_id: userId,
+      url: input.url,
+      events_json: input.events === undefined || input.events === null ? null : JSON.stringify(input.events),
+      description: input.description ?? null,
+      secret: `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`,
+      lease_holder: null,
+      lease_until_ms: null,
+      created_at_ms: nowMs,
+      updated_at_ms: nowMs,
+    };
+    await writer.run(async (trx) => {
+      await lockOwnerRow(trx, 'users', userId);
+      const { n } = await trx
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<bigint>().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= ENDPOINTS_PER_USER_MAX) {
+        throw invalid(`a user can have at most ${ENDPOINTS_PER_USER_MAX} webhook endpoints`);
+      }
+      await trx.insertInto('webhook_endpoints').values(row).execute();
+    });
+    // The secret appears in this answer only.
+    const { id, url, events, createdAt } = endpointView(row);
+    return { id, url, events, description: row.description, secret: row.secret, createdAt };
+  }
+
+  async function update(userId: string, endpointId: string, change: Partial<EndpointInput>) {
+    await owned(userId, endpointId);
+    if (change.url !== undefined) await assertDeliverableUrl(change.url, allowPrivate);
+    await store.db
+      .updateTable('webhook_endpoints')
+      .set({
+        ...(change.url === undefined ? {} : { url: change.url }),
+        ...(change.events === undefined
+          ? {}
+          : { events_json: change.events === null ? null : JSON.stringify(change.events) }),
+        ...(change.description === undefined ? {} : { description: change.description }),
+        updated_at_ms: BigInt(clock.nowMs()),
+      })
+      .where('id', '=', endpointId)
+      .execute();
+    return endpointView(await owned(userId, endpointId));
+  }
+
+  async function remove(userId: string, endpointId: string) {
+    await owned(userId, endpointId);
+    await writer.run(async (trx) => {
+      await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).execute();
+      await trx.deleteFrom('webhook_endpoints').where('id', '=', endpointId).execute();
+    });
+    return { id: endpointId, deleted: true as const };
+  }
+
+  async function deliveries(userId: string, endpointId: string, page: Page) {
+    await owned(userId, endpointId);
+    const base = store.db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
+    const { rows, total } = await pageOf(base, page);
+    return { items: rows.map(deliveryView), total };
+  }
+
+  /** Queues the delivery again now, whatever its state: the receiver gets the same event id again. */
+  async function redeliver(userId: string, endpointId: string, deliveryId: string) {
+    await owned(userId, endpointId);
+    const nowMs = BigInt(clock.nowMs());
+    const updated = await store.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', next_attempt_at_ms: nowMs, updated_at_ms: nowMs })
+      .where('id', '=', deliveryId)
+      .where('endpoint_id', '=', endpointId)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows !== 1n) throw notFound('delivery');
+    const row = await store.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', deliveryId)
+      .executeTakeFirstOrThrow();
+    return deliveryView(row);
+  }
+
+  async function list(userId: string, page: Page) {
+    const base = store.db.selectFrom('webhook_endpoints').where('user_id', '=', userId);
+    const { rows, total } = await pageOf(base, page);
+    return { items: rows.map(endpointView), total };
+  }
+
+  return { create, list, update, remove, deliveries, redeliver };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;
