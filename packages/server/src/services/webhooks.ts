@@ -85,112 +85,129 @@ export async function assertDeliverableUrl(url: string, allowPrivate: boolean): 
   }
 }
 
-export function createWebhookService(ctx: ServiceContext, allowPrivate: boolean) {
-  const { store, writer, clock } = ctx;
+interface WebhookContext extends ServiceContext {
+  allowPrivate: boolean;
+}
 
-  async function owned(userId: string, endpointId: string) {
-    const row = await store.db
+async function ownedEndpoint(ctx: WebhookContext, userId: string, endpointId: string) {
+  const row = await ctx.store.db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', endpointId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (row === undefined) throw notFound('webhook endpoint');
+  return row;
+}
+
+async function createEndpoint(ctx: WebhookContext, userId: string, input: EndpointInput) {
+  await assertDeliverableUrl(input.url, ctx.allowPrivate);
+  const nowMs = BigInt(ctx.clock.nowMs());
+  const row = {
+    id: newId('whk'),
+    user_id: userId,
+    url: input.url,
+    events_json: input.events === undefined || input.events === null ? null : JSON.stringify(input.events),
+    description: input.description ?? null,
+    secret: `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`,
+    lease_holder: null,
+    lease_until_ms: null,
+    created_at_ms: nowMs,
+    updated_at_ms: nowMs,
+  };
+  await ctx.writer.run(async (trx) => {
+    await lockOwnerRow(trx, 'users', userId);
+    const { n } = await trx
       .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('id', '=', endpointId)
+      .select((eb) => eb.fn.countAll<bigint>().as('n'))
       .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (row === undefined) throw notFound('webhook endpoint');
-    return row;
-  }
-
-  async function create(userId: string, input: EndpointInput) {
-    await assertDeliverableUrl(input.url, allowPrivate);
-    const nowMs = BigInt(clock.nowMs());
-    const row = {
-      id: newId('whk'),
-      user_id: userId,
-      url: input.url,
-      events_json: input.events === undefined || input.events === null ? null : JSON.stringify(input.events),
-      description: input.description ?? null,
-      secret: `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`,
-      lease_holder: null,
-      lease_until_ms: null,
-      created_at_ms: nowMs,
-      updated_at_ms: nowMs,
-    };
-    await writer.run(async (trx) => {
-      await lockOwnerRow(trx, 'users', userId);
-      const { n } = await trx
-        .selectFrom('webhook_endpoints')
-        .select((eb) => eb.fn.countAll<bigint>().as('n'))
-        .where('user_id', '=', userId)
-        .executeTakeFirstOrThrow();
-      if (Number(n) >= ENDPOINTS_PER_USER_MAX) {
-        throw invalid(`a user can have at most ${ENDPOINTS_PER_USER_MAX} webhook endpoints`);
-      }
-      await trx.insertInto('webhook_endpoints').values(row).execute();
-    });
-    // The secret appears in this answer only.
-    const { id, url, events, createdAt } = endpointView(row);
-    return { id, url, events, description: row.description, secret: row.secret, createdAt };
-  }
-
-  async function update(userId: string, endpointId: string, change: Partial<EndpointInput>) {
-    await owned(userId, endpointId);
-    if (change.url !== undefined) await assertDeliverableUrl(change.url, allowPrivate);
-    await store.db
-      .updateTable('webhook_endpoints')
-      .set({
-        ...(change.url === undefined ? {} : { url: change.url }),
-        ...(change.events === undefined
-          ? {}
-          : { events_json: change.events === null ? null : JSON.stringify(change.events) }),
-        ...(change.description === undefined ? {} : { description: change.description }),
-        updated_at_ms: BigInt(clock.nowMs()),
-      })
-      .where('id', '=', endpointId)
-      .execute();
-    return endpointView(await owned(userId, endpointId));
-  }
-
-  async function remove(userId: string, endpointId: string) {
-    await owned(userId, endpointId);
-    await writer.run(async (trx) => {
-      await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).execute();
-      await trx.deleteFrom('webhook_endpoints').where('id', '=', endpointId).execute();
-    });
-    return { id: endpointId, deleted: true as const };
-  }
-
-  async function deliveries(userId: string, endpointId: string, page: Page) {
-    await owned(userId, endpointId);
-    const base = store.db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
-    const { rows, total } = await pageOf(base, page);
-    return { items: rows.map(deliveryView), total };
-  }
-
-  /** Queues the delivery again now, whatever its state: the receiver gets the same event id again. */
-  async function redeliver(userId: string, endpointId: string, deliveryId: string) {
-    await owned(userId, endpointId);
-    const nowMs = BigInt(clock.nowMs());
-    const updated = await store.db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'pending', next_attempt_at_ms: nowMs, updated_at_ms: nowMs })
-      .where('id', '=', deliveryId)
-      .where('endpoint_id', '=', endpointId)
-      .executeTakeFirst();
-    if (updated.numUpdatedRows !== 1n) throw notFound('delivery');
-    const row = await store.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('id', '=', deliveryId)
       .executeTakeFirstOrThrow();
-    return deliveryView(row);
-  }
+    if (Number(n) >= ENDPOINTS_PER_USER_MAX) {
+      throw invalid(`a user can have at most ${ENDPOINTS_PER_USER_MAX} webhook endpoints`);
+    }
+    await trx.insertInto('webhook_endpoints').values(row).execute();
+  });
+  // The secret appears in this answer only.
+  const { id, url, events, createdAt } = endpointView(row);
+  return { id, url, events, description: row.description, secret: row.secret, createdAt };
+}
 
-  async function list(userId: string, page: Page) {
-    const base = store.db.selectFrom('webhook_endpoints').where('user_id', '=', userId);
-    const { rows, total } = await pageOf(base, page);
-    return { items: rows.map(endpointView), total };
-  }
+async function updateEndpoint(
+  ctx: WebhookContext,
+  userId: string,
+  endpointId: string,
+  change: Partial<EndpointInput>,
+) {
+  await ownedEndpoint(ctx, userId, endpointId);
+  if (change.url !== undefined) await assertDeliverableUrl(change.url, ctx.allowPrivate);
+  const events = change.events === null ? null : JSON.stringify(change.events);
+  await ctx.store.db
+    .updateTable('webhook_endpoints')
+    .set({
+      ...(change.url === undefined ? {} : { url: change.url }),
+      ...(change.events === undefined ? {} : { events_json: events }),
+      ...(change.description === undefined ? {} : { description: change.description }),
+      updated_at_ms: BigInt(ctx.clock.nowMs()),
+    })
+    .where('id', '=', endpointId)
+    .execute();
+  return endpointView(await ownedEndpoint(ctx, userId, endpointId));
+}
 
-  return { create, list, update, remove, deliveries, redeliver };
+async function removeEndpoint(ctx: WebhookContext, userId: string, endpointId: string) {
+  await ownedEndpoint(ctx, userId, endpointId);
+  await ctx.writer.run(async (trx) => {
+    await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).execute();
+    await trx.deleteFrom('webhook_endpoints').where('id', '=', endpointId).execute();
+  });
+  return { id: endpointId, deleted: true as const };
+}
+
+async function listDeliveries(ctx: WebhookContext, userId: string, endpointId: string, page: Page) {
+  await ownedEndpoint(ctx, userId, endpointId);
+  const base = ctx.store.db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
+  const { rows, total } = await pageOf(base, page);
+  return { items: rows.map(deliveryView), total };
+}
+
+/** Queues the delivery again now, whatever its state: the receiver gets the same event id again. */
+async function redeliver(ctx: WebhookContext, userId: string, endpointId: string, deliveryId: string) {
+  await ownedEndpoint(ctx, userId, endpointId);
+  const nowMs = BigInt(ctx.clock.nowMs());
+  const updated = await ctx.store.db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at_ms: nowMs, updated_at_ms: nowMs })
+    .where('id', '=', deliveryId)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirst();
+  if (updated.numUpdatedRows !== 1n) throw notFound('delivery');
+  const row = await ctx.store.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .executeTakeFirstOrThrow();
+  return deliveryView(row);
+}
+
+async function listEndpoints(ctx: WebhookContext, userId: string, page: Page) {
+  const base = ctx.store.db.selectFrom('webhook_endpoints').where('user_id', '=', userId);
+  const { rows, total } = await pageOf(base, page);
+  return { items: rows.map(endpointView), total };
+}
+
+export function createWebhookService(ctx: ServiceContext, allowPrivate: boolean) {
+  const wctx: WebhookContext = { ...ctx, allowPrivate };
+  return {
+    create: (userId: string, input: EndpointInput) => createEndpoint(wctx, userId, input),
+    list: (userId: string, page: Page) => listEndpoints(wctx, userId, page),
+    update: (userId: string, endpointId: string, change: Partial<EndpointInput>) =>
+      updateEndpoint(wctx, userId, endpointId, change),
+    remove: (userId: string, endpointId: string) => removeEndpoint(wctx, userId, endpointId),
+    deliveries: (userId: string, endpointId: string, page: Page) =>
+      listDeliveries(wctx, userId, endpointId, page),
+    redeliver: (userId: string, endpointId: string, deliveryId: string) =>
+      redeliver(wctx, userId, endpointId, deliveryId),
+  };
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>;
