@@ -72,3 +72,13 @@ test('invalid settings stop the server with a message naming the variable', () =
     }
   });
 });
+
+test('RATE_LIMITS accepts every bucket name of the contract, the tools beyond the seed included', () => {
+  withDataDir((dir) => {
+    const names = { check_payment: 7, x402_fetch: 3, x402_sign: 4, login_account: 9 };
+    const config = loadConfig({ DATA_DIR: dir, RATE_LIMITS: JSON.stringify(names) });
+    for (const [name, value] of Object.entries(names)) {
+      assert.equal(config.rateLimitsPerMinute[name as keyof typeof names], value, name);
+    }
+  });
+});

@@ -70,6 +70,8 @@ describe('rate limits: the seed defaults (memory store)', () => {
       default: 60,
       login_account: 10,
       check_payment: 60,
+      x402_fetch: 10,
+      x402_sign: 10,
     });
   });
 

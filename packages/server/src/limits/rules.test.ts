@@ -34,6 +34,8 @@ test('defaults are the seed numbers (section 8) and the contract choices (sectio
       login_account: 10,
       // Contract section 5: tools the seed does not name, per key.
       check_payment: 60,
+      x402_fetch: 10,
+      x402_sign: 10,
     },
   );
   assert.deepEqual(Object.keys(DEFAULT_LIMITS_PER_MINUTE).sort(), [...BUCKET_NAMES].sort());

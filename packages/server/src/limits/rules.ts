@@ -18,6 +18,8 @@ export const BUCKET_NAMES = [
   'default',
   'login_account',
   'check_payment',
+  'x402_fetch',
+  'x402_sign',
 ] as const;
 export type BucketName = (typeof BUCKET_NAMES)[number];
 
@@ -46,6 +48,8 @@ export const DEFAULT_LIMITS_PER_MINUTE: Readonly<Record<BucketName, number>> = O
   default: 60,
   login_account: 10,
   check_payment: 60,
+  x402_fetch: 10,
+  x402_sign: 10,
 });
 
 // A sliding log keeps one timestamp per accepted request, so the limit also bounds memory per bucket.
