@@ -10,7 +10,7 @@ import { createKey, tool, toolOk } from './support/agent.ts';
 import { anvilAvailable, mine, revert, rpc, snapshot } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
-import { type Harness, startHarness, storeTargets } from './support/harness.ts';
+import { type Harness, secondInstance, startHarness, storeTargets } from './support/harness.ts';
 import { expectError, signupUser, type TestUser } from './support/http.ts';
 
 const CONFIRMATIONS = 3;
@@ -347,12 +347,7 @@ for (const target of await storeTargets()) {
       });
 
       test('two instances on one database: one sender at a time, every nonce used once', async () => {
-        const second = await createServer(h.config, {
-          clock: h.clock,
-          logLevel: false,
-          backgroundIntervalMs: null,
-          ...(h.postgresSchema === undefined ? {} : { postgresSchema: h.postgresSchema }),
-        });
+        const second = await secondInstance(h);
         try {
           const recipients = [1, 2, 3, 4, 5, 6].map(
             (i) => `0x00000000000000000000000000000000000${String(i).padStart(2, '0')}2a2` as Address,

@@ -5,9 +5,9 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createServer, type RunningServer } from '../src/server.ts';
+import type { RunningServer } from '../src/server.ts';
 import { createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
-import { type Harness, startHarness, storeTargets } from './support/harness.ts';
+import { type Harness, secondInstance, startHarness, storeTargets } from './support/harness.ts';
 import { fundedUser } from './support/http.ts';
 
 const postgres = (await storeTargets()).find((t) => t.name === 'postgres')!;
@@ -22,12 +22,7 @@ describe('webhooks with two instances on one PostgreSQL', { skip: postgres.skip 
 
   before(async () => {
     h = await startHarness('postgres', 'webhooks-two', { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    second = await createServer(h.config, {
-      clock: h.clock,
-      logLevel: false,
-      backgroundIntervalMs: null,
-      ...(h.postgresSchema === undefined ? {} : { postgresSchema: h.postgresSchema }),
-    });
+    second = await secondInstance(h);
     // A slow receiver: overlapping deliveries to it would show as more than one in flight.
     server = createHttpServer((req, res) => {
       let body = '';

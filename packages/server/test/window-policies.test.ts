@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { verifyLedger } from '../src/ledger/verify.ts';
-import { createServer } from '../src/server.ts';
 import { addPolicy, balances, createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
-import { type Harness, startHarness, storeTargets } from './support/harness.ts';
+import { type Harness, secondInstance, startHarness, storeTargets } from './support/harness.ts';
 import { expectError, fundedUser } from './support/http.ts';
 
 const OTHER = `0x${'cd'.repeat(20)}`;
@@ -185,12 +184,7 @@ for (const target of await storeTargets()) {
     // Two instances share a database only on PostgreSQL (SQLite is one process's file).
     if (target.name === 'postgres') {
       test('two instances on one database: racing payments still never pass the budget', async () => {
-        const second = await createServer(h.config, {
-          clock: h.clock,
-          logLevel: false,
-          backgroundIntervalMs: null,
-          ...(h.postgresSchema === undefined ? {} : { postgresSchema: h.postgresSchema }),
-        });
+        const second = await secondInstance(h);
         try {
           const { user, walletId, key } = await agent();
           await addPolicy(user, walletId, 'spend_cap_window', { limit: '7', window: '24h' });

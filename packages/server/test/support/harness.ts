@@ -64,6 +64,16 @@ export interface HarnessOptions {
   logTo?: DestinationStream;
 }
 
+/** Another instance on the harness's database (PostgreSQL: the same schema), with the same clock. */
+export function secondInstance(h: Harness): Promise<RunningServer> {
+  return createServer(h.config, {
+    clock: h.clock,
+    logLevel: false,
+    backgroundIntervalMs: null,
+    ...(h.postgresSchema === undefined ? {} : { postgresSchema: h.postgresSchema }),
+  });
+}
+
 export async function startHarness(
   store: StoreName,
   label: string,
