@@ -208,6 +208,30 @@ for (const target of await storeTargets()) {
       const create = doc.paths['/api/v1/agent-wallets'].post;
       assert.ok(create.responses['201'] !== undefined, 'creation is documented as 201');
       assert.ok(create.requestBody !== undefined, 'the request body is documented');
+      assert.ok(doc.servers.length > 0, 'servers is not empty');
+      const ids: string[] = [];
+      for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+        for (const [method, op] of Object.entries(operations)) {
+          assert.match(
+            op.operationId ?? '',
+            /^[a-z][A-Za-z0-9]+$/,
+            `${method} ${path} has a method-like operationId`,
+          );
+          ids.push(op.operationId);
+          for (const [code, response] of Object.entries(
+            op.responses as Record<string, { description: string }>,
+          )) {
+            assert.notEqual(
+              response.description,
+              'Default Response',
+              `${method} ${path} ${code} is described`,
+            );
+          }
+        }
+      }
+      assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+      assert.equal(doc.paths['/api/v1/webhooks'].post.operationId, 'createWebhook');
+      assert.ok(doc.paths['/mcp'].post.requestBody !== undefined, 'POST /mcp documents its body');
     });
   });
 }

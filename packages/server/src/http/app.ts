@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { requestIdSource } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
-import { EVM_ONLY_ROUTES, ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
+import { EVM_ONLY_ROUTES, OPERATION_IDS, ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
 import type { Services } from '../services/index.ts';
 import { VERSION } from '../version.ts';
 import { registerAuthHooks } from './auth-hooks.ts';
@@ -74,7 +74,15 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Agent Wallet Service', version: VERSION },
+      info: {
+        title: 'Agent Wallet Service',
+        version: VERSION,
+        description:
+          'Wallets, a double-entry ledger and spending policies for AI agents. Humans use the REST API with a JWT; ' +
+          'agents call tools with a scoped API key. Every answer is `{success, data}` or `{success: false, error: ' +
+          '{code, message}}`; amounts are decimal strings of USDC.',
+      },
+      servers: [{ url: '/', description: 'this server' }],
       components: {
         securitySchemes: {
           userJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -91,7 +99,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   for (const route of ROUTES) {
     if (SANDBOX_ONLY_ROUTES.has(route) && services.config.rail !== 'sandbox') continue;
     if (EVM_ONLY_ROUTES.has(route) && services.config.rail !== 'evm') continue;
-    app.route(toFastifyRoute(route, services, successEnvelope));
+    app.route(toFastifyRoute(route, services, successEnvelope, OPERATION_IDS.get(route)));
   }
   registerMcpRoutes(app, services);
   registerMetrics(app, services);

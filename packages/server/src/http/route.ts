@@ -73,6 +73,7 @@ export function toFastifyRoute(
   definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>,
   services: Services,
   envelopeOf: (data: z.ZodType) => z.ZodType,
+  operationId?: string,
 ): RouteOptions {
   const status = definition.successStatus ?? 200;
   return {
@@ -80,6 +81,7 @@ export function toFastifyRoute(
     url: definition.url,
     config: { auth: definition.auth },
     schema: {
+      ...(operationId === undefined ? {} : { operationId }),
       summary: definition.summary,
       ...(definition.description === undefined ? {} : { description: definition.description }),
       tags: definition.tags,
@@ -88,8 +90,12 @@ export function toFastifyRoute(
       ...(definition.query === undefined ? {} : { querystring: definition.query }),
       ...(definition.body === undefined ? {} : { body: definition.body }),
       response: {
-        ...(definition.response === undefined ? {} : { [status]: envelopeOf(definition.response) }),
-        '4XX': failureEnvelope,
+        ...(definition.response === undefined
+          ? {}
+          : { [status]: envelopeOf(definition.response).describe(definition.summary) }),
+        '4XX': failureEnvelope.describe(
+          'Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2).',
+        ),
       },
     },
     // A route without a body schema takes no body fields (contract: unknown fields are a 400, no mass

@@ -2,6 +2,7 @@
 // like the REST tool routes. Each request gets its own MCP server bound to the key that sent it.
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { currentAgentKey } from '../http/auth-hooks.ts';
 import type { Services } from '../services/index.ts';
 import { createMcpServer } from './server.ts';
@@ -12,13 +13,31 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
     url: '/mcp',
     config: { auth: 'apiKey' },
     schema: {
+      operationId: 'mcp',
       summary: 'Model Context Protocol (Streamable HTTP)',
       description:
-        'The four tools over MCP for any MCP client, with the same API key. tools/list shows the tools the key’s ' +
+        'The tools over MCP for any MCP client, with the same API key. tools/list shows the tools the key’s ' +
         'scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool.',
       tags: ['tools'],
       security: [{ agentApiKey: [] }],
+      // Documentation only: the MCP transport validates JSON-RPC itself (see validatorCompiler below).
+      body: z
+        .looseObject({
+          jsonrpc: z.literal('2.0'),
+          id: z.union([z.string(), z.number()]).optional(),
+          method: z.string().optional(),
+          params: z.record(z.string(), z.unknown()).optional(),
+        })
+        .describe(
+          'A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, ping).',
+        ),
+      response: {
+        200: z
+          .unknown()
+          .describe('The JSON-RPC answer (JSON, or an event stream when the client accepts it).'),
+      },
     },
+    validatorCompiler: () => () => true,
     handler: async (request, reply) => {
       const key = currentAgentKey(request);
       const server = createMcpServer(services, key, { requestId: request.id, log: request.log });

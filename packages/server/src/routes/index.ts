@@ -44,7 +44,11 @@ import updateWebhook from './webhooks/update.ts';
 
 export type AnyRoute = ReturnType<typeof defineRoute>;
 
-export const ROUTES: readonly AnyRoute[] = [
+/**
+ * Every route, keyed by its OpenAPI operationId: the names read as SDK method names (`createPolicy`,
+ * `listWebhooks`).
+ */
+export const ROUTE_TABLE = {
   health,
   signup,
   login,
@@ -86,7 +90,14 @@ export const ROUTES: readonly AnyRoute[] = [
   deleteWebhook,
   webhookDeliveries,
   redeliverWebhook,
-];
+} satisfies Record<string, AnyRoute>;
+
+export const ROUTES: readonly AnyRoute[] = Object.values(ROUTE_TABLE);
+
+/** The operationId of a route. */
+export const OPERATION_IDS: ReadonlyMap<AnyRoute, string> = new Map(
+  Object.entries(ROUTE_TABLE).map(([id, route]) => [route, id]),
+);
 
 /** Routes that exist only on some rails. */
 export const SANDBOX_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([sandboxDeposit]);
