@@ -1,6 +1,7 @@
 // One route = one file holding its schema, handler and OpenAPI description (Unkey's layout). A route returns
 // plain data; this helper wraps it in the success envelope and sets the status.
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, RouteOptions } from 'fastify';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services/index.ts';
@@ -37,6 +38,8 @@ export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B ext
   body?: B;
   /** The handler validates the body itself (a tool call's params depend on the tool named in the path). */
   bodyValidatedByHandler?: true;
+  /** With bodyValidatedByHandler: the body as the OpenAPI document shows it (never used to validate). */
+  documentedBody?: z.ZodType;
   /** Documented success data (the envelope's `data`), for the OpenAPI document only. */
   response?: z.ZodType;
   successStatus?: number;
@@ -62,6 +65,10 @@ function refuseBodyFields(body: unknown): void {
     : `a JSON ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`;
   throw new AppError('VALIDATION_ERROR', `body: this endpoint takes no body fields, got ${what}`);
 }
+
+/** Validates params and query as usual; a documented-only body passes through to the handler, which validates it. */
+const documentedBodyCompiler: FastifySchemaCompiler<z.ZodType> = (route) =>
+  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route);
 
 const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   none: [],
@@ -89,6 +96,7 @@ export function toFastifyRoute(
       ...(definition.params === undefined ? {} : { params: definition.params }),
       ...(definition.query === undefined ? {} : { querystring: definition.query }),
       ...(definition.body === undefined ? {} : { body: definition.body }),
+      ...(definition.documentedBody === undefined ? {} : { body: definition.documentedBody }),
       response: {
         ...(definition.response === undefined
           ? {}
@@ -103,6 +111,9 @@ export function toFastifyRoute(
     ...(definition.body === undefined && definition.method !== 'GET' && !definition.bodyValidatedByHandler
       ? { preValidation: async (request: FastifyRequest) => refuseBodyFields(request.body) }
       : {}),
+    ...(definition.documentedBody === undefined
+      ? {}
+      : { validatorCompiler: documentedBodyCompiler as never }),
     handler: async (request, reply) => {
       const result = await definition.handler({
         params: request.params,

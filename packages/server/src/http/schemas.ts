@@ -87,14 +87,23 @@ export function optionalBody<T extends z.core.$ZodLooseShape>(shape: T) {
 }
 export const noBody = optionalBody({});
 
+const toolField = z.string().optional().describe('Tool responses (success and failure) name the tool.');
+
 export function successEnvelope<T extends z.ZodType>(data: T) {
-  return z.object({ success: z.literal(true), data });
+  return z.object({ success: z.literal(true), tool: toolField, data });
 }
 
 export const failureEnvelope = z.object({
   success: z.literal(false),
-  error: z.object({ code: z.string(), message: z.string() }).loose(),
-  data: z.record(z.string(), z.unknown()).optional(),
+  tool: toolField,
+  error: z
+    .object({ code: z.string(), message: z.string() })
+    .loose()
+    .describe('`code` is stable (contract section 2); a policy denial adds `violations`.'),
+  data: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('The record a failure still produced (a policy denial’s rejected transaction).'),
 });
 
 export function paginated<T extends z.ZodType>(item: T, listName: 'items' | 'transactions' = 'items') {

@@ -3,7 +3,7 @@ import { unwrap } from '../../domain/outcome.ts';
 import { currentAgentKey } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { executeTool } from '../../tools/execute.ts';
-import { TOOL_NAMES } from '../../tools/registry.ts';
+import { TOOL_NAMES, TOOLS } from '../../tools/registry.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -17,7 +17,10 @@ export default defineRoute({
   tags: ['tools'],
   params: z.strictObject({ name: z.string() }),
   bodyValidatedByHandler: true,
-  response: z.record(z.string(), z.unknown()),
+  documentedBody: toolBodyDocumentation(),
+  response: z
+    .record(z.string(), z.unknown())
+    .describe('The tool’s data (see GET /mcp/v1/tools for each shape).'),
   handler: async ({ request, params, services }) => {
     const outcome = await executeTool(services, {
       name: params.name,
@@ -28,3 +31,12 @@ export default defineRoute({
     return { data: unwrap(outcome), envelope: { tool: params.name } };
   },
 });
+
+/** The body of every tool, for the OpenAPI document: `{params}` or the params themselves, one of the tools' inputs. */
+function toolBodyDocumentation(): z.ZodType {
+  const inputs = TOOLS.map((tool) => tool.input.describe(`${tool.name} params`));
+  const anyInput = z.union(inputs as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+  return z
+    .union([z.strictObject({ params: anyInput }), anyInput])
+    .describe('The params of the tool named in the path, as {"params": {...}} or bare.');
+}
