@@ -75,6 +75,17 @@ describe('OpenAPI conformance of real responses', () => {
     assertConforms(path, 'post', await tool(h.app, key, 'send_payment', { toAddress: 'nope', amount: '1' }));
   });
 
+  test('policy params are typed: each type’s params validate, nonsense does not', () => {
+    const body = doc.paths['/api/v1/agent-wallets/{walletId}/policies'].post.requestBody;
+    const validate = ajv.compile(body.content['application/json'].schema);
+    const ok = (params: unknown, type = 'spend_cap_window') => validate({ type, params });
+    assert.ok(ok({ limit: '5', window: '24h' }), ajv.errorsText(validate.errors));
+    assert.ok(ok({ days: ['mon'], start: '09:00', end: '17:00', timezone: 'UTC' }, 'time_window'));
+    assert.ok(ok({ count: 3, window: '1h' }, 'tx_count_cap'));
+    assert.equal(ok({ limit: '5', window: '24h', extra: true }), false);
+    assert.equal(ok({ window: 'forever' }), false);
+  });
+
   test('the tool route documents a request body: each tool’s params, wrapped or bare', () => {
     const body = doc.paths['/mcp/v1/tools/{name}'].post.requestBody;
     assert.ok(body !== undefined, 'a generated client can send a body');

@@ -49,14 +49,18 @@ const PARAMS_BY_TYPE: Record<PolicyType, z.ZodType> = {
     .transform((p) => ({ ...p, days: DAYS.filter((d) => p.days.includes(d)) })),
 };
 
-/** Documentation of `params`; validation is per type in parsePolicyParams. */
+/** Documentation of `params`: any of the types' schemas (validation is per type in parsePolicyParams). */
 export const paramsDocumentation = z.unknown().meta({
   description:
     'spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: ' +
     '{addresses: [...]} (1 to 1,000); require_approval_above: {amount}; spend_cap_window / recipient_cap: ' +
     '{limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", ' +
     'end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d".',
-  type: 'object',
+  anyOf: POLICY_TYPES.map((type) => {
+    const schema = z.toJSONSchema(PARAMS_BY_TYPE[type], { io: 'input', unrepresentable: 'any' });
+    const { $schema: _, ...rest } = schema as Record<string, unknown>;
+    return { title: `${type} params`, ...rest };
+  }),
 });
 
 export const policyTypeSchema = z.enum(POLICY_TYPES);
