@@ -1,5 +1,5 @@
 // The transport both clients share: one JSON request over `fetch`, the envelope unwrapped, failures turned
-// into typed errors, a per-attempt timeout, and opt-in retries that never risk doing a write twice.
+// into typed errors, a per-attempt timeout, and retries (2 by default) that never risk doing a write twice.
 import { AgentWalletError, errorFromResponse, NetworkError, RateLimitError, ServerError } from './errors.ts';
 
 /** The subset of `RequestInit` the SDK sends: `globalThis.fetch` satisfies `FetchLike`. */
@@ -26,7 +26,7 @@ export interface ClientOptions {
   /** Per attempt, including reading the body. Default 30 000 ms. A timeout throws NetworkError (TIMEOUT). */
   timeoutMs?: number;
   /**
-   * Retries after the first attempt; default 0 (never retry). Retried: 429 (after exactly `Retry-After`
+   * Retries after the first attempt; default 2 (0 turns retries off). Retried: 429 (after exactly `Retry-After`
    * seconds: the server did not execute the request), and — for reads and for writes that carry an
    * idempotency key only — network errors, timeouts and 5xx (except TX_EXECUTION_FAILED, a final outcome),
    * with exponential backoff and jitter (at least the `Retry-After` of a 503). Other 4xx are never retried.
@@ -44,6 +44,9 @@ export interface ClientOptions {
   /** How to wait between retries; default a `setTimeout` promise. Inject one in tests. */
   sleep?: (ms: number) => Promise<void>;
 }
+
+/** Like stripe-node and openai-node: two retries, safe because every money call carries an idempotency key. */
+const MAX_RETRIES_DEFAULT = 2;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -84,7 +87,7 @@ export class HttpTransport {
     this.baseUrl = normaliseBaseUrl(options.baseUrl);
     this.#timeoutMs = nonNegative('timeoutMs', options.timeoutMs, TIMEOUT_MS_DEFAULT);
     if (this.#timeoutMs === 0) throw new TypeError('timeoutMs must be above 0');
-    this.#maxRetries = Math.floor(nonNegative('maxRetries', options.maxRetries, 0));
+    this.#maxRetries = Math.floor(nonNegative('maxRetries', options.maxRetries, MAX_RETRIES_DEFAULT));
     this.#retryBaseDelayMs = nonNegative(
       'retryBaseDelayMs',
       options.retryBaseDelayMs,

@@ -1,6 +1,6 @@
 // The owner's client: the REST API under /api/v1 with a session JWT (contract section 3).
 import { AgentWalletClient } from './agent-client.ts';
-import { type ClientOptions, type HttpMethod, HttpTransport, segment } from './http.ts';
+import { type ClientOptions, type HttpMethod, HttpTransport, newIdempotencyKey, segment } from './http.ts';
 import type {
   AgentWallet,
   ApiKey,
@@ -220,7 +220,8 @@ export class AgentWalletsApi {
       method: 'POST',
       path: `${walletPath(walletId)}/${direction}`,
       body: { amount: params.amount },
-      idempotencyKey: params.idempotencyKey,
+      // Always keyed, like sendPayment: a retried fund or withdraw can never move the money twice.
+      idempotencyKey: params.idempotencyKey ?? newIdempotencyKey(),
     });
   }
 }

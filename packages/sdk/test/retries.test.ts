@@ -160,23 +160,37 @@ describe('retries', () => {
     assert.equal(await paymentsOf(setup), 0);
   });
 
-  test('maxRetries defaults to 0: nothing is retried', async () => {
+  test('maxRetries defaults to 2; 0 turns retries off', async () => {
     const setup = await newAgent(server.url);
     const recorder = recordingSleep();
-    const agent = new AgentWalletClient({
+    const byDefault = new AgentWalletClient({
       baseUrl: proxy.url,
       apiKey: setup.apiKey.key,
       sleep: recorder.sleep,
     });
     proxy.inject({ kind: 'status', status: 503 }, { match: isPayment });
-    const error = await rejection(() => agent.sendPayment({ toAddress: externalAddress(), amount: '1' }));
-    assert.ok(error instanceof ServerError);
+    proxy.inject({ kind: 'status', status: 503 }, { match: isPayment });
+    const paid = await byDefault.sendPayment({ toAddress: externalAddress(), amount: '1' });
+    assert.equal(paid.status, 'completed');
+    assert.equal(recorder.delays.length, 2, 'two retries');
+    proxy.requests.length = 0;
+    const off = new AgentWalletClient({
+      baseUrl: proxy.url,
+      apiKey: setup.apiKey.key,
+      sleep: recorder.sleep,
+      maxRetries: 0,
+    });
+    proxy.inject({ kind: 'status', status: 503 }, { match: isPayment });
+    assert.ok(
+      (await rejection(() => off.sendPayment({ toAddress: externalAddress(), amount: '1' }))) instanceof
+        ServerError,
+    );
     proxy.inject({ kind: 'drop' });
-    assert.ok((await rejection(() => agent.checkBalance())) instanceof NetworkError);
+    assert.ok((await rejection(() => off.checkBalance())) instanceof NetworkError);
     proxy.inject({ kind: 'status', status: 429, headers: { 'retry-after': '1' }, body: rateLimitedBody() });
-    assert.ok((await rejection(() => agent.checkBalance())) instanceof RateLimitError);
+    assert.ok((await rejection(() => off.checkBalance())) instanceof RateLimitError);
     assert.equal(proxy.requests.length, 3);
-    assert.deepEqual(recorder.delays, []);
+    assert.equal(recorder.delays.length, 2, 'no delay without retries');
   });
 
   test('4xx answers are never retried', async () => {
@@ -206,21 +220,18 @@ describe('retries', () => {
     assert.deepEqual(owner.delays, []);
   });
 
-  test('a REST fund without an idempotency key is NOT retried after a 503', async () => {
+  test('a REST fund without an idempotency key gets a generated one: retried after a lost answer, moved once', async () => {
     const setup = await newAgent(server.url);
     const owner = ownerBehindProxy(setup, 3);
-    proxy.inject({ kind: 'status', status: 503 }, { match: isFund });
-    const error = await rejection(() => owner.mgmt.agentWallets.fund(setup.walletId, { amount: '10' }));
-    assert.ok(error instanceof ServerError);
-    assert.equal(matching(isFund).length, 1);
-    assert.deepEqual(owner.delays, []);
-    // Nor after a connection lost once the server had executed it: the caller must find out what happened.
     proxy.inject({ kind: 'drop-after-forward' }, { match: isFund });
-    assert.ok(
-      (await rejection(() => owner.mgmt.agentWallets.fund(setup.walletId, { amount: '10' }))) instanceof
-        NetworkError,
-    );
-    assert.equal(matching(isFund).length, 2);
+    proxy.inject({ kind: 'status', status: 503 }, { match: isFund });
+    const moved = await owner.mgmt.agentWallets.fund(setup.walletId, { amount: '10' });
+    assert.equal(moved.wallet.balance, '110.000000');
+    const attempts = matching(isFund);
+    assert.equal(attempts.length, 3);
+    const keys = new Set(attempts.map((r) => r.headers['idempotency-key']));
+    assert.equal(keys.size, 1, 'every attempt carries the same generated key');
+    assert.match(String([...keys][0]), /^[0-9a-f-]{36}$/);
     assert.equal((await setup.mgmt.agentWallets.get(setup.walletId)).balance, '110.000000');
   });
 
