@@ -20,6 +20,7 @@ describe('RateLimitError from the real server', () => {
     const agent = new AgentWalletClient({
       baseUrl: server.url,
       apiKey: apiKey.key,
+      maxRetries: 0,
       fetch: async (url, init) => {
         const response = await fetch(url, init);
         responses.push(response.clone());
@@ -67,7 +68,7 @@ describe('RateLimitError from the real server', () => {
   });
 
   test('other tools have their own bucket: a limited check_balance does not block get_tx_history', async () => {
-    const { agent } = await newAgent(server.url);
+    const { agent } = await newAgent(server.url, { client: { maxRetries: 0 } });
     await agent.checkBalance();
     await agent.checkBalance();
     assert.ok((await rejection(() => agent.checkBalance())) instanceof RateLimitError);
