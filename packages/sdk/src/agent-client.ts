@@ -1,5 +1,12 @@
 // The agent's client: the tools over `POST /mcp/v1/tools/<name>` with an API key (contract section 4).
-import { type ClientOptions, HttpTransport, newIdempotencyKey, segment } from './http.ts';
+import {
+  type ClientOptions,
+  HttpTransport,
+  newIdempotencyKey,
+  type RequestOptions,
+  segment,
+} from './http.ts';
+import { paginate } from './paginate.ts';
 import type {
   Balance,
   CheckPaymentParams,
@@ -43,13 +50,18 @@ export class AgentWalletClient {
   }
 
   /** Spendable and held balance, frozen flag and remaining caps of the key's wallet (scope `read`). */
-  checkBalance(): Promise<Balance> {
-    return this.callTool('check_balance', {});
+  checkBalance(options?: RequestOptions): Promise<Balance> {
+    return this.callTool('check_balance', {}, options);
   }
 
   /** The wallet's transactions, newest first (scope `read`). */
-  getTxHistory(options: TxHistoryOptions = {}): Promise<TxHistory> {
-    return this.callTool('get_tx_history', options);
+  getTxHistory(filter: TxHistoryOptions = {}, options?: RequestOptions): Promise<TxHistory> {
+    return this.callTool('get_tx_history', filter, options);
+  }
+
+  /** Every transaction, newest first, fetched a page of `pageSize` (default 100) at a time. */
+  async *transactions(filter: Omit<TxHistoryOptions, 'page' | 'limit'> = {}, pageSize = 100) {
+    yield* paginate((page) => this.getTxHistory({ ...filter, page, limit: pageSize }));
   }
 
   /**
@@ -58,21 +70,21 @@ export class AgentWalletClient {
    * WalletFrozenError, ... An idempotency key is always sent (generated when omitted), so retries —
    * automatic with `maxRetries`, or your own with the same key — never pay twice.
    */
-  sendPayment(params: SendPaymentParams): Promise<SendPaymentResult> {
-    return this.callTool('send_payment', params);
+  sendPayment(params: SendPaymentParams, options?: RequestOptions): Promise<SendPaymentResult> {
+    return this.callTool('send_payment', params, options);
   }
 
   /** Asks the owner to approve a payment the policies would not allow; the amount is held (scope `write`). */
-  requestApproval(params: RequestApprovalParams): Promise<RequestApprovalResult> {
-    return this.callTool('request_approval', params);
+  requestApproval(params: RequestApprovalParams, options?: RequestOptions): Promise<RequestApprovalResult> {
+    return this.callTool('request_approval', params, options);
   }
 
   /**
    * What `sendPayment` would decide now — allowed, needs approval, or denied with every violation — without
    * paying, holding or storing anything (scope `read`).
    */
-  checkPayment(params: CheckPaymentParams): Promise<CheckPaymentResult> {
-    return this.callTool('check_payment', params);
+  checkPayment(params: CheckPaymentParams, options?: RequestOptions): Promise<CheckPaymentResult> {
+    return this.callTool('check_payment', params, options);
   }
 
   /** Every tool with its JSON Schema, whatever the key's scopes. */
@@ -110,11 +122,13 @@ export class AgentWalletClient {
       idempotencyKey,
       // Read tools change nothing; with a key, the server replays the first result of a write.
       retrySafe: READ_TOOLS.has(name) || idempotencyKey !== undefined,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
     });
   }
 }
 
-export interface CallToolOptions {
+export interface CallToolOptions extends RequestOptions {
   /** The idempotency key of a write tool when `params` has none (ignored by read tools). */
   idempotencyKey?: string;
 }

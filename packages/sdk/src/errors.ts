@@ -2,7 +2,7 @@
 // AgentWalletError. `errorFromResponse` is the one place an HTTP failure becomes one of them.
 import type { PolicyViolation } from './types.ts';
 
-/** Every error code of the contract, plus the SDK's own (`NETWORK_ERROR`, `TIMEOUT`, `UNEXPECTED_RESPONSE`). */
+/** Every error code of the contract, plus the SDK's own (`NETWORK_ERROR`, `TIMEOUT`, `ABORTED`, `UNEXPECTED_RESPONSE`). */
 export type ErrorCode =
   | 'VALIDATION_ERROR'
   | 'UNAUTHORIZED'
@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'SERVICE_UNAVAILABLE'
   | 'NETWORK_ERROR'
   | 'TIMEOUT'
+  | 'ABORTED'
   | 'UNEXPECTED_RESPONSE';
 
 export interface AgentWalletErrorInit {
@@ -182,8 +183,8 @@ export class ServerError extends AgentWalletError {
 }
 
 /**
- * No HTTP response: the connection failed or was dropped (code NETWORK_ERROR), or the request took longer
- * than `timeoutMs` (code TIMEOUT). `cause` holds the underlying error. A write may or may not have been
+ * No HTTP response: the connection failed or was dropped (code NETWORK_ERROR), the request took longer
+ * than `timeoutMs` (code TIMEOUT), or the caller's `signal` aborted it (code ABORTED, never retried). `cause` holds the underlying error. A write may or may not have been
  * executed: retry with the same `idempotencyKey` to find out without paying twice.
  */
 export class NetworkError extends AgentWalletError {

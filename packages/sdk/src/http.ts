@@ -65,6 +65,18 @@ export interface HttpRequest {
    * idempotency key (the server replays the first result), false for every other write.
    */
   retrySafe: boolean;
+  /** Per call: abort it (no retry follows an abort). */
+  signal?: AbortSignal | undefined;
+  /** Per call: the timeout of each attempt, instead of the client's. */
+  timeoutMs?: number | undefined;
+}
+
+/** Options of a single call. */
+export interface RequestOptions {
+  /** Aborts the call; it throws NetworkError with code ABORTED and is not retried. */
+  signal?: AbortSignal;
+  /** This call's per-attempt timeout in milliseconds, instead of the client's `timeoutMs`. */
+  timeoutMs?: number;
 }
 
 const TIMEOUT_MS_DEFAULT = 30_000;
@@ -112,7 +124,9 @@ export class HttpTransport {
       try {
         return (await this.#attempt(request)) as T;
       } catch (error) {
-        const delayMs = attempt < this.#maxRetries ? this.#retryDelay(error, request, attempt) : undefined;
+        const aborted = request.signal?.aborted === true;
+        const delayMs =
+          attempt < this.#maxRetries && !aborted ? this.#retryDelay(error, request, attempt) : undefined;
         if (delayMs === undefined) throw error;
         await this.#sleep(delayMs);
       }
@@ -155,10 +169,14 @@ export class HttpTransport {
     const controller = new AbortController();
     init.signal = controller.signal;
     let timedOut = false;
+    const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, this.#timeoutMs);
+    }, timeoutMs);
+    const abort = () => controller.abort();
+    if (request.signal?.aborted === true) controller.abort();
+    request.signal?.addEventListener('abort', abort, { once: true });
     let response: FetchResponse;
     let text: string;
     try {
@@ -166,17 +184,21 @@ export class HttpTransport {
       text = await response.text();
     } catch (cause) {
       const what = `${request.method} ${request.path}`;
+      const abortedByCaller = !timedOut && request.signal?.aborted === true;
       throw new NetworkError({
-        code: timedOut ? 'TIMEOUT' : 'NETWORK_ERROR',
+        code: timedOut ? 'TIMEOUT' : abortedByCaller ? 'ABORTED' : 'NETWORK_ERROR',
         message: timedOut
-          ? `${what} timed out after ${this.#timeoutMs} ms`
-          : `${what} failed: ${describeCause(cause)}`,
+          ? `${what} timed out after ${timeoutMs} ms`
+          : abortedByCaller
+            ? `${what} was aborted by the caller`
+            : `${what} failed: ${describeCause(cause)}`,
         timedOut,
         idempotencyKey: request.idempotencyKey,
         cause,
       });
     } finally {
       clearTimeout(timer);
+      request.signal?.removeEventListener('abort', abort);
     }
     return unwrapEnvelope(response, text, request.idempotencyKey);
   }

@@ -18,7 +18,7 @@ export {
   ValidationError,
   WalletFrozenError,
 } from './errors.ts';
-export type { ClientOptions, FetchInit, FetchLike, FetchResponse } from './http.ts';
+export type { ClientOptions, FetchInit, FetchLike, FetchResponse, RequestOptions } from './http.ts';
 export {
   AgentWalletsApi,
   type Credentials,
@@ -28,6 +28,7 @@ export {
   PoliciesApi,
   TransactionsApi,
 } from './management-client.ts';
+export { paginate } from './paginate.ts';
 export {
   type AnthropicTool,
   anthropicTools,

@@ -1,0 +1,85 @@
+// Per-call options and auto-pagination against a real server: a call's own timeout and AbortSignal (an aborted
+// call is never retried), and async iteration over every page of a list.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { AgentWalletClient, NetworkError, paginate } from '../src/index.ts';
+import { externalAddress, newAgent, rejection } from './support/fixtures.ts';
+import { startServer, type TestServer } from './support/server.ts';
+
+describe('per-call options and pagination', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server?.stop());
+
+  /** A fetch that answers after `delayMs`, honouring the abort signal like the real one. */
+  const slowFetch =
+    (delayMs: number, calls: { n: number }) =>
+    (
+      url: string,
+      init: { signal?: AbortSignal; method: string; headers: Record<string, string>; body?: string },
+    ) => {
+      calls.n += 1;
+      return new Promise<Response>((resolve, reject) => {
+        const timer = setTimeout(() => resolve(fetch(url, init)), delayMs);
+        init.signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new DOMException('aborted', 'AbortError'));
+        });
+      });
+    };
+
+  test('a call’s own timeoutMs wins over the client’s', async () => {
+    const { apiKey } = await newAgent(server.url);
+    const calls = { n: 0 };
+    const agent = new AgentWalletClient({
+      baseUrl: server.url,
+      apiKey: apiKey.key,
+      fetch: slowFetch(200, calls),
+      maxRetries: 0,
+    });
+    assert.equal((await agent.checkBalance()).currency, 'USDC');
+    const error = await rejection(() => agent.checkBalance({ timeoutMs: 50 }));
+    assert.ok(error instanceof NetworkError);
+    assert.equal(error.code, 'TIMEOUT');
+  });
+
+  test('an aborted call throws ABORTED and is not retried', async () => {
+    const { apiKey } = await newAgent(server.url);
+    const calls = { n: 0 };
+    const agent = new AgentWalletClient({
+      baseUrl: server.url,
+      apiKey: apiKey.key,
+      fetch: slowFetch(500, calls),
+      maxRetries: 3,
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const error = await rejection(() =>
+      agent.sendPayment({ toAddress: externalAddress(), amount: '1' }, { signal: controller.signal }),
+    );
+    assert.ok(error instanceof NetworkError);
+    assert.equal(error.code, 'ABORTED');
+    assert.equal(calls.n, 1, 'no retry after an abort');
+    const already = new AbortController();
+    already.abort();
+    assert.equal(
+      ((await rejection(() => agent.checkBalance({ signal: already.signal }))) as NetworkError).code,
+      'ABORTED',
+    );
+  });
+
+  test('async iteration visits every transaction across pages, and paginate() does the same for any list', async () => {
+    const { agent, mgmt, walletId } = await newAgent(server.url, { fund: '100' });
+    for (let i = 0; i < 5; i += 1) await agent.sendPayment({ toAddress: externalAddress(), amount: '1' });
+    const seen: string[] = [];
+    for await (const tx of agent.transactions({}, 2)) seen.push(tx.id);
+    assert.equal(seen.length, 6, '5 payments and the funding');
+    assert.equal(new Set(seen).size, 6);
+    const viaRest: string[] = [];
+    for await (const tx of paginate((page) => mgmt.transactions.list(walletId, { page, limit: 4 })))
+      viaRest.push(tx.id);
+    assert.deepEqual(viaRest, seen);
+  });
+});
