@@ -11,12 +11,22 @@
 import {
   AgentWalletClient,
   InsufficientBalanceError,
+  isAgentWalletError,
   ManagementClient,
   PolicyDeniedError,
   RateLimitError,
 } from '../src/index.ts';
 
 const baseUrl = process.env.AGENT_WALLET_URL || 'http://127.0.0.1:8787';
+
+// Every error the service can answer has a stable code: say it in one line instead of a stack trace.
+process.on('uncaughtException', (error) => {
+  if (!isAgentWalletError(error)) throw error;
+  const request = error.requestId === undefined ? '' : ` (request ${error.requestId})`;
+  console.error(`${error.code}: ${error.message}${request}`);
+  process.exit(1);
+});
+
 const apiKey = process.env.AGENT_WALLET_API_KEY || (await setUpSandboxAgent());
 
 // ---- The agent: an API key is all it has. ----

@@ -39,4 +39,19 @@ describe('examples/quickstart.ts', () => {
     assert.match(stdout, /balance: 10\.000000 USDC/);
     assert.match(stdout, /not enough money/);
   });
+
+  test('a wallet too poor for the first payment ends with one line naming the error, not a stack trace', async () => {
+    const { apiKey } = await newAgent(server.url, { fund: '1' });
+    const run = promisify(execFile)(process.execPath, [EXAMPLE], {
+      env: { ...process.env, AGENT_WALLET_URL: server.url, AGENT_WALLET_API_KEY: apiKey.key },
+      timeout: 20_000,
+    });
+    const failed = (await run.then(
+      () => assert.fail('the example should exit 1'),
+      (error: unknown) => error,
+    )) as { code: number; stderr: string };
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /^INSUFFICIENT_BALANCE: .+\(request req_\S+\)\n$/);
+    assert.doesNotMatch(failed.stderr, /\bat \S+ \(/, 'no stack trace');
+  });
 });
