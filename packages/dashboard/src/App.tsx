@@ -15,6 +15,7 @@ import { AgentWalletView } from './views/AgentWalletView.tsx';
 import { ApprovalsView } from './views/Approvals.tsx';
 import { AuthScreen } from './views/AuthScreen.tsx';
 import { MasterWalletView } from './views/MasterWalletView.tsx';
+import { WebhooksView } from './views/WebhooksView.tsx';
 
 export const MESSAGES = {
   expired: 'Your session has expired. Please log in again.',
@@ -195,6 +196,9 @@ function Shell({ route }: { route: Route }) {
               </span>
             )}
           </Link>
+          <Link to="/webhooks" match="exact" data-testid="nav-webhooks">
+            Webhooks
+          </Link>
         </nav>
         <div className="account">
           <span className="account-email" title={session.user.email}>
@@ -232,6 +236,8 @@ function View({ route }: { route: Route }) {
       return <AgentWalletView key={route.walletId} walletId={route.walletId} tab={route.tab} />;
     case 'approvals':
       return <ApprovalsView />;
+    case 'webhooks':
+      return <WebhooksView />;
     case 'notFound':
       return <NotFound />;
   }

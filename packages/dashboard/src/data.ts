@@ -25,6 +25,11 @@ export const K = {
   agentWallet: (walletId: string) => `agentWallet:${walletId}`,
   keys: (walletId: string) => `keys:${walletId}`,
   policies: (walletId: string) => `policies:${walletId}`,
+  policyChanges: (walletId: string, page: number) => `policyChanges:${walletId}:${page}`,
+  policyChangesPrefix: (walletId: string) => `policyChanges:${walletId}:`,
+  webhooks: 'webhooks',
+  deliveries: (endpointId: string, page: number) => `deliveries:${endpointId}:${page}`,
+  deliveriesPrefix: (endpointId: string) => `deliveries:${endpointId}:`,
   txs: (walletId: string, status: string, page: number) => `txs:${walletId}:${status}:${page}`,
   txsPrefix: (walletId: string) => `txs:${walletId}:`,
   tx: (walletId: string, txId: string) => `tx:${walletId}:${txId}`,
@@ -40,10 +45,15 @@ export const MAX_AGE = {
   pending: 30_000,
   txDetail: 60_000,
   pendingDeposits: 5_000,
+  policyChanges: 30_000,
+  webhooks: 60_000,
+  deliveries: 10_000,
 };
 
 export const DEPOSITS_PAGE_SIZE = 10;
 export const TXS_PAGE_SIZE = 20;
+export const POLICY_CHANGES_PAGE_SIZE = 10;
+export const DELIVERIES_PAGE_SIZE = 20;
 /** Deposits on their way are shown newest first, up to this many. */
 export const PENDING_DEPOSITS_LIMIT = 20;
 /** The wallet list is loaded whole, up to this many pages of 100 (then the badge counts those wallets). */

@@ -6,6 +6,7 @@ export type Route =
   | { name: 'agents' }
   | { name: 'agent'; walletId: string; tab: WalletTab }
   | { name: 'approvals' }
+  | { name: 'webhooks' }
   | { name: 'login' }
   | { name: 'signup' }
   | { name: 'notFound' };
@@ -48,6 +49,7 @@ export function parseRoute(pathAndSearch: string): Route {
   if (path === '/') return { name: 'master' };
   if (path === '/agents') return { name: 'agents' };
   if (path === '/approvals') return { name: 'approvals' };
+  if (path === '/webhooks') return { name: 'webhooks' };
   if (path === '/login') return { name: 'login' };
   if (path === '/signup') return { name: 'signup' };
   const agent = /^\/agents\/([^/]+)$/.exec(path);

@@ -29,6 +29,35 @@ describe('ErrorMessage', () => {
     expect(screen.getByText('above the cap of 10.000000')).toBeTruthy();
   });
 
+  it('writes a denial from the violations’ fields, in the dashboard’s words', () => {
+    const error = new ApiError('POLICY_DENIED', 422, 'payment denied by 2 policies: …', {
+      violations: [
+        {
+          policyId: 'p1',
+          policyType: 'tx_count_cap',
+          reason: 'would be payment 4 in 1h, above the limit of 3',
+          limit: 3,
+          attempted: 4,
+          window: '1h',
+        },
+        {
+          policyId: 'p2',
+          policyType: 'address_blocklist',
+          reason: 'x',
+          limit: null,
+          attempted: `0x${'ab'.repeat(20)}`,
+        },
+      ],
+    });
+    render(<ErrorMessage error={error} />);
+    const alert = screen.getByRole('alert');
+    expect(alert.querySelector('p')?.textContent).toBe('Denied by 2 policies:');
+    expect([...alert.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
+      'Would be payment 4 in 1 hour; the limit is 3',
+      'Recipient 0xababab…ababab is blocked',
+    ]);
+  });
+
   it('counts a 429 down to "try again now"', async () => {
     vi.useFakeTimers();
     render(<ErrorMessage error={new ApiError('RATE_LIMITED', 429, 'slow down', { retryAfter: 3 })} />);

@@ -5,13 +5,16 @@ import type {
   ApiKey,
   AuthResult,
   CreatedKey,
+  CreatedWebhook,
   Deposit,
   Health,
   MasterWallet,
   Movement,
   Page,
+  PaymentCheck,
   PendingDeposit,
   Policy,
+  PolicyChange,
   PolicyParams,
   PolicyType,
   RotatedKey,
@@ -21,10 +24,14 @@ import type {
   TransactionDetail,
   TxPage,
   TxStatus,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookInput,
 } from './types.ts';
 
 const seg = encodeURIComponent;
 const walletPath = (walletId: string) => `/agent-wallets/${seg(walletId)}`;
+const webhookPath = (endpointId: string) => `/webhooks/${seg(endpointId)}`;
 
 /** Page size used to load "everything" of small lists (keys, policies, pending approvals, wallets). */
 export const FULL_LIST_LIMIT = 100;
@@ -131,6 +138,41 @@ export class Api {
   deletePolicy(walletId: string, policyId: string) {
     return this.client.delete<{ id: string; deleted: true }>(
       `${walletPath(walletId)}/policies/${seg(policyId)}`,
+    );
+  }
+
+  /** What send_payment would decide now for this payment; nothing is paid, held or stored. */
+  simulatePayment(walletId: string, toAddress: string, amount: string) {
+    return this.client.post<PaymentCheck>(`${walletPath(walletId)}/policies/simulate`, { toAddress, amount });
+  }
+
+  policyChanges(walletId: string, page: number, limit: number) {
+    return this.client.get<Page<PolicyChange>>(`${walletPath(walletId)}/policies/changes`, { page, limit });
+  }
+
+  webhooks() {
+    return this.client.get<Page<WebhookEndpoint>>('/webhooks', { limit: FULL_LIST_LIMIT });
+  }
+
+  createWebhook(input: WebhookInput) {
+    return this.client.post<CreatedWebhook>('/webhooks', input);
+  }
+
+  updateWebhook(endpointId: string, change: Partial<WebhookInput>) {
+    return this.client.patch<WebhookEndpoint>(webhookPath(endpointId), change);
+  }
+
+  deleteWebhook(endpointId: string) {
+    return this.client.delete<{ id: string; deleted: true }>(webhookPath(endpointId));
+  }
+
+  webhookDeliveries(endpointId: string, page: number, limit: number) {
+    return this.client.get<Page<WebhookDelivery>>(`${webhookPath(endpointId)}/deliveries`, { page, limit });
+  }
+
+  redeliver(endpointId: string, deliveryId: string) {
+    return this.client.post<WebhookDelivery>(
+      `${webhookPath(endpointId)}/deliveries/${seg(deliveryId)}/redeliver`,
     );
   }
 

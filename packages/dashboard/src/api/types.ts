@@ -80,10 +80,19 @@ export interface SandboxDeposit extends Deposit {
   balance: string;
 }
 
+/**
+ * Why a policy denies a payment. `limit` and `attempted` are decimal amounts for caps, whole numbers for
+ * tx_count_cap; for time_window the allowed hours ("mon,tue 09:00-17:00 Europe/Berlin") and the local time
+ * ("sat 10:15"); for address lists `limit` is null and `attempted` the recipient. Older answers may have only
+ * `reason` (the server's own words).
+ */
 export interface Violation {
   policyId: string;
   policyType: string;
   reason: string;
+  limit?: string | number | null;
+  attempted?: string | number | null;
+  window?: WindowName;
 }
 
 export const TX_STATUSES = ['pending', 'processing', 'completed', 'rejected', 'expired', 'failed'] as const;
@@ -165,10 +174,28 @@ export const POLICY_TYPES = [
   'spend_cap_total',
   'address_allowlist',
   'require_approval_above',
+  'spend_cap_window',
+  'tx_count_cap',
+  'address_blocklist',
+  'recipient_cap',
+  'time_window',
 ] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
 
-export type PolicyParams = { limit: string } | { amount: string } | { addresses: string[] };
+/** The rolling windows a windowed policy may name. */
+export const WINDOWS = ['1h', '24h', '7d', '30d'] as const;
+export type WindowName = (typeof WINDOWS)[number];
+
+export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Day = (typeof DAYS)[number];
+
+export type PolicyParams =
+  | { limit: string }
+  | { amount: string }
+  | { addresses: string[] }
+  | { limit: string; window: WindowName }
+  | { count: number; window: WindowName }
+  | { days: Day[]; start: string; end: string; timezone: string };
 
 export interface Policy {
   id: string;
@@ -192,4 +219,85 @@ export interface TxPage {
   total: number;
   page: number;
   limit: number;
+}
+
+/** POST /agent-wallets/:id/policies/simulate: would this payment pass now? Nothing is stored. */
+export interface PaymentCheck {
+  allowed: boolean;
+  requiresApproval: boolean;
+  violations: Violation[];
+  balanceAfter: string;
+  dailyCapRemaining: string | null;
+  totalCapRemaining: string | null;
+  refusal: { code: 'WALLET_FROZEN' | 'INSUFFICIENT_BALANCE'; message: string } | null;
+}
+
+export type PolicyAction = 'created' | 'updated' | 'paused' | 'resumed' | 'deleted';
+
+/** One entry of a wallet's policy audit trail (newest first). */
+export interface PolicyChange {
+  id: string;
+  policyId: string;
+  action: PolicyAction;
+  /** `user:<id>` for the owner. */
+  actor: string;
+  before: Policy | null;
+  after: Policy | null;
+  createdAt: string;
+}
+
+export const WEBHOOK_EVENT_TYPES = [
+  'payment.completed',
+  'payment.failed',
+  'payment.rejected',
+  'approval.requested',
+  'approval.approved',
+  'approval.rejected',
+  'approval.expired',
+  'deposit.credited',
+  'key.revoked',
+  'key.rotated',
+  'wallet.frozen',
+  'wallet.unfrozen',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  /** null: every event type (also ones added later). */
+  events: WebhookEventType[] | null;
+  description: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The answer to creating an endpoint: the only time its signing secret is ever shown. */
+export interface CreatedWebhook {
+  id: string;
+  url: string;
+  events: WebhookEventType[] | null;
+  description: string | null;
+  secret: string;
+  createdAt: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  responseStatus: number | null;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface WebhookInput {
+  url: string;
+  events: WebhookEventType[] | null;
+  description: string | null;
 }

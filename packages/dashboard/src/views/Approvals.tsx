@@ -21,6 +21,7 @@ import { formatDateTime, plural, txStatusLabel, walletName } from '../format.ts'
 import { formatUsdc } from '../money.ts';
 import { agentPath, WALLET_TABS } from '../router.ts';
 import { policyTitle } from './policyInfo.ts';
+import { describeViolation } from './violations.ts';
 
 /** Wallets whose pending list loads by itself on the Approvals page; the rest load on request. */
 const AUTO_LOAD_WALLETS = 5;
@@ -175,7 +176,7 @@ function PendingItem({ tx, onDecided }: { tx: Transaction; onDecided: (note: str
           <ul className="violations" data-testid="approval-violations">
             {tx.violations.map((violation) => (
               <li key={violation.policyId}>
-                <strong>{policyTitle(violation.policyType)}</strong>: {violation.reason}
+                <strong>{policyTitle(violation.policyType)}</strong>: {describeViolation(violation)}
               </li>
             ))}
           </ul>

@@ -1,69 +1,43 @@
 import { type FormEvent, useId, useState } from 'react';
-import { checkAddress } from '../address.ts';
-import {
-  type AgentWallet,
-  type Page,
-  POLICY_TYPES,
-  type Policy,
-  type PolicyParams,
-  type PolicyType,
-} from '../api/types.ts';
+import { type AgentWallet, DAYS, type Page, type Policy, type PolicyType, WINDOWS } from '../api/types.ts';
 import { useApp } from '../app-context.ts';
 import { AmountInput } from '../components/AmountInput.tsx';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { TextField } from '../components/TextField.tsx';
 import { K, MAX_AGE, refreshWallet, useAction, useResource } from '../data.ts';
-import { checkAmount, trimAmount } from '../money.ts';
-import { describePolicyParams, POLICY_INFO, policyAddresses } from './policyInfo.ts';
-
-export const ALLOWLIST_MAX = 1000;
-
-export interface ParamsDraft {
-  amount: string;
-  addresses: string;
-}
-
-export type ParamsCheck = { ok: true; params: PolicyParams } | { ok: false; addressErrors: string[] };
-
-/** Splits the allowlist text (one address a line; commas and spaces also separate). */
-export function splitAddresses(text: string): string[] {
-  return text
-    .split(/[\s,;]+/)
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-}
-
-/** Validates a draft for a policy type; the params to send, or what is wrong with the addresses. */
-export function checkPolicyParams(type: PolicyType, draft: ParamsDraft): ParamsCheck {
-  const field = POLICY_INFO[type].field;
-  if (field !== 'addresses') {
-    const amount = checkAmount(draft.amount);
-    if (!amount.ok) return { ok: false, addressErrors: [] };
-    return { ok: true, params: field === 'limit' ? { limit: amount.value } : { amount: amount.value } };
-  }
-  const addresses = splitAddresses(draft.addresses);
-  const errors: string[] = [];
-  if (addresses.length === 0) errors.push('Enter at least one address.');
-  if (addresses.length > ALLOWLIST_MAX) errors.push(`At most ${ALLOWLIST_MAX} addresses.`);
-  addresses.forEach((address, index) => {
-    const check = checkAddress(address);
-    if (!check.ok) errors.push(`Address ${index + 1} (${address.slice(0, 50)}): ${check.reason}`);
-  });
-  return errors.length > 0 ? { ok: false, addressErrors: errors } : { ok: true, params: { addresses } };
-}
+import { PolicyHistory } from './PolicyHistory.tsx';
+import { PolicySimulator } from './PolicySimulator.tsx';
+import {
+  browserTimezone,
+  checkPolicyParams,
+  draftFrom,
+  emptyDraft,
+  type FieldErrors,
+  type ParamsDraft,
+} from './policyForm.ts';
+import {
+  dayName,
+  describePolicyParams,
+  POLICY_INFO,
+  POLICY_TYPE_ORDER,
+  policyAddresses,
+  WINDOW_WORDS,
+} from './policyInfo.ts';
 
 /** After the errors render, put the cursor in the first field that has one. */
 function focusFirstInvalid(form: HTMLFormElement) {
   setTimeout(() => form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(), 0);
 }
 
-function draftFrom(policy: Policy): ParamsDraft {
-  const raw = policy.params.limit ?? policy.params.amount;
-  return {
-    amount: typeof raw === 'string' ? trimAmount(raw) : '',
-    addresses: policyAddresses(policy.params).join('\n'),
-  };
+/** Every IANA zone the browser knows, as suggestions for the timezone field (empty where unsupported). */
+function knownTimezones(): string[] {
+  try {
+    return Intl.supportedValuesOf('timeZone');
+  } catch {
+    return [];
+  }
 }
 
 function ParamsFields({
@@ -77,27 +51,84 @@ function ParamsFields({
   onChange: (draft: ParamsDraft) => void;
   showErrors: boolean;
 }) {
-  const field = POLICY_INFO[type].field;
-  const areaId = useId();
-  if (field !== 'addresses') {
-    return (
-      <AmountInput
-        label={field === 'limit' ? 'Limit' : 'Approval needed above'}
-        value={draft.amount}
-        onChange={(amount) => onChange({ ...draft, amount })}
-        showError={showErrors}
-      />
-    );
-  }
+  const kind = POLICY_INFO[type].kind;
   const check = checkPolicyParams(type, draft);
-  const errors = showErrors && !check.ok ? check.addressErrors : [];
+  const errors: FieldErrors = showErrors && !check.ok ? check.errors : {};
+  const set = (change: Partial<ParamsDraft>) => onChange({ ...draft, ...change });
+  switch (kind) {
+    case 'cap':
+    case 'threshold':
+      return (
+        <AmountInput
+          label={kind === 'cap' ? 'Limit' : 'Approval needed above'}
+          value={draft.amount}
+          onChange={(amount) => set({ amount })}
+          showError={showErrors}
+        />
+      );
+    case 'list':
+      return (
+        <AddressListField
+          label={
+            type === 'address_blocklist' ? 'Blocked addresses (one a line)' : 'Allowed addresses (one a line)'
+          }
+          value={draft.addresses}
+          onChange={(addresses) => set({ addresses })}
+          errors={errors.addresses ?? []}
+        />
+      );
+    case 'windowCap':
+      return (
+        <div className="field-row">
+          <AmountInput
+            label={type === 'recipient_cap' ? 'Limit per recipient' : 'Limit'}
+            value={draft.amount}
+            onChange={(amount) => set({ amount })}
+            showError={showErrors}
+          />
+          <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />
+        </div>
+      );
+    case 'count':
+      return (
+        <div className="field-row">
+          <TextField
+            label="Number of payments"
+            value={draft.count}
+            onChange={(count) => set({ count })}
+            error={errors.count}
+            inputMode="numeric"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="3"
+          />
+          <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />
+        </div>
+      );
+    case 'schedule':
+      return <ScheduleFields draft={draft} onChange={onChange} errors={errors} />;
+  }
+}
+
+function AddressListField({
+  label,
+  value,
+  onChange,
+  errors,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  errors: string[];
+}) {
+  const areaId = useId();
   return (
     <div className="field">
-      <label htmlFor={areaId}>Allowed addresses (one a line)</label>
+      <label htmlFor={areaId}>{label}</label>
       <textarea
         id={areaId}
-        value={draft.addresses}
-        onChange={(event) => onChange({ ...draft, addresses: event.target.value })}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
         rows={4}
         spellCheck={false}
         autoComplete="off"
@@ -113,6 +144,138 @@ function ParamsFields({
         </ul>
       )}
     </div>
+  );
+}
+
+function WindowField({
+  value,
+  onChange,
+  error,
+}: {
+  value: string;
+  onChange: (value: ParamsDraft['window']) => void;
+  error: string | undefined;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>Period</label>
+      <select
+        id={id}
+        value={value}
+        onChange={(event) => onChange(event.target.value as ParamsDraft['window'])}
+        aria-invalid={error !== undefined ? true : undefined}
+        aria-describedby={`${id}-hint${error !== undefined ? ` ${id}-error` : ''}`}
+      >
+        {WINDOWS.map((name) => (
+          <option key={name} value={name}>
+            {WINDOW_WORDS[name].span}
+          </option>
+        ))}
+      </select>
+      <p className="hint" id={`${id}-hint`}>
+        Rolling: the last {WINDOW_WORDS[value as ParamsDraft['window']]?.span ?? 'period'} before each
+        payment.
+      </p>
+      {error !== undefined && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function ScheduleFields({
+  draft,
+  onChange,
+  errors,
+}: {
+  draft: ParamsDraft;
+  onChange: (draft: ParamsDraft) => void;
+  errors: FieldErrors;
+}) {
+  const daysId = useId();
+  const zonesId = useId();
+  const [zones] = useState(knownTimezones);
+  const own = browserTimezone();
+  const set = (change: Partial<ParamsDraft>) => onChange({ ...draft, ...change });
+  return (
+    <>
+      <fieldset
+        className="field"
+        aria-describedby={errors.days !== undefined ? `${daysId}-error` : undefined}
+      >
+        <legend>Days</legend>
+        <div className="checkbox-row">
+          {DAYS.map((day) => (
+            <label key={day} className="checkbox">
+              <input
+                type="checkbox"
+                checked={draft.days.includes(day)}
+                onChange={(event) =>
+                  set({
+                    days: event.target.checked
+                      ? DAYS.filter((d) => d === day || draft.days.includes(d))
+                      : draft.days.filter((d) => d !== day),
+                  })
+                }
+                aria-invalid={errors.days !== undefined ? true : undefined}
+              />
+              <span>{dayName(day, 'long')}</span>
+            </label>
+          ))}
+        </div>
+        {errors.days !== undefined && (
+          <p className="field-error" id={`${daysId}-error`}>
+            {errors.days}
+          </p>
+        )}
+      </fieldset>
+      <div className="field-row">
+        <TextField
+          label="From (HH:MM)"
+          value={draft.start}
+          onChange={(start) => set({ start })}
+          error={errors.start}
+          inputMode="numeric"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="09:00"
+          maxLength={5}
+        />
+        <TextField
+          label="Until (HH:MM)"
+          value={draft.end}
+          onChange={(end) => set({ end })}
+          error={errors.end}
+          hint="An end before the start runs past midnight, e.g. 22:00 until 06:00."
+          inputMode="numeric"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="17:00"
+          maxLength={5}
+        />
+      </div>
+      <TextField
+        label="Timezone"
+        value={draft.timezone}
+        onChange={(timezone) => set({ timezone })}
+        error={errors.timezone}
+        hint={`An IANA name such as Europe/Berlin or UTC. This browser's timezone is ${own}.`}
+        autoComplete="off"
+        spellCheck={false}
+        maxLength={64}
+        list={zones.length > 0 ? zonesId : undefined}
+      />
+      {zones.length > 0 && (
+        <datalist id={zonesId}>
+          {zones.map((zone) => (
+            <option key={zone} value={zone} />
+          ))}
+        </datalist>
+      )}
+    </>
   );
 }
 
@@ -144,6 +307,8 @@ export function PoliciesPanel({ wallet }: { wallet: AgentWallet }) {
           ))}
         </ul>
       )}
+      <PolicySimulator wallet={wallet} />
+      <PolicyHistory walletId={wallet.id} />
     </>
   );
 }
@@ -159,6 +324,7 @@ function usePolicyWriter(walletId: string) {
           ? { ...page, items: [policy, ...page.items], total: page.total + 1 }
           : { ...page, items: page.items.map((item) => (item.id === policy.id ? policy : item)) },
       );
+      cache.invalidate(K.policyChangesPrefix(walletId));
       void refreshWallet(api, cache, walletId);
     },
     remove(policyId: string) {
@@ -167,6 +333,7 @@ function usePolicyWriter(walletId: string) {
         items: page.items.filter((item) => item.id !== policyId),
         total: page.total - 1,
       }));
+      cache.invalidate(K.policyChangesPrefix(walletId));
       void refreshWallet(api, cache, walletId);
     },
   };
@@ -175,7 +342,7 @@ function usePolicyWriter(walletId: string) {
 function AddPolicyForm({ wallet }: { wallet: AgentWallet }) {
   const writer = usePolicyWriter(wallet.id);
   const [type, setType] = useState<PolicyType>('require_approval_above');
-  const [draft, setDraft] = useState<ParamsDraft>({ amount: '', addresses: '' });
+  const [draft, setDraft] = useState<ParamsDraft>(() => emptyDraft());
   const [submitted, setSubmitted] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const action = useAction();
@@ -191,7 +358,7 @@ function AddPolicyForm({ wallet }: { wallet: AgentWallet }) {
       writer.put(await writer.api.createPolicy(wallet.id, type, check.params), true);
     });
     if (failed === null) {
-      setDraft({ amount: '', addresses: '' });
+      setDraft(emptyDraft());
       setSubmitted(false);
       setNote(`Added: ${POLICY_INFO[type].title}.`);
     }
@@ -212,7 +379,7 @@ function AddPolicyForm({ wallet }: { wallet: AgentWallet }) {
           }}
           aria-describedby={`${typeId}-hint`}
         >
-          {POLICY_TYPES.map((name) => (
+          {POLICY_TYPE_ORDER.map((name) => (
             <option key={name} value={name}>
               {POLICY_INFO[name].title}
             </option>
@@ -238,17 +405,20 @@ function PolicyItem({ policy }: { policy: Policy }) {
   const [deleting, setDeleting] = useState(false);
   const toggle = useAction();
   const info = POLICY_INFO[policy.type];
+  const title = info?.title ?? policy.type;
   const addresses = policyAddresses(policy.params);
 
   return (
     <li className="policy-item" data-testid="policy-item" data-type={policy.type}>
       <div className="key-head">
-        <span className="key-label">{info?.title ?? policy.type}</span>
+        <span className="key-label">{title}</span>
         <span className={`tag ${policy.active ? 'tag-active' : 'tag-paused'}`}>
           {policy.active ? 'active' : 'paused'}
         </span>
       </div>
-      <p className="policy-summary">{describePolicyParams(policy.type, policy.params)}</p>
+      <p className="policy-summary" data-testid="policy-summary">
+        {describePolicyParams(policy.type, policy.params)}
+      </p>
       {addresses.length > 0 && !editing && (
         <ul className="address-list">
           {addresses.slice(0, 20).map((address) => (
@@ -259,13 +429,20 @@ function PolicyItem({ policy }: { policy: Policy }) {
           {addresses.length > 20 && <li>… and {addresses.length - 20} more</li>}
         </ul>
       )}
-      {editing ? (
+      {editing && info !== undefined ? (
         <EditPolicyForm policy={policy} onDone={() => setEditing(false)} />
       ) : (
         <div className="actions">
-          <button type="button" className="button secondary small" onClick={() => setEditing(true)}>
-            Edit
-          </button>
+          {info !== undefined && (
+            <button
+              type="button"
+              className="button secondary small"
+              onClick={() => setEditing(true)}
+              aria-label={`Edit ${title}`}
+            >
+              Edit
+            </button>
+          )}
           <button
             type="button"
             className="button secondary small"
@@ -288,7 +465,7 @@ function PolicyItem({ policy }: { policy: Policy }) {
       <ErrorMessage error={toggle.error} />
       {deleting && (
         <ConfirmDialog
-          title={`Delete “${info?.title ?? policy.type}”?`}
+          title={`Delete “${title}”?`}
           confirmLabel="Delete policy"
           danger
           onClose={() => setDeleting(false)}

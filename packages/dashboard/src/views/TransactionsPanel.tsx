@@ -16,6 +16,7 @@ import { K, MAX_AGE, refreshWallet, TXS_PAGE_SIZE, usePeek, useResource } from '
 import { describeActor, formatDateTime, TX_TYPE_NAMES, txStatusLabel } from '../format.ts';
 import { formatUsdc } from '../money.ts';
 import { policyTitle } from './policyInfo.ts';
+import { deniedBy, describeViolation, isPolicyRejection } from './violations.ts';
 
 export function TransactionsPanel({ wallet }: { wallet: AgentWallet }) {
   const { api, cache } = useApp();
@@ -139,6 +140,18 @@ function TransactionItem({ tx }: { tx: Transaction }) {
           </div>
         )}
       </dl>
+      {tx.status === 'rejected' && tx.violations !== null && tx.violations.length > 0 && (
+        <div className="violations-box" data-testid="tx-violations">
+          <p className="violations-title">{deniedBy(tx.violations.length)}</p>
+          <ul className="violations">
+            {tx.violations.map((v) => (
+              <li key={v.policyId}>
+                <strong>{policyTitle(v.policyType)}</strong>: {describeViolation(v)}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <button
         type="button"
         className="button link small"
@@ -186,7 +199,11 @@ export function AuditTrail({ walletId, txId }: { walletId: string; txId: string 
         {data.rejectionReason !== null && (
           <div>
             <dt>Rejection reason</dt>
-            <dd className="user-text">{data.rejectionReason}</dd>
+            {isPolicyRejection(data.rejectionReason, data.violations) ? (
+              <dd>{deniedBy(data.violations?.length ?? 0)}</dd>
+            ) : (
+              <dd className="user-text">{data.rejectionReason}</dd>
+            )}
           </div>
         )}
         {data.txHash !== null && (
@@ -204,7 +221,7 @@ export function AuditTrail({ walletId, txId }: { walletId: string; txId: string 
               <ul className="violations">
                 {data.violations.map((v) => (
                   <li key={v.policyId}>
-                    {policyTitle(v.policyType)}: {v.reason}
+                    {policyTitle(v.policyType)}: {describeViolation(v)}
                   </li>
                 ))}
               </ul>

@@ -88,6 +88,8 @@ export const GENEROUS_LIMITS = {
 
 export async function startServer(
   rateLimits: Record<string, number> = GENEROUS_LIMITS,
+  /** More settings of the server, e.g. WEBHOOK_ALLOW_PRIVATE: 'true' for a receiver on 127.0.0.1. */
+  extraEnv: Record<string, string> = {},
 ): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'dashboard-e2e-'));
@@ -107,6 +109,7 @@ export async function startServer(
         LOG_LEVEL: 'warn',
         DATABASE_URL: '',
         REDIS_URL: '',
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

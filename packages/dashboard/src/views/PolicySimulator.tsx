@@ -1,0 +1,169 @@
+// "Try a payment": what the wallet's policies would decide for a payment now, in words. Nothing is paid, held or
+// stored (POST /policies/simulate).
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { checkAddress, shortAddress } from '../address.ts';
+import type { AgentWallet, Page, PaymentCheck, Policy } from '../api/types.ts';
+import { useApp } from '../app-context.ts';
+import { AmountInput, amountError } from '../components/AmountInput.tsx';
+import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { TextField } from '../components/TextField.tsx';
+import { K, useAction, usePeek } from '../data.ts';
+import { formatCap, formatUsdc } from '../money.ts';
+import { policyTitle } from './policyInfo.ts';
+import { deniedBy, describeViolation } from './violations.ts';
+
+export type CheckOutcome = 'pass' | 'approval' | 'denied' | 'refused';
+
+export function checkOutcome(result: PaymentCheck): CheckOutcome {
+  if (result.allowed) return result.requiresApproval ? 'approval' : 'pass';
+  return result.violations.length > 0 ? 'denied' : 'refused';
+}
+
+/** The headline of a simulated payment's answer. */
+export function checkHeadline(result: PaymentCheck): string {
+  switch (checkOutcome(result)) {
+    case 'pass':
+      return 'Would pass: the payment would go through now.';
+    case 'approval':
+      return 'Needs your approval: the payment would wait for you to approve or reject it.';
+    case 'denied':
+      return `${deniedBy(result.violations.length)}: the payment would be refused.`;
+    case 'refused':
+      if (result.refusal?.code === 'WALLET_FROZEN') return 'Would not go through: this wallet is frozen.';
+      if (result.refusal?.code === 'INSUFFICIENT_BALANCE')
+        return 'Would not go through: the wallet does not have enough available balance.';
+      return 'Would not go through.';
+  }
+}
+
+interface Asked {
+  toAddress: string;
+  amount: string;
+}
+
+/** Which policies (and their state) a result was computed against: a change makes the result stale. */
+function policiesSignature(page: Page<Policy> | undefined): string {
+  return (page?.items ?? []).map((p) => `${p.id}:${p.active}:${p.updatedAt}`).join('|');
+}
+
+export function PolicySimulator({ wallet }: { wallet: AgentWallet }) {
+  const { api } = useApp();
+  const [toAddress, setToAddress] = useState('');
+  const [amount, setAmount] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const [result, setResult] = useState<{ asked: Asked; answer: PaymentCheck } | null>(null);
+  const action = useAction();
+  const addressRef = useRef<HTMLInputElement>(null);
+  const amountRef = useRef<HTMLInputElement>(null);
+  const signature = policiesSignature(usePeek<Page<Policy>>(K.policies(wallet.id)));
+  const checkedWith = useRef(signature);
+  const addressCheck = checkAddress(toAddress);
+  const addressProblem = addressCheck.ok ? null : addressCheck.reason;
+
+  // A policy added, changed, paused or deleted since: the answer shown no longer holds.
+  useEffect(() => {
+    if (signature !== checkedWith.current) setResult(null);
+  }, [signature]);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (addressProblem !== null) return addressRef.current?.focus();
+    if (amountError(amount) !== null) return amountRef.current?.focus();
+    const asked = { toAddress: toAddress.trim(), amount: amount.trim() };
+    setResult(null);
+    await action.run(async () => {
+      const answer = await api.simulatePayment(wallet.id, asked.toAddress, asked.amount);
+      checkedWith.current = signature;
+      setResult({ asked, answer });
+    });
+  }
+
+  return (
+    <section className="subsection" aria-labelledby={`simulate-${wallet.id}`}>
+      <h3 id={`simulate-${wallet.id}`}>Try a payment</h3>
+      <p className="hint">
+        See what the policies would decide if the agent sent this payment now. Nothing is paid, held or
+        stored.
+      </p>
+      <form className="simulate-form" onSubmit={onSubmit} noValidate aria-label="Try a payment">
+        <div className="field-row">
+          <TextField
+            label="Recipient address"
+            value={toAddress}
+            onChange={setToAddress}
+            inputRef={addressRef}
+            error={submitted ? addressProblem : null}
+            placeholder="0x…"
+            autoComplete="off"
+            spellCheck={false}
+            className="mono"
+          />
+          <AmountInput
+            label="Amount"
+            value={amount}
+            onChange={setAmount}
+            showError={submitted}
+            inputRef={amountRef}
+          />
+        </div>
+        <ErrorMessage error={action.error} />
+        <button type="submit" className="button secondary" disabled={action.busy}>
+          {action.busy ? 'Checking…' : 'Check payment'}
+        </button>
+      </form>
+      <div role="status" className="simulation-region">
+        {result !== null && <CheckResult asked={result.asked} answer={result.answer} />}
+      </div>
+    </section>
+  );
+}
+
+function CheckResult({ asked, answer }: { asked: Asked; answer: PaymentCheck }) {
+  const outcome = checkOutcome(answer);
+  const goesThrough = outcome === 'pass' || outcome === 'approval';
+  return (
+    <div
+      className={`simulation simulation-${outcome}`}
+      data-testid="simulation-result"
+      data-outcome={outcome}
+    >
+      <p className="simulation-headline">
+        <strong>{checkHeadline(answer)}</strong>
+      </p>
+      {answer.violations.length > 0 && (
+        <ul className="violations" data-testid="simulation-violations">
+          {answer.violations.map((violation) => (
+            <li key={violation.policyId}>
+              <strong>{policyTitle(violation.policyType)}</strong>: {describeViolation(violation)}
+            </li>
+          ))}
+        </ul>
+      )}
+      <dl className="tx-meta">
+        <div>
+          <dt>Payment</dt>
+          <dd>
+            {formatUsdc(asked.amount)} to <code title={asked.toAddress}>{shortAddress(asked.toAddress)}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>{goesThrough ? 'Available balance after' : 'Available balance stays'}</dt>
+          <dd data-testid="simulation-balance">{formatUsdc(answer.balanceAfter)}</dd>
+        </div>
+        {answer.dailyCapRemaining !== null && (
+          <div>
+            <dt>Daily cap remaining now</dt>
+            <dd>{formatCap(answer.dailyCapRemaining)}</dd>
+          </div>
+        )}
+        {answer.totalCapRemaining !== null && (
+          <div>
+            <dt>Total cap remaining now</dt>
+            <dd>{formatCap(answer.totalCapRemaining)}</dd>
+          </div>
+        )}
+      </dl>
+    </div>
+  );
+}

@@ -1,0 +1,106 @@
+// A violated policy in the dashboard's own words, written from the violation's structured fields (limit,
+// attempted, window); the server's `reason` is only the fallback, for a policy type this dashboard does not know
+// or an answer without those fields. Pure: unit-tested.
+import { shortAddress } from '../address.ts';
+import type { Violation } from '../api/types.ts';
+import { formatAmount, formatUsdc } from '../money.ts';
+import { dayName, describeDays, isDay, isWindow, WINDOW_WORDS } from './policyInfo.ts';
+
+/** A decimal amount as the wire writes it ("150.000000"), or null. */
+function amountOf(value: unknown): string | null {
+  const text = typeof value === 'number' && Number.isFinite(value) && value >= 0 ? String(value) : value;
+  return typeof text === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(text) ? text : null;
+}
+
+function wholeNumber(value: unknown): number | null {
+  const number = typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+  return typeof number === 'number' && Number.isInteger(number) && number >= 0 ? number : null;
+}
+
+const ALLOWED_HOURS = /^([a-z]{3}(?:,[a-z]{3})*) ([0-9]{2}:[0-9]{2})-([0-9]{2}:[0-9]{2}) (\S+)$/;
+const LOCAL_TIME = /^([a-z]{3}) ([0-9]{2}:[0-9]{2})$/;
+
+/** "mon,tue,wed,thu,fri 09:00-17:00 Europe/Berlin" -> "Mon–Fri 09:00–17:00 Europe/Berlin" (else as it came). */
+export function describeAllowedHours(limit: string): string {
+  const match = ALLOWED_HOURS.exec(limit.trim());
+  if (match === null) return limit;
+  const [, days = '', start = '', end = '', timezone = ''] = match;
+  return `${describeDays(days.split(','))} ${start}–${end} ${timezone}`;
+}
+
+/** "sat 10:15" -> "Sat 10:15" (else as it came). */
+export function describeLocalTime(attempted: string): string {
+  const match = LOCAL_TIME.exec(attempted.trim());
+  const day = match?.[1];
+  return match !== null && isDay(day) ? `${dayName(day)} ${match[2]}` : attempted;
+}
+
+/** The violation in words, e.g. "Over the 100.00 USDC 24-hour budget (would reach 150.00)". */
+export function describeViolation(violation: Violation): string {
+  return ownWords(violation) ?? fallback(violation);
+}
+
+function fallback(violation: Violation): string {
+  const reason = typeof violation.reason === 'string' ? violation.reason.trim() : '';
+  return reason === '' ? `Breaks the policy “${violation.policyType}”` : reason;
+}
+
+function ownWords(v: Violation): string | null {
+  const limit = amountOf(v.limit);
+  const attempted = amountOf(v.attempted);
+  const window = isWindow(v.window) ? WINDOW_WORDS[v.window] : null;
+  const cap = (budget: string, reach: string) =>
+    limit === null || attempted === null
+      ? null
+      : `Over the ${formatUsdc(limit)} ${budget} (would reach ${formatAmount(attempted)}${reach})`;
+  switch (v.policyType) {
+    case 'spend_cap_per_tx':
+      return limit === null || attempted === null
+        ? null
+        : `Above the ${formatUsdc(limit)} limit per payment (this one is ${formatAmount(attempted)})`;
+    case 'spend_cap_daily':
+      return cap('daily budget', ' in 24 hours');
+    case 'spend_cap_total':
+      return cap('total budget', '');
+    case 'spend_cap_window':
+      return window === null ? null : cap(`${window.adjective} budget`, '');
+    case 'recipient_cap':
+      return window === null ? null : cap(`${window.adjective} budget for this recipient`, '');
+    case 'tx_count_cap': {
+      const count = wholeNumber(v.limit);
+      const nth = wholeNumber(v.attempted);
+      if (count === null || nth === null || window === null) return null;
+      return `Would be payment ${nth} in ${window.span}; the limit is ${count}`;
+    }
+    case 'address_blocklist':
+      return typeof v.attempted === 'string' && v.attempted !== ''
+        ? `Recipient ${shortAddress(v.attempted)} is blocked`
+        : 'The recipient is blocked';
+    case 'address_allowlist':
+      return typeof v.attempted === 'string' && v.attempted !== ''
+        ? `Recipient ${shortAddress(v.attempted)} is not on the allowed list`
+        : 'The recipient is not on the allowed list';
+    case 'time_window': {
+      if (typeof v.limit !== 'string' || v.limit === '') return null;
+      const when = typeof v.attempted === 'string' && v.attempted !== '' ? v.attempted : null;
+      const hours = `Outside allowed hours (${describeAllowedHours(v.limit)})`;
+      return when === null ? hours : `${hours}; it was ${describeLocalTime(when)}`;
+    }
+    default:
+      return null;
+  }
+}
+
+/** "Denied by a policy" / "Denied by 2 policies". */
+export function deniedBy(count: number): string {
+  return count === 1 ? 'Denied by a policy' : `Denied by ${count} policies`;
+}
+
+/**
+ * Whether a rejection reason is only the server's joined violation reasons (then the violations, in the
+ * dashboard's words, say it better); an owner's typed reason is kept as written.
+ */
+export function isPolicyRejection(rejectionReason: string | null, violations: Violation[] | null): boolean {
+  if (rejectionReason === null || violations === null || violations.length === 0) return false;
+  return rejectionReason === violations.map((v) => v.reason).join('; ');
+}

@@ -1,0 +1,141 @@
+// Webhook endpoints in words, and the checks the "Add an endpoint" form makes before sending. Pure: unit-tested.
+import type { ApiError } from '../api/errors.ts';
+import {
+  type CreatedWebhook,
+  type DeliveryStatus,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEventType,
+  type WebhookInput,
+} from '../api/types.ts';
+
+export const WEBHOOK_URL_MAX = 2048;
+export const WEBHOOK_DESCRIPTION_MAX = 200;
+
+export const EVENT_INFO: Record<WebhookEventType, string> = {
+  'payment.completed': 'A payment went through',
+  'payment.failed': 'A payment failed and its money came back',
+  'payment.rejected': 'A payment was denied by a policy or rejected by you',
+  'approval.requested': 'A payment waits for your approval',
+  'approval.approved': 'You approved a payment',
+  'approval.rejected': 'You rejected a payment',
+  'approval.expired': 'A payment waiting for approval expired',
+  'deposit.credited': 'A deposit was credited',
+  'key.revoked': 'An API key was revoked',
+  'key.rotated': 'An API key was rotated',
+  'wallet.frozen': 'An agent wallet was frozen',
+  'wallet.unfrozen': 'An agent wallet was unfrozen',
+};
+
+export interface WebhookDraft {
+  url: string;
+  /** Every event type, also ones added later (sent as events: null). */
+  allEvents: boolean;
+  events: WebhookEventType[];
+  description: string;
+}
+
+export const EMPTY_WEBHOOK_DRAFT: WebhookDraft = { url: '', allEvents: true, events: [], description: '' };
+
+export interface WebhookErrors {
+  url?: string;
+  events?: string;
+  description?: string;
+}
+
+/**
+ * What is wrong with a URL as far as the browser can tell, or null. Whether the server accepts http:// or an
+ * address on a private network depends on how it runs: it says so itself (see urlRefusal).
+ */
+export function webhookUrlError(raw: string): string | null {
+  const text = raw.trim();
+  if (text === '') return 'Enter the URL that receives the events.';
+  if (text.length > WEBHOOK_URL_MAX) return `Use at most ${WEBHOOK_URL_MAX} characters.`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'Enter a full URL, e.g. https://example.com/webhooks.';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return 'Use an https:// URL, e.g. https://example.com/webhooks.';
+  if (url.username !== '' || url.password !== '') return 'Leave the user name and password out of the URL.';
+  return null;
+}
+
+export type WebhookDraftCheck = { ok: true; input: WebhookInput } | { ok: false; errors: WebhookErrors };
+
+export function checkWebhookDraft(draft: WebhookDraft): WebhookDraftCheck {
+  const errors: WebhookErrors = {};
+  const url = webhookUrlError(draft.url);
+  if (url !== null) errors.url = url;
+  const events = WEBHOOK_EVENT_TYPES.filter((type) => draft.events.includes(type));
+  if (!draft.allEvents && events.length === 0) errors.events = 'Choose at least one event, or all events.';
+  const description = draft.description.trim();
+  if (description.length > WEBHOOK_DESCRIPTION_MAX)
+    errors.description = `Use at most ${WEBHOOK_DESCRIPTION_MAX} characters (this has ${description.length}).`;
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    input: {
+      url: draft.url.trim(),
+      events: draft.allEvents ? null : events,
+      description: description === '' ? null : description,
+    },
+  };
+}
+
+/**
+ * The server's refusal of a URL (400 "url must be an https:// URL", "url must not point to a loopback, private
+ * or link-local address", "url: host does not resolve"), as a sentence for under the URL field; null for
+ * anything else.
+ */
+export function urlRefusal(error: ApiError | null | undefined): string | null {
+  if (error === null || error === undefined || error.code !== 'VALIDATION_ERROR') return null;
+  const message = error.serverMessage.trim();
+  const named = /^url (.+)$/i.exec(message);
+  const detail = named === null ? /^url: (.+)$/i.exec(message) : null;
+  const end = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+  if (named !== null) return end(`The server refused this URL: it ${named[1]}`);
+  if (detail !== null) return end(`The server refused this URL: ${detail[1]}`);
+  return null;
+}
+
+/** "All events" or the chosen types. */
+export function describeEvents(events: readonly string[] | null): string {
+  return events === null ? 'All events' : events.join(', ');
+}
+
+/** The listing view of an endpoint just created: everything but its secret. */
+export function listedEndpoint(created: CreatedWebhook): WebhookEndpoint {
+  return {
+    id: created.id,
+    url: created.url,
+    events: created.events,
+    description: created.description,
+    createdAt: created.createdAt,
+    updatedAt: created.createdAt,
+  };
+}
+
+export const DELIVERY_STATUS_WORDS: Record<DeliveryStatus, string> = {
+  pending: 'pending',
+  delivered: 'delivered',
+  failed: 'failed',
+};
+
+/** The last answer of a delivery: "HTTP 200", "HTTP 500: <excerpt>", a network error, or "No attempt yet". */
+export function describeLastResponse(delivery: WebhookDelivery): string {
+  const status = delivery.responseStatus === null ? null : `HTTP ${delivery.responseStatus}`;
+  const error = delivery.lastError?.trim() || null;
+  if (status !== null && error !== null) return `${status}: ${error}`;
+  return status ?? error ?? (delivery.attempts === 0 ? 'No attempt yet' : '—');
+}
+
+/** Whether the log should look again soon: a delivery is due within a minute. */
+export function deliveryDueSoon(deliveries: readonly WebhookDelivery[], now = Date.now()): boolean {
+  return deliveries.some(
+    (d) => d.status === 'pending' && (d.nextAttemptAt === null || Date.parse(d.nextAttemptAt) - now < 60_000),
+  );
+}

@@ -1,0 +1,247 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiClient } from '../src/api/client.ts';
+import { Api } from '../src/api/endpoints.ts';
+import type { WebhookDelivery, WebhookEndpoint } from '../src/api/types.ts';
+import { AppContext, type AppServices } from '../src/app-context.ts';
+import { Cache } from '../src/cache.ts';
+import { WebhooksView } from '../src/views/WebhooksView.tsx';
+
+const SECRET = 'whsec_0123456789abcdefghijklmnopqrstuvwxyzABCD';
+const URL_OK = 'https://hooks.example.com/agent-wallet';
+
+type Reply = { status: number; body: unknown };
+const ok = (data: unknown, status = 200): Reply => ({ status, body: { success: true, data } });
+const fail = (status: number, code: string, message: string): Reply => ({
+  status,
+  body: { success: false, error: { code, message } },
+});
+
+let routes: Record<string, Reply | ((body: unknown) => Reply)>;
+const sent: { method: string; path: string; body: unknown }[] = [];
+
+function endpoint(fields: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  return {
+    id: 'whk_1',
+    url: URL_OK,
+    events: ['wallet.frozen'],
+    description: null,
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+    ...fields,
+  };
+}
+
+function delivery(fields: Partial<WebhookDelivery> = {}): WebhookDelivery {
+  return {
+    id: 'dlv_1',
+    eventId: 'evt_1',
+    eventType: 'wallet.frozen',
+    status: 'delivered',
+    attempts: 1,
+    responseStatus: 200,
+    nextAttemptAt: null,
+    lastError: null,
+    createdAt: '2026-01-01T00:00:00Z',
+    ...fields,
+  };
+}
+
+function services(): AppServices {
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const path = String(input).split('?')[0] ?? '';
+    const method = init?.method ?? 'GET';
+    const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+    sent.push({ method, path, body });
+    const route = routes[`${method} ${path}`];
+    const reply =
+      route === undefined ? fail(404, 'NOT_FOUND', 'no') : typeof route === 'function' ? route(body) : route;
+    return new Response(JSON.stringify(reply.body), { status: reply.status });
+  });
+  const client = new ApiClient({ fetch: fetch as unknown as typeof globalThis.fetch, getToken: () => 't' });
+  return {
+    api: new Api(client),
+    cache: new Cache(),
+    session: { token: 't', user: { id: 'u', email: 'a@b.co', createdAt: '' }, expiresAt: Date.now() + 1e9 },
+    sandbox: true,
+    chain: null,
+    logout: async () => {},
+  };
+}
+
+function renderView() {
+  const value = services();
+  render(
+    <div id="root">
+      <AppContext.Provider value={value}>
+        <WebhooksView />
+      </AppContext.Provider>
+    </div>,
+  );
+  return value;
+}
+
+const posts = () => sent.filter((r) => r.method === 'POST' && r.path === '/api/v1/webhooks');
+
+async function settle() {
+  await act(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+}
+
+function submit() {
+  fireEvent.click(screen.getByRole('button', { name: 'Add endpoint' }));
+}
+
+beforeEach(() => {
+  sent.length = 0;
+  routes = { 'GET /api/v1/webhooks': ok({ items: [], total: 0, page: 1, limit: 100 }) };
+  Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('adding a webhook endpoint', () => {
+  it('checks the form in the browser first: nothing is sent while a field is wrong', async () => {
+    renderView();
+    await screen.findByText(/No endpoints yet/);
+    submit();
+    expect(await screen.findByText('Enter the URL that receives the events.')).toBeTruthy();
+    const url = screen.getByLabelText('Endpoint URL');
+    expect(url.getAttribute('aria-invalid')).toBe('true');
+    fireEvent.change(url, { target: { value: 'ftp://hooks.example.com' } });
+    expect(screen.getByText(/^Use an https:\/\/ URL/)).toBeTruthy();
+    fireEvent.change(url, { target: { value: URL_OK } });
+    fireEvent.click(screen.getByRole('checkbox', { name: /All events/ }));
+    submit();
+    expect(await screen.findByText('Choose at least one event, or all events.')).toBeTruthy();
+    await settle();
+    expect(posts()).toHaveLength(0);
+  });
+
+  it('shows the server’s refusal of the URL under the URL field', async () => {
+    routes['POST /api/v1/webhooks'] = fail(400, 'VALIDATION_ERROR', 'url must be an https:// URL');
+    renderView();
+    await screen.findByText(/No endpoints yet/);
+    const url = screen.getByLabelText('Endpoint URL');
+    fireEvent.change(url, { target: { value: 'http://hooks.example.com/h' } });
+    submit();
+    const message = await screen.findByText('The server refused this URL: it must be an https:// URL.');
+    expect(message.className).toBe('field-error');
+    expect(url.getAttribute('aria-invalid')).toBe('true');
+    expect(url.getAttribute('aria-describedby')).toContain(message.id);
+    expect(screen.queryByRole('alert')).toBeNull();
+    // Editing the URL clears the server's word on the old one.
+    fireEvent.change(url, { target: { value: URL_OK } });
+    expect(screen.queryByText(/The server refused this URL/)).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(url.getAttribute('aria-invalid')).toBeNull();
+  });
+
+  it('shows the signing secret once, with a copy button, and forgets it when closed', async () => {
+    routes['POST /api/v1/webhooks'] = (body) => {
+      const input = body as { url: string; events: string[] | null; description: string | null };
+      return ok({ id: 'whk_1', ...input, secret: SECRET, createdAt: '2026-01-01T00:00:00Z' }, 201);
+    };
+    const writeText = vi.fn(async () => {});
+    vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } });
+    const { cache } = renderView();
+    await screen.findByText(/No endpoints yet/);
+    fireEvent.change(screen.getByLabelText('Endpoint URL'), { target: { value: URL_OK } });
+    fireEvent.change(screen.getByLabelText('Description (optional)'), { target: { value: 'accounting' } });
+    submit();
+
+    const dialog = await screen.findByRole('dialog', { name: 'Copy your webhook signing secret' });
+    expect(posts()[0]?.body).toEqual({ url: URL_OK, events: null, description: 'accounting' });
+    expect(within(dialog).getByTestId('secret-warning').textContent).toMatch(
+      /shown only once: you will not see it again/,
+    );
+    expect(dialog.getAttribute('aria-describedby')).toBe(screen.getByTestId('secret-warning').id);
+    expect((within(dialog).getByTestId('webhook-secret') as HTMLInputElement).value).toBe(SECRET);
+    // The copy button has focus, ready to press.
+    const copy = within(dialog).getByRole('button', { name: 'Copy signing secret' });
+    expect(document.activeElement).toBe(copy);
+    fireEvent.click(copy);
+    await settle();
+    expect(writeText).toHaveBeenCalledWith(SECRET);
+    expect(within(dialog).getByText('Copied to the clipboard.')).toBeTruthy();
+    // The list already shows the endpoint behind the dialog, without its secret.
+    expect(JSON.stringify(cache.peek(`webhooks`).data)).not.toContain(SECRET);
+
+    fireEvent.click(within(dialog).getByRole('button', { name: 'I have stored the secret' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.body.innerHTML).not.toContain(SECRET);
+    expect(JSON.stringify(sessionStorage)).not.toContain(SECRET);
+    const item = screen.getByTestId('webhook-item');
+    expect(within(item).getByTestId('webhook-url').textContent).toBe(URL_OK);
+    expect(within(item).getByTestId('webhook-events').textContent).toBe('All events');
+    expect(item.textContent).toContain('accounting');
+    // The form is empty again.
+    expect((screen.getByLabelText('Endpoint URL') as HTMLInputElement).value).toBe('');
+  });
+});
+
+describe('an endpoint’s delivery log', () => {
+  it('lists deliveries and redelivers one', async () => {
+    routes['GET /api/v1/webhooks'] = ok({ items: [endpoint()], total: 1, page: 1, limit: 100 });
+    routes['GET /api/v1/webhooks/whk_1/deliveries'] = ok({
+      items: [
+        delivery(),
+        delivery({
+          id: 'dlv_2',
+          eventId: 'evt_2',
+          status: 'failed',
+          attempts: 12,
+          responseStatus: 500,
+          lastError: 'Internal <b>error</b>',
+        }),
+      ],
+      total: 2,
+      page: 1,
+      limit: 20,
+    });
+    routes['POST /api/v1/webhooks/whk_1/deliveries/dlv_1/redeliver'] = ok(
+      delivery({ status: 'pending', nextAttemptAt: '2026-01-01T00:00:00Z' }),
+    );
+    renderView();
+    const item = await screen.findByTestId('webhook-item');
+    const toggle = within(item).getByRole('button', { name: 'Delivery log' });
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    const rows = await within(item).findAllByTestId('delivery-item');
+    expect(rows.map((row) => row.dataset.status)).toEqual(['delivered', 'failed']);
+    expect(within(rows[0]!).getByTestId('delivery-response').textContent).toBe('HTTP 200');
+    expect(rows[0]!.textContent).toContain('1 attempt');
+    expect(within(rows[1]!).getByTestId('delivery-response').textContent).toBe(
+      'HTTP 500: Internal <b>error</b>',
+    );
+    expect(rows[1]!.textContent).toContain('12 attempts');
+
+    fireEvent.click(within(rows[0]!).getByRole('button', { name: 'Redeliver wallet.frozen' }));
+    await settle();
+    const after = within(item).getAllByTestId('delivery-item');
+    expect(after[0]!.dataset.status).toBe('pending');
+    expect(after[0]!.textContent).toContain('Next attempt');
+    expect(screen.getByText('wallet.frozen is queued to be sent again.')).toBeTruthy();
+  });
+
+  it('deletes an endpoint only after confirming', async () => {
+    routes['GET /api/v1/webhooks'] = ok({ items: [endpoint()], total: 1, page: 1, limit: 100 });
+    routes['DELETE /api/v1/webhooks/whk_1'] = ok({ id: 'whk_1', deleted: true });
+    renderView();
+    const item = await screen.findByTestId('webhook-item');
+    fireEvent.click(within(item).getByRole('button', { name: 'Delete' }));
+    const dialog = screen.getByRole('dialog', { name: 'Delete this webhook endpoint?' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(sent.some((r) => r.method === 'DELETE')).toBe(false);
+    fireEvent.click(within(item).getByRole('button', { name: 'Delete' }));
+    fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Delete endpoint' }));
+    await settle();
+    expect(screen.queryByTestId('webhook-item')).toBeNull();
+    expect(screen.getByText(/No endpoints yet/)).toBeTruthy();
+  });
+});
