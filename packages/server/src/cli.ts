@@ -1,8 +1,5 @@
 // `agent-wallet`: serve (what `npm start` runs), migrate, verify-ledger, mcp (stdio bridge).
 import { parseArgs } from 'node:util';
-import { createChainClient } from './chain/client.ts';
-import { serviceKeys } from './chain/keys.ts';
-import { reconcileChain } from './chain/reconcile.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { formatMicros } from './domain/money.ts';
@@ -105,6 +102,11 @@ async function verify(withChain: boolean): Promise<number> {
     if (!report.ok) return broken(`ledger BROKEN (${summary})`, report.problems);
     print(`ledger OK: ${summary}, every balance matches its entries`);
     if (config.evm === null || !withChain) return 0;
+    // The chain code (viem) is loaded only for --chain: every other command, `serve` on the sandbox included,
+    // does without it.
+    const { serviceKeys } = await import('./chain/keys.ts');
+    const { createChainClient } = await import('./chain/client.ts');
+    const { reconcileChain } = await import('./chain/reconcile.ts');
     const keys = serviceKeys(config.evm.mnemonic);
     const chain = await reconcileChain(
       store.db,

@@ -2,8 +2,9 @@
 // server with a message naming the variable. The mnemonic is a secret: it is never put in a message.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { validateMnemonic } from '@scure/bip39';
-import { generateMnemonic, english as wordlist } from 'viem/accounts';
+// @scure/bip39 directly (viem uses it too): config is loaded on every rail, viem only on `evm`.
+import { generateMnemonic, validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english';
 import { registerSecret } from '../log-scrub.ts';
 
 export interface EvmConfig {
@@ -117,7 +118,8 @@ function mnemonicFrom(value: string | undefined, dataDir: string): string {
   if (value !== undefined && value !== '') return checkedMnemonic(value.trim(), 'TREASURY_MNEMONIC');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, 'treasury-mnemonic');
-  if (!existsSync(file)) writeFileSync(file, `${generateMnemonic(wordlist)}\n`, { mode: 0o600, flag: 'wx' });
+  if (!existsSync(file))
+    writeFileSync(file, `${generateMnemonic(wordlist, 128)}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
   return checkedMnemonic(readFileSync(file, 'utf8').trim(), file);
 }

@@ -4,12 +4,11 @@
 // purpose) and accounts are cached, bounded.
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { type HDAccount, HDKey, hdKeyToAccount } from 'viem/accounts';
+import { DERIVATION_INDEX_MAX } from '../services/addresses.ts';
 
 export const TREASURY_INDEX = 0;
 /** Deposit addresses signed for at once are few (sweeps, in batches); a bound keeps a big service's cache small. */
 const ACCOUNT_CACHE_MAX = 1_024;
-/** BIP-32 non-hardened child indexes stop here. */
-export const DERIVATION_INDEX_MAX = 2 ** 31 - 1;
 
 export interface ServiceKeys {
   readonly treasury: HDAccount;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { payoutRefusal, type TreasuryReading, treasuryReasons, treasuryView } from './treasury.ts';
+import { payoutRefusal } from './treasury.ts';
+import { type TreasuryReading, treasuryReasons, treasuryView } from './treasury-view.ts';
 
 const reading: TreasuryReading = {
   address: '0x00000000000000000000000000000000000000aa',

@@ -13,12 +13,9 @@ import { usdcAbi } from './token.ts';
 
 const TREASURY_FRESH_MS = 5_000;
 
-export interface TreasuryReading {
-  address: string;
-  gasWei: bigint;
-  usdcMicros: bigint;
-  readAtMs: number;
-}
+import type { TreasuryReading } from './treasury-view.ts';
+
+export type { TreasuryReading } from './treasury-view.ts';
 
 export interface TreasuryMonitor {
   /** The latest reading, refreshed when older than TREASURY_FRESH_MS; null when the chain cannot be read. */
@@ -90,21 +87,4 @@ export function payoutRefusal(
     return `the treasury holds ${formatMicros(reading.usdcMicros)} USDC on chain, less than this payout; nothing was debited`;
   }
   return null;
-}
-
-/** Pure: what health says about the treasury, in words an operator can act on. */
-export function treasuryReasons(reading: TreasuryReading | null, minGasWei: bigint): string[] {
-  if (reading === null) return ['the evm chain cannot be reached: deposits wait and payouts are refused'];
-  if (reading.gasWei < minGasWei) {
-    return [
-      `the treasury ${reading.address} is low on gas (below TREASURY_MIN_GAS_WEI): payouts are refused`,
-    ];
-  }
-  return [];
-}
-
-/** The treasury as /api/v1/health shows it: amounts as decimal strings, gas in wei. */
-export function treasuryView(reading: TreasuryReading | null) {
-  if (reading === null) return null;
-  return { address: reading.address, gasWei: String(reading.gasWei), usdc: formatMicros(reading.usdcMicros) };
 }

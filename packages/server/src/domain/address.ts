@@ -1,8 +1,11 @@
 // EVM addresses: 0x + 40 hex digits, rendered with the EIP-55 mixed-case checksum.
 // Accepted input: all-lowercase or all-uppercase hex (unchecksummed) or a mixed-case one whose checksum holds.
-import { checksumAddress, concatBytes, keccak256, toBytes } from 'viem';
+// keccak256 from @noble/hashes, the implementation viem itself uses: importing viem's root costs ~36 MB of
+// resident memory (measured), which a sandbox deployment, that never touches a chain, should not pay.
+import { keccak_256 } from '@noble/hashes/sha3.js';
 
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+const encoder = new TextEncoder();
 
 export type AddressParse = { ok: true; lower: string } | { ok: false; reason: string };
 
@@ -33,9 +36,17 @@ export function toChecksumAddress(address: string): string {
   return result;
 }
 
-/** EIP-55 by viem (keccak256 of the lower-case hex decides each letter's case). */
+/** EIP-55: uppercase each hex letter whose nibble in keccak256(lower-case hex) is >= 8 (chain/keys.ts cross-checks it with viem). */
 function computeChecksumAddress(address: string): string {
-  return checksumAddress(address.toLowerCase() as `0x${string}`);
+  const hex = address.slice(2).toLowerCase();
+  const hash = keccak_256(encoder.encode(hex));
+  let out = '0x';
+  for (let i = 0; i < hex.length; i += 1) {
+    const byte = hash[i >> 1]!;
+    const nibble = i % 2 === 0 ? byte >> 4 : byte & 0x0f;
+    out += nibble >= 8 ? hex[i]!.toUpperCase() : hex[i]!;
+  }
+  return out;
 }
 
 /**
@@ -45,6 +56,9 @@ function computeChecksumAddress(address: string): string {
  * comes from the treasury mnemonic instead (chain/keys.ts).
  */
 export function deriveAddress(secret: Uint8Array, walletId: string): string {
-  const hash = keccak256(concatBytes([secret, toBytes(walletId)]));
-  return `0x${hash.slice(2 + 24)}`;
+  const idBytes = encoder.encode(walletId);
+  const joined = new Uint8Array(secret.length + idBytes.length);
+  joined.set(secret, 0);
+  joined.set(idBytes, secret.length);
+  return `0x${Buffer.from(keccak_256(joined).subarray(12)).toString('hex')}`;
 }

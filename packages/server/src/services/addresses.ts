@@ -5,7 +5,6 @@
 // instances, and a rolled-back signup gives its index back.
 import { type Kysely, sql } from 'kysely';
 import type { ServiceKeys } from '../chain/keys.ts';
-import { DERIVATION_INDEX_MAX } from '../chain/keys.ts';
 import { deriveAddress } from '../domain/address.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -20,6 +19,8 @@ export interface AddressSource {
 }
 
 export const NEXT_DERIVATION_INDEX = 'next_derivation_index';
+/** BIP-32 non-hardened child indexes stop here. */
+export const DERIVATION_INDEX_MAX = 2 ** 31 - 1;
 
 export function sandboxAddresses(secret: Uint8Array): AddressSource {
   return {

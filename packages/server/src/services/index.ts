@@ -2,10 +2,10 @@
 // the background duties (batched lastUsedAt writes, expiry of unanswered approvals).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { type PendingDepositView, pendingDeposits } from '../chain/pending-deposits.ts';
-import { type ChainDuties, chainDuties, type EvmRail, openEvmRail } from '../chain/rail.ts';
+import type { PendingDepositView } from '../chain/pending-deposits.ts';
+import type { ChainDuties, EvmRail } from '../chain/rail.ts';
 import { prepareRail } from '../chain/setup.ts';
-import { treasuryReasons, treasuryView } from '../chain/treasury.ts';
+import { treasuryReasons, treasuryView } from '../chain/treasury-view.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { BatchCommand } from '../domain/batch.ts';
@@ -125,10 +125,10 @@ export async function createServices(config: Config, options: ServiceOptions): P
     treasury: () => sources.evm?.treasury.latest() ?? undefined,
   });
   let limiter: RateLimiter;
-  let evm: EvmRail | null;
+  let opened: OpenedRail | null;
   try {
     await migrateToLatest(store.db, store.schema);
-    evm = await openRail(store, config);
+    opened = await openRail(store, config);
     limiter = await createRateLimiter({
       onRefused: (bucket) => metrics.rateLimitRefused(bucket),
       limitsPerMinute: config.rateLimitsPerMinute,
@@ -142,19 +142,26 @@ export async function createServices(config: Config, options: ServiceOptions): P
     throw error;
   }
   sources.limiter = limiter;
-  sources.evm = evm ?? undefined;
-  const services = assembleServices(config, options, { store, limiter, metrics, evm });
+  sources.evm = opened?.rail;
+  const services = assembleServices(config, options, { store, limiter, metrics, opened });
   sources.writer = services.writer;
   return services;
 }
 
-/** The evm rail, or on the sandbox rail only the database's agreement that it is a sandbox database. */
-async function openRail(store: Store, config: Config): Promise<EvmRail | null> {
+type ChainModule = typeof import('../chain/rail.ts') & typeof import('../chain/pending-deposits.ts');
+export type OpenedRail = { rail: EvmRail; module: ChainModule };
+
+/**
+ * The evm rail, or on the sandbox rail only the database's agreement that it is a sandbox database. The chain
+ * code (viem, measured at ~36 MB of resident memory) is loaded only here, only on `evm`.
+ */
+async function openRail(store: Store, config: Config): Promise<OpenedRail | null> {
   if (config.evm === null) {
     await prepareRail(store.db, { rail: 'sandbox', chainId: null, treasury: null });
     return null;
   }
-  return openEvmRail(store, config.evm);
+  const module = { ...(await import('../chain/rail.ts')), ...(await import('../chain/pending-deposits.ts')) };
+  return { rail: await module.openEvmRail(store, config.evm), module };
 }
 
 function redisUpValue(status: 'up' | 'down' | undefined): number | undefined {
@@ -170,9 +177,10 @@ function assembleServices(
     store,
     limiter,
     metrics,
-    evm,
-  }: { store: Store; limiter: RateLimiter; metrics: Metrics; evm: EvmRail | null },
+    opened,
+  }: { store: Store; limiter: RateLimiter; metrics: Metrics; opened: OpenedRail | null },
 ): Services {
+  const evm = opened?.rail ?? null;
   const rail = evm?.settlement ?? sandboxRail;
   const batchOptions: MoneyBatchOptions = {
     dialect: store.dialect,
@@ -209,13 +217,16 @@ function assembleServices(
   const addresses: AddressSource =
     evm === null ? sandboxAddresses(config.addressSecret) : hdAddresses(evm.keys);
   const chain =
-    evm === null
+    opened === null
       ? null
       : {
-          rail: evm,
-          duties: chainDuties(ctx, evm, (m) => options.logger.warn(m)),
+          rail: opened.rail,
+          duties: opened.module.chainDuties(ctx, opened.rail, (m) => options.logger.warn(m)),
           pendingDeposits: (userId: string, page: Page) =>
-            pendingDeposits(store, evm.client, evm.config.confirmations, { userId, page }),
+            opened.module.pendingDeposits(store, opened.rail.client, opened.rail.config.confirmations, {
+              userId,
+              page,
+            }),
         };
   const webhooks = createWebhookService(ctx, config.webhookAllowPrivate);
   const delivery = { ctx, allowPrivate: config.webhookAllowPrivate, holder: deliveryHolder() };
