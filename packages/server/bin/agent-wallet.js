@@ -5,7 +5,9 @@
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
   process.stderr.write(
-    `agent-wallet needs Node.js 22.18 or newer (24 LTS recommended); this is ${process.version}\n`,
+    `agent-wallet needs Node.js 22.18 or newer (24 LTS recommended); this is ${process.version}. ` +
+      'Get it with `nvm install 24`, or `npm install --prefix "$HOME/.cache/node24" node@24` and run ' +
+      '$HOME/.cache/node24/node_modules/.bin/node instead of node\n',
   );
   process.exit(1);
 }
