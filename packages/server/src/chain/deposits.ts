@@ -254,7 +254,7 @@ async function creditDeposit(
   await emitEvent(trx, {
     userId: target.userId,
     type: 'deposit.credited',
-    data: deposit,
+    data: () => deposit,
     nowMs: round.nowMs,
   });
   if (target.kind === 'agent') await recordIncoming(trx, common, target.address);

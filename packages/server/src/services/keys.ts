@@ -169,8 +169,12 @@ export function createKeyService(
         // revoking a key in its rotation grace ends the grace now.
         if (key.revoked_at_ms === null || key.revoked_at_ms > nowMs) {
           await trx.updateTable('api_keys').set({ revoked_at_ms: nowMs }).where('id', '=', key.id).execute();
-          const revoked = await ownedKey(trx, userId, walletId, keyId);
-          await emitEvent(trx, { userId, type: 'key.revoked', data: view(revoked), nowMs: Number(nowMs) });
+          await emitEvent(trx, {
+            userId,
+            type: 'key.revoked',
+            data: async () => view(await ownedKey(trx, userId, walletId, keyId)),
+            nowMs: Number(nowMs),
+          });
         }
         return ownedKey(trx, userId, walletId, keyId);
       }),
@@ -202,7 +206,7 @@ export function createKeyService(
           .where('id', '=', old.id)
           .execute();
         const previousKey = view(await ownedKey(trx, userId, walletId, keyId));
-        await emitEvent(trx, { userId, type: 'key.rotated', data: previousKey, nowMs });
+        await emitEvent(trx, { userId, type: 'key.rotated', data: () => previousKey, nowMs });
         return { ...created, previousKey };
       }),
     );

@@ -71,7 +71,7 @@ export function batchEvents(effects: BatchEffects): NewEvent[] {
     events.push({
       userId: record.userId,
       type,
-      data: transactionView(transactionRow(record)),
+      data: () => transactionView(transactionRow(record)),
       nowMs: record.nowMs,
     });
   }
@@ -79,7 +79,7 @@ export function batchEvents(effects: BatchEffects): NewEvent[] {
     events.push({
       userId: deposit.userId,
       type: 'deposit.credited',
-      data: depositViewOf(depositRow(deposit)),
+      data: () => depositViewOf(depositRow(deposit)),
       nowMs: deposit.nowMs,
     });
   }

@@ -120,12 +120,11 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
         .where('frozen_at_ms', frozen ? 'is' : 'is not', null)
         .executeTakeFirst();
       if (changed.numUpdatedRows === 0n) return;
-      const row = await ownedWallet(trx, userId, walletId, 'agent');
-      const data = await agentWalletView(trx, row, Number(nowMs));
       await emitEvent(trx, {
         userId,
         type: frozen ? 'wallet.frozen' : 'wallet.unfrozen',
-        data,
+        data: async () =>
+          agentWalletView(trx, await ownedWallet(trx, userId, walletId, 'agent'), Number(nowMs)),
         nowMs: Number(nowMs),
       });
     });

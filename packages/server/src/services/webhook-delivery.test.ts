@@ -25,7 +25,12 @@ test('the signature is hex HMAC-SHA256 of "<t>.<body>" with the secret', () => {
 });
 
 test('events go to the endpoints of their user that subscribe to their type', () => {
-  const event = (userId: string, type: NewEvent['type']): NewEvent => ({ userId, type, data: {}, nowMs: 0 });
+  const event = (userId: string, type: NewEvent['type']): NewEvent => ({
+    userId,
+    type,
+    data: () => ({}),
+    nowMs: 0,
+  });
   const routed = fanOut(
     [event('u1', 'payment.completed'), event('u1', 'key.revoked'), event('u2', 'payment.completed')],
     [

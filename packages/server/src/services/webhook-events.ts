@@ -2,9 +2,9 @@
 // restart can delay a delivery, never lose one. An event is stored only when one of its user's endpoints
 // subscribes to its type, together with one delivery row per such endpoint; a batch of changes costs one
 // endpoint lookup, and nothing more when nobody listens.
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../domain/ids.ts';
-import type { Database } from '../store/schema.ts';
+import type { Database, WebhookEventsTable } from '../store/schema.ts';
 import { transactionView } from './transactions.ts';
 
 export const EVENT_TYPES = [
@@ -26,8 +26,11 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export interface NewEvent {
   userId: string;
   type: EventType;
-  /** The resource as the REST API shows it. */
-  data: unknown;
+  /**
+   * The resource as the REST API shows it, built only when an endpoint subscribes: a batch of payments
+   * nobody listens to builds no views.
+   */
+  data: () => unknown | Promise<unknown>;
   nowMs: number;
 }
 
@@ -69,13 +72,16 @@ export async function emitEvents(trx: Kysely<Database>, events: readonly NewEven
   }));
   const routed = fanOut(events, subscribers);
   if (routed.length === 0) return;
-  const rows = routed.map(({ event }) => ({
-    id: newId('evt'),
-    user_id: event.userId,
-    type: event.type,
-    data_json: JSON.stringify(event.data),
-    created_at_ms: BigInt(event.nowMs),
-  }));
+  const rows: Insertable<WebhookEventsTable>[] = [];
+  for (const { event } of routed) {
+    rows.push({
+      id: newId('evt'),
+      user_id: event.userId,
+      type: event.type,
+      data_json: JSON.stringify(await event.data()),
+      created_at_ms: BigInt(event.nowMs),
+    });
+  }
   await trx.insertInto('webhook_events').values(rows).execute();
   const deliveries = routed.flatMap(({ event, endpointIds }, i) =>
     endpointIds.map((endpointId) => ({
@@ -109,5 +115,5 @@ export async function emitTransactionEvent(
     .selectAll()
     .where('id', '=', transactionId)
     .executeTakeFirstOrThrow();
-  await emitEvent(trx, { userId: row.user_id, type, data: transactionView(row), nowMs });
+  await emitEvent(trx, { userId: row.user_id, type, data: () => transactionView(row), nowMs });
 }
