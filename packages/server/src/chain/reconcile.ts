@@ -7,12 +7,12 @@
 //    is named.
 
 import type { Kysely } from 'kysely';
-import { BaseError } from 'viem';
 import { formatMicros } from '../domain/money.ts';
 import type { Database } from '../store/schema.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
 import { type ChainTransfer, fetchTransfers } from './deposits.ts';
+import { firstReceipt } from './sender.ts';
 import { DEPOSITS_START_SETTING } from './setup.ts';
 import { usdcAbi } from './token.ts';
 
@@ -186,20 +186,8 @@ async function liabilities(db: Kysely<Database>, client: ChainClient, known: Kno
   let owed = BigInt(total);
   for (const row of known.outbox) {
     if (row.kind !== 'payout' || (row.status !== 'queued' && row.status !== 'sent')) continue;
-    if (!(await minedAny(client, row.hashes))) owed += row.amountMicros;
+    const hashes = [...row.hashes].filter((h) => h !== '') as `0x${string}`[];
+    if ((await firstReceipt(client, hashes)) === null) owed += row.amountMicros;
   }
   return owed;
-}
-
-async function minedAny(client: ChainClient, hashes: Set<string>): Promise<boolean> {
-  for (const hash of hashes) {
-    if (hash === '') continue;
-    try {
-      await client.getTransactionReceipt({ hash: hash as `0x${string}` });
-      return true;
-    } catch (error) {
-      if (!(error instanceof BaseError && error.name === 'TransactionReceiptNotFoundError')) throw error;
-    }
-  }
-  return false;
 }

@@ -102,7 +102,8 @@ async function progressSent(deps: SenderDeps, row: OutboxRow, head: bigint): Pro
   return false;
 }
 
-async function firstReceipt(client: ChainClient, hashes: readonly `0x${string}`[]) {
+/** The receipt of whichever of these hashes is in a block, or null (only one of a nonce's signings can be). */
+export async function firstReceipt(client: ChainClient, hashes: readonly `0x${string}`[]) {
   for (const hash of hashes) {
     try {
       return await client.getTransactionReceipt({ hash });

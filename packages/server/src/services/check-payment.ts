@@ -5,6 +5,7 @@ import { formatMicros } from '../domain/money.ts';
 import type { PaymentCommand } from '../domain/payment-batch.ts';
 import { capsRemaining, type Violation } from '../domain/policies.ts';
 import { AppError } from '../errors.ts';
+import { accountIds } from '../ledger/ledger.ts';
 import type { Store } from '../store/db.ts';
 import { type MoneyBatchOptions, previewPayment } from './money-batch.ts';
 
@@ -74,7 +75,7 @@ async function frozenAnswer(store: Store, request: CheckRequest, message: string
   const account = await store.db
     .selectFrom('accounts')
     .select('balance_micros')
-    .where('id', '=', `${request.walletId}:available`)
+    .where('id', '=', accountIds.available(request.walletId))
     .executeTakeFirst();
   return {
     allowed: false,

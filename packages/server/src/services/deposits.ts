@@ -66,19 +66,9 @@ export async function recordDeposit(
   trx: Kysely<Database>,
   input: Omit<NewDeposit, 'id'>,
 ): Promise<DepositView> {
-  const id = newId('dep');
-  await trx
-    .insertInto('deposits')
-    .values(depositRow({ ...input, id }))
-    .execute();
-  return {
-    id,
-    amount: formatMicros(input.amountMicros),
-    currency: 'USDC',
-    rail: input.rail,
-    txHash: input.txHash ?? null,
-    createdAt: isoFromMs(input.nowMs),
-  };
+  const row = depositRow({ ...input, id: newId('dep') });
+  await trx.insertInto('deposits').values(row).execute();
+  return depositViewOf(row);
 }
 
 export interface DepositService {
