@@ -210,14 +210,16 @@ for (const target of await storeTargets()) {
       assert.ok(create.requestBody !== undefined, 'the request body is documented');
       assert.ok(doc.servers.length > 0, 'servers is not empty');
       const ids: string[] = [];
-      for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [path, operations] of Object.entries(
+        doc.paths as Record<string, Record<string, { operationId?: string; responses: object }>>,
+      )) {
         for (const [method, op] of Object.entries(operations)) {
           assert.match(
             op.operationId ?? '',
             /^[a-z][A-Za-z0-9]+$/,
             `${method} ${path} has a method-like operationId`,
           );
-          ids.push(op.operationId);
+          ids.push(op.operationId ?? '');
           for (const [code, response] of Object.entries(
             op.responses as Record<string, { description: string }>,
           )) {

@@ -41,6 +41,7 @@ async function startReceiver() {
   return { url, received, state, close: () => new Promise<void>((done) => server.close(() => done())) };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: event data is arbitrary JSON
 const events = (received: Received[]) =>
   received.map((r) => JSON.parse(r.body) as { id: string; type: string; data: any });
 

@@ -139,15 +139,7 @@ async function bumpFees(deps: SenderDeps, row: OutboxRow, hashes: `0x${string}`[
   // already done), come out too low, and the replacement would run out of gas.
   const gas = parseTransaction(row.raw_tx as `0x${string}`).gas;
   if (gas === undefined) throw new Error(`outbox row ${row.id} holds a transaction without a gas limit`);
-  const rawTx = await deps.keys.treasury.signTransaction({
-    chainId: deps.config.chainId,
-    type: 'eip1559',
-    nonce: Number(row.nonce),
-    ...call,
-    gas,
-    maxFeePerGas,
-    maxPriorityFeePerGas,
-  });
+  const rawTx = await signCall(deps, call, { nonce: row.nonce!, gas, maxFeePerGas, maxPriorityFeePerGas });
   const signed = {
     nonce: row.nonce!,
     rawTx,
@@ -157,6 +149,23 @@ async function bumpFees(deps: SenderDeps, row: OutboxRow, hashes: `0x${string}`[
   };
   await storeSigned(deps, row, signed);
   await broadcast(deps, rawTx);
+}
+
+/** The treasury's EIP-1559 signature of a call: the one place a transaction of the service is signed. */
+function signCall(
+  deps: Pick<SenderDeps, 'keys' | 'config'>,
+  call: { to: `0x${string}`; data: `0x${string}` },
+  tx: { nonce: bigint; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+): Promise<`0x${string}`> {
+  return deps.keys.treasury.signTransaction({
+    chainId: deps.config.chainId,
+    type: 'eip1559',
+    ...call,
+    nonce: Number(tx.nonce),
+    gas: tx.gas,
+    maxFeePerGas: tx.maxFeePerGas,
+    maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+  });
 }
 
 /** The contract call an outbox row makes: a USDC transfer (payout) or transferWithAuthorization (sweep). */
@@ -236,15 +245,7 @@ async function sendQueued(deps: SenderDeps, queued: readonly OutboxRow[]): Promi
     const call = callOf(deps, row);
     const gas = await estimateOrFail(deps, row, call);
     if (gas === null) continue;
-    const rawTx = await keys.treasury.signTransaction({
-      chainId: deps.config.chainId,
-      type: 'eip1559',
-      nonce: Number(nonce),
-      ...call,
-      gas: (gas * GAS_HEADROOM_PERCENT) / 100n,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
+    const rawTx = await signCall(deps, call, { nonce, gas: (gas * GAS_HEADROOM_PERCENT) / 100n, ...fees });
     await storeSigned(deps, row, { nonce, rawTx, hashes: [keccak256(rawTx)], ...fees });
     crashIf('payout-after-sign', row);
     await broadcast(deps, rawTx);
