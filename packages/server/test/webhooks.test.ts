@@ -41,8 +41,8 @@ async function startReceiver() {
   return { url, received, state, close: () => new Promise<void>((done) => server.close(() => done())) };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: event data is arbitrary JSON
 const events = (received: Received[]) =>
+  // biome-ignore lint/suspicious/noExplicitAny: event data is arbitrary JSON
   received.map((r) => JSON.parse(r.body) as { id: string; type: string; data: any });
 
 for (const target of await storeTargets()) {
