@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toolListing } from '../../server/src/tools/registry.ts';
+import { toolByName, toolListing } from '../../server/src/tools/registry.ts';
 
 const sdkDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoDir = join(sdkDir, '..', '..');
@@ -24,9 +24,14 @@ function renderToolsModule(listing: unknown): string {
   ].join('\n');
 }
 
-writeFileSync(target, renderToolsModule(toolListing()));
+// Each tool as GET /mcp/v1/tools lists it, plus the rails it exists on when it is not on every rail.
+const listing = toolListing(null).map((tool) => {
+  const rails = toolByName(tool.name)?.rails;
+  return rails === undefined ? tool : { ...tool, rails };
+});
+writeFileSync(target, renderToolsModule(listing));
 const biome = join(repoDir, 'node_modules', '.bin', process.platform === 'win32' ? 'biome.cmd' : 'biome');
 if (existsSync(biome)) {
   execFileSync(biome, ['format', '--write', relative(repoDir, target)], { cwd: repoDir, stdio: 'pipe' });
 }
-process.stdout.write(`wrote ${relative(repoDir, target)} (${toolListing().length} tools)\n`);
+process.stdout.write(`wrote ${relative(repoDir, target)} (${listing.length} tools)\n`);

@@ -21,6 +21,10 @@ import type {
   ToolParamsMap,
   TxHistory,
   TxHistoryOptions,
+  X402FetchParams,
+  X402FetchResult,
+  X402SignParams,
+  X402SignResult,
 } from './types.ts';
 
 export interface AgentWalletClientOptions extends ClientOptions {
@@ -29,7 +33,12 @@ export interface AgentWalletClientOptions extends ClientOptions {
 }
 
 /** Tools that move money: they always carry an idempotency key (generated when the caller gives none). */
-const WRITE_TOOLS: ReadonlySet<string> = new Set(['send_payment', 'request_approval']);
+const WRITE_TOOLS: ReadonlySet<string> = new Set([
+  'send_payment',
+  'request_approval',
+  'x402_fetch',
+  'x402_sign',
+]);
 /** Tools that change nothing: always safe to repeat. */
 const READ_TOOLS: ReadonlySet<string> = new Set(['check_balance', 'get_tx_history']);
 
@@ -85,6 +94,23 @@ export class AgentWalletClient {
    */
   checkPayment(params: CheckPaymentParams, options?: RequestOptions): Promise<CheckPaymentResult> {
     return this.callTool('check_payment', params, options);
+  }
+
+  /**
+   * Fetches an HTTP resource for the agent, paying it from the wallet if it answers 402 (x402; scope `write`,
+   * `evm` rail): the price is decided like `sendPayment` to the seller, never above `maxAmount`. A payment that
+   * needs approval answers `payment.status: "pending"`; once approved, call again with the same idempotency key.
+   */
+  x402Fetch(params: X402FetchParams, options?: RequestOptions): Promise<X402FetchResult> {
+    return this.callTool('x402_fetch', params, options);
+  }
+
+  /**
+   * Signs an x402 payment for a 402 the agent received itself and returns the header value (scope `write`,
+   * `evm` rail). See `x402Scheme` to hand this service to `@x402/fetch` as its signer.
+   */
+  x402Sign(params: X402SignParams, options?: RequestOptions): Promise<X402SignResult> {
+    return this.callTool('x402_sign', params, options);
   }
 
   /** Every tool with its JSON Schema, whatever the key's scopes. */

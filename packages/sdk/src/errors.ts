@@ -23,6 +23,9 @@ export type ErrorCode =
   | 'INTERNAL_ERROR'
   | 'TX_EXECUTION_FAILED'
   | 'SERVICE_UNAVAILABLE'
+  | 'X402_PRICE_TOO_HIGH'
+  | 'X402_UNSUPPORTED'
+  | 'X402_UPSTREAM_ERROR'
   | 'NETWORK_ERROR'
   | 'TIMEOUT'
   | 'ABORTED'
@@ -144,6 +147,18 @@ export class InsufficientBalanceError extends AgentWalletError {
   }
 }
 
+/**
+ * x402: the price is above `maxAmount` or nothing offered is payable (422, nothing signed), or the paid resource
+ * failed (502: `data.payment` says what the payment did). Never retried automatically: a retry with the same
+ * idempotency key would only replay it.
+ */
+export class X402Error extends AgentWalletError {
+  constructor(init: AgentWalletErrorInit) {
+    super(init);
+    this.name = 'X402Error';
+  }
+}
+
 export interface RateLimitInfo {
   /** `RateLimit-Limit`: requests allowed per window. */
   limit: number | undefined;
@@ -226,6 +241,9 @@ const CLASS_BY_CODE: Record<string, ErrorClass> = {
   INTERNAL_ERROR: ServerError,
   TX_EXECUTION_FAILED: ServerError,
   SERVICE_UNAVAILABLE: ServerError,
+  X402_PRICE_TOO_HIGH: X402Error,
+  X402_UNSUPPORTED: X402Error,
+  X402_UPSTREAM_ERROR: X402Error,
 };
 
 /** A code this SDK does not know yet still gets the class of its HTTP status family. */

@@ -143,7 +143,10 @@ export class HttpTransport {
     if (!request.retrySafe || !(error instanceof AgentWalletError)) return undefined;
     const transient =
       error instanceof NetworkError ||
-      (error.status !== undefined && error.status >= 500 && error.code !== 'TX_EXECUTION_FAILED');
+      (error.status !== undefined &&
+        error.status >= 500 &&
+        error.code !== 'TX_EXECUTION_FAILED' &&
+        error.code !== 'X402_UPSTREAM_ERROR');
     if (!transient) return undefined;
     const exponential = this.#retryBaseDelayMs * 2 ** attempt;
     const jittered = exponential / 2 + Math.random() * (exponential / 2);
@@ -309,7 +312,11 @@ export function segment(value: string): string {
 
 /** A fresh idempotency key: a UUID v4 from `crypto.randomUUID`, or getRandomValues where that is missing. */
 export function newIdempotencyKey(): string {
-  const cryptoApi = (globalThis as { crypto?: Crypto }).crypto;
+  const cryptoApi = (
+    globalThis as {
+      crypto?: { randomUUID?: () => string; getRandomValues?: (bytes: Uint8Array) => Uint8Array };
+    }
+  ).crypto;
   if (typeof cryptoApi?.randomUUID === 'function') return cryptoApi.randomUUID();
   const bytes = new Uint8Array(16);
   if (typeof cryptoApi?.getRandomValues === 'function') cryptoApi.getRandomValues(bytes);

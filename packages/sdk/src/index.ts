@@ -17,6 +17,7 @@ export {
   ServerError,
   ValidationError,
   WalletFrozenError,
+  X402Error,
 } from './errors.ts';
 export type { ClientOptions, FetchInit, FetchLike, FetchResponse, RequestOptions } from './http.ts';
 export {
@@ -40,3 +41,4 @@ export {
 } from './tools.ts';
 export type * from './types.ts';
 export { verifyWebhook, type WebhookEvent, WebhookSignatureError } from './webhooks.ts';
+export { X402ApprovalPendingError, type X402SchemeOptions, x402Scheme } from './x402.ts';

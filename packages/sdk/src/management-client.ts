@@ -3,9 +3,13 @@ import { AgentWalletClient } from './agent-client.ts';
 import { type ClientOptions, type HttpMethod, HttpTransport, newIdempotencyKey, segment } from './http.ts';
 import type {
   AgentWallet,
+  AgentWalletPage,
   ApiKey,
+  CheckPaymentResult,
   CreatedApiKey,
+  CreatedWebhookEndpoint,
   CreateKeyParams,
+  CreateWebhookParams,
   Deleted,
   Deposit,
   Health,
@@ -14,19 +18,25 @@ import type {
   MoveParams,
   Page,
   PageOptions,
+  PendingDeposit,
   Policy,
+  PolicyChange,
   PolicyRule,
   RotatedApiKey,
   RotateKeyParams,
   SandboxDeposit,
   Session,
+  SimulatePaymentParams,
   Transaction,
   TransactionListOptions,
   TransactionPage,
   TransactionWithEvents,
   UpdatePolicyParams,
+  UpdateWebhookParams,
   User,
   WalletBalance,
+  WebhookDelivery,
+  WebhookEndpoint,
 } from './types.ts';
 
 export interface ManagementClientOptions extends ClientOptions {
@@ -62,6 +72,8 @@ export class ManagementClient {
   readonly policies: PoliciesApi;
   /** Transactions of an agent wallet, and the approval of held payments. */
   readonly transactions: TransactionsApi;
+  /** Webhook endpoints of the account, their delivery logs and redelivery. */
+  readonly webhooks: WebhooksApi;
 
   readonly #http: HttpTransport;
   readonly #options: ManagementClientOptions;
@@ -76,6 +88,7 @@ export class ManagementClient {
     this.keys = new KeysApi(rest);
     this.policies = new PoliciesApi(rest);
     this.transactions = new TransactionsApi(rest);
+    this.webhooks = new WebhooksApi(rest);
   }
 
   get baseUrl(): string {
@@ -149,6 +162,15 @@ export class ManagementClient {
     return this.#request({ method: 'GET', path: `${API}/wallet/deposits`, query: pageQuery(options) });
   }
 
+  /** `evm` rail only (404 elsewhere): USDC transfers on their way in, not deep enough to be credited yet. */
+  pendingDeposits(options: PageOptions = {}): Promise<Page<PendingDeposit>> {
+    return this.#request({
+      method: 'GET',
+      path: `${API}/wallet/deposits/pending`,
+      query: pageQuery(options),
+    });
+  }
+
   /** Credits the master wallet with simulated money: only on a server whose rail is `sandbox`. */
   sandboxDeposit(amount: string): Promise<SandboxDeposit> {
     return this.#request({ method: 'POST', path: `${API}/wallet/sandbox/deposit`, body: { amount } });
@@ -184,7 +206,8 @@ export class AgentWalletsApi {
     return this.#rest({ method: 'POST', path: `${API}/agent-wallets`, body: { label: params.label } });
   }
 
-  async list(options: PageOptions = {}): Promise<Page<AgentWallet>> {
+  /** A page of wallets; `pendingApprovals` counts the waiting payments of all the user's wallets. */
+  async list(options: PageOptions = {}): Promise<AgentWalletPage> {
     return this.#rest({ method: 'GET', path: `${API}/agent-wallets`, query: pageQuery(options) });
   }
 
@@ -296,6 +319,24 @@ export class PoliciesApi {
   async delete(walletId: string, policyId: string): Promise<Deleted> {
     return this.#rest({ method: 'DELETE', path: `${walletPath(walletId)}/policies/${segment(policyId)}` });
   }
+
+  /** What `send_payment` would decide for this payment now (like `check_payment`); nothing is stored or held. */
+  async simulate(walletId: string, params: SimulatePaymentParams): Promise<CheckPaymentResult> {
+    return this.#rest({
+      method: 'POST',
+      path: `${walletPath(walletId)}/policies/simulate`,
+      body: { toAddress: params.toAddress, amount: params.amount },
+    });
+  }
+
+  /** The policy audit trail: every policy created, updated, paused, resumed or deleted, newest first. */
+  async changes(walletId: string, options: PageOptions = {}): Promise<Page<PolicyChange>> {
+    return this.#rest({
+      method: 'GET',
+      path: `${walletPath(walletId)}/policies/changes`,
+      query: pageQuery(options),
+    });
+  }
 }
 
 export class TransactionsApi {
@@ -349,6 +390,63 @@ export class TransactionsApi {
       method: 'POST',
       path: `${walletPath(walletId)}/transactions/${segment(transactionId)}/reject`,
       body: params.reason === undefined ? undefined : { reason: params.reason },
+    });
+  }
+}
+
+function webhookPath(endpointId: string): string {
+  return `${API}/webhooks/${segment(endpointId)}`;
+}
+
+export class WebhooksApi {
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+  }
+
+  /** A new endpoint. `secret` is in this response only: store it now. */
+  async create(params: CreateWebhookParams): Promise<CreatedWebhookEndpoint> {
+    return this.#rest({
+      method: 'POST',
+      path: `${API}/webhooks`,
+      body: { url: params.url, events: params.events, description: params.description },
+    });
+  }
+
+  /** The account's endpoints, newest first (never their secrets). */
+  async list(options: PageOptions = {}): Promise<Page<WebhookEndpoint>> {
+    return this.#rest({ method: 'GET', path: `${API}/webhooks`, query: pageQuery(options) });
+  }
+
+  /** Changes the URL, the events (null: all) or the description. */
+  async update(endpointId: string, change: UpdateWebhookParams): Promise<WebhookEndpoint> {
+    return this.#rest({
+      method: 'PATCH',
+      path: webhookPath(endpointId),
+      body: { url: change.url, events: change.events, description: change.description },
+    });
+  }
+
+  /** No more events go to the endpoint; its waiting deliveries are dropped. */
+  async delete(endpointId: string): Promise<Deleted> {
+    return this.#rest({ method: 'DELETE', path: webhookPath(endpointId) });
+  }
+
+  /** The endpoint's delivery log, newest first. */
+  async deliveries(endpointId: string, options: PageOptions = {}): Promise<Page<WebhookDelivery>> {
+    return this.#rest({
+      method: 'GET',
+      path: `${webhookPath(endpointId)}/deliveries`,
+      query: pageQuery(options),
+    });
+  }
+
+  /** Queues the delivery's event to be sent again (same event id). */
+  async redeliver(endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
+    return this.#rest({
+      method: 'POST',
+      path: `${webhookPath(endpointId)}/deliveries/${segment(deliveryId)}/redeliver`,
     });
   }
 }

@@ -6,4 +6,6 @@ export interface ToolSpec {
   readonly description: string;
   readonly scope: Scope;
   readonly inputSchema: Readonly<JsonSchemaObject>;
+  /** The rails the tool exists on (x402 tools: `evm`); absent: every rail. */
+  readonly rails?: readonly string[];
 }

@@ -142,4 +142,121 @@ export const TOOL_SPECS = [
       additionalProperties: false,
     },
   },
+  {
+    name: 'x402_fetch',
+    description:
+      'Fetch an HTTP resource that may ask for payment (x402, HTTP 402). On a 402 the price is checked against maxAmount and decided like send_payment to the seller (every policy, cap and the approval threshold); if allowed, the service signs a USDC authorization and fetches again with it. Answers {status, headers, body, bodyEncoding, payment}; payment.status "pending" means the owner must approve, then call again with the same idempotencyKey.',
+    scope: 'write',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        url: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 2048,
+          description: 'the resource to request: https:// (private targets are refused)',
+        },
+        method: {
+          description: 'default GET',
+          type: 'string',
+          enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        },
+        headers: {
+          description:
+            'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site)',
+          type: 'object',
+          propertyNames: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 128,
+          },
+          additionalProperties: {
+            type: 'string',
+            maxLength: 4096,
+          },
+        },
+        body: {
+          description: 'request body (UTF-8 text, e.g. JSON)',
+          type: 'string',
+          maxLength: 65536,
+        },
+        maxAmount: {
+          type: 'string',
+          pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$',
+          maxLength: 32,
+          description: 'the most this call may pay (USDC); a higher price is refused unsigned',
+        },
+        memo: {
+          description: 'free text stored with the payment',
+          type: 'string',
+          maxLength: 500,
+        },
+        idempotencyKey: {
+          description:
+            'retrying with the same key replays the first answer (never a second payment); after an approval it pays',
+          type: 'string',
+          minLength: 1,
+          maxLength: 255,
+        },
+      },
+      required: ['url', 'maxAmount'],
+      additionalProperties: false,
+    },
+    rails: ['evm'],
+  },
+  {
+    name: 'x402_sign',
+    description:
+      'Sign an x402 payment for a 402 the agent received itself: decided like send_payment to the seller, then answers {header, payload, txId, status, amount, payTo, validBefore}; send `header` as PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1). No key leaves the service. A payment that needs approval answers header null and status "pending"; once approved, the same call with the same idempotencyKey signs.',
+    scope: 'write',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        paymentRequirements: {
+          anyOf: [
+            {
+              type: 'object',
+              propertyNames: {
+                type: 'string',
+              },
+              additionalProperties: {},
+            },
+            {
+              minItems: 1,
+              maxItems: 32,
+              type: 'array',
+              items: {
+                type: 'object',
+                propertyNames: {
+                  type: 'string',
+                },
+                additionalProperties: {},
+              },
+            },
+          ],
+          description:
+            'what the seller’s 402 offered: one requirement, a list of them, or the whole answer ({x402Version, accepts, resource})',
+        },
+        resource: {
+          description: 'the URL being paid for (shown in history without its query)',
+          type: 'string',
+          maxLength: 2048,
+        },
+        memo: {
+          description: 'free text stored with the payment',
+          type: 'string',
+          maxLength: 500,
+        },
+        idempotencyKey: {
+          description: 'retrying with the same key returns the same authorization (never a second payment)',
+          type: 'string',
+          minLength: 1,
+          maxLength: 255,
+        },
+      },
+      required: ['paymentRequirements'],
+      additionalProperties: false,
+    },
+    rails: ['evm'],
+  },
 ] as const satisfies readonly ToolSpec[];

@@ -29,6 +29,11 @@ export interface ToolFilter {
   scopes?: readonly Scope[];
   /** Only these tools. */
   names?: readonly ToolName[];
+  /**
+   * The server's rail (`GET /api/v1/health` → `rail`): `evm` adds the x402 tools, which exist only there.
+   * Default: the tools of every rail.
+   */
+  rail?: string;
 }
 
 export interface ToolDefinition {
@@ -42,6 +47,9 @@ export interface ToolDefinition {
 /** The tools as the server defines them (fresh copies: changing them changes nothing here). */
 export function toolDefinitions(filter: ToolFilter = {}): ToolDefinition[] {
   return (TOOL_SPECS as readonly ToolSpec[])
+    .filter(
+      (tool) => tool.rails === undefined || (filter.rail !== undefined && tool.rails.includes(filter.rail)),
+    )
     .filter((tool) => filter.scopes === undefined || filter.scopes.includes(tool.scope))
     .filter((tool) => filter.names === undefined || filter.names.includes(tool.name as ToolName))
     .map((tool) => ({

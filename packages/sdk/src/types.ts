@@ -14,7 +14,8 @@ export type Scope = 'read' | 'write';
 export type Rail = 'internal' | 'sandbox' | 'evm';
 
 export type TransactionStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-export type TransactionType = 'payment' | 'incoming' | 'fund' | 'withdraw';
+/** `x402`: the agent paid an HTTP API (x402_fetch / x402_sign); its `resource` says which. */
+export type TransactionType = 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
 
 export type PolicyType =
   | 'spend_cap_per_tx'
@@ -71,7 +72,9 @@ export type ToolName =
   | 'get_tx_history'
   | 'send_payment'
   | 'request_approval'
-  | 'check_payment';
+  | 'check_payment'
+  | 'x402_fetch'
+  | 'x402_sign';
 
 /** `check_balance` data. */
 export interface Balance {
@@ -103,6 +106,8 @@ export interface AgentTransaction {
   status: TransactionStatus;
   txHash: string | null;
   rail: Rail | null;
+  /** `x402` payments: the paid URL without its query; null otherwise. */
+  resource?: string | null;
   createdAt: Timestamp;
 }
 
@@ -167,6 +172,60 @@ export interface CheckPaymentResult {
   refusal: { code: 'WALLET_FROZEN' | 'INSUFFICIENT_BALANCE'; message: string } | null;
 }
 
+/** `x402_fetch` params (evm rail): the resource to fetch, paying up to `maxAmount` if it answers 402. */
+export interface X402FetchParams {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Sent upstream as given; this call's own Authorization is never forwarded. */
+  headers?: Record<string, string>;
+  /** UTF-8 text. */
+  body?: string;
+  maxAmount: Amount;
+  memo?: string;
+  idempotencyKey?: string;
+}
+
+/** An x402 payment as it stands: `pending` (the owner must approve), `processing`, `completed`, `failed`. */
+export interface X402Payment {
+  txId: string;
+  status: TransactionStatus;
+  amount: Amount;
+  payTo: Address;
+  txHash: string | null;
+}
+
+/** `x402_fetch` data: the resource's final answer and what was paid for it (null: nothing was asked). */
+export interface X402FetchResult {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  bodyEncoding: 'utf8' | 'base64';
+  payment: X402Payment | null;
+}
+
+/** `x402_sign` params: the requirement(s) from a 402 the agent received itself. */
+export interface X402SignParams {
+  /** One requirement, a list of them, or the whole 402 answer (`{x402Version, accepts, resource}`). */
+  paymentRequirements: Record<string, unknown> | Record<string, unknown>[];
+  /** The URL paid for (history shows it without its query). */
+  resource?: string;
+  memo?: string;
+  idempotencyKey?: string;
+}
+
+/** `x402_sign` data: the header to send (null while the payment awaits approval). */
+export interface X402SignResult {
+  txId: string;
+  status: TransactionStatus;
+  amount: Amount;
+  payTo: Address;
+  /** Base64 payment payload: the `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1) header value. */
+  header: string | null;
+  payload: { x402Version: number; payload: Record<string, unknown>; [field: string]: unknown } | null;
+  /** Unix seconds. */
+  validBefore: number | null;
+}
+
 export interface ToolInfo {
   name: ToolName;
   description: string;
@@ -194,6 +253,8 @@ export interface ToolParamsMap {
   send_payment: SendPaymentParams;
   request_approval: RequestApprovalParams;
   check_payment: CheckPaymentParams;
+  x402_fetch: X402FetchParams;
+  x402_sign: X402SignParams;
 }
 
 export interface ToolDataMap {
@@ -202,6 +263,8 @@ export interface ToolDataMap {
   send_payment: SendPaymentResult;
   request_approval: RequestApprovalResult;
   check_payment: CheckPaymentResult;
+  x402_fetch: X402FetchResult;
+  x402_sign: X402SignResult;
 }
 
 // ---- REST (contract section 3) ----
@@ -227,6 +290,10 @@ export interface Health {
   /** `sandbox` on a server with simulated money. */
   rail: string;
   redis?: 'up' | 'down';
+  /** `evm` rail with an explorer configured: `<explorerUrl>/tx/<hash>` shows a transaction. */
+  explorerUrl?: string;
+  /** `evm` rail: blocks a deposit waits before it is credited. */
+  confirmations?: number;
 }
 
 export interface MasterWallet {
@@ -293,6 +360,8 @@ export interface Transaction {
   initiatedBy: string;
   /** When an unanswered approval expires. */
   expiresAt: Timestamp | null;
+  /** `type: "x402"`: the paid URL without its query (e.g. `https://api.example.com/v1/report`). */
+  resource?: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -433,7 +502,7 @@ export type Policy = PolicyRule & {
 
 export interface UpdatePolicyParams {
   /** New params for the policy's type (the type cannot change). */
-  params?: CapParams | AllowlistParams | ApprovalThresholdParams;
+  params?: PolicyParamsByType[PolicyType];
   /** `false` pauses the policy. */
   active?: boolean;
 }
@@ -441,4 +510,102 @@ export interface UpdatePolicyParams {
 export interface Deleted {
   id: string;
   deleted: true;
+}
+
+/** `GET /agent-wallets`: a page of wallets, and the waiting approvals of all the user's wallets. */
+export interface AgentWalletPage extends Page<AgentWallet> {
+  /** Payments awaiting approval across every wallet of the user (not only this page's). */
+  pendingApprovals?: number;
+}
+
+/** A USDC transfer the chain shows but that is not credited yet (`evm` rail). */
+export interface PendingDeposit {
+  txHash: string;
+  logIndex: number;
+  walletId: string;
+  address: Address;
+  amount: Amount;
+  currency: Currency;
+  blockNumber: string;
+  /** Blocks deep now. */
+  confirmations: number;
+  /** Credited at this depth. */
+  confirmationsRequired: number;
+  seenAt: Timestamp;
+}
+
+/** `POST /agent-wallets/:id/policies/simulate` params: the payment to judge. */
+export type SimulatePaymentParams = CheckPaymentParams;
+
+export type PolicyChangeAction = 'created' | 'updated' | 'paused' | 'resumed' | 'deleted';
+
+/** One entry of a wallet's policy audit trail, newest first. */
+export interface PolicyChange {
+  id: string;
+  policyId: string;
+  action: PolicyChangeAction;
+  /** `"user:<id>"` for the owner. */
+  actor: string;
+  before: Policy | null;
+  after: Policy | null;
+  createdAt: Timestamp;
+}
+
+export type WebhookEventType =
+  | 'payment.completed'
+  | 'payment.failed'
+  | 'payment.rejected'
+  | 'approval.requested'
+  | 'approval.approved'
+  | 'approval.rejected'
+  | 'approval.expired'
+  | 'deposit.credited'
+  | 'key.revoked'
+  | 'key.rotated'
+  | 'wallet.frozen'
+  | 'wallet.unfrozen';
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  /** null: every event type, also ones added later. */
+  events: WebhookEventType[] | null;
+  description: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** A new endpoint: `secret` is in this response only, never again. */
+export interface CreatedWebhookEndpoint {
+  id: string;
+  url: string;
+  events: WebhookEventType[] | null;
+  description: string | null;
+  /** `whsec_…`: verifies the `Agent-Wallet-Signature` header. Store it now. */
+  secret: string;
+  createdAt: Timestamp;
+}
+
+export interface CreateWebhookParams {
+  /** `https://` (the server refuses private and loopback targets unless configured otherwise). */
+  url: string;
+  /** Omitted or null: every event type. */
+  events?: WebhookEventType[] | null;
+  description?: string | null;
+}
+
+export type UpdateWebhookParams = Partial<CreateWebhookParams>;
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  responseStatus: number | null;
+  nextAttemptAt: Timestamp | null;
+  lastError: string | null;
+  createdAt: Timestamp;
 }

@@ -134,6 +134,7 @@ describe('AgentWalletClient', () => {
       'id',
       'memo',
       'rail',
+      'resource',
       'status',
       'toAddress',
       'txHash',

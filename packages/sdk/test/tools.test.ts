@@ -9,9 +9,30 @@ import { TOOL_SPECS } from '../src/tools.generated.ts';
 describe('tool definitions', () => {
   test('src/tools.generated.ts matches the server registry', () => {
     assert.deepEqual(
-      JSON.parse(JSON.stringify(TOOL_SPECS)),
+      JSON.parse(
+        JSON.stringify(
+          TOOL_SPECS.map(({ name, description, scope, inputSchema }) => ({
+            name,
+            description,
+            scope,
+            inputSchema,
+          })),
+        ),
+      ),
       JSON.parse(JSON.stringify(toolListing())),
       'packages/sdk/src/tools.generated.ts is stale: run `npm run generate -w packages/sdk`',
+    );
+  });
+
+  test('the x402 tools are offered only for the evm rail, where they exist', () => {
+    assert.ok(!toolDefinitions().some((t) => t.name.startsWith('x402')));
+    assert.deepEqual(
+      toolDefinitions({ rail: 'evm', names: ['x402_fetch', 'x402_sign'] }).map((t) => t.scope),
+      ['write', 'write'],
+    );
+    assert.deepEqual(
+      TOOL_SPECS.filter((t) => 'rails' in t).map((t) => t.name),
+      ['x402_fetch', 'x402_sign'],
     );
   });
 

@@ -33,6 +33,8 @@ export interface Config {
   allowedOrigins: string[];
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may go to loopback, private and link-local addresses, and over http. */
   webhookAllowPrivate: boolean;
+  /** X402_ALLOW_PRIVATE: x402_fetch may reach loopback, private and link-local addresses, and over http. */
+  x402AllowPrivate: boolean;
   /** WEBHOOK_POLL_INTERVAL_MS: how often the webhook worker looks for due deliveries. */
   webhookPollIntervalMs: number;
   /** Bearer token of GET /metrics (METRICS_TOKEN); undefined turns the endpoint off. */
@@ -96,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: parseTrustedProxies(env),
     allowedOrigins: parseAllowedOrigins(env.ALLOWED_ORIGINS),
     webhookAllowPrivate: parseBoolean('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE),
+    x402AllowPrivate: parseBoolean('X402_ALLOW_PRIVATE', env.X402_ALLOW_PRIVATE),
     webhookPollIntervalMs: parseInteger(
       'WEBHOOK_POLL_INTERVAL_MS',
       env.WEBHOOK_POLL_INTERVAL_MS,

@@ -114,6 +114,25 @@ async function snapshot(base: string, token: string, agentKey: string, walletId:
   };
 }
 
+/**
+ * Everything the previous release answered is answered the same now; a field the new release adds to a view
+ * (e.g. a transaction's `resource`) is not a change to existing data.
+ */
+function assertKept(now: unknown, before: unknown, path = '$'): void {
+  if (before === null || typeof before !== 'object') {
+    assert.deepEqual(now, before, `${path} changed`);
+    return;
+  }
+  assert.equal(typeof now, 'object', `${path} is no longer an object`);
+  assert.ok(now !== null, `${path} is null now`);
+  if (Array.isArray(before)) {
+    assert.ok(Array.isArray(now) && now.length === before.length, `${path} has another length`);
+  }
+  for (const [name, value] of Object.entries(before)) {
+    assertKept((now as Record<string, unknown>)[name], value, `${path}.${name}`);
+  }
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: a key list as the wire shows it
 function withoutLastUse(body: any) {
   for (const item of body.data.items) delete item.lastUsedAt;
@@ -158,7 +177,7 @@ for (const target of await storeTargets()) {
       const next = await startServiceProcess(env, CLI);
       try {
         const now = await snapshot(next.url, written.token, written.agentKey, written.walletId);
-        assert.deepEqual(now, written.snapshot);
+        assertKept(now, written.snapshot);
         // The upgraded database still takes payments, and the caps count what the old release spent.
         const pay = await request(next.url, 'POST', '/mcp/v1/tools/send_payment', written.agentKey, {
           params: { toAddress: OUTSIDE, amount: '5' },

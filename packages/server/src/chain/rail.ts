@@ -14,6 +14,10 @@ import { senderLeaseName, sendOnce } from './sender.ts';
 import { prepareRail } from './setup.ts';
 import { planSweepsOnce, tokenNameReader } from './sweeps.ts';
 import { createTreasuryMonitor, type TreasuryMonitor } from './treasury.ts';
+import { createX402Service } from './x402.ts';
+import { settleX402Due } from './x402-settle.ts';
+
+export { createX402Service };
 
 export interface EvmRail {
   config: EvmConfig;
@@ -26,6 +30,8 @@ export interface EvmRail {
   treasuryAddress: string;
   /** This instance's sender-lease holder id. */
   holder: string;
+  /** The token's EIP-712 name, read once from the contract. */
+  tokenName: () => Promise<string>;
 }
 
 /** Checks the database agrees with this rail (refuses to start otherwise) and builds the rail. */
@@ -42,6 +48,7 @@ export async function openEvmRail(store: Store, config: EvmConfig): Promise<EvmR
     settlement: outboxRail('evm', treasuryAddress),
     treasuryAddress,
     holder: randomBytes(12).toString('hex'),
+    tokenName: tokenNameReader(client, config),
   };
 }
 
@@ -49,6 +56,8 @@ export interface ChainDuties {
   watchDeposits(): Promise<unknown>;
   /** Queues sweeps and sends the outbox, if this instance holds the sender lease. */
   send(): Promise<unknown>;
+  /** Ends x402 payments the chain has decided (settled, or expired unused). */
+  settleX402(): Promise<unknown>;
   /** Gives the sender lease up (clean shutdown). */
   release(): Promise<void>;
 }
@@ -59,7 +68,7 @@ export function chainDuties(
   warn: (message: string) => void,
 ): ChainDuties {
   const base = { ctx, client: rail.client, config: rail.config, keys: rail.keys };
-  const tokenName = tokenNameReader(rail.client, rail.config);
+  const tokenName = rail.tokenName;
   return {
     watchDeposits: () => watchDepositsOnce({ ...base, warn }),
     async send() {
@@ -69,6 +78,7 @@ export function chainDuties(
       const swept = await planSweepsOnce({ ...base, tokenName });
       return { ...round, swept };
     },
+    settleX402: () => settleX402Due({ ctx, rail, allowPrivate: false }),
     release: () => releaseLease(ctx.store.db, senderLeaseName(rail.config), rail.holder),
   };
 }

@@ -30,6 +30,7 @@ export interface ChainReport {
 
 interface Known {
   treasury: string;
+  usdcAddress: string;
   wallets: Set<string>;
   /** Addresses that ever received a deposit: where unswept USDC can be. */
   depositAddresses: Set<string>;
@@ -41,6 +42,16 @@ interface Known {
     amountMicros: bigint;
     hashes: Set<string>;
     status: string;
+    matched: boolean;
+  }>;
+  /** x402 payments debited from a wallet: paid by the token when the seller uses the authorization. */
+  x402: Array<{
+    id: string;
+    state: string;
+    to: string;
+    amountMicros: bigint;
+    nonce: string | null;
+    hash: string | null;
     matched: boolean;
   }>;
 }
@@ -55,7 +66,7 @@ export async function reconcileChain(
   const report = (p: string) => {
     if (problems.length < PROBLEMS_MAX) problems.push(p);
   };
-  const known = await loadKnown(db, treasury);
+  const known = await loadKnown(db, treasury, config.usdcAddress);
   const head = await client.getBlockNumber({ cacheTime: 0 });
   const transfers = await scanTransfers(db, client, config, head);
   for (const transfer of transfers) matchTransfer(known, transfer, report);
@@ -76,11 +87,26 @@ export async function reconcileChain(
   };
 }
 
-async function loadKnown(db: Kysely<Database>, treasury: string): Promise<Known> {
+async function loadKnown(db: Kysely<Database>, treasury: string, usdcAddress: string): Promise<Known> {
   const wallets = await db.selectFrom('wallets').select('address').execute();
   const deposits = await db.selectFrom('chain_deposits').selectAll().execute();
   const outbox = await db.selectFrom('chain_outbox').selectAll().execute();
+  const x402 = await db
+    .selectFrom('x402_payments')
+    .selectAll()
+    .where('state', 'in', ['approved', 'signed', 'settled'])
+    .execute();
   return {
+    usdcAddress,
+    x402: x402.map((x) => ({
+      id: x.transaction_id,
+      state: x.state,
+      to: x.pay_to,
+      amountMicros: x.amount_micros,
+      nonce: x.nonce,
+      hash: x.settle_tx_hash,
+      matched: false,
+    })),
     treasury,
     wallets: new Set(wallets.map((w) => w.address)),
     depositAddresses: new Set(deposits.map((d) => d.to_address)),
@@ -149,8 +175,21 @@ function matchTransfer(known: Known, t: ChainTransfer, report: (p: string) => vo
             o.amountMicros === t.valueMicros &&
             o.to === t.to,
         );
-  if (row === undefined) report(`${name}: the ledger does not know it`);
-  else row.matched = true;
+  if (row !== undefined) {
+    row.matched = true;
+    return;
+  }
+  const paid = kind === 'payout' ? matchX402(known, t) : undefined;
+  if (paid === undefined) report(`${name}: the ledger does not know it`);
+  else paid.matched = true;
+}
+
+/** An x402 payment the transfer settles: its recorded hash, or (used but not yet seen) its payee and amount. */
+function matchX402(known: Known, t: ChainTransfer) {
+  const candidates = known.x402.filter(
+    (x) => !x.matched && x.to === t.to && x.amountMicros === t.valueMicros && x.state !== 'approved',
+  );
+  return candidates.find((x) => x.hash === t.txHash) ?? candidates.find((x) => x.hash === null);
 }
 
 function reportUnmatched(known: Known, report: (p: string) => void): void {
@@ -160,6 +199,9 @@ function reportUnmatched(known: Known, report: (p: string) => void): void {
   for (const row of known.outbox) {
     if (row.status === 'completed' && !row.matched)
       report(`${row.kind} ${row.id} is completed but not on chain`);
+  }
+  for (const x of known.x402) {
+    if (x.state === 'settled' && !x.matched) report(`x402 payment ${x.id} is settled but not on chain`);
   }
 }
 
@@ -188,6 +230,23 @@ async function liabilities(db: Kysely<Database>, client: ChainClient, known: Kno
     if (row.kind !== 'payout' || (row.status !== 'queued' && row.status !== 'sent')) continue;
     const hashes = [...row.hashes].filter((h) => h !== '') as `0x${string}`[];
     if ((await firstReceipt(client, hashes)) === null) owed += row.amountMicros;
+  }
+  return owed + (await x402InFlight(client, known));
+}
+
+/** x402 payments debited but not (yet) paid by the token: approved, or signed with the nonce still unused. */
+async function x402InFlight(client: ChainClient, known: Known): Promise<bigint> {
+  let owed = 0n;
+  for (const x of known.x402) {
+    if (x.state === 'approved') owed += x.amountMicros;
+    if (x.state !== 'signed' || x.matched) continue;
+    const used = await client.readContract({
+      address: known.usdcAddress as `0x${string}`,
+      abi: usdcAbi,
+      functionName: 'authorizationState',
+      args: [known.treasury as `0x${string}`, x.nonce as `0x${string}`],
+    });
+    if (!used) owed += x.amountMicros;
   }
   return owed;
 }

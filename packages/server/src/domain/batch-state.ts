@@ -11,6 +11,7 @@ import {
 import type { NewDeposit } from '../services/deposits.ts';
 import type { NewTransaction } from '../services/transactions.ts';
 import type { Outcome } from './outcome.ts';
+import type { X402Details } from './payment-batch.ts';
 import type { ActivePolicy, WindowName, WindowSpending } from './policies.ts';
 
 export interface WalletState {
@@ -124,6 +125,18 @@ export interface PayoutSpec {
   nowMs: number;
 }
 
+/** An x402 payment's row (x402_payments), written with its transaction record. */
+export interface X402Spec {
+  transactionId: string;
+  walletId: string;
+  state: 'signed' | 'awaiting_approval';
+  details: X402Details;
+  /** Lower-case address. */
+  payTo: string;
+  amountMicros: bigint;
+  nowMs: number;
+}
+
 export interface BatchEffects {
   ledgerTransactions: Array<{ id: string; kind: string; referenceId: string; nowMs: number }>;
   entries: Array<{
@@ -138,6 +151,7 @@ export interface BatchEffects {
   records: RecordSpec[];
   deposits: NewDeposit[];
   payouts: PayoutSpec[];
+  x402: X402Spec[];
   idempotency: Array<{
     scope: string;
     key: string;
@@ -159,6 +173,7 @@ export function emptyEffects(): BatchEffects {
     records: [],
     deposits: [],
     payouts: [],
+    x402: [],
     idempotency: [],
   };
 }

@@ -41,6 +41,7 @@ function decideCommand(
   switch (command.kind) {
     case 'send':
     case 'request_approval':
+    case 'x402':
       return decidePayment(state, command, context, effects);
     case 'fund':
     case 'withdraw':

@@ -13,13 +13,26 @@ import {
   transfer,
   type WalletState,
   windowSpending,
+  type X402Spec,
 } from './batch-state.ts';
 import { formatMicros } from './money.ts';
 import { failure, type Outcome, success } from './outcome.ts';
 import { approvalReason, evaluatePolicies, type Violation } from './policies.ts';
 
+/** An x402 payment (x402_fetch, x402_sign): paid on chain by an authorization signed after the commit. */
+export interface X402Details {
+  /** The paid URL without its query. */
+  resource: string;
+  version: 1 | 2;
+  requirementJson: string;
+  resourceJson: string | null;
+  /** The authorization's nonce and validity, chosen before the commit so a crash after signing can resume. */
+  nonce: string;
+  validBeforeS: bigint;
+}
+
 export interface PaymentCommand {
-  kind: 'send' | 'request_approval';
+  kind: 'send' | 'request_approval' | 'x402';
   keyId: string;
   walletId: string;
   /** Lower-case address. */
@@ -29,6 +42,8 @@ export interface PaymentCommand {
   reason: string | null;
   idempotency: { scope: string; key: string; fingerprint: string } | null;
   nowMs: number;
+  /** Set exactly when kind is 'x402'. */
+  x402?: X402Details;
 }
 
 export function decidePayment(
@@ -81,7 +96,7 @@ function deny(
   const reason = violations.map((v) => v.reason).join('; ');
   const txId = context.newId('tx');
   effects.records.push({
-    ...paymentRecord(wallet, command, txId, railFor(state, context, command.toAddress)),
+    ...paymentRecord(wallet, command, txId, railFor(state, context, command)),
     status: 'rejected',
     rejectionReason: reason,
     violations,
@@ -108,12 +123,14 @@ function hold(
     { accountId: accountIds.hold(wallet.id), amountMicros: command.amountMicros },
   ]);
   effects.records.push({
-    ...paymentRecord(wallet, command, txId, railFor(state, context, command.toAddress)),
+    ...paymentRecord(wallet, command, txId, railFor(state, context, command)),
     status: 'pending',
     reason: why.reason,
     violations: why.violations.length === 0 ? null : why.violations,
     expiresAtMs: command.nowMs + context.approvalTtlMs,
   });
+  if (command.x402 !== undefined)
+    effects.x402.push(x402Row(txId, wallet, command, command.x402, 'awaiting_approval'));
   spend(wallet, command.amountMicros, command.toAddress);
   wallet.pendingCount += 1;
   return txId;
@@ -128,7 +145,8 @@ function settleNow(
   effects: BatchEffects,
 ): Outcome<unknown> {
   const txId = context.newId('tx');
-  const recipientId = state.walletIdByAddress.get(command.toAddress);
+  // An x402 seller is paid on chain by the authorization, whoever the address belongs to.
+  const recipientId = command.x402 === undefined ? state.walletIdByAddress.get(command.toAddress) : undefined;
   const recipient = recipientId === undefined ? undefined : state.wallets.get(recipientId);
   const toAccount =
     recipient === undefined ? accountIds.external(context.railName) : accountIds.available(recipient.id);
@@ -140,7 +158,9 @@ function settleNow(
   if (recipient !== undefined)
     creditRecipient(wallet, recipient, command, { txId, ledgerId }, context, effects);
   const status = recipient === undefined && !context.railSettlesAtOnce ? 'processing' : 'completed';
-  if (status === 'processing') {
+  if (command.x402 !== undefined) {
+    effects.x402.push(x402Row(txId, wallet, command, command.x402, 'signed'));
+  } else if (status === 'processing') {
     const { walletId, toAddress, amountMicros, nowMs } = command;
     effects.payouts.push({ transactionId: txId, walletId, toAddress, amountMicros, nowMs });
   }
@@ -201,8 +221,28 @@ function spend(wallet: WalletState, amountMicros: bigint, toAddress: string): vo
   recordInWindows(wallet.windows, amountMicros, toAddress);
 }
 
-function railFor(state: BatchState, context: BatchContext, address: string): string {
-  return state.walletIdByAddress.has(address) ? 'internal' : context.railName;
+function railFor(state: BatchState, context: BatchContext, command: PaymentCommand): string {
+  if (command.x402 !== undefined) return context.railName;
+  return state.walletIdByAddress.has(command.toAddress) ? 'internal' : context.railName;
+}
+
+/** The x402_payments row of an x402 payment: signed at once when paid, or awaiting the owner. */
+function x402Row(
+  transactionId: string,
+  wallet: WalletState,
+  command: PaymentCommand,
+  details: X402Details,
+  state: 'signed' | 'awaiting_approval',
+): X402Spec {
+  return {
+    transactionId,
+    walletId: wallet.id,
+    state,
+    details,
+    payTo: command.toAddress,
+    amountMicros: command.amountMicros,
+    nowMs: command.nowMs,
+  };
 }
 
 function paymentRecord(wallet: WalletState, command: PaymentCommand, id: string, rail: string) {
@@ -223,6 +263,7 @@ function paymentRecord(wallet: WalletState, command: PaymentCommand, id: string,
     idempotencyKey: command.idempotency?.key ?? null,
     expiresAtMs: null,
     relatedTransactionId: null,
+    resource: command.x402?.resource ?? null,
     nowMs: command.nowMs,
   };
 }

@@ -13,7 +13,7 @@ import { enforceToolLimit } from '../http/rate-limit.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
-import { TOOLS, toolByName, toolInputJsonSchema } from '../tools/registry.ts';
+import { toolByName, toolInputJsonSchema, toolsFor } from '../tools/registry.ts';
 import { VERSION } from '../version.ts';
 
 /** Where a tools/call runs: its failures are logged with the HTTP request's id, as on the REST path. */
@@ -25,11 +25,13 @@ export interface McpRequestContext {
 export function createMcpServer(services: Services, key: AgentKey, context: McpRequestContext): Server {
   const server = new Server({ name: 'agent-wallet', version: VERSION }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.filter((tool) => key.scopes.includes(tool.scope)).map((tool) => ({
-      name: tool.name,
-      description: `${tool.description} (scope: ${tool.scope})`,
-      inputSchema: toolInputJsonSchema(tool) as { type: 'object'; [name: string]: unknown },
-    })),
+    tools: toolsFor(services.config.rail)
+      .filter((tool) => key.scopes.includes(tool.scope))
+      .map((tool) => ({
+        name: tool.name,
+        description: `${tool.description} (scope: ${tool.scope})`,
+        inputSchema: toolInputJsonSchema(tool) as { type: 'object'; [name: string]: unknown },
+      })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
     callTool(services, key, context, request.params.name, request.params.arguments ?? {}),

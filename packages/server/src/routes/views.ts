@@ -59,7 +59,9 @@ export const violationView = z.object({
 export const transactionView = z.object({
   id: z.string(),
   walletId: z.string(),
-  type: z.enum(['payment', 'incoming', 'fund', 'withdraw']),
+  type: z
+    .enum(['payment', 'incoming', 'fund', 'withdraw', 'x402'])
+    .describe('"x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it'),
   status: z.enum(['pending', 'processing', 'completed', 'rejected', 'expired', 'failed']),
   amount,
   currency: z.literal('USDC'),
@@ -71,6 +73,7 @@ export const transactionView = z.object({
   rejectionReason: z.string().nullable(),
   violations: z.array(violationView).nullable(),
   initiatedBy: z.string().describe('"user:<id>" or "key:<id>"'),
+  resource: z.string().nullable().describe('x402 payments: the paid URL without its query'),
   expiresAt: timestamp.nullable(),
   createdAt: timestamp,
   updatedAt: timestamp,

@@ -70,6 +70,7 @@ export function createApprovalService(
   }
 
   async function approveHeld(trx: Kysely<Database>, wallet: WalletRow, tx: TransactionRow, nowMs: number) {
+    if (tx.resource !== null) return approveX402(trx, wallet, tx, nowMs);
     const actor = `user:${wallet.user_id}`;
     const processing = { ...tx, status: 'processing' as const };
     await setTransactionStatus(trx, tx, {
@@ -160,6 +161,35 @@ export function createApprovalService(
   };
 }
 
+/**
+ * An approved x402 payment is debited now (held → the rail's account, `processing`) and signed when the agent
+ * asks again with the same idempotency key; nothing is sent to the seller by the approval itself.
+ */
+async function approveX402(trx: Kysely<Database>, wallet: WalletRow, tx: TransactionRow, nowMs: number) {
+  await postTransfer(trx, {
+    kind: 'payment_external',
+    referenceId: tx.id,
+    nowMs,
+    legs: [
+      { accountId: accountIds.hold(wallet.id), amountMicros: -tx.amount_micros },
+      { accountId: accountIds.external(tx.rail ?? 'evm'), amountMicros: tx.amount_micros },
+    ],
+  });
+  await setTransactionStatus(trx, tx, {
+    status: 'processing',
+    actor: `user:${wallet.user_id}`,
+    note: 'approved by the owner; paid when the agent asks again with the same idempotency key',
+    nowMs,
+  });
+  await trx
+    .updateTable('x402_payments')
+    .set({ state: 'approved', updated_at_ms: BigInt(nowMs) })
+    .where('transaction_id', '=', tx.id)
+    .where('state', '=', 'awaiting_approval')
+    .execute();
+  await emitTransactionEvent(trx, tx.id, 'approval.approved', nowMs);
+}
+
 /** An approval pays out: the rail must be able to, before the decision is taken (a 503 changes nothing). */
 async function gateApproval(
   ctx: ServiceContext,
@@ -168,11 +198,11 @@ async function gateApproval(
 ) {
   const tx = await ctx.store.db
     .selectFrom('transactions')
-    .select(['to_address', 'amount_micros', 'status'])
+    .select(['to_address', 'amount_micros', 'status', 'resource'])
     .where('id', '=', ids.transactionId)
     .where('user_id', '=', ids.userId)
     .executeTakeFirst();
-  if (tx === undefined || tx.status !== 'pending' || tx.to_address === null) return;
+  if (tx === undefined || tx.status !== 'pending' || tx.to_address === null || tx.resource !== null) return;
   await payoutGate(tx.to_address, tx.amount_micros);
 }
 

@@ -6,6 +6,7 @@ import type { PendingDepositView } from '../chain/pending-deposits.ts';
 import type { ChainDuties, EvmRail } from '../chain/rail.ts';
 import { prepareRail } from '../chain/setup.ts';
 import { treasuryReasons, treasuryView } from '../chain/treasury-view.ts';
+import type { X402Service } from '../chain/x402.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { BatchCommand } from '../domain/batch.ts';
@@ -62,6 +63,8 @@ export interface Services {
   chain: {
     rail: EvmRail;
     duties: ChainDuties;
+    /** x402_fetch and x402_sign: only on the evm rail. */
+    x402: X402Service;
     pendingDeposits(userId: string, page: Page): Promise<{ items: PendingDepositView[]; total: number }>;
   } | null;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
@@ -222,6 +225,11 @@ function assembleServices(
       : {
           rail: opened.rail,
           duties: opened.module.chainDuties(ctx, opened.rail, (m) => options.logger.warn(m)),
+          x402: opened.module.createX402Service({
+            ctx,
+            rail: opened.rail,
+            allowPrivate: config.x402AllowPrivate,
+          }),
           pendingDeposits: (userId: string, page: Page) =>
             opened.module.pendingDeposits(store, opened.rail.client, opened.rail.config.confirmations, {
               userId,
@@ -238,7 +246,13 @@ function assembleServices(
   const chainBackground = startBackground(
     chain === null || options.backgroundIntervalMs === null ? null : chain.rail.config.pollIntervalMs,
     options.logger,
-    chain === null ? {} : { 'watch deposits': chain.duties.watchDeposits, 'send outbox': chain.duties.send },
+    chain === null
+      ? {}
+      : {
+          'watch deposits': chain.duties.watchDeposits,
+          'send outbox': chain.duties.send,
+          'settle x402 payments': chain.duties.settleX402,
+        },
   );
   // null turns background duties off (tests run them by hand); only undefined means the default period.
   const background = startBackground(

@@ -57,6 +57,7 @@ export async function executeMoneyBatch(
   const { results, effects } = decideBatch(state, commands, batchContext(options));
   await writeEffects(trx, effects, options.dialect);
   await writePayouts(trx, effects.payouts, options.payoutFromAddress);
+  await writeX402(trx, effects.x402);
   await emitEvents(trx, batchEvents(effects));
   return results;
 }
@@ -130,7 +131,7 @@ export async function previewPayment(
 function recipientsOf(commands: readonly BatchCommand[]): Map<string, Set<string>> {
   const byWallet = new Map<string, Set<string>>();
   for (const c of commands) {
-    if (c.kind !== 'send' && c.kind !== 'request_approval') continue;
+    if (c.kind !== 'send' && c.kind !== 'request_approval' && c.kind !== 'x402') continue;
     byWallet.set(c.walletId, (byWallet.get(c.walletId) ?? new Set()).add(c.toAddress));
   }
   return byWallet;
@@ -148,6 +149,10 @@ function namedBy(commands: readonly BatchCommand[]) {
       case 'request_approval':
         agentIds.add(c.walletId);
         addresses.add(c.toAddress);
+        break;
+      case 'x402':
+        // The seller is paid on chain whoever it is: only the payer is loaded.
+        agentIds.add(c.walletId);
         break;
       case 'deposit':
         masterUsers.add(c.userId);
@@ -409,6 +414,31 @@ async function writePayouts(
   await trx
     .insertInto('chain_outbox')
     .values(payouts.map((payout) => payoutRow(payout, fromAddress, newId('obx'))))
+    .execute();
+}
+
+/** The x402 rows of the batch's x402 payments, with their debit: from here a signature can be resumed. */
+async function writeX402(trx: Kysely<Database>, rows: BatchEffects['x402']): Promise<void> {
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('x402_payments')
+    .values(
+      rows.map((r) => ({
+        transaction_id: r.transactionId,
+        wallet_id: r.walletId,
+        state: r.state,
+        x402_version: BigInt(r.details.version),
+        requirement_json: r.details.requirementJson,
+        resource_json: r.details.resourceJson,
+        pay_to: r.payTo,
+        amount_micros: r.amountMicros,
+        nonce: r.state === 'signed' ? r.details.nonce : null,
+        valid_before_s: r.state === 'signed' ? r.details.validBeforeS : null,
+        settle_tx_hash: null,
+        created_at_ms: BigInt(r.nowMs),
+        updated_at_ms: BigInt(r.nowMs),
+      })),
+    )
     .execute();
 }
 

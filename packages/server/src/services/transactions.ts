@@ -33,6 +33,8 @@ export interface NewTransaction {
   nowMs: number;
   /** The chain transaction of an evm deposit; payments get theirs when sent. */
   txHash?: string | null;
+  /** An x402 payment's resource (the URL without its query). */
+  resource?: string | null;
 }
 
 /** The row a new transaction record is stored as. */
@@ -56,6 +58,7 @@ export function transactionRow(tx: NewTransaction): TransactionRow {
     idempotency_key: tx.idempotencyKey,
     expires_at_ms: tx.expiresAtMs === null ? null : BigInt(tx.expiresAtMs),
     related_transaction_id: tx.relatedTransactionId,
+    resource: tx.resource ?? null,
     created_at_ms: BigInt(tx.nowMs),
     updated_at_ms: BigInt(tx.nowMs),
   };
@@ -158,7 +161,7 @@ export function transactionView(row: TransactionRow) {
   return {
     id: row.id,
     walletId: row.wallet_id,
-    type: row.type,
+    type: viewType(row),
     status: row.status,
     amount: formatMicros(row.amount_micros),
     currency: 'USDC',
@@ -170,6 +173,7 @@ export function transactionView(row: TransactionRow) {
     rejectionReason: row.rejection_reason,
     violations: row.violations_json === null ? null : (JSON.parse(row.violations_json) as Violation[]),
     initiatedBy: row.initiated_by,
+    resource: row.resource,
     expiresAt: row.expires_at_ms === null ? null : isoFromMs(row.expires_at_ms),
     createdAt: isoFromMs(row.created_at_ms),
     updatedAt: isoFromMs(row.updated_at_ms),
@@ -182,15 +186,21 @@ export type TransactionView = ReturnType<typeof transactionView>;
 export function toolTransactionView(row: TransactionRow) {
   return {
     id: row.id,
-    type: row.type,
+    type: viewType(row),
     toAddress: row.to_address === null ? null : toChecksumAddress(row.to_address),
     amount: formatMicros(row.amount_micros),
     memo: row.memo,
     status: row.status,
     txHash: row.tx_hash,
     rail: row.rail,
+    resource: row.resource,
     createdAt: isoFromMs(row.created_at_ms),
   };
+}
+
+/** An x402 payment is stored as a payment (every cap counts it) and shown as what it is. */
+function viewType(row: Pick<TransactionRow, 'type' | 'resource'>): TransactionType | 'x402' {
+  return row.type === 'payment' && row.resource !== null ? 'x402' : row.type;
 }
 
 export async function listTransactions(

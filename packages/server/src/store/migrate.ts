@@ -9,6 +9,7 @@ import * as runningTotals from './migrations/0004_running_totals.ts';
 import * as evmRail from './migrations/0005_evm_rail.ts';
 import * as policyChanges from './migrations/0006_policy_changes.ts';
 import * as webhooks from './migrations/0007_webhooks.ts';
+import * as x402 from './migrations/0008_x402.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_evm_rail': evmRail,
   '0006_policy_changes': policyChanges,
   '0007_webhooks': webhooks,
+  '0008_x402': x402,
 };
 
 export interface MigrationReport {

@@ -105,6 +105,26 @@ export interface TransactionsTable {
   idempotency_key: string | null;
   expires_at_ms: bigint | null;
   related_transaction_id: string | null;
+  /** x402 payments: the paid URL without its query (shown as `type: "x402"`); null otherwise. */
+  resource: string | null;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
+}
+
+export type X402State = 'awaiting_approval' | 'approved' | 'signed' | 'settled' | 'expired' | 'abandoned';
+
+export interface X402PaymentsTable {
+  transaction_id: string;
+  wallet_id: string;
+  state: X402State;
+  x402_version: bigint;
+  requirement_json: string;
+  resource_json: string | null;
+  pay_to: string;
+  amount_micros: bigint;
+  nonce: string | null;
+  valid_before_s: bigint | null;
+  settle_tx_hash: string | null;
   created_at_ms: bigint;
   updated_at_ms: bigint;
 }
@@ -281,4 +301,5 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  x402_payments: X402PaymentsTable;
 }

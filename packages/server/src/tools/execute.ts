@@ -19,7 +19,7 @@ export interface ToolInvocation {
 }
 
 export async function executeTool(services: Services, invocation: ToolInvocation): Promise<Outcome<unknown>> {
-  const tool = toolByName(invocation.name);
+  const tool = toolByName(invocation.name, services.config.rail);
   if (tool === undefined) {
     throw new AppError(
       'UNKNOWN_TOOL',

@@ -10,6 +10,8 @@ import { checkPaymentTool } from './check-payment.ts';
 import { getTxHistoryTool } from './get-tx-history.ts';
 import { requestApprovalTool } from './request-approval.ts';
 import { sendPaymentTool } from './send-payment.ts';
+import { x402FetchTool } from './x402-fetch.ts';
+import { x402SignTool } from './x402-sign.ts';
 
 export const TOOL_NAMES = [
   'check_balance',
@@ -17,6 +19,8 @@ export const TOOL_NAMES = [
   'send_payment',
   'request_approval',
   'check_payment',
+  'x402_fetch',
+  'x402_sign',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -33,6 +37,8 @@ export interface ToolDefinition<I = unknown> {
   scope: Scope;
   description: string;
   input: z.ZodType<I>;
+  /** The rails the tool exists on; every rail when absent. */
+  rails?: readonly string[];
   run(call: ToolCall<I>): Promise<Outcome<unknown>>;
 }
 
@@ -42,10 +48,20 @@ export const TOOLS: readonly ToolDefinition[] = [
   sendPaymentTool,
   requestApprovalTool,
   checkPaymentTool,
+  x402FetchTool,
+  x402SignTool,
 ] as unknown as ToolDefinition[];
 
-export function toolByName(name: string): ToolDefinition | undefined {
-  return TOOLS.find((tool) => tool.name === name);
+/** The tools a server on this rail offers (x402 only on evm); null: every tool (documentation, the SDK). */
+export function toolsFor(rail: string | null): readonly ToolDefinition[] {
+  return rail === null
+    ? TOOLS
+    : TOOLS.filter((tool) => tool.rails === undefined || tool.rails.includes(rail));
+}
+
+/** The tool of this name on this rail (null rail: any). */
+export function toolByName(name: string, rail: string | null = null): ToolDefinition | undefined {
+  return toolsFor(rail).find((tool) => tool.name === name);
 }
 
 /** JSON Schema of a tool's input, as GET /mcp/v1/tools, MCP tools/list and the SDK publish it. */
@@ -58,8 +74,8 @@ export function toolInputJsonSchema(tool: ToolDefinition): Record<string, unknow
   return schema;
 }
 
-export function toolListing() {
-  return TOOLS.map((tool) => ({
+export function toolListing(rail: string | null = null) {
+  return toolsFor(rail).map((tool) => ({
     name: tool.name,
     description: tool.description,
     scope: tool.scope,

@@ -60,6 +60,7 @@ export const TOOL_TX_KEYS = [
   'status',
   'txHash',
   'rail',
+  'resource',
   'createdAt',
 ] as const;
 export const BALANCE_KEYS = [

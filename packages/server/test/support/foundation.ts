@@ -81,6 +81,7 @@ export const TRANSACTION_KEYS = [
   'rejectionReason',
   'violations',
   'initiatedBy',
+  'resource',
   'expiresAt',
   'createdAt',
   'updatedAt',

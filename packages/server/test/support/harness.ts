@@ -41,6 +41,9 @@ export const GENEROUS_RATE_LIMITS = JSON.stringify({
   health: 1_000_000,
   tool_unauthenticated: 1_000_000,
   login_account: 1_000_000,
+  check_payment: 1_000_000,
+  x402_fetch: 1_000_000,
+  x402_sign: 1_000_000,
   default: 1_000_000,
 });
 

@@ -50,6 +50,7 @@ for (const target of await storeTargets()) {
         status: 'completed',
         txHash: null,
         rail: 'sandbox',
+        resource: null,
         createdAt: new Date(h.clock.nowMs()).toISOString(),
       });
       assert.equal(fund.type, 'fund');

@@ -8,7 +8,7 @@ export default defineRoute({
   auth: 'apiKey',
   summary: 'List the agent tools',
   description:
-    'All four tools with their JSON Schema input and the scope each needs, whatever the key’s scopes.',
+    'Every tool of this server’s rail (x402_fetch and x402_sign only on evm) with its JSON Schema input and the scope it needs, whatever the key’s scopes.',
   tags: ['tools'],
   response: z.object({
     tools: z.array(
@@ -20,5 +20,5 @@ export default defineRoute({
       }),
     ),
   }),
-  handler: async () => ({ data: { tools: toolListing() } }),
+  handler: async ({ services }) => ({ data: { tools: toolListing(services.config.rail) } }),
 });

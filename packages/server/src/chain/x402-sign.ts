@@ -1,0 +1,229 @@
+// The store and signing steps x402_fetch and x402_sign share: the payment decided by the ledger writer exactly
+// like send_payment (payment-batch.ts, kind 'x402'), an approved payment claimed for signing once, the
+// authorization signed by the treasury from what the database holds (deterministic: the same row always gives
+// the same signature, so a retry or a resumed crash re-sends the very authorization, never a second one), and
+// the stored idempotent outcome read back and replaced by the final answer.
+import { randomBytes } from 'node:crypto';
+import { getAddress } from 'viem';
+import { toChecksumAddress } from '../domain/address.ts';
+import { formatMicros } from '../domain/money.ts';
+import type { Outcome } from '../domain/outcome.ts';
+import type { PaymentCommand } from '../domain/payment-batch.ts';
+import {
+  type ChosenRequirement,
+  encodePaymentHeader,
+  paymentHeaderName,
+  paymentPayloadOf,
+  validBeforeSeconds,
+} from '../domain/x402.ts';
+import { AppError } from '../errors.ts';
+import type { ServiceContext } from '../services/context.ts';
+import { IDEMPOTENCY_WINDOW_MS, type IdempotentResult } from '../services/idempotency.ts';
+import type { AgentKeyRef } from '../services/payments.ts';
+import type { X402PaymentsTable } from '../store/schema.ts';
+import type { EvmRail } from './rail.ts';
+import { transferWithAuthorizationTypes, USDC_DOMAIN_VERSION } from './token.ts';
+
+export interface X402Deps {
+  ctx: ServiceContext;
+  rail: EvmRail;
+  /** X402_ALLOW_PRIVATE: x402_fetch may reach private addresses and http:// (tests, private networks). */
+  allowPrivate: boolean;
+}
+
+export interface Claim {
+  scope: string;
+  key: string;
+  fingerprint: string;
+}
+
+export interface PaymentView {
+  txId: string;
+  status: string;
+  amount: string;
+  payTo: string;
+  txHash: string | null;
+}
+
+export type X402Row = X402PaymentsTable;
+
+/** The ledger writer decides the payment (policies, caps, balance, approval) and, if paid, debits it. */
+export async function decideX402(
+  deps: X402Deps,
+  key: AgentKeyRef,
+  payment: {
+    chosen: ChosenRequirement;
+    resource: string;
+    resourceJson: unknown;
+    memo: string | null;
+    claim: Claim | null;
+  },
+): Promise<IdempotentResult<unknown>> {
+  const nowMs = deps.ctx.clock.nowMs();
+  const command: PaymentCommand = {
+    kind: 'x402',
+    keyId: key.id,
+    walletId: key.walletId,
+    toAddress: payment.chosen.payTo,
+    amountMicros: payment.chosen.amountMicros,
+    memo: payment.memo,
+    reason: null,
+    idempotency: payment.claim,
+    nowMs,
+    x402: {
+      resource: payment.resource,
+      version: payment.chosen.version,
+      requirementJson: JSON.stringify(payment.chosen.requirement),
+      resourceJson: payment.resourceJson === undefined ? null : JSON.stringify(payment.resourceJson),
+      nonce: newNonce(),
+      validBeforeS: validBeforeSeconds(nowMs, payment.chosen.maxTimeoutSeconds),
+    },
+  };
+  return deps.ctx.writer.submit<IdempotentResult<unknown>>(command, {
+    wallets: [key.walletId],
+    addresses: [],
+  });
+}
+
+const newNonce = () => `0x${randomBytes(32).toString('hex')}`;
+
+/** An approved payment becomes signed once (a fresh nonce and validity); false if someone else claimed it. */
+export async function claimApproved(deps: X402Deps, row: X402Row): Promise<boolean> {
+  const nowMs = deps.ctx.clock.nowMs();
+  const requirement = JSON.parse(row.requirement_json) as { maxTimeoutSeconds?: number };
+  return deps.ctx.writer.run(
+    async (trx) => {
+      const updated = await trx
+        .updateTable('x402_payments')
+        .set({
+          state: 'signed',
+          nonce: newNonce(),
+          valid_before_s: validBeforeSeconds(nowMs, requirement.maxTimeoutSeconds ?? 0),
+          updated_at_ms: BigInt(nowMs),
+        })
+        .where('transaction_id', '=', row.transaction_id)
+        .where('state', '=', 'approved')
+        .executeTakeFirst();
+      return updated.numUpdatedRows === 1n;
+    },
+    { wallets: [row.wallet_id] },
+  );
+}
+
+/** The x402 row of a payment; undefined for a denied one (a rejected record has nothing to sign). */
+export function findX402Row(deps: X402Deps, transactionId: string): Promise<X402Row | undefined> {
+  return deps.ctx.store.db
+    .selectFrom('x402_payments')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirst();
+}
+
+export async function x402Row(deps: X402Deps, transactionId: string): Promise<X402Row> {
+  const row = await findX402Row(deps, transactionId);
+  if (row === undefined) throw new Error(`no x402 payment is recorded for transaction ${transactionId}`);
+  return row;
+}
+
+export interface SignedPayment {
+  headerName: string;
+  header: string;
+  payload: Record<string, unknown>;
+  validBefore: number;
+}
+
+/** The treasury's EIP-3009 authorization for a signed row, in the token's own EIP-712 domain. */
+export async function signRow(deps: X402Deps, row: X402Row): Promise<SignedPayment> {
+  if (row.nonce === null || row.valid_before_s === null)
+    throw new Error(`x402 payment ${row.transaction_id} has no authorization to sign`);
+  const { config, keys } = deps.rail;
+  const message = {
+    from: keys.treasury.address,
+    to: getAddress(row.pay_to),
+    value: row.amount_micros,
+    validAfter: 0n,
+    validBefore: row.valid_before_s,
+    nonce: row.nonce as `0x${string}`,
+  };
+  const signature = await keys.treasury.signTypedData({
+    domain: {
+      name: await deps.rail.tokenName(),
+      version: USDC_DOMAIN_VERSION,
+      chainId: config.chainId,
+      verifyingContract: config.usdcAddress as `0x${string}`,
+    },
+    types: transferWithAuthorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message,
+  });
+  const version = Number(row.x402_version) === 1 ? 1 : 2;
+  const chosen = { version, requirement: JSON.parse(row.requirement_json) } as const;
+  const resource = row.resource_json === null ? undefined : JSON.parse(row.resource_json);
+  const payload = paymentPayloadOf(chosen, resource, { ...message, signature });
+  return {
+    headerName: paymentHeaderName(version),
+    header: encodePaymentHeader(payload),
+    payload,
+    validBefore: Number(row.valid_before_s),
+  };
+}
+
+/** The payment as the agent sees it now (its status moves on: settled, expired, approved, rejected). */
+export async function paymentNow(deps: X402Deps, transactionId: string): Promise<PaymentView> {
+  const tx = await deps.ctx.store.db
+    .selectFrom('transactions')
+    .select(['id', 'status', 'amount_micros', 'to_address', 'tx_hash'])
+    .where('id', '=', transactionId)
+    .executeTakeFirstOrThrow();
+  return {
+    txId: tx.id,
+    status: tx.status,
+    amount: formatMicros(tx.amount_micros),
+    payTo: toChecksumAddress(tx.to_address ?? ''),
+    txHash: tx.tx_hash,
+  };
+}
+
+/** The outcome stored under an idempotency key, null when there is none in the window; 409 on other params. */
+export async function storedOutcome(deps: X402Deps, claim: Claim): Promise<Outcome<unknown> | null> {
+  const row = await deps.ctx.store.db
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'response_body', 'created_at_ms'])
+    .where('scope', '=', claim.scope)
+    .where('key', '=', claim.key)
+    .executeTakeFirst();
+  if (row === undefined || row.response_body === null) return null;
+  if (Number(row.created_at_ms) <= deps.ctx.clock.nowMs() - IDEMPOTENCY_WINDOW_MS) return null;
+  if (row.request_hash !== claim.fingerprint) {
+    throw new AppError(
+      'IDEMPOTENCY_CONFLICT',
+      'this idempotency key was already used with different parameters',
+    );
+  }
+  return JSON.parse(row.response_body) as Outcome<unknown>;
+}
+
+/** Replaces the stored outcome by the final answer, so a retry replays it instead of fetching again. */
+export async function storeFinal(
+  deps: X402Deps,
+  claim: Claim | null,
+  outcome: Outcome<unknown>,
+): Promise<void> {
+  if (claim === null) return;
+  await deps.ctx.writer.run(async (trx) => {
+    await trx
+      .updateTable('idempotency_keys')
+      .set({ response_status: outcome.ok ? 1n : 0n, response_body: JSON.stringify(outcome) })
+      .where('scope', '=', claim.scope)
+      .where('key', '=', claim.key)
+      .where('request_hash', '=', claim.fingerprint)
+      .execute();
+  });
+}
+
+/** The transaction an outcome names (a decision's txId, a final answer's payment, a denial's data). */
+export function txIdOf(outcome: Outcome<unknown>): string | null {
+  const data = (outcome.data ?? {}) as { txId?: unknown; payment?: { txId?: unknown } | null };
+  const id = data.payment?.txId ?? data.txId;
+  return typeof id === 'string' ? id : null;
+}

@@ -1,0 +1,160 @@
+// x402 (HTTP 402 "Payment Required", protocol v2, v1 accepted from servers), the pure part: which of the
+// requirements a seller offers this service can pay (the `exact` scheme, this chain, this chain's USDC), how long
+// the authorization it signs stays valid, and the payment payload it sends back. The decision whether the wallet
+// may pay is the one send_payment uses (payment-batch.ts); HTTP and signing live in services/x402.ts.
+import { AppError } from '../errors.ts';
+import { parseAddress } from './address.ts';
+import { AMOUNT_MAX_MICROS } from './money.ts';
+
+/** A signed authorization is valid at least this long (facilitators refuse one about to expire) … */
+export const X402_VALID_SECONDS_MIN = 30;
+/** … and at most this long, whatever the seller asks: money signed away comes back only after it. */
+export const X402_VALID_SECONDS_MAX = 300;
+/** Requirements read from one 402 answer. */
+const ACCEPTS_MAX = 32;
+
+/** v1 network names of the chains USDC's EIP-3009 runs on (v2 names every chain `eip155:<chainId>`). */
+const V1_NETWORK_CHAIN_IDS: Readonly<Record<string, number>> = {
+  base: 8453,
+  'base-sepolia': 84532,
+  avalanche: 43114,
+  'avalanche-fuji': 43113,
+  polygon: 137,
+  'polygon-amoy': 80002,
+  ethereum: 1,
+  sepolia: 11155111,
+  arbitrum: 42161,
+  'arbitrum-sepolia': 421614,
+  optimism: 10,
+  'optimism-sepolia': 11155420,
+};
+
+export interface PaymentRequiredInfo {
+  x402Version: number;
+  accepts: unknown[];
+  resource?: unknown;
+}
+
+export interface ChosenRequirement {
+  version: 1 | 2;
+  /** The requirement exactly as the seller offered it (it goes back in the payment payload). */
+  requirement: Record<string, unknown>;
+  /** Lower-case. */
+  payTo: string;
+  amountMicros: bigint;
+  maxTimeoutSeconds: number;
+}
+
+export interface ChainIdentity {
+  chainId: number;
+  /** Lower-case. */
+  usdcAddress: string;
+}
+
+/** The one requirement this service pays, or X402_UNSUPPORTED saying what was offered instead. */
+export function chooseRequirement(required: PaymentRequiredInfo, chain: ChainIdentity): ChosenRequirement {
+  const version = required.x402Version === 1 ? 1 : required.x402Version === 2 ? 2 : null;
+  if (version === null)
+    throw unsupported(`x402 version ${String(required.x402Version).slice(0, 16)} is not supported`);
+  const offers = required.accepts.slice(0, ACCEPTS_MAX);
+  for (const offer of offers) {
+    const chosen = payable(offer, version, chain);
+    if (chosen !== null) return chosen;
+  }
+  const offered = offers.map(describeOffer).join('; ') || 'nothing';
+  throw unsupported(
+    `no offered requirement is the exact scheme in this chain's USDC (eip155:${chain.chainId}, ${chain.usdcAddress}); offered: ${offered}`,
+  );
+}
+
+function payable(offer: unknown, version: 1 | 2, chain: ChainIdentity): ChosenRequirement | null {
+  if (offer === null || typeof offer !== 'object' || Array.isArray(offer)) return null;
+  const r = offer as Record<string, unknown>;
+  if (r.scheme !== 'exact' || networkChainId(r.network) !== chain.chainId) return null;
+  if (typeof r.asset !== 'string' || r.asset.toLowerCase() !== chain.usdcAddress) return null;
+  const payTo = parseAddress(r.payTo);
+  const amount = version === 1 ? r.maxAmountRequired : r.amount;
+  if (!payTo.ok || typeof amount !== 'string' || !/^[1-9][0-9]{0,18}$/.test(amount)) return null;
+  // A payment's own bound (the same as send_payment's amount): a larger price is not an offer to take.
+  const amountMicros = BigInt(amount);
+  if (amountMicros > AMOUNT_MAX_MICROS) return null;
+  const timeout = typeof r.maxTimeoutSeconds === 'number' ? r.maxTimeoutSeconds : X402_VALID_SECONDS_MIN;
+  return { version, requirement: r, payTo: payTo.lower, amountMicros, maxTimeoutSeconds: timeout };
+}
+
+/** `eip155:<id>` (v2, and v1 servers that use it) or a v1 network name; null when neither. */
+export function networkChainId(network: unknown): number | null {
+  if (typeof network !== 'string') return null;
+  const caip = /^eip155:([0-9]{1,12})$/.exec(network);
+  if (caip !== null) return Number(caip[1]);
+  return V1_NETWORK_CHAIN_IDS[network] ?? null;
+}
+
+function describeOffer(offer: unknown): string {
+  if (offer === null || typeof offer !== 'object') return 'an unreadable requirement';
+  const r = offer as Record<string, unknown>;
+  return [r.scheme, r.network, r.asset].map((v) => String(v).slice(0, 64)).join(' ');
+}
+
+function unsupported(message: string): AppError {
+  return new AppError('X402_UNSUPPORTED', message);
+}
+
+/** validBefore in unix seconds: the seller's timeout, kept between the bounds above. */
+export function validBeforeSeconds(nowMs: number, maxTimeoutSeconds: number): bigint {
+  const wanted = Number.isFinite(maxTimeoutSeconds) ? Math.floor(maxTimeoutSeconds) : X402_VALID_SECONDS_MIN;
+  const seconds = Math.min(X402_VALID_SECONDS_MAX, Math.max(X402_VALID_SECONDS_MIN, wanted));
+  return BigInt(Math.floor(nowMs / 1000) + seconds);
+}
+
+/** The paid URL as history shows it: scheme, host and path — never the query (it may carry secrets). */
+export function resourceOf(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+export interface SignedAuthorization {
+  from: string;
+  to: string;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: string;
+  signature: string;
+}
+
+/** What goes in the PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header, before base64. */
+export function paymentPayloadOf(
+  chosen: Pick<ChosenRequirement, 'version' | 'requirement'>,
+  resource: unknown,
+  auth: SignedAuthorization,
+): Record<string, unknown> {
+  const payload = {
+    signature: auth.signature,
+    authorization: {
+      from: auth.from,
+      to: auth.to,
+      value: auth.value.toString(),
+      validAfter: auth.validAfter.toString(),
+      validBefore: auth.validBefore.toString(),
+      nonce: auth.nonce,
+    },
+  };
+  if (chosen.version === 1) {
+    const { scheme, network } = chosen.requirement;
+    return { x402Version: 1, scheme, network, payload };
+  }
+  return {
+    x402Version: 2,
+    ...(resource === undefined || resource === null ? {} : { resource }),
+    accepted: chosen.requirement,
+    payload,
+  };
+}
+
+export function paymentHeaderName(version: 1 | 2): string {
+  return version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE';
+}
+
+export function encodePaymentHeader(payload: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64');
+}

@@ -1,0 +1,121 @@
+// Every request this service makes to a URL someone else chose (webhook deliveries, x402_fetch) goes through
+// here: bounded in time (an idle limit and a total deadline), in what it reads back (a size cap), no redirect
+// followed, and — unless private targets are allowed — a DNS lookup that refuses loopback, private and
+// link-local addresses, run by the socket itself so the check is on the address actually connected to (a name
+// cannot be re-pointed at this machine between a check and the request).
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import {
+  type ClientRequest,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isPrivateAddress } from '../domain/webhook-url.ts';
+
+export interface OutboundRequest {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  /** Everything, from DNS to the last byte. */
+  totalTimeoutMs: number;
+  /** Connecting, and any silence after. */
+  idleTimeoutMs: number;
+  bodyBytesMax: number;
+  /** `truncate`: keep the first bodyBytesMax bytes (an excerpt); `fail`: a larger body is an error. */
+  overflow: 'truncate' | 'fail';
+  allowPrivate: boolean;
+}
+
+export interface OutboundAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Why no answer came: unreachable, refused address, timeout, too large. The message names no secret. */
+export class OutboundError extends Error {}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** dns.lookup that refuses private addresses; used by the socket itself, so it checks what is connected to. */
+export function publicOnlyLookup(hostname: string, options: object, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error !== null) return callback(error, []);
+    const list = addresses as LookupAddress[];
+    const refused = list.find((a) => isPrivateAddress(a.address));
+    if (refused !== undefined || list.length === 0) {
+      const denied = new Error(
+        `${hostname} resolves to a private address (${refused?.address ?? 'none'})`,
+      ) as NodeJS.ErrnoException;
+      denied.code = 'EPRIVATE';
+      return callback(denied, []);
+    }
+    if ((options as { all?: boolean }).all === true) return callback(null, list);
+    return callback(null, list[0]!.address, list[0]!.family);
+  });
+}
+
+export function outboundRequest(request: OutboundRequest): Promise<OutboundAnswer> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = (error: OutboundError | null, answer?: OutboundAnswer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      if (error !== null) reject(error);
+      else resolve(answer!);
+    };
+    const send = request.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const headers = {
+      ...request.headers,
+      ...(request.body === null ? {} : { 'content-length': request.body.length }),
+    };
+    const req = send(request.url, {
+      method: request.method,
+      headers,
+      timeout: request.idleTimeoutMs,
+      ...(request.allowPrivate ? {} : { lookup: publicOnlyLookup as never }),
+    });
+    const timedOut = (ms: number) => {
+      req.destroy();
+      finish(new OutboundError(`no answer within ${ms} ms`));
+    };
+    const deadline = setTimeout(() => timedOut(request.totalTimeoutMs), request.totalTimeoutMs);
+    req.on('response', (res) => readBody(res, request, req, finish));
+    req.on('timeout', () => timedOut(request.idleTimeoutMs));
+    req.on('error', (error) => finish(new OutboundError(error.message.slice(0, 200))));
+    req.end(request.body ?? undefined);
+  });
+}
+
+function readBody(
+  res: IncomingMessage,
+  request: OutboundRequest,
+  req: ClientRequest,
+  finish: (error: OutboundError | null, answer?: OutboundAnswer) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const answer = () => ({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+  res.on('data', (chunk: Buffer) => {
+    if (size + chunk.length > request.bodyBytesMax && request.overflow === 'fail') {
+      req.destroy();
+      finish(new OutboundError(`the answer is larger than ${request.bodyBytesMax} bytes`));
+      return;
+    }
+    if (size < request.bodyBytesMax) chunks.push(chunk.subarray(0, request.bodyBytesMax - size));
+    size += chunk.length;
+  });
+  res.on('end', () => finish(null, answer()));
+  res.on('error', (error) => finish(new OutboundError(error.message.slice(0, 200))));
+  res.on('close', () => {
+    if (res.complete || request.overflow === 'truncate') finish(null, answer());
+    else finish(new OutboundError('the connection closed before the answer was complete'));
+  });
+}

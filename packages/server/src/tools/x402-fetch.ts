@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import type { ToolDefinition } from './registry.ts';
+import { x402ServiceOf } from './x402-common.ts';
+
+const HEADERS_MAX = 32;
+const HEADER_VALUE_LENGTH_MAX = 4_096;
+const BODY_LENGTH_MAX = 64 * 1024;
+
+const input = z.strictObject({
+  url: z
+    .string()
+    .min(1)
+    .max(2_048)
+    .describe('the resource to request: https:// (private targets are refused)'),
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional().describe('default GET'),
+  headers: z
+    .record(z.string().min(1).max(128), z.string().max(HEADER_VALUE_LENGTH_MAX))
+    .refine((h) => Object.keys(h).length <= HEADERS_MAX, `at most ${HEADERS_MAX} headers`)
+    .optional()
+    .describe(
+      'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site)',
+    ),
+  body: z.string().max(BODY_LENGTH_MAX).optional().describe('request body (UTF-8 text, e.g. JSON)'),
+  maxAmount: amountSchema.describe('the most this call may pay (USDC); a higher price is refused unsigned'),
+  memo: memoSchema.optional().describe('free text stored with the payment'),
+  idempotencyKey: idempotencyKeySchema
+    .optional()
+    .describe(
+      'retrying with the same key replays the first answer (never a second payment); after an approval it pays',
+    ),
+});
+
+export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
+  name: 'x402_fetch',
+  scope: 'write',
+  rails: ['evm'],
+  description:
+    'Fetch an HTTP resource that may ask for payment (x402, HTTP 402). On a 402 the price is checked against ' +
+    'maxAmount and decided like send_payment to the seller (every policy, cap and the approval threshold); if ' +
+    'allowed, the service signs a USDC authorization and fetches again with it. Answers {status, headers, body, ' +
+    'bodyEncoding, payment}; payment.status "pending" means the owner must approve, then call again with the same ' +
+    'idempotencyKey.',
+  input,
+  run({ key, input: params, idempotencyKey, services }) {
+    return x402ServiceOf(services).fetch(
+      key,
+      {
+        url: params.url,
+        method: params.method ?? 'GET',
+        headers: params.headers ?? {},
+        body: params.body ?? null,
+        maxAmountMicros: params.maxAmount,
+        memo: params.memo ?? null,
+      },
+      idempotencyKey,
+    );
+  },
+};

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import type { ToolDefinition } from './registry.ts';
+import { x402ServiceOf } from './x402-common.ts';
+
+const REQUIREMENTS_MAX = 32;
+const requirement = z.record(z.string(), z.unknown());
+
+const input = z.strictObject({
+  paymentRequirements: z
+    .union([requirement, z.array(requirement).min(1).max(REQUIREMENTS_MAX)])
+    .describe(
+      'what the seller’s 402 offered: one requirement, a list of them, or the whole answer ({x402Version, accepts, resource})',
+    ),
+  resource: z
+    .string()
+    .max(2_048)
+    .optional()
+    .describe('the URL being paid for (shown in history without its query)'),
+  memo: memoSchema.optional().describe('free text stored with the payment'),
+  idempotencyKey: idempotencyKeySchema
+    .optional()
+    .describe('retrying with the same key returns the same authorization (never a second payment)'),
+});
+
+export const x402SignTool: ToolDefinition<z.output<typeof input>> = {
+  name: 'x402_sign',
+  scope: 'write',
+  rails: ['evm'],
+  description:
+    'Sign an x402 payment for a 402 the agent received itself: decided like send_payment to the seller, then ' +
+    'answers {header, payload, txId, status, amount, payTo, validBefore}; send `header` as PAYMENT-SIGNATURE (v2) ' +
+    'or X-PAYMENT (v1). No key leaves the service. A payment that needs approval answers header null and status ' +
+    '"pending"; once approved, the same call with the same idempotencyKey signs.',
+  input,
+  run({ key, input: params, idempotencyKey, services }) {
+    return x402ServiceOf(services).sign(
+      key,
+      {
+        paymentRequirements: params.paymentRequirements,
+        resource: params.resource ?? null,
+        memo: params.memo ?? null,
+      },
+      idempotencyKey,
+    );
+  },
+};
