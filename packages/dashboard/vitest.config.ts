@@ -3,11 +3,13 @@
 // DASHBOARD_TEST_SUMMARY_FILE=<path> also writes Vitest's JSON report there, for the root test runner.
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+import { SDK_SOURCE } from './vite.config.ts';
 
 const summaryFile = process.env.DASHBOARD_TEST_SUMMARY_FILE;
 
 export default defineConfig({
   plugins: [react()],
+  resolve: { alias: { '@agent-wallet/sdk': SDK_SOURCE } },
   test: {
     // Pure logic runs in Node; component specs opt into jsdom with a `// @vitest-environment jsdom` line.
     environment: 'node',

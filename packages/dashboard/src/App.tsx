@@ -1,14 +1,13 @@
+import type { Session as AuthResult, Health } from '@agent-wallet/sdk';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Route, Switch, useLocation, useSearch } from 'wouter';
 import { ApiClient } from './api/client.ts';
-import { Api } from './api/endpoints.ts';
-import type { AuthResult, Health } from './api/types.ts';
 import { AppContext, type AppServices, type ChainInfo, useApp } from './app-context.ts';
-import { Cache } from './cache.ts';
 import { Link } from './components/Link.tsx';
 import { RateLimitBanner } from './components/RateLimitBanner.tsx';
-import { pendingTotal, useAgentWallets } from './data.ts';
-import { usePolling } from './polling.ts';
-import { navigate, type Route, useRoute } from './router.ts';
+import { newQueryClient, pendingTotal, useAgentWallets } from './queries.ts';
+import { navigate, parseTab } from './router.ts';
 import { clearSession, readSession, type Session, sessionFrom, writeSession } from './session.ts';
 import { AgentWalletsView } from './views/AgentWalletsView.tsx';
 import { AgentWalletView } from './views/AgentWalletView.tsx';
@@ -33,27 +32,25 @@ export function App() {
   const [health, setHealth] = useState<Health | null>(null);
   const sessionRef = useRef<Session | null>(initial.session);
   const endSessionRef = useRef<(message: string) => void>(() => {});
-  const cache = useMemo(() => new Cache(), []);
-  const client = useMemo(
-    () =>
-      new ApiClient({
-        getToken: () => sessionRef.current?.token ?? null,
-        onUnauthorized: () => endSessionRef.current(MESSAGES.unauthorized),
-      }),
-    [],
-  );
-  const api = useMemo(() => new Api(client), [client]);
+  const queryClient = useMemo(() => newQueryClient(), []);
+  const client = useMemo(() => {
+    const created = new ApiClient({ onUnauthorized: () => endSessionRef.current(MESSAGES.unauthorized) });
+    created.setToken(initial.session?.token);
+    return created;
+  }, [initial]);
 
   const endSession = useCallback(
     (message: string) => {
       if (sessionRef.current === null) return;
       sessionRef.current = null;
+      client.setToken(undefined);
       clearSession();
-      cache.clear();
+      // Cached data goes with the session; answers still on their way land in no cache.
+      queryClient.clear();
       setSession(null);
       setNotice(message);
     },
-    [cache],
+    [client, queryClient],
   );
   endSessionRef.current = endSession;
 
@@ -64,26 +61,80 @@ export function App() {
         setNotice('The server answered with a session this page cannot read. Please try again.');
         return;
       }
-      cache.clear();
+      queryClient.clear();
       writeSession(next);
+      client.setToken(next.token);
       sessionRef.current = next;
       setSession(next);
       setNotice(null);
     },
-    [cache],
+    [client, queryClient],
   );
 
   const logout = useCallback(async () => {
     try {
-      await api.logout();
+      await client.sdk.logout();
     } catch {
       // The session ends here whatever the server said.
     }
     endSession(MESSAGES.loggedOut);
     navigate('/login', { replace: true });
-  }, [api, endSession]);
+  }, [client, endSession]);
 
-  // The session ends on its own at the token's exp (checked again when the tab comes back: timers sleep).
+  useSessionExpiry(session, endSession);
+  useEffect(() => {
+    let live = true;
+    client.sdk.health().then(
+      (value) => live && setHealth(value),
+      () => live && setHealth(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client]);
+
+  // The SANDBOX marker shows only when the server says so: on the evm rail the money is real.
+  const sandbox = health?.rail === 'sandbox';
+  const chain = useMemo(() => chainInfo(health), [health]);
+  const services = useMemo<AppServices | null>(
+    () => (session === null ? null : { client, sdk: client.sdk, session, sandbox, chain, logout }),
+    [client, session, sandbox, chain, logout],
+  );
+  const [path] = useLocation();
+  const signup = path.replace(/\/+$/, '') === '/signup';
+
+  return (
+    <QueryClientProvider client={queryClient}>
+      <a className="skip-link" href="#main">
+        Skip to main content
+      </a>
+      {sandbox && (
+        <div className="sandbox-banner" data-testid="sandbox-banner">
+          <strong>SANDBOX</strong>{' '}
+          <span className="banner-long">— simulated money for trying things out;</span>
+          <span className="banner-short"> ·</span> nothing here is real USDC.
+        </div>
+      )}
+      <RateLimitBanner client={client} />
+      {services === null ? (
+        <AuthScreen
+          key={signup ? 'signup' : 'login'}
+          sdk={client.sdk}
+          mode={signup ? 'signup' : 'login'}
+          notice={notice}
+          onAuthenticated={startSession}
+        />
+      ) : (
+        <AppContext.Provider value={services}>
+          <Shell />
+        </AppContext.Provider>
+      )}
+    </QueryClientProvider>
+  );
+}
+
+/** The session ends on its own at the token's exp (checked again when the tab comes back: timers sleep). */
+function useSessionExpiry(session: Session | null, endSession: (message: string) => void) {
   useEffect(() => {
     if (session === null) return;
     const check = () => {
@@ -99,53 +150,6 @@ export function App() {
       document.removeEventListener('visibilitychange', check);
     };
   }, [session, endSession]);
-
-  useEffect(() => {
-    let live = true;
-    api.health().then(
-      (value) => live && setHealth(value),
-      () => live && setHealth(null),
-    );
-    return () => {
-      live = false;
-    };
-  }, [api]);
-
-  // The SANDBOX marker shows only when the server says so: on the evm rail the money is real.
-  const sandbox = health?.rail === 'sandbox';
-  const chain = useMemo(() => chainInfo(health), [health]);
-  const services = useMemo<AppServices | null>(
-    () => (session === null ? null : { api, cache, session, sandbox, chain, logout }),
-    [api, cache, session, sandbox, chain, logout],
-  );
-  const route = useRoute();
-
-  return (
-    <>
-      <a className="skip-link" href="#main">
-        Skip to main content
-      </a>
-      {sandbox && (
-        <div className="sandbox-banner" data-testid="sandbox-banner">
-          <strong>SANDBOX</strong> — simulated money for trying things out; nothing here is real USDC.
-        </div>
-      )}
-      <RateLimitBanner client={client} />
-      {services === null ? (
-        <AuthScreen
-          key={route.name === 'signup' ? 'signup' : 'login'}
-          api={api}
-          mode={route.name === 'signup' ? 'signup' : 'login'}
-          notice={notice}
-          onAuthenticated={startSession}
-        />
-      ) : (
-        <AppContext.Provider value={services}>
-          <Shell route={route} />
-        </AppContext.Provider>
-      )}
-    </>
-  );
 }
 
 /** The chain facts of an evm-rail server's health; null on any other rail (or before health answered). */
@@ -157,16 +161,17 @@ export function chainInfo(health: Health | null): ChainInfo | null {
   };
 }
 
-function Shell({ route }: { route: Route }) {
-  usePolling();
+function Shell() {
   const { session, sandbox, logout } = useApp();
-  const wallets = useAgentWallets();
+  // The one poll: the wallet list, every 15 s while the tab is visible, carries every badge's number.
+  const wallets = useAgentWallets(true);
   const pending = pendingTotal(wallets.data);
   const [loggingOut, setLoggingOut] = useState(false);
+  const [path] = useLocation();
 
   useEffect(() => {
-    if (route.name === 'login' || route.name === 'signup') navigate('/', { replace: true });
-  }, [route.name]);
+    if (path === '/login' || path === '/signup') navigate('/', { replace: true });
+  }, [path]);
 
   return (
     <div className="shell">
@@ -218,29 +223,44 @@ function Shell({ route }: { route: Route }) {
         </div>
       </header>
       <main id="main" tabIndex={-1} className="content">
-        <View route={route} />
+        <Views />
       </main>
     </div>
   );
 }
 
-function View({ route }: { route: Route }) {
-  switch (route.name) {
-    case 'master':
-    case 'login':
-    case 'signup':
-      return <MasterWalletView />;
-    case 'agents':
-      return <AgentWalletsView />;
-    case 'agent':
-      return <AgentWalletView key={route.walletId} walletId={route.walletId} tab={route.tab} />;
-    case 'approvals':
-      return <ApprovalsView />;
-    case 'webhooks':
-      return <WebhooksView />;
-    case 'notFound':
-      return <NotFound />;
-  }
+function Views() {
+  const search = useSearch();
+  return (
+    <Switch>
+      <Route path="/agents/:walletId">
+        {(params) => (
+          <AgentWalletView key={params.walletId} walletId={params.walletId} tab={parseTab(search)} />
+        )}
+      </Route>
+      <Route path="/agents">
+        <AgentWalletsView />
+      </Route>
+      <Route path="/approvals">
+        <ApprovalsView />
+      </Route>
+      <Route path="/webhooks">
+        <WebhooksView />
+      </Route>
+      <Route path="/">
+        <MasterWalletView />
+      </Route>
+      <Route path="/login">
+        <MasterWalletView />
+      </Route>
+      <Route path="/signup">
+        <MasterWalletView />
+      </Route>
+      <Route>
+        <NotFound />
+      </Route>
+    </Switch>
+  );
 }
 
 function NotFound() {

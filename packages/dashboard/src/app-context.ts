@@ -1,7 +1,8 @@
-// What every view of a logged-in person needs: the API, the response cache, the session and the rail.
+// What every view of a logged-in person needs: the SDK client (through the dashboard's HTTP adapter), the
+// session and the rail. Server state lives in TanStack Query's client (useQueryClient).
+import type { ManagementClient } from '@agent-wallet/sdk';
 import { createContext, useContext } from 'react';
-import type { Api } from './api/endpoints.ts';
-import type { Cache } from './cache.ts';
+import type { ApiClient } from './api/client.ts';
 import type { Session } from './session.ts';
 
 /** What the dashboard knows of the chain on the `evm` rail (from GET /health). */
@@ -13,8 +14,8 @@ export interface ChainInfo {
 }
 
 export interface AppServices {
-  api: Api;
-  cache: Cache;
+  client: ApiClient;
+  sdk: ManagementClient;
   session: Session;
   sandbox: boolean;
   /** Set on the `evm` rail (real USDC on chain), null on any other. */

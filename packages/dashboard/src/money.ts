@@ -60,6 +60,13 @@ export function fromMicros(micros: bigint): string {
   return `${negative ? '-' : ''}${whole}.${fraction}`;
 }
 
+/** The smallest of some micro-unit amounts (Math.min takes no BigInt). */
+export function smallest(values: readonly bigint[]): bigint {
+  let min = values[0] ?? 0n;
+  for (const value of values) if (value < min) min = value;
+  return min;
+}
+
 /** -1, 0 or 1, comparing two decimal strings exactly. */
 export function compareAmounts(a: string, b: string): -1 | 0 | 1 {
   const x = toMicros(a);

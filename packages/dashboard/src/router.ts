@@ -1,41 +1,23 @@
-// Client-side routes on the History API (the server answers index.html for every non-API GET).
-import { useSyncExternalStore } from 'react';
+// Routes on wouter (History API; the server answers index.html for every non-API GET). What wouter does not know
+// and the dashboard needs: whether the person has moved between views in this page load (then each view's
+// heading takes focus), the wallet page's tabs, and the paths built from ids.
+import { navigate as browserNavigate } from 'wouter/use-browser-location';
 
-export type Route =
-  | { name: 'master' }
-  | { name: 'agents' }
-  | { name: 'agent'; walletId: string; tab: WalletTab }
-  | { name: 'approvals' }
-  | { name: 'webhooks' }
-  | { name: 'login' }
-  | { name: 'signup' }
-  | { name: 'notFound' };
-
-export const WALLET_TABS = ['transactions', 'approvals', 'keys', 'policies'] as const;
+export const WALLET_TABS = ['activity', 'approvals', 'keys', 'policies', 'settings'] as const;
 export type WalletTab = (typeof WALLET_TABS)[number];
 
-const listeners = new Set<() => void>();
 let navigations = 0;
+if (typeof window !== 'undefined') window.addEventListener('popstate', () => noteNavigation());
 
-function snapshot() {
-  return location.pathname + location.search;
-}
-
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  window.addEventListener('popstate', listener);
-  return () => {
-    listeners.delete(listener);
-    window.removeEventListener('popstate', listener);
-  };
+/** Counts an in-app move (links call it; back and forward count by themselves). */
+export function noteNavigation() {
+  navigations += 1;
 }
 
 export function navigate(to: string, options: { replace?: boolean } = {}) {
-  if (to === snapshot()) return;
-  navigations += 1;
-  if (options.replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
-  for (const listener of listeners) listener();
+  if (to === location.pathname + location.search) return;
+  noteNavigation();
+  browserNavigate(to, options);
 }
 
 /** True once the person has moved between views in this page load (then headings take focus). */
@@ -43,35 +25,13 @@ export function hasNavigated(): boolean {
   return navigations > 0;
 }
 
-export function parseRoute(pathAndSearch: string): Route {
-  const url = new URL(pathAndSearch, 'http://local');
-  const path = url.pathname.replace(/\/+$/, '') || '/';
-  if (path === '/') return { name: 'master' };
-  if (path === '/agents') return { name: 'agents' };
-  if (path === '/approvals') return { name: 'approvals' };
-  if (path === '/webhooks') return { name: 'webhooks' };
-  if (path === '/login') return { name: 'login' };
-  if (path === '/signup') return { name: 'signup' };
-  const agent = /^\/agents\/([^/]+)$/.exec(path);
-  if (agent?.[1] !== undefined) {
-    const tabParam = url.searchParams.get('tab');
-    const tab = (WALLET_TABS as readonly string[]).includes(tabParam ?? '')
-      ? (tabParam as WalletTab)
-      : 'transactions';
-    return { name: 'agent', walletId: decodeURIComponent(agent[1]), tab };
-  }
-  return { name: 'notFound' };
+/** The wallet page's tab from the query string (`?tab=keys`); the activity by default. */
+export function parseTab(search: string): WalletTab {
+  const tab = new URLSearchParams(search).get('tab') ?? '';
+  return (WALLET_TABS as readonly string[]).includes(tab) ? (tab as WalletTab) : 'activity';
 }
 
 export function agentPath(walletId: string, tab?: WalletTab) {
   const base = `/agents/${encodeURIComponent(walletId)}`;
-  return tab === undefined || tab === 'transactions' ? base : `${base}?tab=${tab}`;
-}
-
-export function useLocation(): string {
-  return useSyncExternalStore(subscribe, snapshot, () => '/');
-}
-
-export function useRoute(): Route {
-  return parseRoute(useLocation());
+  return tab === undefined || tab === 'activity' ? base : `${base}?tab=${tab}`;
 }

@@ -1,7 +1,7 @@
 // The session: the JWT and the user, kept in sessionStorage. That storage is per tab and cleared when the tab
 // closes, so a reload keeps the person logged in while the token never outlives the tab (localStorage would
 // keep it on disk for its full 7 days and share it with every tab). The token's own `exp` ends the session.
-import type { User } from './api/types.ts';
+import type { User } from '@agent-wallet/sdk';
 
 const STORAGE_KEY = 'agent-wallet.session';
 

@@ -226,9 +226,13 @@ describe('dashboard end to end on the evm rail', { skip: skipReason }, () => {
 
     await page.goto(`${base}/agents/${walletId}`);
     await page.getByRole('heading', { name: 'Payer', level: 1 }).waitFor();
-    await page.getByLabel('Fund from master wallet').fill('10');
-    await page.getByRole('button', { name: 'Fund', exact: true }).click();
+    await page.getByRole('button', { name: 'Move money' }).click();
+    const move = page.getByRole('dialog', { name: /^Move money/ });
+    await move.getByLabel('Fund from master wallet').fill('10');
+    await move.getByRole('button', { name: 'Fund', exact: true }).click();
     await waitForText(page.getByTestId('agent-balance'), '10.00 USDC');
+    await move.getByRole('button', { name: 'Done' }).click();
+    await move.waitFor({ state: 'detached' });
 
     const paid = await callTool(base, apiKey, 'send_payment', { toAddress: OUTSIDE, amount: '4' });
     assert.equal(paid.status, 200, JSON.stringify(paid.body));

@@ -286,7 +286,7 @@ describe('dashboard end to end: spending controls and webhooks', { skip: skipRea
   it('explains the agent’s denied payment in the transaction list with the same words', async () => {
     const paid = await callTool(base, apiKey, 'send_payment', { toAddress: EXTERNAL_ADDRESS, amount: '150' });
     assert.equal(paid.body.error?.code, 'POLICY_DENIED', JSON.stringify(paid.body));
-    await page.getByTestId('tab-transactions').click();
+    await page.getByTestId('tab-activity').click();
     await page.getByRole('button', { name: 'Refresh' }).click();
     const denied = page.locator('[data-testid="tx-item"][data-status="rejected"]');
     await waitForText(

@@ -2,7 +2,7 @@
 // person would use it, with an "agent" calling the tool API from this test. One journey, step by step; each
 // step builds on the previous one. Screenshots of every main view go to test-output/screenshots/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -51,6 +51,26 @@ async function waitForText(locator: Locator, expected: string, timeout = STEP_TI
   assert.fail(`expected ${JSON.stringify(expected)} in ${JSON.stringify(last)}`);
 }
 
+/** The rows of a downloaded CSV (RFC 4180, no quoted line breaks in these rows), header first. */
+function csvRows(text: string): string[][] {
+  return text
+    .trim()
+    .split('\r\n')
+    .map((line) =>
+      line
+        .match(/("([^"]|"")*"|[^,]*)(,|$)/g)!
+        .map((cell) => cell.replace(/,$/, ''))
+        .slice(0, -1),
+    );
+}
+
+/** Clicks what starts a download and answers the downloaded file's text. */
+async function downloadOf(page: Page, click: () => Promise<void>): Promise<{ name: string; text: string }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+  const path = await download.path();
+  return { name: download.suggestedFilename(), text: readFileSync(path, 'utf8') };
+}
+
 async function noHorizontalScroll(page: Page): Promise<void> {
   const widths = await page.evaluate(() => ({
     scroll: document.documentElement.scrollWidth,
@@ -67,6 +87,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
   let apiKey = '';
   const email = `e2e-${Date.now()}@example.com`;
   const consoleErrors: string[] = [];
+  const cspViolations: string[] = [];
   const requestFailures: string[] = [];
   const bucketHits = { agent_wallets: [] as number[], wallet: [] as number[] };
 
@@ -93,6 +114,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
         requestFailures.push(`${response.status()} ${response.request().method()} ${response.url()}`);
     });
     page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
       // Failed requests the journey causes on purpose (401 after revoke, the faked 429s) are not page errors.
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
         consoleErrors.push(message.text());
@@ -199,13 +221,21 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     assert.deepEqual(await page.evaluate(() => Object.keys(localStorage)), [], 'nothing in localStorage');
   });
 
-  it('funds an agent wallet', async () => {
+  it('opens a wallet on its activity and funds it through "Move money"', async () => {
     await page.getByTestId('wallet-link').filter({ hasText: 'Trading bot' }).click();
     await page.getByRole('heading', { name: 'Trading bot', level: 1 }).waitFor();
-    await page.getByLabel('Fund from master wallet').fill('100');
-    await page.getByRole('button', { name: 'Fund', exact: true }).click();
+    await page.getByTestId('spend-chart').waitFor();
+    await waitForText(page.getByTestId('caps'), 'No spending caps');
+    assert.equal(await page.getByLabel('Fund from master wallet').count(), 0, 'moving money is an action');
+    await page.getByRole('button', { name: 'Move money' }).click();
+    const dialog = page.getByRole('dialog', { name: /^Move money/ });
+    await dialog.getByLabel('Fund from master wallet').fill('100');
+    await dialog.getByRole('button', { name: 'Fund', exact: true }).click();
     await waitForText(page.getByTestId('agent-balance'), '100.00 USDC');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.waitFor({ state: 'detached' });
     await waitForText(page.getByTestId('tx-list'), '+100.00 USDC');
+    await waitForText(page.getByTestId('tx-list'), 'From the master wallet');
   });
 
   it('creates an API key and shows it exactly once', async () => {
@@ -234,14 +264,19 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     const paid = await callTool(base, apiKey, 'send_payment', { toAddress: EXTERNAL_ADDRESS, amount: '5' });
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     assert.equal(paid.body.data?.status, 'completed');
-    await page.getByTestId('tab-transactions').click();
+    await page.getByTestId('tab-activity').click();
     await page.getByRole('button', { name: 'Refresh' }).click();
     const payment = page.getByTestId('tx-item').filter({ hasText: '−5.00 USDC' });
     await payment.waitFor();
     await waitForText(payment, 'Payment');
-    await waitForText(payment, 'sandbox');
+    // Time with seconds, the counterparty shortened, no rail repeated on every row.
+    assert.match(await text(payment.locator('time')), /\d{1,2}:\d{2}:\d{2}/);
+    assert.match(await text(payment), /0xababab…ababab/i);
+    assert.doesNotMatch(await text(page.getByTestId('tx-list')), /sandbox/i);
     await payment.getByRole('button', { name: 'Audit trail' }).click();
-    await waitForText(payment.getByTestId('audit-trail'), 'API key');
+    await waitForText(payment.getByTestId('audit-trail'), 'API key ‘production agent’');
+    assert.doesNotMatch(await text(payment.getByTestId('audit-trail')), /key_|usr_|user:/);
+    await waitForText(page.getByTestId('chart-total-completed'), '5.00 USDC');
     await waitForText(page.getByTestId('agent-balance'), '95.00 USDC', POLL_WAIT);
     await shot(page, '04-agent-wallet-transactions');
   });
@@ -298,9 +333,24 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     await items.nth(1).waitFor();
     const asking = items.filter({ hasText: '15.00 USDC' });
     assert.equal(await text(asking.getByTestId('approval-reason')), 'Invoice <b>#42</b> is due');
+    await waitForText(asking.getByTestId('approval-why'), 'The agent asked for your approval');
+    const heldItem = items.filter({ hasText: '20.00 USDC' });
+    await waitForText(
+      heldItem.getByTestId('approval-why'),
+      '20.00 USDC is above your 10.00 USDC approval threshold.',
+    );
+    const inbox = await text(page.locator('.inbox'));
+    assert.doesNotMatch(inbox, /10\.000000|pol_|policy /, 'server words or ids in the inbox');
+    assert.match(
+      await text(heldItem.getByTestId('approval-expiry')),
+      /^(\d+ days?( \d+ h)?|\d+ h( \d+ min)?) left$/,
+    );
     await shot(page, '06-approvals');
 
-    await items.filter({ hasText: '20.00 USDC' }).getByRole('button', { name: 'Approve' }).click();
+    // Keyboard: the item takes focus, `a` asks to approve it.
+    await heldItem.focus();
+    await page.keyboard.press('a');
+    await page.getByRole('dialog', { name: 'Approve this payment?' }).waitFor();
     await page.getByRole('dialog').getByRole('button', { name: 'Approve payment' }).click();
     await page.locator('.status-note', { hasText: 'approved: now completed' }).waitFor();
     await page.waitForSelector('[data-testid="approvals-badge"][data-count="1"]');
@@ -317,8 +367,58 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     await page.getByTestId('wallet-link').filter({ hasText: 'Trading bot' }).click();
     const approved = page.getByTestId('tx-item').filter({ hasText: '−20.00 USDC' });
     await waitForText(approved, 'completed');
-    await waitForText(page.getByTestId('tx-item').filter({ hasText: '−15.00 USDC' }), 'rejected');
     await waitForText(page.getByTestId('agent-balance'), '75.00 USDC');
+  });
+
+  it('shows rejected payments as money that did not move, and the chart with the right totals', async () => {
+    const rejected = page.locator('[data-testid="tx-item"][data-status="rejected"]');
+    await waitForText(rejected, '15.00 USDC');
+    assert.equal(await rejected.getAttribute('data-moved'), 'false');
+    const amount = await text(rejected.getByTestId('tx-amount'));
+    assert.doesNotMatch(amount, /[−+-]/, `a rejected payment shown as a debit: ${amount}`);
+    assert.equal(await rejected.getByTestId('tx-amount').locator('s').count(), 1, 'struck through');
+    // 5 paid by the agent, 20 approved and paid, 15 rejected: funding is not spending.
+    await waitForText(page.getByTestId('chart-total-completed'), '25.00 USDC');
+    await waitForText(page.getByTestId('chart-total-rejected'), '15.00 USDC');
+    await waitForText(page.getByTestId('chart-total-waiting'), '0.00 USDC');
+    assert.ok(
+      (await page.locator('[data-testid="spend-chart"] .recharts-bar-rectangle').count()) >= 2,
+      'no bars',
+    );
+    await shot(page, '04-agent-wallet-activity');
+  });
+
+  it('exports the transactions shown as CSV, also filtered', async () => {
+    const shown = await page.getByTestId('tx-item').count();
+    const all = await downloadOf(page, () => page.getByRole('button', { name: 'Export CSV' }).click());
+    assert.match(all.name, /^transactions-trading-bot-\d{4}-\d{2}-\d{2}\.csv$/);
+    const rows = csvRows(all.text);
+    assert.equal(rows[0]?.[0], 'created_at');
+    assert.equal(rows.length - 1, shown, 'one line per row shown');
+    const statuses = await page
+      .getByTestId('tx-item')
+      .evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.status));
+    assert.deepEqual(
+      rows.slice(1).map((row) => row[3]),
+      statuses,
+    );
+    assert.ok(
+      rows.some((row) => row[5] === '20.000000' && row[4] === 'out'),
+      'exact amounts, direction apart',
+    );
+
+    await page
+      .getByRole('group', { name: 'Filter transactions' })
+      .getByLabel('Status')
+      .selectOption('rejected');
+    await waitForText(page.getByTestId('tx-count'), '1 shown');
+    const filtered = csvRows(
+      (await downloadOf(page, () => page.getByRole('button', { name: 'Export CSV' }).click())).text,
+    );
+    assert.equal(filtered.length, 2);
+    assert.equal(filtered[1]?.[3], 'rejected');
+    assert.equal(filtered[1]?.[4], 'none');
+    await page.getByRole('group', { name: 'Filter transactions' }).getByLabel('Status').selectOption('');
   });
 
   it('rotates the key with a grace period, then revokes both; the agent is refused from then on', async () => {
@@ -359,14 +459,19 @@ describe('dashboard end to end', { skip: skipReason }, () => {
   });
 
   it('withdraws, and freezes and unfreezes the wallet after confirming', async () => {
-    await page.getByTestId('tab-transactions').click();
-    await page.getByLabel('Withdraw to master wallet').fill('76');
-    await page.getByRole('button', { name: 'Withdraw', exact: true }).click();
+    await page.getByTestId('tab-activity').click();
+    await page.getByRole('button', { name: 'Move money' }).click();
+    const move = page.getByRole('dialog', { name: /^Move money/ });
+    await move.getByLabel('Withdraw to master wallet').fill('76');
+    await move.getByRole('button', { name: 'Withdraw', exact: true }).click();
     await waitForText(page.locator('form[aria-label="Withdraw"] .field-error'), 'more than');
-    await page.getByLabel('Withdraw to master wallet').fill('5');
-    await page.getByRole('button', { name: 'Withdraw', exact: true }).click();
+    await move.getByLabel('Withdraw to master wallet').fill('5');
+    await move.getByRole('button', { name: 'Withdraw', exact: true }).click();
     await waitForText(page.getByTestId('agent-balance'), '70.00 USDC');
+    await page.keyboard.press('Escape');
+    await move.waitFor({ state: 'detached' });
     await waitForText(page.getByTestId('tx-list'), 'Withdrawal');
+    await page.getByTestId('tab-settings').click();
 
     const funded = await callTool(base, apiKey, 'check_balance', {});
     assert.equal(funded.status, 401, 'the revoked key stays refused');
@@ -383,20 +488,42 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     await page.locator('.title-row .tag-frozen').waitFor({ state: 'detached' });
   });
 
-  it('fits a 375 px phone screen without horizontal scrolling', async () => {
-    await page.setViewportSize({ width: 375, height: 812 });
-    await page.getByTestId('tab-transactions').click();
+  it('fits a 390 px phone screen without horizontal scrolling, under a compact header', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByTestId('tab-activity').click();
     await page.getByTestId('tx-list').waitFor();
+    await page.getByTestId('spend-chart').locator('.recharts-bar-rectangle').first().waitFor();
     await noHorizontalScroll(page);
+    const header = await page.evaluate(() => {
+      const bottom = document.querySelector('.topbar')?.getBoundingClientRect().bottom ?? 0;
+      return Math.round(bottom + window.scrollY);
+    });
+    assert.ok(header <= 110, `the header (with the banner) takes ${header} px`);
+    const chartTop = await page
+      .getByTestId('spend-chart')
+      .evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
+    assert.ok(chartTop < 844 * 1.5, `the chart starts ${chartTop} px down`);
     await shot(page, '07-phone-agent-wallet');
-    for (const link of ['Agent wallets', 'Approvals', 'Master wallet']) {
+    for (const [link, name] of [
+      ['Agent wallets', '07-phone-agent-wallets'],
+      ['Approvals', '07-phone-approvals'],
+      ['Webhooks', '07-phone-webhooks'],
+      ['Master wallet', '07-phone-master-wallet'],
+    ] as const) {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
-      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page
+        .getByRole('heading', { level: 1, name: link === 'Master wallet' ? 'Master wallet' : link })
+        .waitFor();
       await noHorizontalScroll(page);
+      await shot(page, name);
     }
     await page.getByTestId('master-balance').waitFor();
-    await shot(page, '07-phone-master-wallet');
     await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await shot(page, '12-webhooks');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Master wallet' }).click();
+    await page.getByTestId('master-balance').waitFor();
   });
 
   it('logs out; the session is gone, also after a reload', async () => {
@@ -500,7 +627,8 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     }
   });
 
-  it('raised no script errors', () => {
+  it('raised no script errors and no Content Security Policy violation (charts included)', () => {
+    assert.deepEqual(cspViolations, []);
     assert.deepEqual(consoleErrors, []);
   });
 

@@ -43,7 +43,7 @@ beforeEach(() => {
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-      const path = String(input).split('?')[0] ?? '';
+      const path = new URL(String(input), location.href).pathname;
       requested.push(`${init?.method ?? 'GET'} ${path}`);
       const reply = replies[path] ?? {
         status: 404,

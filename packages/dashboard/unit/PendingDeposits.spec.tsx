@@ -1,15 +1,13 @@
 // @vitest-environment jsdom
+
+import type { PendingDeposit } from '@agent-wallet/sdk';
 import { act, cleanup, render, screen } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiClient } from '../src/api/client.ts';
-import { Api } from '../src/api/endpoints.ts';
-import type { PendingDeposit } from '../src/api/types.ts';
-import { AppContext, type AppServices, type ChainInfo } from '../src/app-context.ts';
-import { Cache } from '../src/cache.ts';
-import { K, useMasterWallet } from '../src/data.ts';
-import { DEPOSIT_POLL_INTERVAL_MS } from '../src/polling.ts';
+import type { ChainInfo } from '../src/app-context.ts';
+import { DEPOSIT_POLL_INTERVAL_MS, K, useMasterWallet } from '../src/queries.ts';
 import { confirmationsText, PendingDepositRow, PendingDeposits } from '../src/views/PendingDeposits.tsx';
+import { pathOf, testServices } from './support/services.tsx';
 
 const HASH = `0x1234${'5'.repeat(56)}abcd`;
 const MASTER = `0x${'a'.repeat(40)}`;
@@ -34,9 +32,9 @@ let pending: PendingDeposit[] = [];
 let balance = '0.000000';
 const requested: string[] = [];
 
-function services(chain: ChainInfo | null): AppServices {
+function services(chain: ChainInfo | null) {
   const fetch = vi.fn(async (input: RequestInfo | URL) => {
-    const path = String(input).split('?')[0] ?? '';
+    const path = pathOf(input);
     requested.push(path);
     const data =
       path === '/api/v1/wallet/deposits/pending'
@@ -44,26 +42,20 @@ function services(chain: ChainInfo | null): AppServices {
         : { id: 'wal_m', address: MASTER, balance, currency: 'USDC', createdAt: '2026-01-01T00:00:00Z' };
     return new Response(JSON.stringify({ success: true, data }), { status: 200 });
   });
-  const client = new ApiClient({ fetch: fetch as unknown as typeof globalThis.fetch, getToken: () => 't' });
-  return {
-    api: new Api(client),
-    cache: new Cache(),
-    session: { token: 't', user: { id: 'u', email: 'a@b.co', createdAt: '' }, expiresAt: Date.now() + 1e9 },
-    sandbox: false,
-    chain,
-    logout: async () => {},
-  };
+  return testServices(fetch, { sandbox: false, chain });
 }
 
 function renderWith(node: ReactNode, chain: ChainInfo | null = { explorerUrl: null, confirmations: 3 }) {
   const value = services(chain);
-  render(<AppContext.Provider value={value}>{node}</AppContext.Provider>);
+  render(value.wrap(node));
   return value;
 }
 
+/** Advances the clock, then lets the answers it brought (fetch, the SDK, React) settle. */
 async function tick(ms: number) {
   await act(async () => {
     await vi.advanceTimersByTimeAsync(ms);
+    for (let i = 0; i < 5; i += 1) await vi.advanceTimersByTimeAsync(1);
   });
 }
 
@@ -138,7 +130,7 @@ describe('PendingDeposits', () => {
   it('polls every 5 s while shown, and reloads the balance once a deposit is credited', async () => {
     vi.useFakeTimers();
     pending = [deposit(1)];
-    const { cache } = renderWith(
+    const { queryClient } = renderWith(
       <>
         <Balance />
         <PendingDeposits />
@@ -159,7 +151,7 @@ describe('PendingDeposits', () => {
     await tick(DEPOSIT_POLL_INTERVAL_MS);
     expect(screen.getByTestId('no-pending-deposits')).toBeTruthy();
     expect(screen.getByTestId('balance').textContent).toBe('25.000000');
-    expect(cache.peek(K.master).fetchedAt).toBeGreaterThan(0);
+    expect(queryClient.getQueryState(K.master)?.dataUpdatedAt).toBeGreaterThan(0);
     expect(requested.filter((p) => p.endsWith('/pending'))).toHaveLength(3);
   });
 

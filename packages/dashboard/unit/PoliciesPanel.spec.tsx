@@ -1,12 +1,15 @@
 // @vitest-environment jsdom
+
+import type {
+  AgentWallet,
+  CheckPaymentResult as PaymentCheck,
+  Policy,
+  PolicyChange,
+} from '@agent-wallet/sdk';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiClient } from '../src/api/client.ts';
-import { Api } from '../src/api/endpoints.ts';
-import type { AgentWallet, PaymentCheck, Policy, PolicyChange } from '../src/api/types.ts';
-import { AppContext, type AppServices } from '../src/app-context.ts';
-import { Cache } from '../src/cache.ts';
 import { PoliciesPanel } from '../src/views/PoliciesPanel.tsx';
+import { pathOf, testServices } from './support/services.tsx';
 
 const TO = '0xabcdef0123456789abcdef0123456789abcdef12';
 const BASE = '/api/v1/agent-wallets/wal_1/policies';
@@ -38,7 +41,7 @@ function policy(type: Policy['type'], params: Record<string, unknown>, id = 'pol
     active: true,
     createdAt: '2026-01-01T00:00:00Z',
     updatedAt: '2026-01-01T00:00:00Z',
-  };
+  } as unknown as Policy;
 }
 
 const CAP = policy('spend_cap_window', { limit: '100.000000', window: '24h' });
@@ -57,7 +60,7 @@ const sent: { method: string; path: string; body: unknown }[] = [];
 
 function renderPanel() {
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const path = String(input).split('?')[0] ?? '';
+    const path = pathOf(input);
     const method = init?.method ?? 'GET';
     const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
     sent.push({ method, path, body });
@@ -70,20 +73,8 @@ function renderPanel() {
           : route;
     return new Response(JSON.stringify(reply.body), { status: reply.status });
   });
-  const client = new ApiClient({ fetch: fetch as unknown as typeof globalThis.fetch, getToken: () => 't' });
-  const services: AppServices = {
-    api: new Api(client),
-    cache: new Cache(),
-    session: { token: 't', user: { id: 'u', email: 'a@b.co', createdAt: '' }, expiresAt: Date.now() + 1e9 },
-    sandbox: true,
-    chain: null,
-    logout: async () => {},
-  };
-  render(
-    <AppContext.Provider value={services}>
-      <PoliciesPanel wallet={WALLET} />
-    </AppContext.Provider>,
-  );
+  const { wrap } = testServices(fetch);
+  render(wrap(<PoliciesPanel wallet={WALLET} />));
 }
 
 async function settle() {
@@ -112,7 +103,7 @@ describe('policies panel', () => {
     const change = await screen.findByTestId('policy-change');
     expect(change.textContent).toContain('Added');
     expect(change.textContent).toContain('Spending cap per period: At most 100.00 USDC per 24 hours');
-    expect(change.textContent).toContain('You');
+    expect(change.textContent).toContain('you');
   });
 
   it('checks a time window before sending, then sends it and records the change', async () => {

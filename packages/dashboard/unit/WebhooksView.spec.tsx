@@ -1,12 +1,10 @@
 // @vitest-environment jsdom
+
+import type { WebhookDelivery, WebhookEndpoint } from '@agent-wallet/sdk';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiClient } from '../src/api/client.ts';
-import { Api } from '../src/api/endpoints.ts';
-import type { WebhookDelivery, WebhookEndpoint } from '../src/api/types.ts';
-import { AppContext, type AppServices } from '../src/app-context.ts';
-import { Cache } from '../src/cache.ts';
 import { WebhooksView } from '../src/views/WebhooksView.tsx';
+import { pathOf, testServices } from './support/services.tsx';
 
 const SECRET = 'whsec_0123456789abcdefghijklmnopqrstuvwxyzABCD';
 const URL_OK = 'https://hooks.example.com/agent-wallet';
@@ -48,9 +46,9 @@ function delivery(fields: Partial<WebhookDelivery> = {}): WebhookDelivery {
   };
 }
 
-function services(): AppServices {
+function services() {
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const path = String(input).split('?')[0] ?? '';
+    const path = pathOf(input);
     const method = init?.method ?? 'GET';
     const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
     sent.push({ method, path, body });
@@ -59,26 +57,12 @@ function services(): AppServices {
       route === undefined ? fail(404, 'NOT_FOUND', 'no') : typeof route === 'function' ? route(body) : route;
     return new Response(JSON.stringify(reply.body), { status: reply.status });
   });
-  const client = new ApiClient({ fetch: fetch as unknown as typeof globalThis.fetch, getToken: () => 't' });
-  return {
-    api: new Api(client),
-    cache: new Cache(),
-    session: { token: 't', user: { id: 'u', email: 'a@b.co', createdAt: '' }, expiresAt: Date.now() + 1e9 },
-    sandbox: true,
-    chain: null,
-    logout: async () => {},
-  };
+  return testServices(fetch);
 }
 
 function renderView() {
   const value = services();
-  render(
-    <div id="root">
-      <AppContext.Provider value={value}>
-        <WebhooksView />
-      </AppContext.Provider>
-    </div>,
-  );
+  render(<div id="root">{value.wrap(<WebhooksView />)}</div>);
   return value;
 }
 
@@ -149,7 +133,7 @@ describe('adding a webhook endpoint', () => {
     };
     const writeText = vi.fn(async () => {});
     vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } });
-    const { cache } = renderView();
+    const { queryClient } = renderView();
     await screen.findByText(/No endpoints yet/);
     fireEvent.change(screen.getByLabelText('Endpoint URL'), { target: { value: URL_OK } });
     fireEvent.change(screen.getByLabelText('Description (optional)'), { target: { value: 'accounting' } });
@@ -170,7 +154,7 @@ describe('adding a webhook endpoint', () => {
     expect(writeText).toHaveBeenCalledWith(SECRET);
     expect(within(dialog).getByText('Copied to the clipboard.')).toBeTruthy();
     // The list already shows the endpoint behind the dialog, without its secret.
-    expect(JSON.stringify(cache.peek(`webhooks`).data)).not.toContain(SECRET);
+    expect(JSON.stringify(queryClient.getQueryData(['webhooks']))).not.toContain(SECRET);
 
     fireEvent.click(within(dialog).getByRole('button', { name: 'I have stored the secret' }));
     expect(screen.queryByRole('dialog')).toBeNull();

@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ApiClient, bucketOf, parseRetryAfter } from '../src/api/client.ts';
-import { Api } from '../src/api/endpoints.ts';
-import { ApiError, describeError } from '../src/api/errors.ts';
+import { type ApiError, describeError, toApiError } from '../src/api/errors.ts';
 
 interface Call {
   url: string;
@@ -37,7 +36,7 @@ function client(replies: Reply[], options: { token?: string | null; onUnauthoriz
   let now = 1_000_000;
   const api = new ApiClient({
     fetch,
-    getToken: () => (options.token === undefined ? 'jwt-token' : options.token),
+    origin: 'http://dash.test',
     onUnauthorized: options.onUnauthorized,
     sleep: async (ms) => {
       sleeps.push(ms);
@@ -45,7 +44,8 @@ function client(replies: Reply[], options: { token?: string | null; onUnauthoriz
     },
     now: () => now,
   });
-  return { api, calls, sleeps, advance: (ms: number) => (now += ms) };
+  api.setToken(options.token === undefined ? 'jwt-token' : (options.token ?? undefined));
+  return { api, sdk: api.sdk, calls, sleeps, advance: (ms: number) => (now += ms) };
 }
 
 const ok = (data: unknown, headers?: Record<string, string>): Reply => ({
@@ -65,43 +65,39 @@ const fail = (
   headers,
 });
 
+/** The failure of a call, as the views see it (the SDK's typed error in the dashboard's words). */
 async function caught(promise: Promise<unknown>): Promise<ApiError> {
   try {
     await promise;
   } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
+    return toApiError(error);
   }
   throw new Error('expected a failure');
 }
 
-describe('ApiClient envelopes', () => {
+describe('ApiClient: the SDK over the dashboard fetch adapter', () => {
   it('returns data and sends the token, JSON and same-origin URLs', async () => {
-    const { api, calls } = client([ok({ id: 'w1' })]);
-    expect(await api.post('/agent-wallets', { label: 'bot' })).toEqual({ id: 'w1' });
+    const { sdk, calls } = client([ok({ id: 'w1' })]);
+    expect(await sdk.agentWallets.create({ label: 'bot' })).toEqual({ id: 'w1' });
     expect(calls[0]).toMatchObject({
-      url: '/api/v1/agent-wallets',
+      url: 'http://dash.test/api/v1/agent-wallets',
       method: 'POST',
       body: '{"label":"bot"}',
       headers: { authorization: 'Bearer jwt-token', 'content-type': 'application/json' },
     });
   });
 
-  it('builds query strings and leaves out empty values', async () => {
-    const { api, calls } = client([ok({ transactions: [] })]);
-    await api.get('/agent-wallets/a%2Fb/transactions', { page: 2, limit: 20, status: undefined });
-    expect(calls[0]?.url).toBe('/api/v1/agent-wallets/a%2Fb/transactions?page=2&limit=20');
-  });
-
-  it('encodes ids in paths', async () => {
-    const { api, calls } = client([ok({})]);
-    await new Api(api).agentWallet('../wallet?x=1');
-    expect(calls[0]?.url).toBe('/api/v1/agent-wallets/..%2Fwallet%3Fx%3D1');
+  it('builds query strings, leaves out empty values and encodes ids in paths', async () => {
+    const { sdk, calls } = client([ok({ transactions: [] }), ok({})]);
+    await sdk.transactions.list('a/b', { page: 2, limit: 20 });
+    expect(calls[0]?.url).toBe('http://dash.test/api/v1/agent-wallets/a%2Fb/transactions?page=2&limit=20');
+    await sdk.agentWallets.get('../wallet?x=1');
+    expect(calls[1]?.url).toBe('http://dash.test/api/v1/agent-wallets/..%2Fwallet%3Fx%3D1');
   });
 
   it('turns a failure envelope into words, keeping the code and the server message', async () => {
-    const { api } = client([fail(400, 'VALIDATION_ERROR', 'amount must have at most 6 decimal places')]);
-    const error = await caught(api.post('/agent-wallets/w/fund', { amount: '1.1234567' }));
+    const { sdk } = client([fail(400, 'VALIDATION_ERROR', 'amount must have at most 6 decimal places')]);
+    const error = await caught(sdk.agentWallets.create({ label: 'x' }));
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(error.status).toBe(400);
     expect(error.serverMessage).toBe('amount must have at most 6 decimal places');
@@ -113,26 +109,35 @@ describe('ApiClient envelopes', () => {
     const violations = [
       { policyId: 'p1', policyType: 'spend_cap_per_tx', reason: 'above the 10 per-payment cap' },
     ];
-    const { api } = client([
+    const { sdk } = client([
       fail(422, 'POLICY_DENIED', 'payment denied by a policy', undefined, { violations }),
     ]);
-    const error = await caught(api.post('/x', {}));
+    const error = await caught(sdk.policies.simulate('w', { toAddress: '0x', amount: '1' }));
     expect(error.violations).toEqual(violations);
     expect(error.message).toMatch(/^Blocked by a policy/);
   });
 
   it('words a non-JSON answer and a network failure without showing raw text', async () => {
-    const { api } = client([
+    const { sdk } = client([
       { status: 502, raw: '<html>Bad gateway</html>' },
       new TypeError('Failed to fetch'),
     ]);
-    const gateway = await caught(api.get('/wallet'));
+    const gateway = await caught(sdk.agentWallets.create({ label: 'x' }));
     expect(gateway.code).toBe('SERVICE_UNAVAILABLE');
     expect(gateway.message).not.toContain('<html>');
-    const offline = await caught(api.get('/wallet'));
+    const offline = await caught(sdk.agentWallets.create({ label: 'x' }));
     expect(offline.code).toBe('NETWORK_ERROR');
     expect(offline.message).toMatch(/cannot reach the server/i);
     expect(offline.retryable).toBe(true);
+  });
+
+  it('lets the SDK retry a read after a 5xx, never a plain write', async () => {
+    const { sdk, calls } = client([{ status: 503, raw: '' }, ok({ balance: '1.000000', currency: 'USDC' })]);
+    expect(await sdk.walletBalance()).toEqual({ balance: '1.000000', currency: 'USDC' });
+    expect(calls).toHaveLength(2);
+    const write = client([{ status: 503, raw: '' }]);
+    await caught(write.sdk.agentWallets.create({ label: 'x' }));
+    expect(write.calls).toHaveLength(1);
   });
 
   it('has friendly text for every contract error code', () => {
@@ -163,19 +168,19 @@ describe('ApiClient envelopes', () => {
 describe('ApiClient 401', () => {
   it('ends the session on UNAUTHORIZED for an authenticated request', async () => {
     const onUnauthorized = vi.fn();
-    const { api } = client([fail(401, 'UNAUTHORIZED', 'the session token is invalid')], { onUnauthorized });
-    const error = await caught(api.get('/wallet'));
+    const { sdk } = client([fail(401, 'UNAUTHORIZED', 'the session token is invalid')], { onUnauthorized });
+    const error = await caught(sdk.wallet());
     expect(error.code).toBe('UNAUTHORIZED');
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
   });
 
   it('does not end anything for a wrong password at login', async () => {
     const onUnauthorized = vi.fn();
-    const { api, calls } = client([fail(401, 'INVALID_CREDENTIALS', 'wrong email or password')], {
+    const { sdk, calls } = client([fail(401, 'INVALID_CREDENTIALS', 'wrong email or password')], {
       onUnauthorized,
       token: null,
     });
-    const error = await caught(new Api(api).login('a@b.co', 'nope'));
+    const error = await caught(sdk.login({ email: 'a@b.co', password: 'nope' }));
     expect(error.message).toBe('Wrong email or password.');
     expect(onUnauthorized).not.toHaveBeenCalled();
     expect(calls[0]?.headers.authorization).toBeUndefined();
@@ -191,10 +196,10 @@ describe('ApiClient 429', () => {
     });
 
   it('waits Retry-After and retries a GET once by itself, announcing the wait', async () => {
-    const { api, calls, sleeps } = client([limited('7'), ok({ balance: '1.000000' })]);
+    const { api, sdk, calls, sleeps } = client([limited('7'), ok({ balance: '1.000000' })]);
     const seen: (number | null)[] = [];
     api.subscribeWaits(() => seen.push(api.getWaitUntil()));
-    expect(await api.get('/wallet')).toEqual({ balance: '1.000000' });
+    expect(await sdk.walletBalance()).toEqual({ balance: '1.000000' });
     expect(calls).toHaveLength(2);
     expect(sleeps).toEqual([7000]);
     expect(seen).toHaveLength(2);
@@ -203,8 +208,8 @@ describe('ApiClient 429', () => {
   });
 
   it('gives up after one retry with the wait in words', async () => {
-    const { api, calls } = client([limited('2'), limited('4')]);
-    const error = await caught(api.get('/wallet'));
+    const { sdk, calls } = client([limited('2'), limited('4')]);
+    const error = await caught(sdk.wallet());
     expect(calls).toHaveLength(2);
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.retryAfter).toBe(4);
@@ -212,8 +217,8 @@ describe('ApiClient 429', () => {
   });
 
   it('does not retry a write without an Idempotency-Key: the person decides', async () => {
-    const { api, calls, sleeps } = client([limited('5')]);
-    const error = await caught(api.post('/agent-wallets', { label: 'bot' }));
+    const { sdk, calls, sleeps } = client([limited('5')]);
+    const error = await caught(sdk.agentWallets.create({ label: 'bot' }));
     expect(calls).toHaveLength(1);
     expect(sleeps).toEqual([]);
     expect(error.retryAfter).toBe(5);
@@ -221,19 +226,19 @@ describe('ApiClient 429', () => {
   });
 
   it('retries a write that carries an Idempotency-Key, with the same key', async () => {
-    const { api, calls, sleeps } = client([limited('3'), ok({ masterBalance: '0.000000' })]);
-    await new Api(api).move('w1', 'fund', '10', 'dash-key-1');
+    const { sdk, calls, sleeps } = client([limited('3'), ok({ masterBalance: '0.000000' })]);
+    await sdk.agentWallets.fund('w1', { amount: '10', idempotencyKey: 'dash-key-1' });
     expect(sleeps).toEqual([3000]);
     expect(calls.map((c) => c.headers['idempotency-key'])).toEqual(['dash-key-1', 'dash-key-1']);
     expect(calls[1]?.body).toBe('{"amount":"10"}');
   });
 
   it('holds back further GETs to a refused bucket instead of spending more 429s', async () => {
-    const { api, calls, sleeps } = client([limited('10'), limited('10'), ok({ items: [] })]);
-    await caught(api.get('/agent-wallets'));
+    const { sdk, calls, sleeps } = client([limited('10'), limited('10'), ok({ items: [] })]);
+    await caught(sdk.agentWallets.list());
     expect(sleeps).toEqual([10_000]);
     // The bucket was refused again at the retry; the next GET waits before sending.
-    await api.get('/agent-wallets/w1/keys');
+    await sdk.keys.list('w1');
     expect(sleeps).toEqual([10_000, 10_000]);
     expect(calls).toHaveLength(3);
   });
@@ -247,20 +252,20 @@ describe('ApiClient 429', () => {
   });
 
   it('remembers the RateLimit headers per bucket', async () => {
-    const { api, advance } = client([
+    const { api, sdk, advance } = client([
       ok({}, { 'ratelimit-limit': '30', 'ratelimit-remaining': '4', 'ratelimit-reset': '20' }),
     ]);
-    await api.get('/agent-wallets', { limit: 100 });
+    await sdk.agentWallets.list({ limit: 100 });
     expect(api.budget('agent_wallets')).toMatchObject({ limit: 30, remaining: 4 });
     advance(21_000);
     expect(api.budget('agent_wallets')).toBeUndefined();
   });
 
   it('maps paths to the server buckets', () => {
-    expect(bucketOf('GET', '/wallet')).toBe('wallet');
+    expect(bucketOf('GET', '/api/v1/wallet')).toBe('wallet');
     expect(bucketOf('GET', '/wallet/deposits')).toBe('wallet');
     expect(bucketOf('POST', '/wallet/sandbox/deposit')).toBe('POST /wallet/sandbox/deposit');
-    expect(bucketOf('POST', '/agent-wallets/w/fund')).toBe('agent_wallets');
+    expect(bucketOf('POST', '/api/v1/agent-wallets/w/fund')).toBe('agent_wallets');
     expect(bucketOf('GET', '/agent-wallets')).toBe('agent_wallets');
     expect(bucketOf('POST', '/auth/login')).toBe('POST /auth/login');
   });

@@ -76,6 +76,6 @@ describe('txStatusLabel', () => {
   it('leaves the other statuses as they are', () => {
     expect(txStatusLabel('completed', 'evm')).toBe('completed');
     expect(txStatusLabel('failed', 'evm')).toBe('failed');
-    expect(txStatusLabel('pending', null)).toBe('pending');
+    expect(txStatusLabel('pending', null)).toBe('awaiting approval');
   });
 });

@@ -1,5 +1,5 @@
+import type { Policy } from '@agent-wallet/sdk';
 import { describe, expect, it } from 'vitest';
-import type { Policy } from '../src/api/types.ts';
 import {
   checkClock,
   checkCount,
@@ -174,15 +174,16 @@ describe('time_window', () => {
 });
 
 describe('edit forms start from the policy', () => {
-  const policy = (type: Policy['type'], params: Record<string, unknown>): Policy => ({
-    id: 'pol_1',
-    walletId: 'wal_1',
-    type,
-    params,
-    active: true,
-    createdAt: '2026-01-01T00:00:00Z',
-    updatedAt: '2026-01-01T00:00:00Z',
-  });
+  const policy = (type: Policy['type'], params: Record<string, unknown>): Policy =>
+    ({
+      id: 'pol_1',
+      walletId: 'wal_1',
+      type,
+      params,
+      active: true,
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-01T00:00:00Z',
+    }) as unknown as Policy;
 
   it('fills every kind of field', () => {
     expect(draftFrom(policy('spend_cap_window', { limit: '100.500000', window: '7d' }), 'UTC')).toMatchObject(

@@ -1,5 +1,5 @@
+import type { Policy, PolicyChange, PolicyViolation as Violation } from '@agent-wallet/sdk';
 import { describe, expect, it } from 'vitest';
-import type { Policy, PolicyChange, Violation } from '../src/api/types.ts';
 import { describePolicyChange } from '../src/views/policyHistory.ts';
 import {
   describeDays,
@@ -71,20 +71,20 @@ describe('policies in words', () => {
 describe('violations in the dashboard’s own words', () => {
   const v = (policyType: string, fields: Partial<Violation>): Violation => ({
     policyId: 'pol_1',
-    policyType,
+    policyType: policyType as Violation['policyType'],
     reason: 'the server’s reason',
     ...fields,
   });
 
   it('writes every cap with its limit and what the payment would bring it to', () => {
     expect(describeViolation(v('spend_cap_per_tx', { limit: '10.000000', attempted: '25.000000' }))).toBe(
-      'Above the 10.00 USDC limit per payment (this one is 25.00)',
+      'Over the 10.00 USDC per-payment cap (tried 25.00)',
     );
     expect(describeViolation(v('spend_cap_daily', { limit: '100.000000', attempted: '150.000000' }))).toBe(
-      'Over the 100.00 USDC daily budget (would reach 150.00 in 24 hours)',
+      'Over the 100.00 USDC daily cap (would reach 150.00 in 24 hours)',
     );
     expect(describeViolation(v('spend_cap_total', { limit: '1000.000000', attempted: '1234.500000' }))).toBe(
-      'Over the 1,000.00 USDC total budget (would reach 1,234.50)',
+      'Over the 1,000.00 USDC total cap (would reach 1,234.50)',
     );
     expect(
       describeViolation(
@@ -142,9 +142,9 @@ describe('violations in the dashboard’s own words', () => {
     );
     expect(describeViolation(v('time_window', { limit: null }))).toBe('the server’s reason');
     expect(describeViolation(v('require_approval_above', {}))).toBe('the server’s reason');
-    expect(describeViolation({ policyId: 'p', policyType: 'mystery', reason: '' })).toBe(
-      'Breaks the policy “mystery”',
-    );
+    expect(
+      describeViolation({ policyId: 'p', policyType: 'mystery' as Violation['policyType'], reason: '' }),
+    ).toBe('Breaks the policy “mystery”');
   });
 
   it('recognises a rejection reason that is only the joined violation reasons', () => {
@@ -157,16 +157,17 @@ describe('violations in the dashboard’s own words', () => {
 });
 
 describe('policy history in words', () => {
-  const policy = (params: Record<string, unknown>, change: Partial<Policy> = {}): Policy => ({
-    id: 'pol_1',
-    walletId: 'wal_1',
-    type: 'spend_cap_window',
-    params,
-    active: true,
-    createdAt: '2026-01-01T00:00:00Z',
-    updatedAt: '2026-01-01T00:00:00Z',
-    ...change,
-  });
+  const policy = (params: Record<string, unknown>, change: Partial<Policy> = {}): Policy =>
+    ({
+      id: 'pol_1',
+      walletId: 'wal_1',
+      type: 'spend_cap_window',
+      params,
+      active: true,
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-01T00:00:00Z',
+      ...change,
+    }) as unknown as Policy;
   const change = (
     action: PolicyChange['action'],
     before: Policy | null,
@@ -199,9 +200,9 @@ describe('policy history in words', () => {
     expect(describePolicyChange(change('updated', cap100, cap50))).toBe(
       'Spending cap per period: from “At most 100.00 USDC per 24 hours” to “At most 50.00 USDC per 24 hours”',
     );
-    expect(describePolicyChange(change('updated', cap100, { ...cap100, window: '24h' } as Policy))).toMatch(
-      /saved without changes/,
-    );
+    expect(
+      describePolicyChange(change('updated', cap100, { ...cap100, window: '24h' } as unknown as Policy)),
+    ).toMatch(/saved without changes/);
     expect(describePolicyChange(change('updated', cap100, { ...cap50, active: false }))).toMatch(
       /; and paused$/,
     );

@@ -1,13 +1,11 @@
 // @vitest-environment jsdom
+
+import type { AgentWallet } from '@agent-wallet/sdk';
+import { focusManager } from '@tanstack/react-query';
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiClient } from '../src/api/client.ts';
-import { Api } from '../src/api/endpoints.ts';
-import type { AgentWallet } from '../src/api/types.ts';
-import { AppContext, type AppServices } from '../src/app-context.ts';
-import { Cache } from '../src/cache.ts';
-import { pendingTotal, useAgentWallets } from '../src/data.ts';
-import { POLL_INTERVAL_MS, usePolling } from '../src/polling.ts';
+import { POLL_INTERVAL_MS, pendingTotal, useAgentWallets } from '../src/queries.ts';
+import { testServices } from './support/services.tsx';
 
 function wallet(id: string, pendingApprovals: number): AgentWallet {
   return {
@@ -32,14 +30,13 @@ let remaining = 30;
 const urls: string[] = [];
 
 function Badge() {
-  usePolling();
-  const wallets = useAgentWallets();
+  const wallets = useAgentWallets(true);
   return <span data-testid="badge">{pendingTotal(wallets.data)}</span>;
 }
 
 function renderBadge() {
   const fetch = vi.fn(async (input: RequestInfo | URL) => {
-    urls.push(String(input));
+    urls.push(new URL(String(input)).pathname + new URL(String(input)).search);
     const body = {
       success: true,
       data: { items: [wallet('a', pending), wallet('b', 1)], total: 2, page: 1, limit: 100 },
@@ -49,25 +46,15 @@ function renderBadge() {
       headers: { 'ratelimit-limit': '30', 'ratelimit-remaining': String(remaining), 'ratelimit-reset': '60' },
     });
   });
-  const client = new ApiClient({ fetch: fetch as unknown as typeof globalThis.fetch, getToken: () => 't' });
-  const services: AppServices = {
-    api: new Api(client),
-    cache: new Cache(),
-    session: { token: 't', user: { id: 'u', email: 'a@b.co', createdAt: '' }, expiresAt: Date.now() + 1e9 },
-    sandbox: true,
-    chain: null,
-    logout: async () => {},
-  };
-  render(
-    <AppContext.Provider value={services}>
-      <Badge />
-    </AppContext.Provider>,
-  );
+  const { wrap } = testServices(fetch);
+  render(wrap(<Badge />));
 }
 
+/** Advances the clock, then lets the answers it brought (fetch, the SDK, React) settle. */
 async function tick(ms: number) {
   await act(async () => {
     await vi.advanceTimersByTimeAsync(ms);
+    for (let i = 0; i < 5; i += 1) await vi.advanceTimersByTimeAsync(1);
   });
 }
 
@@ -78,6 +65,7 @@ beforeEach(() => {
   remaining = 30;
   urls.length = 0;
   Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => visibility });
+  focusManager.setFocused(undefined);
 });
 
 afterEach(() => {
@@ -104,11 +92,14 @@ describe('approval polling', () => {
     renderBadge();
     await tick(0);
     visibility = 'hidden';
+    await act(async () => {
+      document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+    });
     await tick(POLL_INTERVAL_MS * 4);
     expect(urls).toHaveLength(1);
     visibility = 'visible';
     await act(async () => {
-      document.dispatchEvent(new Event('visibilitychange'));
+      document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
     });
     await tick(0);
     expect(urls).toHaveLength(2);

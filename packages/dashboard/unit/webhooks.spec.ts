@@ -1,6 +1,6 @@
+import type { WebhookDelivery } from '@agent-wallet/sdk';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api/errors.ts';
-import type { WebhookDelivery } from '../src/api/types.ts';
 import {
   checkWebhookDraft,
   deliveryDueSoon,

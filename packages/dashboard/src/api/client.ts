@@ -1,30 +1,14 @@
-// The one way the dashboard talks to the server: same-origin REST under /api/v1, JSON envelopes in and out.
-// - failures become ApiError (words, never raw JSON);
-// - 401 UNAUTHORIZED on an authenticated request ends the session (onUnauthorized);
-// - 429: a GET (or a write carrying an Idempotency-Key) waits Retry-After seconds and is retried once by
-//   itself, announced through subscribeWaits(); other writes fail with the wait in the error, for the
-//   person to retry;
-// - the RateLimit-* headers are remembered per bucket so background work (the poller) can hold back.
-import { ApiError } from './errors.ts';
+// The dashboard's one way to the server: the SDK's ManagementClient (same origin, the session JWT), with a fetch
+// adapter that adds what a page in a browser needs on top of the SDK:
+// - the RateLimit-* headers are remembered per bucket, so background work (polling) can hold back;
+// - 429: a GET (or a write carrying an Idempotency-Key) waits Retry-After seconds and is sent again once,
+//   announced through subscribeWaits() (the header's countdown); further GETs to a refused bucket wait out the
+//   refusal instead of collecting more 429s; other writes fail at once, for the person to decide;
+// - 401 UNAUTHORIZED on a request that carried the session ends the session (onUnauthorized).
+// The SDK itself retries network errors and 5xx of reads and keyed writes (never a plain write), backoff < 1 s.
+import { type FetchInit, type FetchLike, type FetchResponse, ManagementClient } from '@agent-wallet/sdk';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-export interface RequestOptions {
-  body?: unknown;
-  query?: Record<string, string | number | undefined>;
-  idempotencyKey?: string;
-  /** Send the session token (default true). */
-  auth?: boolean;
-}
-
-export interface ClientOptions {
-  baseUrl?: string;
-  fetch?: typeof fetch;
-  getToken: () => string | null;
-  onUnauthorized?: (error: ApiError) => void;
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
-}
 
 export interface BucketBudget {
   limit: number;
@@ -33,19 +17,29 @@ export interface BucketBudget {
   resetAt: number;
 }
 
+export interface ClientOptions {
+  /** Origin of the API; default the page's own. */
+  origin?: string;
+  fetch?: typeof fetch;
+  onUnauthorized?: () => void;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
 /** Longest we ever wait before an automatic retry, whatever Retry-After says. */
 const MAX_AUTO_WAIT_SECONDS = 120;
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
+const API_PREFIX = '/api/v1';
 
 /** The server's rate-limit bucket a request counts against (contract section 5), as far as a client can tell. */
-export function bucketOf(method: Method, path: string): string {
-  const bare = path.split('?')[0] ?? path;
+export function bucketOf(method: string, path: string): string {
+  const bare = (path.split('?')[0] ?? path).replace(/^\/api\/v1(?=\/)/, '');
   if (method === 'GET' && (bare === '/wallet' || bare.startsWith('/wallet/'))) return 'wallet';
   if (bare === '/agent-wallets' || bare.startsWith('/agent-wallets/')) return 'agent_wallets';
   return `${method} ${bare}`;
 }
 
-export function parseRetryAfter(headers: Headers): number {
+export function parseRetryAfter(headers: { get(name: string): string | null }): number {
   for (const name of ['retry-after', 'ratelimit-reset']) {
     const value = headers.get(name);
     if (value !== null && /^[0-9]+$/.test(value.trim())) return Math.max(1, Number(value.trim()));
@@ -54,10 +48,10 @@ export function parseRetryAfter(headers: Headers): number {
 }
 
 export class ApiClient {
-  private readonly baseUrl: string;
+  /** The SDK client every view calls. */
+  readonly sdk: ManagementClient;
   private readonly fetchImpl: typeof fetch;
-  private readonly getToken: () => string | null;
-  private readonly onUnauthorized: ((error: ApiError) => void) | undefined;
+  private readonly onUnauthorized: (() => void) | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly budgets = new Map<string, BucketBudget>();
@@ -67,29 +61,23 @@ export class ApiClient {
   private nextWaitId = 1;
   private waitUntil: number | null = null;
 
-  constructor(options: ClientOptions) {
-    this.baseUrl = options.baseUrl ?? '/api/v1';
+  constructor(options: ClientOptions = {}) {
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.getToken = options.getToken;
     this.onUnauthorized = options.onUnauthorized;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? (() => Date.now());
+    this.sdk = new ManagementClient({
+      baseUrl: options.origin ?? globalThis.location?.origin ?? 'http://localhost',
+      fetch: this.send,
+      // 429s are this adapter's (Retry-After is at least 1 s, above this cap); transient failures the SDK's.
+      maxRetries: 2,
+      retryBaseDelayMs: 200,
+      retryDelayMaxMs: 999,
+    });
   }
 
-  get<T>(path: string, query?: RequestOptions['query'], options: Omit<RequestOptions, 'query'> = {}) {
-    return this.request<T>('GET', path, { ...options, query });
-  }
-
-  post<T>(path: string, body?: unknown, options: Omit<RequestOptions, 'body'> = {}) {
-    return this.request<T>('POST', path, { ...options, body });
-  }
-
-  patch<T>(path: string, body: unknown) {
-    return this.request<T>('PATCH', path, { body });
-  }
-
-  delete<T>(path: string) {
-    return this.request<T>('DELETE', path);
+  setToken(token: string | undefined) {
+    this.sdk.token = token;
   }
 
   /** The last RateLimit-* headers seen for a bucket, if still meaningful. */
@@ -107,22 +95,46 @@ export class ApiClient {
     return () => this.waitListeners.delete(listener);
   };
 
-  async request<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T> {
-    const bucket = bucketOf(method, path);
-    const autoRetry = method === 'GET' || options.idempotencyKey !== undefined;
+  /** The FetchLike handed to the SDK. */
+  private readonly send: FetchLike = async (url, init) => {
+    const path = new URL(url).pathname;
+    const bucket = bucketOf(init.method, path);
+    const retryOnce = init.method === 'GET' || init.headers['idempotency-key'] !== undefined;
     // A GET to a bucket the server just refused waits out the refusal instead of spending another 429.
     const blocked = this.blockedUntil.get(bucket) ?? 0;
-    if (method === 'GET' && blocked > this.now()) await this.wait(Math.ceil((blocked - this.now()) / 1000));
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await this.send<T>(method, path, options, bucket);
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.code !== 'RATE_LIMITED') throw error;
-        this.blockedUntil.set(bucket, this.now() + (error.retryAfter ?? 1) * 1000);
-        if (!autoRetry || attempt >= 1) throw error;
-        await this.wait(error.retryAfter ?? 1);
+    if (init.method === 'GET' && blocked > this.now())
+      await this.wait(Math.ceil((blocked - this.now()) / 1000));
+    let response = await this.fetchOnce(url, init, bucket);
+    if (response.status === 429) {
+      const seconds = parseRetryAfter(response.headers);
+      this.blockedUntil.set(bucket, this.now() + seconds * 1000);
+      if (retryOnce) {
+        await this.wait(seconds);
+        response = await this.fetchOnce(url, init, bucket);
+        if (response.status === 429) {
+          this.blockedUntil.set(bucket, this.now() + parseRetryAfter(response.headers) * 1000);
+        }
       }
     }
+    if (response.status === 401 && init.headers.authorization !== undefined && path.startsWith(API_PREFIX)) {
+      if (/"UNAUTHORIZED"/.test(await response.text())) this.onUnauthorized?.();
+    }
+    return response;
+  };
+
+  private async fetchOnce(url: string, init: FetchInit, bucket: string): Promise<FetchResponse> {
+    const response = await this.fetchImpl(url, {
+      method: init.method,
+      headers: init.headers,
+      body: init.body ?? null,
+      signal: init.signal ?? null,
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+    this.rememberBudget(bucket, response.headers);
+    // Read once, hand out as often as asked (the 401 check above and the SDK both read it).
+    const text = response.text().catch(() => '');
+    return { status: response.status, headers: response.headers, text: () => text };
   }
 
   private async wait(seconds: number): Promise<void> {
@@ -144,69 +156,6 @@ export class ApiClient {
     for (const listener of this.waitListeners) listener();
   }
 
-  private async send<T>(method: Method, path: string, options: RequestOptions, bucket: string): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    const token = options.auth === false ? null : this.getToken();
-    if (token !== null) headers.authorization = `Bearer ${token}`;
-    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
-    const hasBody = options.body !== undefined;
-    if (hasBody) headers['content-type'] = 'application/json';
-
-    let response: Response;
-    try {
-      response = await this.fetchImpl(this.url(path, options.query), {
-        method,
-        headers,
-        body: hasBody ? JSON.stringify(options.body) : null,
-        credentials: 'same-origin',
-        cache: 'no-store',
-      });
-    } catch {
-      throw new ApiError('NETWORK_ERROR', 0, 'network error');
-    }
-    this.rememberBudget(bucket, response.headers);
-
-    const text = await response.text().catch(() => '');
-    let envelope: unknown;
-    try {
-      envelope = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      envelope = undefined;
-    }
-    if (isSuccess(envelope) && response.ok) return envelope.data as T;
-
-    const failure = isFailure(envelope) ? envelope.error : undefined;
-    if (response.status === 429) {
-      throw new ApiError('RATE_LIMITED', 429, failure?.message ?? 'rate limited', {
-        retryAfter: parseRetryAfter(response.headers),
-      });
-    }
-    if (failure === undefined) {
-      const code = response.status >= 500 && response.status !== 501 ? 'SERVICE_UNAVAILABLE' : 'BAD_RESPONSE';
-      throw new ApiError(response.ok ? 'BAD_RESPONSE' : code, response.status, '');
-    }
-    const violations = Array.isArray(failure.violations) ? failure.violations : undefined;
-    const error = new ApiError(
-      failure.code,
-      response.status,
-      failure.message,
-      violations ? { violations } : {},
-    );
-    if (response.status === 401 && failure.code === 'UNAUTHORIZED' && token !== null) {
-      this.onUnauthorized?.(error);
-    }
-    throw error;
-  }
-
-  private url(path: string, query: RequestOptions['query']): string {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined && value !== '') params.set(name, String(value));
-    }
-    const search = params.toString();
-    return `${this.baseUrl}${path}${search === '' ? '' : `?${search}`}`;
-  }
-
   private rememberBudget(bucket: string, headers: Headers) {
     const limit = Number(headers.get('ratelimit-limit'));
     const remaining = Number(headers.get('ratelimit-remaining'));
@@ -214,30 +163,4 @@ export class ApiClient {
     if (!headers.has('ratelimit-remaining') || !Number.isFinite(remaining) || !Number.isFinite(reset)) return;
     this.budgets.set(bucket, { limit, remaining, resetAt: this.now() + reset * 1000 });
   }
-}
-
-interface SuccessEnvelope {
-  success: true;
-  data: unknown;
-}
-
-interface FailureEnvelope {
-  success: false;
-  error: { code: string; message: string; violations?: unknown };
-}
-
-function isSuccess(value: unknown): value is SuccessEnvelope {
-  return typeof value === 'object' && value !== null && (value as { success?: unknown }).success === true;
-}
-
-function isFailure(value: unknown): value is FailureEnvelope {
-  if (typeof value !== 'object' || value === null) return false;
-  const error = (value as { error?: unknown }).error;
-  return (
-    (value as { success?: unknown }).success === false &&
-    typeof error === 'object' &&
-    error !== null &&
-    typeof (error as { code?: unknown }).code === 'string' &&
-    typeof (error as { message?: unknown }).message === 'string'
-  );
 }

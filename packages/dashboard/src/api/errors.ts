@@ -1,6 +1,9 @@
 // Failures as words: every contract error code gets a sentence a person can act on; the server's own message
-// (which names the bad field or the reason) is kept where it adds something.
-import type { Violation } from './types.ts';
+// (which names the bad field or the reason) is kept where it adds something. The SDK's typed errors become
+// ApiError here (toApiError), so every view shows failures the same way.
+import { isAgentWalletError, type PolicyViolation, RateLimitError } from '@agent-wallet/sdk';
+
+type Violation = PolicyViolation;
 
 export class ApiError extends Error {
   readonly code: string;
@@ -30,6 +33,31 @@ export class ApiError extends Error {
   get retryable(): boolean {
     return this.code === 'NETWORK_ERROR' || this.code === 'RATE_LIMITED' || this.status >= 500;
   }
+}
+
+/** Any failure (an SDK error, anything else thrown) as an ApiError. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (!isAgentWalletError(error)) return new ApiError('INTERNAL_ERROR', 0, '');
+  if (error instanceof RateLimitError) {
+    return new ApiError('RATE_LIMITED', 429, error.message, { retryAfter: error.retryAfter });
+  }
+  const code = sdkCode(error.code, error.status);
+  const violations = Array.isArray(error.details.violations)
+    ? (error.details.violations as Violation[])
+    : undefined;
+  // The SDK's own fallback text ("HTTP 502 without an error envelope: …") is not for people.
+  const message = code === error.code ? error.message : '';
+  return new ApiError(code, error.status ?? 0, message, violations ? { violations } : {});
+}
+
+/** The SDK's own codes in the dashboard's terms. */
+function sdkCode(code: string, status: number | undefined): string {
+  if (code === 'TIMEOUT' || code === 'ABORTED') return 'NETWORK_ERROR';
+  if (code === 'UNEXPECTED_RESPONSE') {
+    return status !== undefined && status >= 500 && status !== 501 ? 'SERVICE_UNAVAILABLE' : 'BAD_RESPONSE';
+  }
+  return code;
 }
 
 function sentence(text: string): string {

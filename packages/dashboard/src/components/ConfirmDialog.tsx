@@ -1,5 +1,5 @@
 import { type ReactNode, useId } from 'react';
-import { useAction } from '../data.ts';
+import { useAction } from '../queries.ts';
 import { Dialog } from './Dialog.tsx';
 import { ErrorMessage } from './ErrorMessage.tsx';
 

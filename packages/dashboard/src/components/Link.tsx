@@ -1,5 +1,6 @@
 import type { AnchorHTMLAttributes, MouseEvent } from 'react';
-import { navigate, useLocation } from '../router.ts';
+import { Link as RouterLink, useLocation } from 'wouter';
+import { noteNavigation } from '../router.ts';
 
 interface LinkProps extends Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> {
   to: string;
@@ -7,21 +8,21 @@ interface LinkProps extends Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'
   match?: 'exact' | 'prefix';
 }
 
-/** A real link (middle-click, copy link address) that navigates without reloading. */
+/** A real link (middle-click, copy link address) that navigates without reloading (wouter). */
 export function Link({ to, match, onClick, children, ...rest }: LinkProps) {
-  const location = useLocation();
-  const path = location.split('?')[0] ?? location;
+  const [path] = useLocation();
   const current = match === 'exact' ? path === to : match === 'prefix' ? path.startsWith(to) : false;
-  function handleClick(event: MouseEvent<HTMLAnchorElement>) {
-    onClick?.(event);
-    if (event.defaultPrevented || event.button !== 0) return;
-    if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    event.preventDefault();
-    navigate(to);
-  }
   return (
-    <a href={to} onClick={handleClick} aria-current={current ? 'page' : undefined} {...rest}>
+    <RouterLink
+      href={to}
+      onClick={(event: MouseEvent<HTMLAnchorElement>) => {
+        onClick?.(event);
+        if (!event.defaultPrevented) noteNavigation();
+      }}
+      aria-current={current ? 'page' : undefined}
+      {...rest}
+    >
       {children}
-    </a>
+    </RouterLink>
   );
 }

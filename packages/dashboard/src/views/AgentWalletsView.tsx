@@ -1,18 +1,29 @@
-import { type FormEvent, useRef, useState } from 'react';
-import type { AgentWallet } from '../api/types.ts';
+// The overview: every agent with its balance, how much of today's cap it has used, and what waits for approval;
+// sortable. New wallets are created here, and every wallet's transactions export as one CSV.
+import type { AgentWallet, Transaction } from '@agent-wallet/sdk';
+import { useQueries, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useMemo, useRef, useState } from 'react';
+import { FULL_LIST_LIMIT } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Link } from '../components/Link.tsx';
+import { Meter } from '../components/Meter.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
 import { TextField } from '../components/TextField.tsx';
-import { addWallet, useAction, useAgentWallets } from '../data.ts';
+import { csvFileName, downloadText, transactionsCsv } from '../csv.ts';
 import { plural, walletName } from '../format.ts';
-import { formatCap, formatUsdc } from '../money.ts';
+import { formatUsdc } from '../money.ts';
+import { addWallet, K, POLL_RESERVE, STALE, useAction, useAgentWallets } from '../queries.ts';
 import { agentPath } from '../router.ts';
+import { useOwnWallets } from './ActivityPanel.tsx';
+import { type DailyUse, dailyUse, type SortKey, sortWallets } from './walletTable.ts';
 
 export const LABEL_MAX = 100;
+
+/** Wallets whose daily cap (from their policies) the overview loads to draw today's use: the first ones. */
+const DAILY_CAP_WALLETS = 10;
 
 export function labelError(label: string): string | null {
   const trimmed = label.trim();
@@ -27,12 +38,16 @@ export function AgentWalletsView() {
   return (
     <>
       <PageHeading title="Agent wallets">Agent wallets</PageHeading>
-      <p className="lead">Each AI agent gets its own wallet, API keys and spending policies.</p>
-      <CreateWalletForm />
-      <section aria-labelledby="wallets-title" className="section">
-        <h2 id="wallets-title">
-          Your agent wallets{data !== undefined && data.total > 0 ? ` (${data.total})` : ''}
-        </h2>
+      <p className="lead">
+        What each of your agents holds, how much of today's cap it has used, and what waits for you.
+      </p>
+      <section aria-labelledby="wallets-title" className="card">
+        <div className="panel-head">
+          <h2 id="wallets-title">
+            Your agents{data !== undefined && data.total > 0 ? ` (${data.total})` : ''}
+          </h2>
+          {data !== undefined && data.items.length > 0 && <ExportAll wallets={data.items} />}
+        </div>
         {data === undefined ? (
           wallets.error !== undefined ? (
             <LoadError error={wallets.error} onRetry={wallets.reload} />
@@ -40,13 +55,9 @@ export function AgentWalletsView() {
             <Loading />
           )
         ) : data.items.length === 0 ? (
-          <p className="empty">No agent wallets yet. Create one above.</p>
+          <p className="empty">No agent wallets yet. Create one below.</p>
         ) : (
-          <ul className="wallet-list" data-testid="wallet-list">
-            {data.items.map((wallet) => (
-              <WalletCard key={wallet.id} wallet={wallet} />
-            ))}
-          </ul>
+          <WalletTable wallets={data.items} />
         )}
         {data !== undefined && data.items.length < data.total && (
           <p className="hint">
@@ -54,49 +65,177 @@ export function AgentWalletsView() {
           </p>
         )}
       </section>
+      <CreateWalletForm />
     </>
   );
 }
 
-function WalletCard({ wallet }: { wallet: AgentWallet }) {
+/** Today's use of each wallet's daily cap: its policies, loaded for the first wallets that have such a cap. */
+function useDailyUse(wallets: AgentWallet[]): Map<string, DailyUse> {
+  const { sdk } = useApp();
+  const capped = wallets.filter((wallet) => wallet.dailyCapRemaining !== null).slice(0, DAILY_CAP_WALLETS);
+  const results = useQueries({
+    queries: capped.map((wallet) => ({
+      queryKey: K.policies(wallet.id),
+      queryFn: () => sdk.policies.list(wallet.id, { limit: FULL_LIST_LIMIT }),
+      staleTime: 5 * STALE.details,
+    })),
+  });
+  const uses = new Map<string, DailyUse>();
+  for (const wallet of wallets) uses.set(wallet.id, dailyUse(wallet, undefined));
+  for (const [index, wallet] of capped.entries()) {
+    uses.set(wallet.id, dailyUse(wallet, results[index]?.data?.items));
+  }
+  return uses;
+}
+
+const COLUMNS: { key: SortKey; title: string; num?: boolean }[] = [
+  { key: 'name', title: 'Agent' },
+  { key: 'balance', title: 'Balance', num: true },
+  { key: 'today', title: "Today's spend vs cap" },
+  { key: 'pending', title: 'Waiting approvals', num: true },
+];
+
+function WalletTable({ wallets }: { wallets: AgentWallet[] }) {
+  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'name', descending: false });
+  const uses = useDailyUse(wallets);
+  const rows = useMemo(() => sortWallets(wallets, uses, sort.key, sort.descending), [wallets, uses, sort]);
   return (
-    <li className="wallet-card" data-testid="wallet-card">
-      <div className="wallet-card-head">
+    <div className="table-wrap">
+      <table className="wallet-table" data-testid="wallet-list">
+        <thead>
+          <tr>
+            {COLUMNS.map((column) => {
+              const active = sort.key === column.key;
+              return (
+                <th
+                  key={column.key}
+                  scope="col"
+                  className={column.num ? 'num' : undefined}
+                  aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : undefined}
+                >
+                  <button
+                    type="button"
+                    className="sort-button"
+                    onClick={() =>
+                      setSort({
+                        key: column.key,
+                        descending: active ? !sort.descending : column.key !== 'name',
+                      })
+                    }
+                  >
+                    {column.title}
+                    <span aria-hidden="true">{active ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
+                  </button>
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((wallet) => (
+            <WalletRow key={wallet.id} wallet={wallet} use={uses.get(wallet.id)} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function WalletRow({ wallet, use }: { wallet: AgentWallet; use: DailyUse | undefined }) {
+  return (
+    <tr data-testid="wallet-card">
+      <td className="wallet-cell">
         <Link to={agentPath(wallet.id)} className="wallet-name" data-testid="wallet-link">
           {walletName(wallet.label)}
         </Link>
         {wallet.frozen && <StatusTag status="frozen" />}
-        {wallet.pendingApprovals > 0 && (
-          <Link to={agentPath(wallet.id, 'approvals')} className="pending-pill">
-            {plural(wallet.pendingApprovals, 'approval')} waiting
-          </Link>
+      </td>
+      <td className="num" data-label="Balance">
+        {formatUsdc(wallet.balance)}
+        {wallet.heldBalance !== '0.000000' && (
+          <span className="hint"> + {formatUsdc(wallet.heldBalance)} held</span>
         )}
-      </div>
-      <code className="address small">{wallet.address}</code>
-      <dl className="stats compact">
-        <div>
-          <dt>Balance</dt>
-          <dd>{formatUsdc(wallet.balance)}</dd>
-        </div>
-        <div>
-          <dt>Held</dt>
-          <dd>{formatUsdc(wallet.heldBalance)}</dd>
-        </div>
-        <div>
-          <dt>Daily cap left</dt>
-          <dd>{formatCap(wallet.dailyCapRemaining)}</dd>
-        </div>
-        <div>
-          <dt>Total cap left</dt>
-          <dd>{formatCap(wallet.totalCapRemaining)}</dd>
-        </div>
-      </dl>
-    </li>
+      </td>
+      <td data-label="Today" data-testid="wallet-today">
+        <TodayCell use={use} />
+      </td>
+      <td className="num" data-label="Waiting">
+        {wallet.pendingApprovals > 0 ? (
+          <Link to={agentPath(wallet.id, 'approvals')} className="pending-pill">
+            {plural(wallet.pendingApprovals, 'approval')}
+          </Link>
+        ) : (
+          <span className="hint">None</span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function TodayCell({ use }: { use: DailyUse | undefined }) {
+  if (use === undefined || use.kind === 'none') return <span className="hint">No daily cap</span>;
+  if (use.kind === 'remaining') return <span>{formatUsdc(use.remaining)} left today</span>;
+  return (
+    <div className="today">
+      <span>
+        {use.usedText} of {use.limitText}
+      </span>
+      <Meter
+        percent={use.percent}
+        label="Today's spend against the daily cap"
+        valueText={`${use.usedText} of ${use.limitText}`}
+        small
+      />
+    </div>
+  );
+}
+
+/** Every wallet's transactions as one CSV: up to 10 pages of 100 a wallet, keeping the poll's reserve free. */
+function ExportAll({ wallets }: { wallets: AgentWallet[] }) {
+  const { sdk, client } = useApp();
+  const own = useOwnWallets();
+  const [note, setNote] = useState<string | null>(null);
+  const action = useAction();
+  async function exportAll() {
+    setNote(null);
+    const rows: { tx: Transaction; walletName: string }[] = [];
+    let complete = true;
+    await action.run(async () => {
+      for (const wallet of wallets) {
+        for (let page = 1; page <= 10; page += 1) {
+          const budget = client.budget('agent_wallets');
+          if (budget !== undefined && budget.remaining <= POLL_RESERVE) {
+            complete = false;
+            break;
+          }
+          const list = await sdk.transactions.list(wallet.id, { page, limit: FULL_LIST_LIMIT });
+          rows.push(...list.transactions.map((tx) => ({ tx, walletName: walletName(wallet.label) })));
+          if (page * FULL_LIST_LIMIT >= list.total) break;
+          if (page === 10) complete = false;
+        }
+      }
+      rows.sort((a, b) => b.tx.createdAt.localeCompare(a.tx.createdAt));
+      downloadText(csvFileName('all-wallets'), transactionsCsv(rows, own));
+      setNote(
+        `Exported ${plural(rows.length, 'transaction')}${complete ? '' : ' (not all: try again in a minute for the rest)'}.`,
+      );
+    });
+  }
+  return (
+    <div className="panel-tools">
+      <button type="button" className="button secondary small" onClick={exportAll} disabled={action.busy}>
+        {action.busy ? 'Exporting…' : 'Export all transactions (CSV)'}
+      </button>
+      <ErrorMessage error={action.error} />
+      <StatusNote text={note} />
+    </div>
   );
 }
 
 function CreateWalletForm() {
-  const { api, cache } = useApp();
+  const { sdk } = useApp();
+  const qc = useQueryClient();
   const [label, setLabel] = useState('');
   const [submitted, setSubmitted] = useState(false);
   const [note, setNote] = useState<string | null>(null);
@@ -111,7 +250,7 @@ function CreateWalletForm() {
     if (error !== null) return inputRef.current?.focus();
     const value = label.trim();
     const failed = await action.run(async () => {
-      addWallet(cache, await api.createAgentWallet(value));
+      addWallet(qc, await sdk.agentWallets.create({ label: value }));
     });
     if (failed === null) {
       setLabel('');

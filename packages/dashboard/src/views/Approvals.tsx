@@ -1,5 +1,11 @@
-import { useId, useState } from 'react';
-import type { AgentWallet, Transaction } from '../api/types.ts';
+// Approvals as an inbox: every payment waiting for the owner, soonest to expire first, each with its reason in
+// one sentence, the policies it would break and the time left; approve or reject with a click or the keyboard
+// (j / k move, a approves, r rejects). The header's badge and this list follow the one poll of the wallet list.
+import type { AgentWallet, Transaction } from '@agent-wallet/sdk';
+import { useQueries, useQueryClient } from '@tanstack/react-query';
+import { type KeyboardEvent, useId, useRef, useState } from 'react';
+import { toApiError } from '../api/errors.ts';
+import { FULL_LIST_LIMIT } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
@@ -7,29 +13,56 @@ import { Dialog } from '../components/Dialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Link } from '../components/Link.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
+import { counterpartyOf, formatDateTime, plural, timeLeft, txStatusLabel, walletName } from '../format.ts';
+import { formatUsdc } from '../money.ts';
 import {
   applyDecision,
   K,
-  MAX_AGE,
   pendingTotal,
   refreshWallet,
+  STALE,
   useAction,
   useAgentWallets,
-  useResource,
-} from '../data.ts';
-import { formatDateTime, plural, txStatusLabel, walletName } from '../format.ts';
-import { formatUsdc } from '../money.ts';
-import { agentPath, WALLET_TABS } from '../router.ts';
+} from '../queries.ts';
+import { agentPath } from '../router.ts';
+import { useOwnWallets } from './ActivityPanel.tsx';
 import { policyTitle } from './policyInfo.ts';
-import { describeViolation } from './violations.ts';
+import { approvalSentence, approvalWhy, describeViolation } from './violations.ts';
 
-/** Wallets whose pending list loads by itself on the Approvals page; the rest load on request. */
-const AUTO_LOAD_WALLETS = 5;
+/** Wallets whose waiting payments load by themselves; beyond them the inbox links to each wallet. */
+const AUTO_LOAD_WALLETS = 10;
+
+/** Waiting payments of the given wallets (only those that have some: an empty wallet costs no request). */
+function usePending(wallets: AgentWallet[]) {
+  const { sdk } = useApp();
+  const results = useQueries({
+    queries: wallets.map((wallet) => ({
+      queryKey: K.pending(wallet.id),
+      queryFn: () => sdk.transactions.pending(wallet.id, { limit: FULL_LIST_LIMIT }),
+      staleTime: STALE.pending,
+    })),
+  });
+  const items = results
+    .flatMap((result, index) =>
+      (wallets[index]?.pendingApprovals ?? 0) > 0 ? (result.data?.transactions ?? []) : [],
+    )
+    .sort((a, b) => (a.expiresAt ?? '9999').localeCompare(b.expiresAt ?? '9999'));
+  const failed = results.find((result) => result.error !== null);
+  return {
+    items,
+    loading: results.some((result) => result.data === undefined && result.error === null),
+    error: failed?.error === undefined || failed.error === null ? undefined : toApiError(failed.error),
+    reload: () => {
+      for (const result of results) void result.refetch();
+    },
+  };
+}
 
 export function ApprovalsView() {
   const wallets = useAgentWallets();
   const waiting = wallets.data?.items.filter((wallet) => wallet.pendingApprovals > 0) ?? [];
   const total = pendingTotal(wallets.data);
+  const loaded = waiting.slice(0, AUTO_LOAD_WALLETS);
   const [note, setNote] = useState<string | null>(null);
   return (
     <>
@@ -39,182 +72,239 @@ export function ApprovalsView() {
           ? 'Checking for payments that wait for you…'
           : total === 0
             ? 'Nothing waits for your approval.'
-            : `${plural(total, 'payment')} ${total === 1 ? 'waits' : 'wait'} for your approval.`}{' '}
+            : `${plural(total, 'payment')} ${total === 1 ? 'waits' : 'wait'} for your approval, soonest to expire first.`}{' '}
         New requests from agents appear here by themselves.
       </p>
       <StatusNote text={note} />
       {wallets.data === undefined && wallets.error !== undefined && (
         <LoadError error={wallets.error} onRetry={wallets.reload} />
       )}
-      {waiting.map((wallet, index) => (
-        <section key={wallet.id} className="card" aria-labelledby={`approvals-${wallet.id}`}>
-          <PendingApprovals
-            wallet={wallet}
-            headingLevel={2}
-            autoLoad={index < AUTO_LOAD_WALLETS}
-            showWalletName
-            onDecided={setNote}
-          />
-        </section>
-      ))}
+      {loaded.length > 0 && <Inbox wallets={loaded} walletNames showEmpty={false} onDecided={setNote} />}
+      {waiting.length > AUTO_LOAD_WALLETS && (
+        <p className="hint">
+          More wallets have payments waiting:{' '}
+          {waiting.slice(AUTO_LOAD_WALLETS).map((wallet, index) => (
+            <span key={wallet.id}>
+              {index > 0 && ', '}
+              <Link to={agentPath(wallet.id, 'approvals')}>{walletName(wallet.label)}</Link>
+            </span>
+          ))}
+          .
+        </p>
+      )}
     </>
   );
 }
 
-interface PendingApprovalsProps {
-  wallet: AgentWallet;
-  headingLevel: 2 | 3;
-  autoLoad?: boolean;
-  showWalletName?: boolean;
-  /** Where to say what happened; by default a note inside this list. */
-  onDecided?: (note: string) => void;
-}
-
-/**
- * The payments of one wallet that wait for a decision. Loaded only when the wallet's list entry says some
- * are waiting (the list is polled), so an empty wallet costs no request.
- */
-export function PendingApprovals({
-  wallet,
-  headingLevel,
-  autoLoad = true,
-  showWalletName,
-  onDecided,
-}: PendingApprovalsProps) {
-  const { api } = useApp();
-  const [requested, setRequested] = useState(autoLoad);
-  const [note, setNote] = useState<string | null>(null);
-  const key = wallet.pendingApprovals > 0 && requested ? K.pending(wallet.id) : null;
-  const pending = useResource(key, () => api.pending(wallet.id), MAX_AGE.pending);
+/** The payments of one wallet that wait for a decision (its Approvals tab). */
+export function PendingApprovals({ wallet, headingLevel }: { wallet: AgentWallet; headingLevel: 2 | 3 }) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
-  const items = wallet.pendingApprovals > 0 ? (pending.data?.transactions ?? []) : [];
+  const [note, setNote] = useState<string | null>(null);
   return (
     <div className="approvals" data-testid="pending-approvals">
-      <Heading id={`approvals-${wallet.id}`}>
-        {showWalletName ? (
-          <Link to={agentPath(wallet.id, WALLET_TABS[1])}>{walletName(wallet.label)}</Link>
-        ) : (
-          'Waiting for approval'
-        )}
-      </Heading>
-      {onDecided === undefined && <StatusNote text={note} />}
-      {wallet.pendingApprovals === 0 ? (
-        <p className="empty">No payments wait for your approval.</p>
-      ) : !requested ? (
-        <button type="button" className="button secondary" onClick={() => setRequested(true)}>
-          Show {plural(wallet.pendingApprovals, 'waiting payment')}
-        </button>
-      ) : pending.data === undefined ? (
-        pending.error !== undefined ? (
-          <LoadError error={pending.error} onRetry={pending.reload} />
-        ) : (
-          <Loading />
-        )
-      ) : items.length === 0 ? (
-        <p className="empty">No payments wait for your approval.</p>
-      ) : (
-        <ul className="approval-list">
-          {items.map((tx) => (
-            <PendingItem key={tx.id} tx={tx} onDecided={onDecided ?? setNote} />
-          ))}
-        </ul>
-      )}
+      <Heading>Waiting for approval</Heading>
+      <StatusNote text={note} />
+      <Inbox
+        wallets={wallet.pendingApprovals > 0 ? [wallet] : []}
+        walletNames={false}
+        showEmpty
+        onDecided={setNote}
+      />
     </div>
   );
 }
 
-function PendingItem({ tx, onDecided }: { tx: Transaction; onDecided: (note: string) => void }) {
-  const { api, cache } = useApp();
-  const [dialog, setDialog] = useState<'approve' | 'reject' | null>(null);
-  const amount = formatUsdc(tx.amount);
+interface InboxProps {
+  wallets: AgentWallet[];
+  walletNames: boolean;
+  showEmpty: boolean;
+  onDecided: (note: string) => void;
+}
 
-  async function decided(result: Transaction, verb: string) {
-    applyDecision(cache, result);
-    onDecided(
-      `Payment of ${formatUsdc(result.amount)} ${verb}: now ${txStatusLabel(result.status, result.rail)}.`,
-    );
-    await refreshWallet(api, cache, result.walletId);
+function Inbox({ wallets, walletNames, showEmpty, onDecided }: InboxProps) {
+  const pending = usePending(wallets);
+  const listRef = useRef<HTMLUListElement>(null);
+  const [dialog, setDialog] = useState<{ tx: Transaction; kind: 'approve' | 'reject' } | null>(null);
+  const names = new Map(wallets.map((wallet) => [wallet.id, walletName(wallet.label)]));
+  if (pending.items.length === 0) {
+    if (pending.loading) return <Loading />;
+    if (pending.error !== undefined) return <LoadError error={pending.error} onRetry={pending.reload} />;
+    return showEmpty ? <p className="empty">No payments wait for your approval.</p> : null;
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLLIElement>, tx: Transaction) {
+    if (event.target !== event.currentTarget || event.ctrlKey || event.metaKey || event.altKey) return;
+    const items = [...(listRef.current?.querySelectorAll<HTMLElement>('[data-inbox-item]') ?? [])];
+    const index = items.indexOf(event.currentTarget);
+    const move = (to: number) => items[Math.max(0, Math.min(items.length - 1, to))]?.focus();
+    const key = event.key;
+    if (key === 'j' || key === 'ArrowDown') move(index + 1);
+    else if (key === 'k' || key === 'ArrowUp') move(index - 1);
+    else if (key === 'a') setDialog({ tx, kind: 'approve' });
+    else if (key === 'r') setDialog({ tx, kind: 'reject' });
+    else return;
+    event.preventDefault();
   }
 
   return (
-    <li className="approval" data-testid="approval-item">
-      <div className="tx-main">
-        <span className="tx-amount">{amount}</span>
-        <span className="tag tag-pending">awaiting approval</span>
+    <>
+      <p className="hint keyboard-hint" id="inbox-keys">
+        Keyboard: select a payment, then <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>j</kbd> /{' '}
+        <kbd>k</kbd> next / previous.
+      </p>
+      <ul className="inbox" ref={listRef} aria-label="Payments waiting for approval">
+        {pending.items.map((tx) => (
+          <InboxItem
+            key={tx.id}
+            tx={tx}
+            walletName={walletNames ? names.get(tx.walletId) : undefined}
+            onKeyDown={(event) => onKeyDown(event, tx)}
+            onDecide={(kind) => setDialog({ tx, kind })}
+          />
+        ))}
+      </ul>
+      {dialog !== null && (
+        <Decision tx={dialog.tx} kind={dialog.kind} onClose={() => setDialog(null)} onDecided={onDecided} />
+      )}
+    </>
+  );
+}
+
+function InboxItem({
+  tx,
+  walletName: wallet,
+  onKeyDown,
+  onDecide,
+}: {
+  tx: Transaction;
+  walletName: string | undefined;
+  onKeyDown: (event: KeyboardEvent<HTMLLIElement>) => void;
+  onDecide: (kind: 'approve' | 'reject') => void;
+}) {
+  const own = useOwnWallets();
+  const why = approvalWhy(tx.reason);
+  const other = counterpartyOf(tx, own);
+  const violations = tx.violations ?? [];
+  const left = timeLeft(tx.expiresAt);
+  return (
+    <li
+      className="inbox-item"
+      data-testid="approval-item"
+      data-inbox-item
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: each payment takes focus so the keyboard can act on it (a, r, j, k)
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+      aria-describedby="inbox-keys"
+    >
+      <div className="inbox-head">
+        <span className="inbox-amount">{formatUsdc(tx.amount)}</span>
+        <span className="inbox-to">
+          to <span title={other.detail ?? undefined}>{other.name}</span>
+          {wallet !== undefined && (
+            <>
+              {' '}
+              from <Link to={agentPath(tx.walletId, 'approvals')}>{wallet}</Link>
+            </>
+          )}
+        </span>
+        <span
+          className="tag tag-pending"
+          title={`Expires ${formatDateTime(tx.expiresAt)}`}
+          data-testid="approval-expiry"
+        >
+          {left}
+        </span>
       </div>
-      <dl className="tx-meta">
-        <div>
-          <dt>To</dt>
-          <dd>
-            <code className="address small">{tx.toAddress ?? '—'}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Reason</dt>
-          <dd className="user-text" data-testid="approval-reason">
-            {tx.reason ?? '(none given)'}
-          </dd>
-        </div>
-        {tx.memo !== null && (
-          <div>
-            <dt>Memo</dt>
-            <dd className="user-text">{tx.memo}</dd>
-          </div>
+      <p className="inbox-why" data-testid="approval-why">
+        {approvalSentence(why, tx.amount)}
+        {why.kind === 'asked' && why.reason !== null && (
+          <>
+            {' '}
+            <q className="user-text" data-testid="approval-reason">
+              {why.reason}
+            </q>
+          </>
         )}
-        <div>
-          <dt>Asked</dt>
-          <dd>{formatDateTime(tx.createdAt)}</dd>
-        </div>
-        <div>
-          <dt>Expires</dt>
-          <dd>{formatDateTime(tx.expiresAt)}</dd>
-        </div>
-      </dl>
-      <div className="violations-box">
-        <p className="violations-title">Policies this payment would violate</p>
-        {tx.violations !== null && tx.violations.length > 0 ? (
+      </p>
+      {violations.length > 0 && (
+        <div className="inbox-breaks">
+          <p className="violations-title">Approving it would override:</p>
           <ul className="violations" data-testid="approval-violations">
-            {tx.violations.map((violation) => (
+            {violations.map((violation) => (
               <li key={violation.policyId}>
                 <strong>{policyTitle(violation.policyType)}</strong>: {describeViolation(violation)}
               </li>
             ))}
           </ul>
-        ) : (
-          <p className="hint">
-            None: it waits because it is above an approval threshold, or because the agent asked.
-          </p>
-        )}
-      </div>
+        </div>
+      )}
+      {tx.memo !== null && <p className="hint user-text">Memo: {tx.memo}</p>}
       <div className="actions">
-        <button type="button" className="button primary" onClick={() => setDialog('approve')}>
+        <button
+          type="button"
+          className="button primary small"
+          onClick={() => onDecide('approve')}
+          aria-keyshortcuts="a"
+        >
           Approve
         </button>
-        <button type="button" className="button danger" onClick={() => setDialog('reject')}>
+        <button
+          type="button"
+          className="button secondary small"
+          onClick={() => onDecide('reject')}
+          aria-keyshortcuts="r"
+        >
           Reject
         </button>
+        <span className="hint">Asked {formatDateTime(tx.createdAt)}</span>
       </div>
-      {dialog === 'approve' && (
-        <ConfirmDialog
-          title="Approve this payment?"
-          confirmLabel="Approve payment"
-          onClose={() => setDialog(null)}
-          onConfirm={async () => decided(await api.approve(tx.walletId, tx.id), 'approved')}
-        >
-          <p>
-            {amount} will be sent to <code className="address small">{tx.toAddress ?? '—'}</code>. Policies
-            are not checked again: your approval is the decision.
-          </p>
-        </ConfirmDialog>
-      )}
-      {dialog === 'reject' && (
-        <RejectDialog
-          tx={tx}
-          onClose={() => setDialog(null)}
-          onRejected={(result) => decided(result, 'rejected')}
-        />
-      )}
     </li>
+  );
+}
+
+function Decision({
+  tx,
+  kind,
+  onClose,
+  onDecided,
+}: {
+  tx: Transaction;
+  kind: 'approve' | 'reject';
+  onClose: () => void;
+  onDecided: (note: string) => void;
+}) {
+  const { sdk } = useApp();
+  const qc = useQueryClient();
+  const own = useOwnWallets();
+  const amount = formatUsdc(tx.amount);
+  async function decided(result: Transaction, verb: string) {
+    applyDecision(qc, result);
+    onDecided(
+      `Payment of ${formatUsdc(result.amount)} ${verb}: now ${txStatusLabel(result.status, result.rail)}.`,
+    );
+    await refreshWallet(sdk, qc, result.walletId);
+  }
+  if (kind === 'reject') {
+    return <RejectDialog tx={tx} onClose={onClose} onRejected={(result) => decided(result, 'rejected')} />;
+  }
+  return (
+    <ConfirmDialog
+      title="Approve this payment?"
+      confirmLabel="Approve payment"
+      onClose={onClose}
+      onConfirm={async () => decided(await sdk.transactions.approve(tx.walletId, tx.id), 'approved')}
+    >
+      <p>
+        {amount} will be sent to {counterpartyOf(tx, own).name}
+        {tx.toAddress !== null && (
+          <>
+            {' '}
+            (<code className="address small">{tx.toAddress}</code>)
+          </>
+        )}
+        . Policies are not checked again: your approval is the decision.
+      </p>
+    </ConfirmDialog>
   );
 }
 
@@ -229,21 +319,24 @@ function RejectDialog({
   onClose: () => void;
   onRejected: (tx: Transaction) => Promise<void>;
 }) {
-  const { api } = useApp();
+  const { sdk } = useApp();
   const [reason, setReason] = useState('');
   const action = useAction();
   const reasonId = useId();
   const tooLong = reason.trim().length > REASON_MAX;
   async function reject() {
     if (tooLong) return;
-    const error = await action.run(async () => onRejected(await api.reject(tx.walletId, tx.id, reason)));
+    const text = reason.trim();
+    const error = await action.run(async () =>
+      onRejected(await sdk.transactions.reject(tx.walletId, tx.id, text === '' ? {} : { reason: text })),
+    );
     if (error === null) onClose();
   }
   return (
     <Dialog title="Reject this payment?" onClose={onClose}>
       <p>
         The {formatUsdc(tx.amount)} held for it goes back to the wallet's balance, and the agent sees the
-        payment as rejected.
+        payment as rejected. This cannot be undone.
       </p>
       <div className="field">
         <label htmlFor={reasonId}>Reason for the agent (optional)</label>
@@ -252,6 +345,7 @@ function RejectDialog({
           value={reason}
           onChange={(event) => setReason(event.target.value)}
           rows={3}
+          data-autofocus
           aria-invalid={tooLong ? true : undefined}
           aria-describedby={tooLong ? `${reasonId}-error` : undefined}
         />

@@ -1,24 +1,23 @@
+import type { Session as AuthResult, ManagementClient } from '@agent-wallet/sdk';
 import { type FormEvent, useRef, useState } from 'react';
-import type { Api } from '../api/endpoints.ts';
-import type { AuthResult } from '../api/types.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Link } from '../components/Link.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { TextField } from '../components/TextField.tsx';
-import { useAction } from '../data.ts';
+import { useAction } from '../queries.ts';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
 interface AuthScreenProps {
-  api: Api;
+  sdk: ManagementClient;
   mode: 'login' | 'signup';
   notice: string | null;
   onAuthenticated: (result: AuthResult) => void;
 }
 
-export function AuthScreen({ api, mode, notice, onAuthenticated }: AuthScreenProps) {
+export function AuthScreen({ sdk, mode, notice, onAuthenticated }: AuthScreenProps) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [submitted, setSubmitted] = useState(false);
@@ -47,8 +46,8 @@ export function AuthScreen({ api, mode, notice, onAuthenticated }: AuthScreenPro
     if (passwordError !== null) return passwordRef.current?.focus();
     await action.run(async () => {
       const result = signup
-        ? await api.signup(email.trim(), password)
-        : await api.login(email.trim(), password);
+        ? await sdk.signup({ email: email.trim(), password })
+        : await sdk.login({ email: email.trim(), password });
       onAuthenticated(result);
     });
   }

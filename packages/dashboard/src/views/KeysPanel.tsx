@@ -1,5 +1,14 @@
+import type {
+  AgentWallet,
+  ApiKey,
+  CreatedApiKey as CreatedKey,
+  Page,
+  RotatedApiKey as RotatedKey,
+  Scope,
+} from '@agent-wallet/sdk';
+import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useRef, useState } from 'react';
-import type { AgentWallet, ApiKey, CreatedKey, Page, RotatedKey, Scope } from '../api/types.ts';
+import { FULL_LIST_LIMIT } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
@@ -8,8 +17,8 @@ import { Dialog } from '../components/Dialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
 import { TextField } from '../components/TextField.tsx';
-import { K, MAX_AGE, useAction, useResource } from '../data.ts';
 import { formatDateTime } from '../format.ts';
+import { K, STALE, updateData, useAction, useResource } from '../queries.ts';
 import { labelError } from './AgentWalletsView.tsx';
 
 const SCOPE_CHOICES: { value: string; scopes: Scope[]; title: string; detail: string }[] = [
@@ -54,15 +63,20 @@ interface ShownKey {
 }
 
 export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
-  const { api, cache } = useApp();
-  const keys = useResource(K.keys(wallet.id), () => api.keys(wallet.id), MAX_AGE.details);
+  const { sdk } = useApp();
+  const qc = useQueryClient();
+  const keys = useResource(
+    K.keys(wallet.id),
+    () => sdk.keys.list(wallet.id, { limit: FULL_LIST_LIMIT }),
+    STALE.details,
+  );
   const [shown, setShown] = useState<ShownKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [rotating, setRotating] = useState<ApiKey | null>(null);
   const [note, setNote] = useState<string | null>(null);
 
   function putKeys(change: (items: ApiKey[]) => ApiKey[], added = 0) {
-    cache.update<Page<ApiKey>>(K.keys(wallet.id), (page) => ({
+    updateData<Page<ApiKey>>(qc, K.keys(wallet.id), (page) => ({
       ...page,
       items: change(page.items),
       total: page.total + added,
@@ -108,7 +122,7 @@ export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
           danger
           onClose={() => setRevoking(null)}
           onConfirm={async () => {
-            const revoked = await api.revokeKey(wallet.id, revoking.id);
+            const revoked = await sdk.keys.revoke(wallet.id, revoking.id);
             putKeys((items) => items.map((item) => (item.id === revoked.id ? revoked : item)));
             setNote(`The key “${revoked.label}” (${revoked.prefix}…) is revoked.`);
           }}
@@ -201,7 +215,7 @@ function KeyItem({
               Rotate
             </button>
           )}
-          <button type="button" className="button danger small" onClick={() => onRevoke(apiKey)}>
+          <button type="button" className="button secondary small" onClick={() => onRevoke(apiKey)}>
             {apiKey.status === 'rotating' ? 'Revoke now' : 'Revoke'}
           </button>
         </div>
@@ -225,7 +239,7 @@ function today(): string {
 }
 
 function CreateKeyForm({ wallet, onCreated }: { wallet: AgentWallet; onCreated: (key: CreatedKey) => void }) {
-  const { api } = useApp();
+  const { sdk } = useApp();
   const [label, setLabel] = useState('');
   const [scope, setScope] = useState('read,write');
   const [expiry, setExpiry] = useState('');
@@ -246,7 +260,7 @@ function CreateKeyForm({ wallet, onCreated }: { wallet: AgentWallet; onCreated: 
     const choice = SCOPE_CHOICES.find((c) => c.value === scope) ?? SCOPE_CHOICES[0]!;
     const expiresAt = expiry === '' ? undefined : (expiryFromDate(expiry) ?? undefined);
     const failed = await action.run(async () => {
-      onCreated(await api.createKey(wallet.id, { label: label.trim(), scopes: choice.scopes, expiresAt }));
+      onCreated(await sdk.keys.create(wallet.id, { label: label.trim(), scopes: choice.scopes, expiresAt }));
     });
     if (failed === null) {
       setLabel('');
@@ -324,12 +338,14 @@ function RotateDialog({
   onClose: () => void;
   onRotated: (rotated: RotatedKey) => void;
 }) {
-  const { api } = useApp();
+  const { sdk } = useApp();
   const [grace, setGrace] = useState(3600);
   const action = useAction();
   const graceId = useId();
   async function rotate() {
-    await action.run(async () => onRotated(await api.rotateKey(wallet.id, apiKey.id, grace)));
+    await action.run(async () =>
+      onRotated(await sdk.keys.rotate(wallet.id, apiKey.id, { gracePeriodSeconds: grace })),
+    );
   }
   return (
     <Dialog title={`Rotate the key “${apiKey.label}”?`} onClose={onClose}>

@@ -1,5 +1,6 @@
+import type { Deposit, Page } from '@agent-wallet/sdk';
+import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
-import type { Deposit, Page } from '../api/types.ts';
 import { useApp } from '../app-context.ts';
 import { AmountInput, amountError } from '../components/AmountInput.tsx';
 import { AddressRow, LoadError, Loading, StatusNote } from '../components/Common.tsx';
@@ -7,18 +8,18 @@ import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { Pagination } from '../components/Pagination.tsx';
 import { TxHash } from '../components/TxHash.tsx';
+import { formatDateTime, plural } from '../format.ts';
+import { formatUsdc } from '../money.ts';
 import {
   addDeposit,
   DEPOSITS_PAGE_SIZE,
   K,
-  MAX_AGE,
+  STALE,
   setMasterBalance,
   useAction,
   useMasterWallet,
   useResource,
-} from '../data.ts';
-import { formatDateTime, plural } from '../format.ts';
-import { formatUsdc } from '../money.ts';
+} from '../queries.ts';
 import { PendingDeposits } from './PendingDeposits.tsx';
 
 export function MasterWalletView() {
@@ -82,7 +83,8 @@ function ChainDepositCard({ address }: { address: string | undefined }) {
 }
 
 function SandboxDepositForm() {
-  const { api, cache } = useApp();
+  const { sdk } = useApp();
+  const qc = useQueryClient();
   const [amount, setAmount] = useState('');
   const [submitted, setSubmitted] = useState(false);
   const [note, setNote] = useState<string | null>(null);
@@ -96,10 +98,10 @@ function SandboxDepositForm() {
     if (amountError(amount) !== null) return inputRef.current?.focus();
     const value = amount.trim();
     const error = await action.run(async () => {
-      const result = await api.sandboxDeposit(value);
+      const result = await sdk.sandboxDeposit(value);
       const { balance, ...deposit } = result;
-      setMasterBalance(cache, balance);
-      addDeposit(cache, deposit);
+      setMasterBalance(qc, balance);
+      addDeposit(qc, deposit);
     });
     if (error === null) {
       setAmount('');
@@ -131,12 +133,12 @@ function SandboxDepositForm() {
 }
 
 function DepositsList() {
-  const { api } = useApp();
+  const { sdk } = useApp();
   const [page, setPage] = useState(1);
   const deposits = useResource<Page<Deposit>>(
     K.deposits(page),
-    () => api.deposits(page, DEPOSITS_PAGE_SIZE),
-    MAX_AGE.master,
+    () => sdk.deposits({ page, limit: DEPOSITS_PAGE_SIZE }),
+    STALE.master,
   );
   const data = deposits.data;
   return (

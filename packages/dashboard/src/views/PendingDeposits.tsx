@@ -1,13 +1,22 @@
 // USDC on its way in (evm rail): transfers the chain shows that are not deep enough to be credited yet, with how
 // deep they are. Polled every few seconds while on screen; a deposit that leaves the list has been credited.
 
+import type { Page, PendingDeposit } from '@agent-wallet/sdk';
+import { useQueryClient } from '@tanstack/react-query';
 import { shortAddress } from '../address.ts';
-import type { PendingDeposit } from '../api/types.ts';
+import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
 import { TxHash } from '../components/TxHash.tsx';
-import { usePendingDeposits } from '../data.ts';
 import { formatUsdc } from '../money.ts';
-import { DEPOSIT_POLL_INTERVAL_MS, useVisiblePolling } from '../polling.ts';
+import {
+  DEPOSIT_POLL_INTERVAL_MS,
+  K,
+  PENDING_DEPOSITS_LIMIT,
+  pollDelay,
+  type ResourceState,
+  STALE,
+  useResource,
+} from '../queries.ts';
 
 /** "1 of 3 confirmations" (never more than required: past it the deposit is about to be credited). */
 export function confirmationsText(confirmations: number, required: number): string {
@@ -38,9 +47,36 @@ export function PendingDepositRow({ deposit }: { deposit: PendingDeposit }) {
   );
 }
 
+const depositId = (deposit: PendingDeposit) => `${deposit.txHash}:${deposit.logIndex}`;
+
+/**
+ * The USDC transfers on their way in (evm rail), polled every few seconds while shown. One that left the list
+ * since the last load was credited (or dropped by a re-org): the balances and deposit lists are reloaded.
+ */
+function usePendingDeposits(): ResourceState<Page<PendingDeposit>> {
+  const { sdk, client } = useApp();
+  const qc = useQueryClient();
+  return useResource(
+    K.pendingDeposits,
+    async () => {
+      const page = await sdk.pendingDeposits({ page: 1, limit: PENDING_DEPOSITS_LIMIT });
+      const before = qc.getQueryData<Page<PendingDeposit>>(K.pendingDeposits);
+      const still = new Set(page.items.map(depositId));
+      const gone = before?.items.filter((deposit) => !still.has(depositId(deposit))) ?? [];
+      if (gone.length > 0) {
+        void qc.invalidateQueries({ queryKey: K.master });
+        void qc.invalidateQueries({ queryKey: K.depositsAll });
+        void qc.invalidateQueries({ queryKey: K.agentWallets });
+      }
+      return page;
+    },
+    STALE.pendingDeposits,
+    { refetchInterval: () => pollDelay(client.budget('wallet'), Date.now(), DEPOSIT_POLL_INTERVAL_MS) },
+  );
+}
+
 export function PendingDeposits() {
   const pending = usePendingDeposits();
-  useVisiblePolling(pending.reload, DEPOSIT_POLL_INTERVAL_MS, 'wallet');
   const data = pending.data;
   return (
     <div className="pending-deposits">

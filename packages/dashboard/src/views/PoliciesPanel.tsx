@@ -1,12 +1,14 @@
+import type { AgentWallet, Page, Policy, PolicyRule, PolicyType } from '@agent-wallet/sdk';
+import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
-import { type AgentWallet, DAYS, type Page, type Policy, type PolicyType, WINDOWS } from '../api/types.ts';
+import { DAYS, FULL_LIST_LIMIT, WINDOWS } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { AmountInput } from '../components/AmountInput.tsx';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { TextField } from '../components/TextField.tsx';
-import { K, MAX_AGE, refreshWallet, useAction, useResource } from '../data.ts';
+import { K, refreshWallet, STALE, updateData, useAction, useResource } from '../queries.ts';
 import { PolicyHistory } from './PolicyHistory.tsx';
 import { PolicySimulator } from './PolicySimulator.tsx';
 import {
@@ -280,8 +282,12 @@ function ScheduleFields({
 }
 
 export function PoliciesPanel({ wallet }: { wallet: AgentWallet }) {
-  const { api } = useApp();
-  const policies = useResource(K.policies(wallet.id), () => api.policies(wallet.id), MAX_AGE.details);
+  const { sdk } = useApp();
+  const policies = useResource(
+    K.policies(wallet.id),
+    () => sdk.policies.list(wallet.id, { limit: FULL_LIST_LIMIT }),
+    STALE.details,
+  );
   const data = policies.data;
   return (
     <>
@@ -314,27 +320,28 @@ export function PoliciesPanel({ wallet }: { wallet: AgentWallet }) {
 }
 
 function usePolicyWriter(walletId: string) {
-  const { api, cache } = useApp();
+  const { sdk } = useApp();
+  const qc = useQueryClient();
   const key = K.policies(walletId);
   return {
-    api,
+    sdk,
     put(policy: Policy, added = false) {
-      cache.update<Page<Policy>>(key, (page) =>
+      updateData<Page<Policy>>(qc, key, (page) =>
         added
           ? { ...page, items: [policy, ...page.items], total: page.total + 1 }
           : { ...page, items: page.items.map((item) => (item.id === policy.id ? policy : item)) },
       );
-      cache.invalidate(K.policyChangesPrefix(walletId));
-      void refreshWallet(api, cache, walletId);
+      void qc.invalidateQueries({ queryKey: K.policyChangesAll(walletId) });
+      void refreshWallet(sdk, qc, walletId);
     },
     remove(policyId: string) {
-      cache.update<Page<Policy>>(key, (page) => ({
+      updateData<Page<Policy>>(qc, key, (page) => ({
         ...page,
         items: page.items.filter((item) => item.id !== policyId),
         total: page.total - 1,
       }));
-      cache.invalidate(K.policyChangesPrefix(walletId));
-      void refreshWallet(api, cache, walletId);
+      void qc.invalidateQueries({ queryKey: K.policyChangesAll(walletId) });
+      void refreshWallet(sdk, qc, walletId);
     },
   };
 }
@@ -355,7 +362,10 @@ function AddPolicyForm({ wallet }: { wallet: AgentWallet }) {
     const check = checkPolicyParams(type, draft);
     if (!check.ok) return focusFirstInvalid(event.currentTarget as HTMLFormElement);
     const failed = await action.run(async () => {
-      writer.put(await writer.api.createPolicy(wallet.id, type, check.params), true);
+      writer.put(
+        await writer.sdk.policies.create(wallet.id, { type, params: check.params } as PolicyRule),
+        true,
+      );
     });
     if (failed === null) {
       setDraft(emptyDraft());
@@ -450,14 +460,14 @@ function PolicyItem({ policy }: { policy: Policy }) {
             onClick={() =>
               toggle.run(async () => {
                 writer.put(
-                  await writer.api.updatePolicy(policy.walletId, policy.id, { active: !policy.active }),
+                  await writer.sdk.policies.update(policy.walletId, policy.id, { active: !policy.active }),
                 );
               })
             }
           >
             {policy.active ? 'Pause' : 'Resume'}
           </button>
-          <button type="button" className="button danger small" onClick={() => setDeleting(true)}>
+          <button type="button" className="button secondary small" onClick={() => setDeleting(true)}>
             Delete
           </button>
         </div>
@@ -470,7 +480,7 @@ function PolicyItem({ policy }: { policy: Policy }) {
           danger
           onClose={() => setDeleting(false)}
           onConfirm={async () => {
-            await writer.api.deletePolicy(policy.walletId, policy.id);
+            await writer.sdk.policies.delete(policy.walletId, policy.id);
             writer.remove(policy.id);
           }}
         >
@@ -496,7 +506,7 @@ function EditPolicyForm({ policy, onDone }: { policy: Policy; onDone: () => void
     const check = checkPolicyParams(policy.type, draft);
     if (!check.ok) return focusFirstInvalid(event.currentTarget as HTMLFormElement);
     const failed = await action.run(async () => {
-      writer.put(await writer.api.updatePolicy(policy.walletId, policy.id, { params: check.params }));
+      writer.put(await writer.sdk.policies.update(policy.walletId, policy.id, { params: check.params }));
     });
     if (failed === null) onDone();
   }

@@ -1,21 +1,22 @@
 // The wallet's policy audit trail: every policy added, changed, paused, resumed or deleted, newest first.
+
+import type { PolicyChange } from '@agent-wallet/sdk';
 import { useState } from 'react';
-import type { PolicyChange } from '../api/types.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
 import { Pagination } from '../components/Pagination.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
-import { K, MAX_AGE, POLICY_CHANGES_PAGE_SIZE, useResource } from '../data.ts';
 import { describeActor, formatDateTime } from '../format.ts';
+import { K, POLICY_CHANGES_PAGE_SIZE, STALE, useResource } from '../queries.ts';
 import { actionWord, describePolicyChange } from './policyHistory.ts';
 
 export function PolicyHistory({ walletId }: { walletId: string }) {
-  const { api } = useApp();
+  const { sdk } = useApp();
   const [page, setPage] = useState(1);
   const changes = useResource(
     K.policyChanges(walletId, page),
-    () => api.policyChanges(walletId, page, POLICY_CHANGES_PAGE_SIZE),
-    MAX_AGE.policyChanges,
+    () => sdk.policies.changes(walletId, { page, limit: POLICY_CHANGES_PAGE_SIZE }),
+    STALE.policyChanges,
   );
   const data = changes.data;
   return (

@@ -1,14 +1,15 @@
 // "Try a payment": what the wallet's policies would decide for a payment now, in words. Nothing is paid, held or
 // stored (POST /policies/simulate).
+
+import type { AgentWallet, Page, CheckPaymentResult as PaymentCheck, Policy } from '@agent-wallet/sdk';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { checkAddress, shortAddress } from '../address.ts';
-import type { AgentWallet, Page, PaymentCheck, Policy } from '../api/types.ts';
 import { useApp } from '../app-context.ts';
 import { AmountInput, amountError } from '../components/AmountInput.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { TextField } from '../components/TextField.tsx';
-import { K, useAction, usePeek } from '../data.ts';
 import { formatCap, formatUsdc } from '../money.ts';
+import { K, useAction, usePeek } from '../queries.ts';
 import { policyTitle } from './policyInfo.ts';
 import { deniedBy, describeViolation } from './violations.ts';
 
@@ -47,7 +48,7 @@ function policiesSignature(page: Page<Policy> | undefined): string {
 }
 
 export function PolicySimulator({ wallet }: { wallet: AgentWallet }) {
-  const { api } = useApp();
+  const { sdk } = useApp();
   const [toAddress, setToAddress] = useState('');
   const [amount, setAmount] = useState('');
   const [submitted, setSubmitted] = useState(false);
@@ -73,7 +74,7 @@ export function PolicySimulator({ wallet }: { wallet: AgentWallet }) {
     const asked = { toAddress: toAddress.trim(), amount: amount.trim() };
     setResult(null);
     await action.run(async () => {
-      const answer = await api.simulatePayment(wallet.id, asked.toAddress, asked.amount);
+      const answer = await sdk.policies.simulate(wallet.id, asked);
       checkedWith.current = signature;
       setResult({ asked, answer });
     });

@@ -1,14 +1,15 @@
 // Webhooks (account-level): the endpoints events are POSTed to, adding one (its signing secret shown once),
 // deleting one, and each endpoint's delivery log with redelivery.
+
+import type {
+  CreatedWebhookEndpoint as CreatedWebhook,
+  Page,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from '@agent-wallet/sdk';
+import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useRef, useState } from 'react';
-import { bucketOf } from '../api/client.ts';
-import {
-  type CreatedWebhook,
-  type Page,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-} from '../api/types.ts';
+import { FULL_LIST_LIMIT, WEBHOOK_EVENT_TYPES } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
@@ -19,9 +20,8 @@ import { PageHeading } from '../components/PageHeading.tsx';
 import { Pagination } from '../components/Pagination.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
 import { TextField } from '../components/TextField.tsx';
-import { DELIVERIES_PAGE_SIZE, K, MAX_AGE, useAction, useResource } from '../data.ts';
 import { formatDateTime, plural } from '../format.ts';
-import { useVisiblePolling } from '../polling.ts';
+import { DELIVERIES_PAGE_SIZE, K, STALE, updateData, useAction, useResource } from '../queries.ts';
 import {
   checkWebhookDraft,
   DELIVERY_STATUS_WORDS,
@@ -39,14 +39,19 @@ import {
 export const DELIVERY_POLL_INTERVAL_MS = 3_000;
 
 export function WebhooksView() {
-  const { api, cache } = useApp();
-  const endpoints = useResource(K.webhooks, () => api.webhooks(), MAX_AGE.webhooks);
+  const { sdk } = useApp();
+  const qc = useQueryClient();
+  const endpoints = useResource(
+    K.webhooks,
+    () => sdk.webhooks.list({ limit: FULL_LIST_LIMIT }),
+    STALE.webhooks,
+  );
   const [shown, setShown] = useState<CreatedWebhook | null>(null);
   const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
   const [note, setNote] = useState<string | null>(null);
 
   function putEndpoints(change: (items: WebhookEndpoint[]) => WebhookEndpoint[], added = 0) {
-    cache.update<Page<WebhookEndpoint>>(K.webhooks, (page) => ({
+    updateData<Page<WebhookEndpoint>>(qc, K.webhooks, (page) => ({
       ...page,
       items: change(page.items),
       total: page.total + added,
@@ -98,7 +103,7 @@ export function WebhooksView() {
           danger
           onClose={() => setDeleting(null)}
           onConfirm={async () => {
-            await api.deleteWebhook(deleting.id);
+            await sdk.webhooks.delete(deleting.id);
             putEndpoints((items) => items.filter((item) => item.id !== deleting.id), -1);
             setNote(`The endpoint ${deleting.url} is deleted; no more events go to it.`);
           }}
@@ -115,7 +120,7 @@ export function WebhooksView() {
 }
 
 function AddWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook) => void }) {
-  const { api } = useApp();
+  const { sdk } = useApp();
   const [draft, setDraft] = useState<WebhookDraft>(EMPTY_WEBHOOK_DRAFT);
   const [submitted, setSubmitted] = useState(false);
   const [refusedUrl, setRefusedUrl] = useState<string | null>(null);
@@ -137,7 +142,7 @@ function AddWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook) =>
       return;
     }
     const sentUrl = draft.url;
-    const failed = await action.run(async () => onCreated(await api.createWebhook(check.input)));
+    const failed = await action.run(async () => onCreated(await sdk.webhooks.create(check.input)));
     if (failed === null) {
       setDraft(EMPTY_WEBHOOK_DRAFT);
       setSubmitted(false);
@@ -273,7 +278,7 @@ function EndpointItem({
         >
           {open ? 'Hide delivery log' : 'Delivery log'}
         </button>
-        <button type="button" className="button danger small" onClick={() => onDelete(endpoint)}>
+        <button type="button" className="button secondary small" onClick={() => onDelete(endpoint)}>
           Delete
         </button>
       </div>
@@ -287,28 +292,25 @@ function EndpointItem({
 }
 
 function DeliveryLog({ endpoint }: { endpoint: WebhookEndpoint }) {
-  const { api, cache } = useApp();
+  const { sdk } = useApp();
+  const qc = useQueryClient();
   const [page, setPage] = useState(1);
   const [note, setNote] = useState<string | null>(null);
+  const [dueSoon, setDueSoon] = useState(false);
   const key = K.deliveries(endpoint.id, page);
+  // Something is on its way: look again every few seconds (only while this log is open and the tab visible).
   const deliveries = useResource(
     key,
-    () => api.webhookDeliveries(endpoint.id, page, DELIVERIES_PAGE_SIZE),
-    MAX_AGE.deliveries,
+    () => sdk.webhooks.deliveries(endpoint.id, { page, limit: DELIVERIES_PAGE_SIZE }),
+    STALE.deliveries,
+    { refetchInterval: dueSoon ? DELIVERY_POLL_INTERVAL_MS : false },
   );
   const data = deliveries.data;
-  const dueSoon = data !== undefined && deliveryDueSoon(data.items);
-  // Something is on its way: look again every few seconds (only while this log is open and the tab visible).
-  useVisiblePolling(
-    () => {
-      if (dueSoon) deliveries.reload();
-    },
-    DELIVERY_POLL_INTERVAL_MS,
-    bucketOf('GET', `/webhooks/${encodeURIComponent(endpoint.id)}/deliveries`),
-  );
+  const nowDue = data !== undefined && deliveryDueSoon(data.items);
+  if (nowDue !== dueSoon) setDueSoon(nowDue);
 
   function onRedelivered(delivery: WebhookDelivery) {
-    cache.update<Page<WebhookDelivery>>(key, (current) => ({
+    updateData<Page<WebhookDelivery>>(qc, key, (current) => ({
       ...current,
       items: current.items.map((item) => (item.id === delivery.id ? delivery : item)),
     }));
@@ -377,7 +379,7 @@ function DeliveryItem({
   delivery: WebhookDelivery;
   onRedelivered: (delivery: WebhookDelivery) => void;
 }) {
-  const { api } = useApp();
+  const { sdk } = useApp();
   const action = useAction();
   return (
     <li className="delivery" data-testid="delivery-item" data-status={delivery.status}>
@@ -414,7 +416,9 @@ function DeliveryItem({
           type="button"
           className="button secondary small"
           disabled={action.busy}
-          onClick={() => action.run(async () => onRedelivered(await api.redeliver(endpointId, delivery.id)))}
+          onClick={() =>
+            action.run(async () => onRedelivered(await sdk.webhooks.redeliver(endpointId, delivery.id)))
+          }
         >
           {action.busy ? 'Queuing…' : 'Redeliver'}{' '}
           <span className="visually-hidden">{delivery.eventType}</span>

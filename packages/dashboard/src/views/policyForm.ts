@@ -1,14 +1,19 @@
 // What the policy forms hold while a person types, and the checks done before anything is sent: each bad field
 // gets its own message, in the same words the server would use for the same mistake where it can. Pure.
+
+import type {
+  Weekday as Day,
+  Policy,
+  PolicyParamsByType,
+  PolicyType,
+  PolicyWindow as WindowName,
+} from '@agent-wallet/sdk';
 import { checkAddress } from '../address.ts';
-import {
-  DAYS,
-  type Day,
-  type Policy,
-  type PolicyParams,
-  type PolicyType,
-  type WindowName,
-} from '../api/types.ts';
+import { DAYS } from '../api/wire.ts';
+
+/** The params of any policy type. */
+export type PolicyParams = PolicyParamsByType[PolicyType];
+
 import { checkAmount, trimAmount } from '../money.ts';
 import { isDay, isWindow, POLICY_INFO, policyAddresses } from './policyInfo.ts';
 
@@ -65,7 +70,7 @@ export function emptyDraft(timezone = browserTimezone()): ParamsDraft {
 
 /** A form filled with a policy's current params (amounts as typed, e.g. "10.5"). */
 export function draftFrom(policy: Policy, timezone = browserTimezone()): ParamsDraft {
-  const p = policy.params;
+  const p: Readonly<Record<string, unknown>> = { ...policy.params };
   const raw = p.limit ?? p.amount;
   const base = emptyDraft(timezone);
   return {

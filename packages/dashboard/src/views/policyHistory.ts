@@ -1,7 +1,8 @@
 // A policy change (the audit trail) in words: what was done to which policy, and for an update what changed.
 // Pure: unit-tested.
+
+import type { Policy, PolicyChangeAction as PolicyAction, PolicyChange } from '@agent-wallet/sdk';
 import { shortAddress } from '../address.ts';
-import type { Policy, PolicyAction, PolicyChange } from '../api/types.ts';
 import { describePolicyParams, POLICY_INFO, policyAddresses, policyTitle } from './policyInfo.ts';
 
 export const ACTION_WORDS: Record<PolicyAction, string> = {

@@ -1,5 +1,6 @@
 // Human names and descriptions of the policy types, and the text of a policy's params (pure: unit-tested).
-import { DAYS, type Day, type PolicyType, WINDOWS, type WindowName } from '../api/types.ts';
+import type { Weekday as Day, PolicyType, PolicyWindow as WindowName } from '@agent-wallet/sdk';
+import { DAYS, WINDOWS } from '../api/wire.ts';
 import { formatUsdc, groupThousands } from '../money.ts';
 
 /** Which inputs a policy type's form has. */
@@ -154,7 +155,8 @@ export function paymentCount(count: number): string {
 }
 
 /** The policy in words, e.g. "At most 100.00 USDC per 24 hours" or "Mon–Fri 09:00–17:00 (Europe/Berlin)". */
-export function describePolicyParams(type: string, params: Record<string, unknown>): string {
+export function describePolicyParams(type: string, policyParams: object): string {
+  const params = policyParams as Readonly<Record<string, unknown>>;
   switch (type) {
     case 'spend_cap_per_tx':
       return `At most ${usdc(params.limit)} per payment`;
@@ -189,8 +191,7 @@ export function describePolicyParams(type: string, params: Record<string, unknow
   }
 }
 
-export function policyAddresses(params: Record<string, unknown>): string[] {
-  return Array.isArray(params.addresses)
-    ? params.addresses.filter((a): a is string => typeof a === 'string')
-    : [];
+export function policyAddresses(params: object): string[] {
+  const addresses = (params as { addresses?: unknown }).addresses;
+  return Array.isArray(addresses) ? addresses.filter((a): a is string => typeof a === 'string') : [];
 }

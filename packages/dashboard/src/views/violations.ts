@@ -1,9 +1,9 @@
 // A violated policy in the dashboard's own words, written from the violation's structured fields (limit,
 // attempted, window); the server's `reason` is only the fallback, for a policy type this dashboard does not know
 // or an answer without those fields. Pure: unit-tested.
+import type { PolicyViolation as Violation } from '@agent-wallet/sdk';
 import { shortAddress } from '../address.ts';
-import type { Violation } from '../api/types.ts';
-import { formatAmount, formatUsdc } from '../money.ts';
+import { compareAmounts, formatAmount, formatUsdc } from '../money.ts';
 import { dayName, describeDays, isDay, isWindow, WINDOW_WORDS } from './policyInfo.ts';
 
 /** A decimal amount as the wire writes it ("150.000000"), or null. */
@@ -35,7 +35,7 @@ export function describeLocalTime(attempted: string): string {
   return match !== null && isDay(day) ? `${dayName(day)} ${match[2]}` : attempted;
 }
 
-/** The violation in words, e.g. "Over the 100.00 USDC 24-hour budget (would reach 150.00)". */
+/** The violation in words, e.g. "Over the 100.00 USDC per-payment cap (tried 150.00)". */
 export function describeViolation(violation: Violation): string {
   return ownWords(violation) ?? fallback(violation);
 }
@@ -53,15 +53,15 @@ function ownWords(v: Violation): string | null {
     limit === null || attempted === null
       ? null
       : `Over the ${formatUsdc(limit)} ${budget} (would reach ${formatAmount(attempted)}${reach})`;
-  switch (v.policyType) {
+  switch (v.policyType as string) {
     case 'spend_cap_per_tx':
       return limit === null || attempted === null
         ? null
-        : `Above the ${formatUsdc(limit)} limit per payment (this one is ${formatAmount(attempted)})`;
+        : `Over the ${formatUsdc(limit)} per-payment cap (tried ${formatAmount(attempted)})`;
     case 'spend_cap_daily':
-      return cap('daily budget', ' in 24 hours');
+      return cap('daily cap', ' in 24 hours');
     case 'spend_cap_total':
-      return cap('total budget', '');
+      return cap('total cap', '');
     case 'spend_cap_window':
       return window === null ? null : cap(`${window.adjective} budget`, '');
     case 'recipient_cap':
@@ -103,4 +103,51 @@ export function deniedBy(count: number): string {
 export function isPolicyRejection(rejectionReason: string | null, violations: Violation[] | null): boolean {
   if (rejectionReason === null || violations === null || violations.length === 0) return false;
   return rejectionReason === violations.map((v) => v.reason).join('; ');
+}
+
+const THRESHOLD = /^above the approval threshold of ([0-9]+(?:\.[0-9]+)?) \(policy [^()]*\)$/;
+
+/** Why a payment waits for approval, from what the server stored as its reason. */
+export type ApprovalWhy = { kind: 'threshold'; threshold: string } | { kind: 'asked'; reason: string | null };
+
+/**
+ * The server stores "above the approval threshold of 10.000000 (policy pol_…)" as the reason of a payment it
+ * held; anything else is the agent's own reason for asking (request_approval), shown as the agent wrote it.
+ */
+export function approvalWhy(reason: string | null): ApprovalWhy {
+  const text = reason?.trim() ?? '';
+  if (text === '') return { kind: 'asked', reason: null };
+  const thresholds = text.split('; ').map((part) => THRESHOLD.exec(part)?.[1]);
+  if (thresholds.every((amount): amount is string => amount !== undefined)) {
+    // Several thresholds: the payment is above all of them; the highest says the most.
+    const highest = thresholds.reduce((a, b) => (compareAmounts(a, b) >= 0 ? a : b));
+    return { kind: 'threshold', threshold: highest };
+  }
+  return { kind: 'asked', reason: text };
+}
+
+/** The reason in one sentence (the agent's own words, when it gave some, are shown beside it as text). */
+export function approvalSentence(why: ApprovalWhy, amount: string): string {
+  if (why.kind === 'threshold') {
+    return `${formatUsdc(amount)} is above your ${formatUsdc(why.threshold)} approval threshold.`;
+  }
+  return why.reason === null
+    ? 'The agent asked for your approval without giving a reason.'
+    : 'The agent asked for your approval:';
+}
+
+/**
+ * An audit trail note in words: the server's approval-threshold text and a policy denial's joined reasons are
+ * rewritten; anything else (an owner's rejection reason, an agent's reason) is someone's own text, kept as is.
+ */
+export function describeNote(
+  note: string,
+  violations: Violation[] | null,
+): { text: string; quoted: boolean } {
+  const why = approvalWhy(note);
+  if (why.kind === 'threshold') {
+    return { text: `Above your ${formatUsdc(why.threshold)} approval threshold`, quoted: false };
+  }
+  if (isPolicyRejection(note, violations)) return { text: deniedBy(violations?.length ?? 0), quoted: false };
+  return { text: note, quoted: true };
 }

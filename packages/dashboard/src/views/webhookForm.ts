@@ -1,14 +1,21 @@
 // Webhook endpoints in words, and the checks the "Add an endpoint" form makes before sending. Pure: unit-tested.
+
+import type {
+  CreatedWebhookEndpoint as CreatedWebhook,
+  WebhookDeliveryStatus as DeliveryStatus,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEventType,
+} from '@agent-wallet/sdk';
 import type { ApiError } from '../api/errors.ts';
-import {
-  type CreatedWebhook,
-  type DeliveryStatus,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-  type WebhookEventType,
-  type WebhookInput,
-} from '../api/types.ts';
+import { WEBHOOK_EVENT_TYPES } from '../api/wire.ts';
+
+/** What the "Add an endpoint" form sends. */
+export interface WebhookInput {
+  url: string;
+  events: WebhookEventType[] | null;
+  description: string | null;
+}
 
 export const WEBHOOK_URL_MAX = 2048;
 export const WEBHOOK_DESCRIPTION_MAX = 200;

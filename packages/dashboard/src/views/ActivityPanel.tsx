@@ -1,0 +1,57 @@
+// A wallet's activity, first thing on its page: how much of each cap is used, spending per day over the last
+// 30 days, then the transactions. One request for the transactions (100 newest; more only when the 30 days
+// need them) and one for the policies, both shared with the other tabs.
+import type { AgentWallet, MasterWallet } from '@agent-wallet/sdk';
+import { useMemo, useState } from 'react';
+import { capBars, chartStart, spendByDay } from '../activity.ts';
+import { FULL_LIST_LIMIT } from '../api/wire.ts';
+import { useApp } from '../app-context.ts';
+import { walletName } from '../format.ts';
+import { K, STALE, useActivity, useAgentWallets, usePeek, useResource } from '../queries.ts';
+import { CapBars } from './CapBars.tsx';
+import { SpendChart } from './SpendChart.tsx';
+import { TransactionsTable } from './TransactionsTable.tsx';
+
+/** The person's own wallets by lower-case address: counterparties are named, not shown as hex. */
+export function useOwnWallets(): Map<string, string> {
+  const wallets = useAgentWallets();
+  const master = usePeek<MasterWallet>(K.master);
+  return useMemo(() => {
+    const names = new Map<string, string>();
+    for (const wallet of wallets.data?.items ?? [])
+      names.set(wallet.address.toLowerCase(), walletName(wallet.label));
+    if (master !== undefined) names.set(master.address.toLowerCase(), 'Master wallet');
+    return names;
+  }, [wallets.data, master]);
+}
+
+export function ActivityPanel({ wallet }: { wallet: AgentWallet }) {
+  const { sdk } = useApp();
+  const [now] = useState(() => Date.now());
+  const since = chartStart(now);
+  const activity = useActivity(wallet.id, since);
+  const policies = useResource(
+    K.policies(wallet.id),
+    () => sdk.policies.list(wallet.id, { limit: FULL_LIST_LIMIT }),
+    STALE.details,
+  );
+  const txs = activity.transactions;
+  const oldest = txs.at(-1)?.createdAt;
+  // The 30 days are covered when every transaction is loaded or the oldest loaded is older than they are.
+  const covered = !activity.hasOlder || (oldest !== undefined && Date.parse(oldest) < since);
+  const chart = useMemo(() => spendByDay(txs, Date.now()), [txs]);
+  const bars = useMemo(
+    () => capBars(wallet, policies.data?.items ?? [], txs, Date.now()),
+    [wallet, policies.data, txs],
+  );
+  const loaded = activity.total !== undefined;
+  return (
+    <>
+      <div className="activity-grid">
+        <CapBars bars={bars} loading={policies.data === undefined && policies.error === undefined} />
+        <SpendChart chart={chart} loading={!loaded} partial={loaded && !covered} />
+      </div>
+      <TransactionsTable wallet={wallet} activity={activity} />
+    </>
+  );
+}
