@@ -121,15 +121,15 @@ export const TOOL_SPECS = [
   {
     name: 'check_payment',
     description:
-      'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps. Nothing is paid, held or stored.',
+      'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps. On the evm rail it also takes an x402 402’s paymentRequirements instead. Nothing is paid, held or stored.',
     scope: 'read',
     inputSchema: {
       type: 'object',
       properties: {
         toAddress: {
+          description: 'recipient EVM address (0x + 40 hex)',
           type: 'string',
           pattern: '^0x[0-9a-fA-F]{40}$',
-          description: 'recipient EVM address (0x + 40 hex)',
         },
         amount: {
           type: 'string',
@@ -137,8 +137,32 @@ export const TOOL_SPECS = [
           maxLength: 32,
           description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
         },
+        paymentRequirements: {
+          description:
+            'instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it',
+          anyOf: [
+            {
+              type: 'object',
+              propertyNames: {
+                type: 'string',
+              },
+              additionalProperties: {},
+            },
+            {
+              minItems: 1,
+              maxItems: 32,
+              type: 'array',
+              items: {
+                type: 'object',
+                propertyNames: {
+                  type: 'string',
+                },
+                additionalProperties: {},
+              },
+            },
+          ],
+        },
       },
-      required: ['toAddress', 'amount'],
       additionalProperties: false,
     },
   },

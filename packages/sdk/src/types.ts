@@ -152,11 +152,10 @@ export interface RequestApprovalResult {
   message: string;
 }
 
-/** `check_payment` params: the payment to judge. */
-export interface CheckPaymentParams {
-  toAddress: Address;
-  amount: Amount;
-}
+/** `check_payment` params: the payment to judge — or, on the evm rail, an x402 402's requirement(s). */
+export type CheckPaymentParams =
+  | { toAddress: Address; amount: Amount }
+  | { paymentRequirements: Record<string, unknown> | Record<string, unknown>[] };
 
 /** `check_payment` data: what send_payment would decide now; nothing is stored or held. */
 export interface CheckPaymentResult {
@@ -535,7 +534,7 @@ export interface PendingDeposit {
 }
 
 /** `POST /agent-wallets/:id/policies/simulate` params: the payment to judge. */
-export type SimulatePaymentParams = CheckPaymentParams;
+export type SimulatePaymentParams = { toAddress: Address; amount: Amount };
 
 export type PolicyChangeAction = 'created' | 'updated' | 'paused' | 'resumed' | 'deleted';
 

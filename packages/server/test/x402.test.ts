@@ -141,6 +141,54 @@ for (const target of await storeTargets()) {
       assert.equal(data.payment.amount, '0.500000');
     });
 
+    test('check_payment judges a 402’s requirement as x402_fetch would pay it; nothing is stored', async () => {
+      const answer = await fetch(`${seller.origin}/report`);
+      const required = JSON.parse(
+        Buffer.from(answer.headers.get('payment-required')!, 'base64').toString('utf8'),
+      );
+      const allowed = toolOk(
+        await tool(h, key, 'check_payment', { paymentRequirements: required }),
+        'check_payment',
+      );
+      assert.equal(allowed.allowed, true);
+      await createPolicy(owner, walletId, 'spend_cap_per_tx', { limit: '1' });
+      const denied = toolOk(
+        await tool(h, key, 'check_payment', { paymentRequirements: required }),
+        'check_payment',
+      );
+      assert.equal(denied.allowed, false);
+      assert.equal(denied.violations[0].policyType, 'spend_cap_per_tx');
+      const foreign = { ...required, accepts: [{ ...required.accepts[0], network: 'eip155:1' }] };
+      const unsupported = await tool(h, key, 'check_payment', { paymentRequirements: foreign });
+      expectError(unsupported, 422, 'X402_UNSUPPORTED');
+    });
+
+    test('a redirect is handed back, never followed; the agent’s own Authorization never reaches the seller', async () => {
+      const data = toolOk(
+        await tool(h, key, 'x402_fetch', { url: `${seller.origin}/redirect`, maxAmount: '1' }),
+        'x402_fetch',
+      );
+      assert.equal(data.status, 302);
+      assert.equal(data.headers.location, 'http://10.255.255.1/internal');
+      assert.equal(data.payment, null);
+      assert.ok(seller.requests.length > 0);
+      for (const r of seller.requests) assert.equal(r.authorization, undefined, `${r.method} ${r.path}`);
+      const asked = toolOk(
+        await tool(h, key, 'x402_fetch', {
+          url: `${seller.origin}/free`,
+          maxAmount: '1',
+          headers: { authorization: 'Bearer seller-token' },
+        }),
+        'x402_fetch',
+      );
+      assert.equal(asked.status, 200);
+      assert.equal(
+        seller.requests.at(-1)!.authorization,
+        'Bearer seller-token',
+        'sent only when asked per call',
+      );
+    });
+
     test('a free resource is fetched without paying', async () => {
       const data = toolOk(
         await tool(h, key, 'x402_fetch', { url: `${seller.origin}/free`, maxAmount: '1' }),
@@ -211,6 +259,27 @@ for (const target of await storeTargets()) {
       assert.equal(seller.paidRequests().length, paidBefore + 1);
       assert.equal(await world.usdc.balanceOf(SELLER_PAY_TO), sellerBefore + REPORT_MICROS);
       assert.equal(await balance(), minus(before, '1.5'));
+    });
+
+    test('a seller that answers 402 again after payment: X402_UPSTREAM_ERROR, no second payment, money back', async () => {
+      const before = await balance();
+      await world.usdc.setBlocked(SELLER_PAY_TO, true);
+      const paidBefore = seller.paidRequests().length;
+      const reply = await fetchReport({ idempotencyKey: 'refused-by-chain' });
+      await world.usdc.setBlocked(SELLER_PAY_TO, false);
+      expectError(reply, 502, 'X402_UPSTREAM_ERROR');
+      assert.equal(reply.body.data.payment.status, 'processing', 'the payment’s real status');
+      assert.equal(seller.paidRequests().length, paidBefore + 1, 'asked once with the payment, never twice');
+      const again = await fetchReport({ idempotencyKey: 'refused-by-chain' });
+      expectError(again, 502, 'X402_UPSTREAM_ERROR');
+      assert.equal(seller.paidRequests().length, paidBefore + 1, 'a retry replays, never pays again');
+      assert.equal(await balance(), minus(before, '1.5'), 'debited until the authorization expires');
+      await rpc(world.anvil, 'evm_increaseTime', [400]);
+      h.clock.advanceMs(400_000);
+      await settle();
+      assert.equal(await balance(), before, 'expired unused: the money is back');
+      const replay = await fetchReport({ idempotencyKey: 'refused-by-chain' });
+      assert.equal(replay.body.data.payment.status, 'failed');
     });
 
     test('x402_sign: an authorization never used comes back to the wallet after validBefore', async () => {

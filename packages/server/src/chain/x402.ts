@@ -4,15 +4,15 @@
 // (nothing is signed unless the payment is allowed), signs the treasury's authorization and asks again with it.
 // With an idempotency key every retry resumes from what is stored — a decision is never taken twice, an
 // authorization never signed twice, and a final answer is replayed without asking the resource again.
-
 import { failure, type Outcome, success } from '../domain/outcome.ts';
 import {
   type ChosenRequirement,
   chooseRequirement,
   type PaymentRequiredInfo,
+  requiredOf,
   resourceOf,
 } from '../domain/x402.ts';
-import { AppError, invalid } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import { requestFingerprint } from '../services/idempotency.ts';
 import type { AgentKeyRef } from '../services/payments.ts';
 import { confirmX402 } from './x402-settle.ts';
@@ -146,6 +146,7 @@ async function payAndStore(
   claim: Claim | null,
 ): Promise<Outcome<unknown>> {
   const signed = await signRow(deps, await x402Row(deps, txId));
+  crashIf('x402-after-sign');
   let outcome: Outcome<unknown>;
   try {
     const answer = await callUpstream(
@@ -195,6 +196,14 @@ async function resumeFetch(
       data: { payment },
     },
   );
+}
+
+/**
+ * Fault injection for the crash tests (test/x402-crash.test.ts), never set in production: the process kills
+ * itself after signing, before the resource is asked, exactly as a power cut would.
+ */
+function crashIf(point: 'x402-after-sign'): void {
+  if (process.env.AGENT_WALLET_TEST_CRASH === point) process.kill(process.pid, 'SIGKILL');
 }
 
 /** A signed authorization is sent again (same nonce: it can settle once) only while this much validity remains. */
@@ -272,24 +281,6 @@ async function signedAnswer(deps: X402Deps, decision: Outcome<unknown>): Promise
     validBefore: signed.validBefore,
   });
 }
-
-/** A requirement, a list of them, or a whole 402 answer (`{x402Version, accepts, resource}`). */
-function requiredOf(value: unknown): PaymentRequiredInfo {
-  if (Array.isArray(value)) return { x402Version: versionOfRequirement(value[0]), accepts: value };
-  if (value === null || typeof value !== 'object') throw invalid('paymentRequirements must be an object');
-  const object = value as Record<string, unknown>;
-  if (Array.isArray(object.accepts)) {
-    return {
-      x402Version: typeof object.x402Version === 'number' ? object.x402Version : 2,
-      accepts: object.accepts,
-      resource: object.resource,
-    };
-  }
-  return { x402Version: versionOfRequirement(object), accepts: [object] };
-}
-
-const versionOfRequirement = (requirement: unknown) =>
-  requirement !== null && typeof requirement === 'object' && 'maxAmountRequired' in requirement ? 1 : 2;
 
 /** History's resource when the agent names none: the 402's resource URL (v2) or the requirement's (v1). */
 function resourceNamed(required: PaymentRequiredInfo, chosen: ChosenRequirement): string {

@@ -2,7 +2,7 @@
 // requirements a seller offers this service can pay (the `exact` scheme, this chain, this chain's USDC), how long
 // the authorization it signs stays valid, and the payment payload it sends back. The decision whether the wallet
 // may pay is the one send_payment uses (payment-batch.ts); HTTP and signing live in services/x402.ts.
-import { AppError } from '../errors.ts';
+import { AppError, invalid } from '../errors.ts';
 import { parseAddress } from './address.ts';
 import { AMOUNT_MAX_MICROS } from './money.ts';
 
@@ -99,6 +99,24 @@ function describeOffer(offer: unknown): string {
 function unsupported(message: string): AppError {
   return new AppError('X402_UNSUPPORTED', message);
 }
+
+/** A requirement, a list of them, or a whole 402 answer (`{x402Version, accepts, resource}`). */
+export function requiredOf(value: unknown): PaymentRequiredInfo {
+  if (Array.isArray(value)) return { x402Version: versionOfRequirement(value[0]), accepts: value };
+  if (value === null || typeof value !== 'object') throw invalid('paymentRequirements must be an object');
+  const object = value as Record<string, unknown>;
+  if (Array.isArray(object.accepts)) {
+    return {
+      x402Version: typeof object.x402Version === 'number' ? object.x402Version : 2,
+      accepts: object.accepts,
+      resource: object.resource,
+    };
+  }
+  return { x402Version: versionOfRequirement(object), accepts: [object] };
+}
+
+const versionOfRequirement = (requirement: unknown) =>
+  requirement !== null && typeof requirement === 'object' && 'maxAmountRequired' in requirement ? 1 : 2;
 
 /** validBefore in unix seconds: the seller's timeout, kept between the bounds above. */
 export function validBeforeSeconds(nowMs: number, maxTimeoutSeconds: number): bigint {

@@ -1,31 +1,61 @@
 import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
+import { chooseRequirement, requiredOf } from '../domain/x402.ts';
+import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
+import type { Services } from '../services/index.ts';
 import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject({
-  toAddress: addressSchema.describe('recipient EVM address (0x + 40 hex)'),
-  amount: amountSchema,
+  toAddress: addressSchema.optional().describe('recipient EVM address (0x + 40 hex)'),
+  amount: amountSchema.optional(),
+  paymentRequirements: z
+    .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown())).min(1).max(32)])
+    .optional()
+    .describe(
+      'instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it',
+    ),
 });
 
-export const checkPaymentTool: ToolDefinition<z.output<typeof input>> = {
+type Input = z.output<typeof input>;
+
+export const checkPaymentTool: ToolDefinition<Input> = {
   name: 'check_payment',
   scope: 'read',
   description:
     'Dry run of send_payment: whether a payment of this amount to this address would go through now ' +
     '(allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy ' +
     '(violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left ' +
-    'under the daily and total caps. Nothing is paid, held or stored.',
+    'under the daily and total caps. On the evm rail it also takes an x402 402’s paymentRequirements instead. ' +
+    'Nothing is paid, held or stored.',
   input,
   async run({ key, input: params, services }) {
+    const payment = paymentOf(params, services);
     return success(
       await services.checkPayment({
         walletId: key.walletId,
         actor: key.id,
-        toAddress: params.toAddress,
-        amountMicros: params.amount,
+        ...payment,
         nowMs: services.clock.nowMs(),
       }),
     );
   },
 };
+
+/** The payment to judge: the one named, or the one an x402 requirement asks for (its payTo and price). */
+function paymentOf(params: Input, services: Services): { toAddress: string; amountMicros: bigint } {
+  if (params.paymentRequirements === undefined) {
+    if (params.toAddress === undefined || params.amount === undefined)
+      throw invalid('params: give toAddress and amount, or paymentRequirements');
+    return { toAddress: params.toAddress, amountMicros: params.amount };
+  }
+  if (params.toAddress !== undefined || params.amount !== undefined)
+    throw invalid('params: give toAddress and amount, or paymentRequirements, not both');
+  const evm = services.chain?.rail.config;
+  if (evm === undefined) throw new AppError('X402_UNSUPPORTED', 'x402 payments need the evm rail');
+  const chosen = chooseRequirement(requiredOf(params.paymentRequirements), {
+    chainId: evm.chainId,
+    usdcAddress: evm.usdcAddress.toLowerCase(),
+  });
+  return { toAddress: chosen.payTo, amountMicros: chosen.amountMicros };
+}

@@ -22,6 +22,8 @@ export interface SellerRequest {
   method: string;
   path: string;
   paid: boolean;
+  /** The Authorization header it carried, if any. */
+  authorization: string | undefined;
 }
 
 export interface Seller {
@@ -69,7 +71,7 @@ export async function startSeller(world: EvmWorld, payTo: Address, prices: Selle
   const app = express();
   app.use((req, _res, next) => {
     const paid = req.header('payment-signature') !== undefined || req.header('x-payment') !== undefined;
-    requests.push({ method: req.method, path: req.path, paid });
+    requests.push({ method: req.method, path: req.path, paid, authorization: req.header('authorization') });
     next();
   });
   app.use(
