@@ -52,7 +52,11 @@ for (const target of await storeTargets()) {
       });
       h = await startHarness(target.name, 'x402', {
         clock: new ManualClock(Date.now()),
-        env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS), X402_ALLOW_PRIVATE: 'true' }),
+        env: evmEnv(world, {
+          CONFIRMATIONS: String(CONFIRMATIONS),
+          X402_ALLOW_PRIVATE: 'true',
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+        }),
       });
       owner = await signupUser(h.app);
       const wallet = await owner.api.post('/api/v1/agent-wallets', { label: 'buyer' });
@@ -93,6 +97,11 @@ for (const target of await storeTargets()) {
     });
 
     test('a paid GET: the content comes back, the seller is paid on chain once, history shows the resource', async () => {
+      const hook = await owner.api.post('/api/v1/webhooks', {
+        url: `${seller.origin}/hook`,
+        events: ['payment.completed'],
+      });
+      assert.equal(hook.status, 201, hook.raw);
       const before = await balance();
       const paidBefore = seller.paidRequests().length;
       const data = toolOk(await fetchReport({ idempotencyKey: 'get-1', memo: 'daily report' }), 'x402_fetch');
@@ -115,6 +124,14 @@ for (const target of await storeTargets()) {
       assert.equal(tx.status, 'completed');
       assert.equal(tx.txHash, data.payment.txHash);
       assert.equal(tx.memo, 'daily report');
+      const events = await h.services.store.db
+        .selectFrom('webhook_events')
+        .select('data_json')
+        .where('type', '=', 'payment.completed')
+        .execute();
+      const completed = events.map((e) => JSON.parse(e.data_json)).find((d) => d.id === data.payment.txId);
+      assert.equal(completed?.resource, `${seller.origin}/report`, 'payment.completed carries the resource');
+      assert.equal(completed?.type, 'x402');
       const replay = toolOk(
         await fetchReport({ idempotencyKey: 'get-1', memo: 'daily report' }),
         'x402_fetch',
