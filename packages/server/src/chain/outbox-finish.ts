@@ -52,16 +52,47 @@ export async function finishOutboxRow(ctx: ServiceContext, row: OutboxRow, endin
 }
 
 async function finishPayment(trx: Kysely<Database>, row: OutboxRow, ending: Ending, nowMs: number) {
+  const payment = {
+    transactionId: row.transaction_id!,
+    walletId: row.wallet_id,
+    amountMicros: row.amount_micros,
+  };
+  if (ending.kind === 'completed') {
+    const note = `confirmed on chain in block ${ending.blockNumber}`;
+    await finishChainPayment(trx, payment, { kind: 'completed', txHash: ending.txHash, note }, nowMs);
+    return;
+  }
+  const note = `${ending.reason}; the amount is back in the wallet`;
+  await finishChainPayment(
+    trx,
+    payment,
+    { kind: 'failed', txHash: ending.txHash, note, refundKind: 'payout_refund' },
+    nowMs,
+  );
+}
+
+/**
+ * How a payment that left through the evm rail ends (a payout, an x402 authorization): completed with its
+ * chain transaction, or failed with its money moved back from the rail's account to the wallet.
+ */
+export async function finishChainPayment(
+  trx: Kysely<Database>,
+  payment: { transactionId: string; walletId: string; amountMicros: bigint },
+  ending:
+    | { kind: 'completed'; txHash: string; note: string }
+    | { kind: 'failed'; txHash: string | null; note: string; refundKind: string },
+  nowMs: number,
+): Promise<void> {
   const tx = await trx
     .selectFrom('transactions')
     .select(['id', 'wallet_id', 'type', 'status', 'amount_micros'])
-    .where('id', '=', row.transaction_id!)
+    .where('id', '=', payment.transactionId)
     .executeTakeFirstOrThrow();
   if (ending.kind === 'completed') {
     await setTransactionStatus(trx, tx, {
       status: 'completed',
       actor: 'system',
-      note: `confirmed on chain in block ${ending.blockNumber}`,
+      note: ending.note,
       nowMs,
       txHash: ending.txHash,
     });
@@ -69,18 +100,18 @@ async function finishPayment(trx: Kysely<Database>, row: OutboxRow, ending: Endi
     return;
   }
   await postTransfer(trx, {
-    kind: 'payout_refund',
+    kind: ending.refundKind,
     referenceId: tx.id,
     nowMs,
     legs: [
-      { accountId: accountIds.external('evm'), amountMicros: -row.amount_micros },
-      { accountId: accountIds.available(row.wallet_id), amountMicros: row.amount_micros },
+      { accountId: accountIds.external('evm'), amountMicros: -payment.amountMicros },
+      { accountId: accountIds.available(payment.walletId), amountMicros: payment.amountMicros },
     ],
   });
   await setTransactionStatus(trx, tx, {
     status: 'failed',
     actor: 'system',
-    note: `${ending.reason}; the amount is back in the wallet`,
+    note: ending.note,
     nowMs,
     txHash: ending.txHash,
   });

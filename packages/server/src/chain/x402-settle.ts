@@ -6,10 +6,8 @@
 // payment once. The duty runs each CHAIN_POLL_INTERVAL_MS beside the deposit watcher and the sender.
 import type { Kysely } from 'kysely';
 import { type Log, parseAbi } from 'viem';
-import { accountIds, postTransfer } from '../ledger/ledger.ts';
-import { setTransactionStatus } from '../services/transactions.ts';
-import { emitTransactionEvent } from '../services/webhook-events.ts';
 import type { Database, X402State } from '../store/schema.ts';
+import { finishChainPayment } from './outbox-finish.ts';
 import { usdcAbi } from './token.ts';
 import type { X402Deps, X402Row } from './x402-sign.ts';
 
@@ -167,39 +165,26 @@ async function endRow(
   );
 }
 
-async function finishTransaction(
+function finishTransaction(
   trx: Kysely<Database>,
   row: X402Row,
   ending: { state: X402State; txHash: string | null; note: string },
   nowMs: number,
 ): Promise<void> {
-  const tx = await trx
-    .selectFrom('transactions')
-    .select(['id', 'wallet_id', 'type', 'status', 'amount_micros'])
-    .where('id', '=', row.transaction_id)
-    .executeTakeFirstOrThrow();
-  if (ending.state === 'settled') {
-    await setTransactionStatus(trx, tx, {
-      status: 'completed',
-      actor: 'system',
-      note: ending.note,
-      nowMs,
-      txHash: ending.txHash,
-    });
-    await emitTransactionEvent(trx, tx.id, 'payment.completed', nowMs);
-    return;
-  }
-  await postTransfer(trx, {
-    kind: 'x402_refund',
-    referenceId: tx.id,
+  const payment = {
+    transactionId: row.transaction_id,
+    walletId: row.wallet_id,
+    amountMicros: row.amount_micros,
+  };
+  const { txHash, note } = ending;
+  if (ending.state === 'settled' && txHash !== null)
+    return finishChainPayment(trx, payment, { kind: 'completed', txHash, note }, nowMs);
+  return finishChainPayment(
+    trx,
+    payment,
+    { kind: 'failed', txHash: null, note, refundKind: 'x402_refund' },
     nowMs,
-    legs: [
-      { accountId: accountIds.external('evm'), amountMicros: -row.amount_micros },
-      { accountId: accountIds.available(row.wallet_id), amountMicros: row.amount_micros },
-    ],
-  });
-  await setTransactionStatus(trx, tx, { status: 'failed', actor: 'system', note: ending.note, nowMs });
-  await emitTransactionEvent(trx, tx.id, 'payment.failed', nowMs);
+  );
 }
 
 /** The hash of a use not yet confirmed: shown on the processing payment. */
