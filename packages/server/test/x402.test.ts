@@ -34,6 +34,14 @@ for (const target of await storeTargets()) {
     let walletId: string;
     let key: string;
     const duties = () => h.services.chain!.duties;
+    // Without keep-alive: a pooled socket's timers would outlive the suite.
+    const dispatcher = new Agent({ pipelining: 0 });
+    const plainFetch = (async (input: string | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const body = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
+      const headers = Object.fromEntries(request.headers);
+      return undiciFetch(request.url, { method: request.method, headers, body, dispatcher });
+    }) as unknown as typeof fetch;
     const settle = async () => {
       for (let i = 0; i < 3; i += 1) {
         await mine(world.anvil, CONFIRMATIONS);
@@ -76,6 +84,7 @@ for (const target of await storeTargets()) {
       assert.equal(await world.usdc.balanceOf(world.treasury), 50_000_000n);
     });
     after(async () => {
+      await dispatcher.close();
       await h?.close();
       await seller?.close();
       await world?.anvil.stop();
@@ -159,7 +168,7 @@ for (const target of await storeTargets()) {
     });
 
     test('check_payment judges a 402’s requirement as x402_fetch would pay it; nothing is stored', async () => {
-      const answer = await fetch(`${seller.origin}/report`);
+      const answer = await plainFetch(`${seller.origin}/report`);
       const required = JSON.parse(
         Buffer.from(answer.headers.get('payment-required')!, 'base64').toString('utf8'),
       );
@@ -232,6 +241,23 @@ for (const target of await storeTargets()) {
       });
     }
 
+    test('outside a time window it is denied: nothing signed, nothing on chain', async () => {
+      const hour = new Date(h.clock.nowMs()).getUTCHours();
+      const from = hour <= 20 ? hour + 2 : hour - 5;
+      const hh = (n: number) => `${String(n).padStart(2, '0')}:00`;
+      await createPolicy(owner, walletId, 'time_window', {
+        days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+        start: hh(from),
+        end: hh(from + 1),
+        timezone: 'UTC',
+      });
+      await expectNothingPaid(async () => {
+        const reply = await fetchReport({ idempotencyKey: 'deny-time-window' });
+        expectError(reply, 422, 'POLICY_DENIED');
+        assert.equal(reply.body.error.violations[0].policyType, 'time_window');
+      });
+    });
+
     test('a price above maxAmount is refused before anything is decided', async () => {
       await expectNothingPaid(async () => {
         const reply = await fetchReport({ maxAmount: '1.499999' });
@@ -300,7 +326,7 @@ for (const target of await storeTargets()) {
     });
 
     test('x402_sign: an authorization never used comes back to the wallet after validBefore', async () => {
-      const answer = await fetch(`${seller.origin}/report`);
+      const answer = await plainFetch(`${seller.origin}/report`);
       assert.equal(answer.status, 402);
       const required = JSON.parse(
         Buffer.from(answer.headers.get('payment-required')!, 'base64').toString('utf8'),
@@ -334,11 +360,6 @@ for (const target of await storeTargets()) {
 
     test('@x402/fetch with the SDK’s signer adapter pays the same endpoint, under the same policies', async () => {
       const baseUrl = await h.app.listen({ port: 0, host: '127.0.0.1' });
-      // No keep-alive: a pooled socket's timers would outlive the suite.
-      const dispatcher = new Agent({ pipelining: 0 });
-      const plainFetch = ((input: string, init?: object) =>
-        undiciFetch(input, { ...init, dispatcher } as never)) as unknown as typeof fetch;
-      after(() => dispatcher.close());
       const agent = new AgentWalletClient({ baseUrl, apiKey: key, fetch: plainFetch as never });
       // The test token is no default asset of @x402's client-side spend controls; the wallet's policies are
       // the spend controls here (they deny below).
@@ -351,7 +372,7 @@ for (const target of await storeTargets()) {
         ],
         spendControls: false,
       });
-      const paidFetch = wrapFetchWithPayment(fetch, client);
+      const paidFetch = wrapFetchWithPayment(plainFetch, client);
       const sellerBefore = await world.usdc.balanceOf(SELLER_PAY_TO);
       const answer = await paidFetch(`${seller.origin}/report`);
       assert.equal(answer.status, 200);

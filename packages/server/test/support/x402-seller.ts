@@ -110,6 +110,8 @@ function facilitatorSigner(world: EvmWorld) {
     account,
     chain: anvilChain(world.anvil),
     transport: http(world.anvil.rpcUrl),
+    // Anvil mines at once; viem's default 4 s poll would leave a receipt watch's timer behind the suite.
+    pollingInterval: 50,
   }).extend(publicActions);
   return toFacilitatorEvmSigner(Object.assign(client, { address: account.address }) as never);
 }
