@@ -26,10 +26,59 @@ export const MESSAGES = {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function App() {
+  const { session, notice, client, queryClient, startSession, logout } = useSession();
+  const health = useHealth(client);
+  // The SANDBOX marker shows only when the server says so: on the evm rail the money is real.
+  const sandbox = health?.rail === 'sandbox';
+  const chain = useMemo(() => chainInfo(health), [health]);
+  const services = useMemo<AppServices | null>(
+    () => (session === null ? null : { client, sdk: client.sdk, session, sandbox, chain, logout }),
+    [client, session, sandbox, chain, logout],
+  );
+  const [path] = useLocation();
+  const signup = path.replace(/\/+$/, '') === '/signup';
+
+  return (
+    <QueryClientProvider client={queryClient}>
+      <a className="skip-link" href="#main">
+        Skip to main content
+      </a>
+      {sandbox && <SandboxBanner />}
+      <RateLimitBanner client={client} />
+      {services === null ? (
+        <AuthScreen
+          key={signup ? 'signup' : 'login'}
+          sdk={client.sdk}
+          mode={signup ? 'signup' : 'login'}
+          notice={notice}
+          onAuthenticated={startSession}
+        />
+      ) : (
+        <AppContext.Provider value={services}>
+          <Shell />
+        </AppContext.Provider>
+      )}
+    </QueryClientProvider>
+  );
+}
+
+function SandboxBanner() {
+  return (
+    <div className="sandbox-banner" data-testid="sandbox-banner">
+      <strong>SANDBOX</strong> <span className="banner-long">— simulated money for trying things out;</span>
+      <span className="banner-short"> ·</span> nothing here is real USDC.
+    </div>
+  );
+}
+
+/**
+ * The session (kept in sessionStorage), the API client carrying its token and the query cache that goes with
+ * it: starting one, ending one (logout, expiry, a 401) with the notice the login screen shows.
+ */
+function useSession() {
   const [initial] = useState(() => readSession());
   const [session, setSession] = useState<Session | null>(initial.session);
   const [notice, setNotice] = useState<string | null>(initial.expired ? MESSAGES.expired : null);
-  const [health, setHealth] = useState<Health | null>(null);
   const sessionRef = useRef<Session | null>(initial.session);
   const endSessionRef = useRef<(message: string) => void>(() => {});
   const queryClient = useMemo(() => newQueryClient(), []);
@@ -82,6 +131,12 @@ export function App() {
   }, [client, endSession]);
 
   useSessionExpiry(session, endSession);
+  return { session, notice, client, queryClient, startSession, logout };
+}
+
+/** The server's health, asked once: its rail (sandbox or evm) and chain facts. */
+function useHealth(client: ApiClient): Health | null {
+  const [health, setHealth] = useState<Health | null>(null);
   useEffect(() => {
     let live = true;
     client.sdk.health().then(
@@ -92,45 +147,7 @@ export function App() {
       live = false;
     };
   }, [client]);
-
-  // The SANDBOX marker shows only when the server says so: on the evm rail the money is real.
-  const sandbox = health?.rail === 'sandbox';
-  const chain = useMemo(() => chainInfo(health), [health]);
-  const services = useMemo<AppServices | null>(
-    () => (session === null ? null : { client, sdk: client.sdk, session, sandbox, chain, logout }),
-    [client, session, sandbox, chain, logout],
-  );
-  const [path] = useLocation();
-  const signup = path.replace(/\/+$/, '') === '/signup';
-
-  return (
-    <QueryClientProvider client={queryClient}>
-      <a className="skip-link" href="#main">
-        Skip to main content
-      </a>
-      {sandbox && (
-        <div className="sandbox-banner" data-testid="sandbox-banner">
-          <strong>SANDBOX</strong>{' '}
-          <span className="banner-long">— simulated money for trying things out;</span>
-          <span className="banner-short"> ·</span> nothing here is real USDC.
-        </div>
-      )}
-      <RateLimitBanner client={client} />
-      {services === null ? (
-        <AuthScreen
-          key={signup ? 'signup' : 'login'}
-          sdk={client.sdk}
-          mode={signup ? 'signup' : 'login'}
-          notice={notice}
-          onAuthenticated={startSession}
-        />
-      ) : (
-        <AppContext.Provider value={services}>
-          <Shell />
-        </AppContext.Provider>
-      )}
-    </QueryClientProvider>
-  );
+  return health;
 }
 
 /** The session ends on its own at the token's exp (checked again when the tab comes back: timers sleep). */

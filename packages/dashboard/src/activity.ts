@@ -2,8 +2,8 @@
 // (stacked by what happened to it) and how much of each cap is used. Amounts stay BigInt micro-units; the chart
 // gets whole micro-units (exact integers), never decimal floats. Pure: unit-tested.
 import type { AgentWallet, Policy, Transaction } from '@agent-wallet/sdk';
-import { fromMicros, smallest, toMicros } from './money.ts';
-import { WINDOW_WORDS } from './views/policyInfo.ts';
+import { formatAmount, fromMicros, groupThousands, smallest, toMicros } from './money.ts';
+import { describePolicyParams, paymentCount, policyTitle, WINDOW_WORDS } from './views/policyInfo.ts';
 
 export const CHART_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -107,6 +107,13 @@ export function microsText(micros: number): string {
 
 // ---- Caps ----------------------------------------------------------------------------------------------------
 
+/**
+ * How well a bar's "used" is known: 'known' (counted, or the limit less the server's remaining room); 'reached'
+ * (no room left: the cap is used up, by how much past it the server does not say); 'at-least' (a tighter cap of
+ * the same kind is reached, so this one is used at least that far).
+ */
+export type CapStatus = 'known' | 'reached' | 'at-least';
+
 export interface CapBar {
   policyId: string;
   /** "Daily cap", "7-day budget", "Total cap", "Payments per 24 hours". */
@@ -115,6 +122,15 @@ export interface CapBar {
   used: bigint;
   limit: bigint;
   unit: 'usdc' | 'payments';
+  status: CapStatus;
+}
+
+/** A cap shown in words only: it counts per recipient, so no one bar tells how much of it is used. */
+export interface CapNote {
+  policyId: string;
+  title: string;
+  /** "At most 50.00 USDC to any one recipient per 24 hours". */
+  text: string;
 }
 
 /** Money an agent has committed: paid, on its way, or held for approval (what caps count). */
@@ -143,93 +159,129 @@ function amountParam(params: object, name: string): bigint | null {
   return typeof value === 'string' && /^[0-9]+(\.[0-9]{1,6})?$/.test(value) ? toMicros(value) : null;
 }
 
-/** Used from the server's remaining room under the tightest cap of a type; null when it cannot tell. */
-function usedFromRemaining(limits: bigint[], remaining: string | null): bigint | null {
-  if (remaining === null || limits.length === 0) return null;
+/**
+ * Use of one cap of a kind the wallet reports its remaining room for (the room under the tightest cap of that
+ * kind; every cap of the kind counts the same spending). Without that room, `counted` (what the transactions
+ * loaded show) stands.
+ */
+export function capUse(
+  limit: bigint,
+  limits: readonly bigint[],
+  remaining: string | null,
+  counted: bigint,
+): Pick<CapBar, 'used' | 'status'> {
+  if (remaining === null || limits.length === 0) return { used: counted, status: 'known' };
   const room = toMicros(remaining);
-  if (room === 0n) return null;
   const tightest = smallest(limits);
-  return tightest - room;
+  if (room > 0n) return { used: tightest > room ? tightest - room : 0n, status: 'known' };
+  if (limit <= tightest) return { used: limit, status: 'reached' };
+  return { used: counted > tightest ? counted : tightest, status: 'at-least' };
+}
+
+interface Window {
+  ms: number;
+  words: (typeof WINDOW_WORDS)[keyof typeof WINDOW_WORDS];
+}
+
+function windowOf(policy: Policy): Window | null {
+  const name = (policy.params as { window?: unknown }).window;
+  if (typeof name !== 'string' || !(name in WINDOW_MS) || !(name in WINDOW_WORDS)) return null;
+  return { ms: WINDOW_MS[name]!, words: WINDOW_WORDS[name as keyof typeof WINDOW_WORDS] };
+}
+
+type CapWallet = Pick<AgentWallet, 'dailyCapRemaining' | 'totalCapRemaining'>;
+
+/** The bar of one active policy, or null when it is no cap with a bar (or its parameters are unreadable). */
+function capBarOf(
+  policy: Policy,
+  wallet: CapWallet,
+  active: readonly Policy[],
+  transactions: readonly Transaction[],
+  now: number,
+): CapBar | null {
+  const limit = amountParam(policy.params, 'limit');
+  const window = windowOf(policy);
+  const bar = { policyId: policy.id, unit: 'usdc' as const };
+  const limitsOf = (type: string) =>
+    active.filter((p) => p.type === type).map((p) => amountParam(p.params, 'limit') ?? 0n);
+  if (policy.type === 'spend_cap_daily' && limit !== null) {
+    const counted = spentSince(transactions, now - DAY_MS).micros;
+    const use = capUse(limit, limitsOf(policy.type), wallet.dailyCapRemaining, counted);
+    return { ...bar, title: 'Daily cap (24 hours)', limit, ...use };
+  }
+  if (policy.type === 'spend_cap_total' && limit !== null) {
+    const use = capUse(limit, limitsOf(policy.type), wallet.totalCapRemaining, 0n);
+    return { ...bar, title: 'Total cap', limit, ...use };
+  }
+  if (policy.type === 'spend_cap_window' && limit !== null && window !== null) {
+    const used = spentSince(transactions, now - window.ms).micros;
+    return { ...bar, title: `${capitalized(window.words.adjective)} budget`, limit, used, status: 'known' };
+  }
+  const count = (policy.params as { count?: unknown }).count;
+  if (policy.type === 'tx_count_cap' && window !== null && typeof count === 'number') {
+    const used = BigInt(spentSince(transactions, now - window.ms).count);
+    const title = `Payments per ${window.words.span}`;
+    return { ...bar, title, unit: 'payments', limit: BigInt(count), used, status: 'known' };
+  }
+  return null;
 }
 
 /**
- * How much of each active cap is used: the daily and total caps from the wallet's own remaining room (exact),
- * each windowed budget and payment count from the transactions loaded (which cover at least its window).
+ * How much of each active cap is used: the daily and total caps from the wallet's own remaining room (exact, or
+ * "reached" when none is left), each windowed budget and payment count from the transactions loaded (which cover
+ * at least its window).
  */
 export function capBars(
-  wallet: Pick<AgentWallet, 'dailyCapRemaining' | 'totalCapRemaining'>,
+  wallet: CapWallet,
   policies: readonly Policy[],
   transactions: readonly Transaction[],
   now: number,
 ): CapBar[] {
   const active = policies.filter((policy) => policy.active);
-  const limitsOf = (type: string) =>
-    active.filter((p) => p.type === type).map((p) => amountParam(p.params, 'limit') ?? 0n);
-  const daily = spentSince(transactions, now - DAY_MS).micros;
-  const dailyUsed = usedFromRemaining(limitsOf('spend_cap_daily'), wallet.dailyCapRemaining);
-  const totalUsed = usedFromRemaining(limitsOf('spend_cap_total'), wallet.totalCapRemaining);
   const bars: CapBar[] = [];
   for (const policy of active) {
-    const limit = amountParam(policy.params, 'limit');
-    const windowName = (policy.params as { window?: unknown }).window;
-    const since = typeof windowName === 'string' ? WINDOW_MS[windowName] : undefined;
-    const words =
-      typeof windowName === 'string' ? WINDOW_WORDS[windowName as keyof typeof WINDOW_WORDS] : undefined;
-    const bar = { policyId: policy.id, unit: 'usdc' as const };
-    if (policy.type === 'spend_cap_daily' && limit !== null) {
-      bars.push({
-        ...bar,
-        title: 'Daily cap (24 hours)',
-        limit,
-        used: dailyUsed ?? maxOf(daily, limit, wallet.dailyCapRemaining),
-      });
-    } else if (policy.type === 'spend_cap_total' && limit !== null) {
-      bars.push({
-        ...bar,
-        title: 'Total cap',
-        limit,
-        used: totalUsed ?? (wallet.totalCapRemaining === '0.000000' ? limit : 0n),
-      });
-    } else if (
-      policy.type === 'spend_cap_window' &&
-      limit !== null &&
-      since !== undefined &&
-      words !== undefined
-    ) {
-      bars.push({
-        ...bar,
-        title: `${capitalized(words.adjective)} budget`,
-        limit,
-        used: spentSince(transactions, now - since).micros,
-      });
-    } else if (policy.type === 'tx_count_cap' && since !== undefined && words !== undefined) {
-      const count = (policy.params as { count?: unknown }).count;
-      if (typeof count !== 'number') continue;
-      bars.push({
-        ...bar,
-        title: `Payments per ${words.span}`,
-        unit: 'payments',
-        limit: BigInt(count),
-        used: BigInt(spentSince(transactions, now - since).count),
-      });
-    }
+    const bar = capBarOf(policy, wallet, active, transactions, now);
+    if (bar !== null) bars.push(bar);
   }
   return bars;
 }
 
-/** At the cap (no room left): at least the limit. */
-function maxOf(computed: bigint, limit: bigint, remaining: string | null): bigint {
-  if (remaining === '0.000000') return computed > limit ? computed : limit;
-  return computed;
+/** The active caps per recipient, in words (they have no single bar). */
+export function capNotes(policies: readonly Policy[]): CapNote[] {
+  return policies
+    .filter((policy) => policy.active && policy.type === 'recipient_cap')
+    .map((policy) => ({
+      policyId: policy.id,
+      title: policyTitle(policy.type),
+      text: describePolicyParams(policy.type, policy.params),
+    }));
 }
 
 function capitalized(text: string): string {
   return text === '' ? text : text[0]!.toUpperCase() + text.slice(1);
 }
 
-/** Percentage of a bar filled, 0–100 (over the cap shows full). */
+/** Percentage of a bar filled, 0–100 (over the cap, or reached, shows full). */
 export function percentUsed(bar: Pick<CapBar, 'used' | 'limit'>): number {
   if (bar.limit <= 0n) return 100;
   const tenths = (bar.used * 1000n) / bar.limit;
   return Math.min(100, Number(tenths) / 10);
+}
+
+function capAmount(bar: Pick<CapBar, 'unit'>, value: bigint): string {
+  return bar.unit === 'payments' ? paymentCount(Number(value)) : `${formatAmount(fromMicros(value))} USDC`;
+}
+
+/**
+ * A bar in words: "30.00 of 100.00 USDC used · 70.00 USDC left"; a cap used up whose exact spend is unknown,
+ * "Reached: all 500.00 USDC used · nothing left"; one used at least so far, "At least … · at most … left".
+ */
+export function capText(bar: Pick<CapBar, 'used' | 'limit' | 'unit' | 'status'>): string {
+  if (bar.status === 'reached') return `Reached: all ${capAmount(bar, bar.limit)} used · nothing left`;
+  const left = bar.limit > bar.used ? bar.limit - bar.used : 0n;
+  const used =
+    bar.unit === 'payments' ? groupThousands(String(bar.used)) : formatAmount(fromMicros(bar.used));
+  if (bar.status === 'at-least')
+    return `At least ${used} of ${capAmount(bar, bar.limit)} used · at most ${capAmount(bar, left)} left`;
+  return `${used} of ${capAmount(bar, bar.limit)} used · ${capAmount(bar, left)} left`;
 }

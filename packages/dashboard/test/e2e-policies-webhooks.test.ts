@@ -353,9 +353,26 @@ describe('dashboard end to end: spending controls and webhooks', { skip: skipRea
     const log = item.getByTestId('delivery-log');
     const delivered = log.locator('[data-testid="delivery-item"][data-status="delivered"]');
     await delivered.first().waitFor({ timeout: DELIVERY_WAIT });
+    // A table with aligned columns, like the transactions.
+    const headers = await log.getByRole('columnheader').allTextContents();
+    assert.deepEqual(headers, ['Time', 'Event', 'Status', 'Attempts', 'Last answer', 'Actions']);
     await waitForText(delivered.first(), 'wallet.frozen');
     await waitForText(delivered.first().getByTestId('delivery-response'), 'HTTP 200');
-    await waitForText(delivered.first(), '1 attempt');
+    assert.equal(await delivered.first().getByTestId('delivery-attempts').textContent(), '1');
+    const time = delivered.first().locator('time');
+    assert.match((await time.textContent()) ?? '', /\d{1,2}:\d{2}:\d{2}/, 'the time shows seconds');
+    assert.ok(Number.isFinite(Date.parse((await time.getAttribute('datetime')) ?? '')));
+    const relative = (await delivered.first().locator('.tx-time .hint').textContent()) ?? '';
+    assert.match(relative, /^(now|\d+ (seconds?|minutes?) ago)$/, 'how long ago, beside the time');
+    // The status filter: nothing failed, then every delivery again (no request: the page is loaded).
+    const filter = log.getByRole('group', { name: 'Filter deliveries' }).getByLabel('Status');
+    await filter.selectOption('failed');
+    await waitForText(log, 'No deliveries on this page match this status.');
+    assert.equal(await log.getByTestId('delivery-item').count(), 0);
+    await filter.selectOption('delivered');
+    await delivered.first().waitFor();
+    await waitForText(log.getByTestId('delivery-count'), '(filtered)');
+    await filter.selectOption('');
     await shot(page, '13-webhook-delivery-log');
 
     await delivered.first().getByRole('button', { name: 'Redeliver wallet.frozen' }).click();
@@ -365,8 +382,11 @@ describe('dashboard end to end: spending controls and webhooks', { skip: skipRea
     assert.equal(again.id, event.id, 'a redelivery carries the same event id');
     // The open log looks again by itself while a delivery is on its way.
     await waitForText(
-      log.locator('[data-testid="delivery-item"][data-status="delivered"]').first(),
-      '2 attempts',
+      log
+        .locator('[data-testid="delivery-item"][data-status="delivered"]')
+        .first()
+        .getByTestId('delivery-attempts'),
+      '2',
       DELIVERY_WAIT,
     );
     await rest('POST', `/agent-wallets/${walletId}/unfreeze`);

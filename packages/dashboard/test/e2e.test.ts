@@ -421,6 +421,71 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     await page.getByRole('group', { name: 'Filter transactions' }).getByLabel('Status').selectOption('');
   });
 
+  it('exports every wallet’s transactions as one CSV from the overview', async () => {
+    // What the server holds for this person's wallets (the two created above), read as the owner.
+    const token = await page.evaluate(
+      () => (JSON.parse(sessionStorage.getItem('agent-wallet.session') ?? '{}') as { token: string }).token,
+    );
+    const api = async (path: string) => {
+      const response = await fetch(`${base}/api/v1${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.ok(response.ok, `GET ${path}: ${response.status}`);
+      return ((await response.json()) as { data: Record<string, unknown> }).data;
+    };
+    const wallets = (await api('/agent-wallets?limit=100')).items as { id: string; label: string }[];
+    assert.deepEqual(wallets.map((wallet) => wallet.label).sort(), [XSS_LABEL, 'Trading bot'].sort());
+    const expected: string[][] = [];
+    for (const wallet of wallets) {
+      const list = await api(`/agent-wallets/${wallet.id}/transactions?limit=100`);
+      const txs = list.transactions as { id: string; status: string; amount: string; createdAt: string }[];
+      assert.equal(txs.length, list.total, 'one page holds them all');
+      for (const tx of txs) expected.push([tx.id, wallet.label, tx.status, tx.amount, tx.createdAt]);
+    }
+    assert.ok(expected.length >= 4, `only ${expected.length} transactions`);
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agent wallets' }).click();
+    await page.getByRole('heading', { name: 'Agent wallets', level: 1 }).waitFor();
+    const file = await downloadOf(page, () =>
+      page.getByRole('button', { name: 'Export all transactions (CSV)' }).click(),
+    );
+    assert.match(file.name, /^transactions-all-wallets-\d{4}-\d{2}-\d{2}\.csv$/);
+    const rows = csvRows(file.text);
+    assert.deepEqual(rows[0], [
+      'created_at',
+      'wallet',
+      'type',
+      'status',
+      'direction',
+      'amount',
+      'currency',
+      'counterparty',
+      'to_address',
+      'resource',
+      'memo',
+      'reason',
+      'tx_hash',
+      'transaction_id',
+    ]);
+    const unquote = (cell = '') => (cell.startsWith('"') ? cell.slice(1, -1).replace(/""/g, '"') : cell);
+    const exported = rows.slice(1).map((row) => [row[13], unquote(row[1]), row[3], row[5], row[0]]);
+    const byId = (a: (string | undefined)[], b: (string | undefined)[]) =>
+      String(a[0]).localeCompare(String(b[0]));
+    assert.deepEqual(
+      [...exported].sort(byId),
+      [...expected].sort(byId),
+      'one line per transaction, each as stored',
+    );
+    const times = exported.map((row) => String(row[4]));
+    assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
+    await waitForText(
+      page.getByRole('status').filter({ hasText: 'Exported' }),
+      `Exported ${expected.length} transactions.`,
+    );
+    await page.getByTestId('wallet-link').filter({ hasText: 'Trading bot' }).click();
+    await page.getByRole('heading', { name: 'Trading bot', level: 1 }).waitFor();
+  });
+
   it('rotates the key with a grace period, then revokes both; the agent is refused from then on', async () => {
     await page.getByTestId('tab-keys').click();
     const original = page.getByTestId('key-item').filter({ hasText: apiKey.slice(0, 15) });

@@ -198,14 +198,36 @@ describe('an endpoint’s delivery log', () => {
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
     const rows = await within(item).findAllByTestId('delivery-item');
     expect(rows.map((row) => row.dataset.status)).toEqual(['delivered', 'failed']);
+    expect(within(item).getByTestId('delivery-list').tagName).toBe('TABLE');
+    const headers = within(item)
+      .getAllByRole('columnheader')
+      .map((th) => th.textContent);
+    expect(headers).toEqual(['Time', 'Event', 'Status', 'Attempts', 'Last answer', 'Actions']);
     expect(within(rows[0]!).getByTestId('delivery-response').textContent).toBe('HTTP 200');
-    expect(rows[0]!.textContent).toContain('1 attempt');
+    expect(within(rows[0]!).getByTestId('delivery-attempts').textContent).toBe('1');
+    expect(rows[0]!.querySelector('time')?.getAttribute('datetime')).toBe('2026-01-01T00:00:00Z');
     expect(within(rows[1]!).getByTestId('delivery-response').textContent).toBe(
       'HTTP 500: Internal <b>error</b>',
     );
-    expect(rows[1]!.textContent).toContain('12 attempts');
+    expect(within(rows[1]!).getByTestId('delivery-response').className).toContain('answer-http-error');
+    expect(within(rows[1]!).getByTestId('delivery-attempts').textContent).toBe('12');
+    expect(within(item).getByTestId('delivery-count').textContent).toBe('2 shown of 2.');
 
-    fireEvent.click(within(rows[0]!).getByRole('button', { name: 'Redeliver wallet.frozen' }));
+    // The status filter narrows the rows shown, without a request.
+    const gets = sent.length;
+    const status = within(item).getByRole('group', { name: 'Filter deliveries' });
+    fireEvent.change(within(status).getByLabelText('Status'), { target: { value: 'failed' } });
+    const failed = within(item).getAllByTestId('delivery-item');
+    expect(failed.map((row) => row.dataset.status)).toEqual(['failed']);
+    expect(within(item).getByTestId('delivery-count').textContent).toBe('1 shown of 2 (filtered).');
+    fireEvent.change(within(status).getByLabelText('Status'), { target: { value: 'pending' } });
+    expect(within(item).getByText('No deliveries on this page match this status.')).toBeTruthy();
+    fireEvent.change(within(status).getByLabelText('Status'), { target: { value: '' } });
+    expect(sent.length).toBe(gets);
+
+    const again = within(item).getAllByTestId('delivery-item');
+    expect(again.map((row) => row.dataset.status)).toEqual(['delivered', 'failed']);
+    fireEvent.click(within(again[0]!).getByRole('button', { name: 'Redeliver wallet.frozen' }));
     await settle();
     const after = within(item).getAllByTestId('delivery-item');
     expect(after[0]!.dataset.status).toBe('pending');

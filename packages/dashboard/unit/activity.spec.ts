@@ -2,7 +2,16 @@
 // transaction filters, and the CSV export.
 import type { AgentWallet, Policy, Transaction } from '@agent-wallet/sdk';
 import { describe, expect, it } from 'vitest';
-import { capBars, dayKey, microsText, percentUsed, spendByDay } from '../src/activity.ts';
+import {
+  capBars,
+  capNotes,
+  capText,
+  capUse,
+  dayKey,
+  microsText,
+  percentUsed,
+  spendByDay,
+} from '../src/activity.ts';
 import { CSV_COLUMNS, csvCell, csvFileName, transactionsCsv } from '../src/csv.ts';
 import { filterTransactions } from '../src/views/TransactionsTable.tsx';
 import { dailyUse, sortWallets } from '../src/views/walletTable.ts';
@@ -118,7 +127,67 @@ describe('caps used', () => {
       'Payments per 7 days',
     ]);
     expect(bars[0]).toMatchObject({ used: 30_000_000n, limit: 100_000_000n });
-    expect(bars[1]).toMatchObject({ used: 500_000_000n, limit: 500_000_000n });
+    expect(bars[0]).toMatchObject({ status: 'known' });
+    expect(bars[1]).toMatchObject({ used: 500_000_000n, limit: 500_000_000n, status: 'reached' });
+  });
+
+  it('says a used-up total cap is reached, not how much was spent (the server does not say)', () => {
+    expect(capText(bars[1]!)).toBe('Reached: all 500.00 USDC used · nothing left');
+    expect(percentUsed(bars[1]!)).toBe(100);
+    expect(capText(bars[0]!)).toBe('30.00 of 100.00 USDC used · 70.00 USDC left');
+    expect(capText(bars[3]!)).toBe('3 of 5 payments used · 2 payments left');
+    expect(capText({ used: 5n, limit: 5n, unit: 'payments', status: 'reached' })).toBe(
+      'Reached: all 5 payments used · nothing left',
+    );
+  });
+
+  it('reads one cap of a kind from the room under the tightest, and past it only "at least"', () => {
+    // Room left under the tightest (100): every cap of the kind counts the same spending.
+    expect(capUse(100n, [100n, 300n], '0.000040', 0n)).toEqual({ used: 60n, status: 'known' });
+    expect(capUse(300n, [100n, 300n], '0.000040', 0n)).toEqual({ used: 60n, status: 'known' });
+    // None left: the tightest is reached; a looser one is used at least as far.
+    expect(capUse(100n, [100n, 300n], '0.000000', 20n)).toEqual({ used: 100n, status: 'reached' });
+    expect(capUse(300n, [100n, 300n], '0.000000', 20n)).toEqual({ used: 100n, status: 'at-least' });
+    expect(capUse(300n, [100n, 300n], '0.000000', 150n)).toEqual({ used: 150n, status: 'at-least' });
+    // No room reported: what the transactions show.
+    expect(capUse(100n, [100n], null, 42n)).toEqual({ used: 42n, status: 'known' });
+    // More room than the cap (a stale policy list): nothing used, never negative.
+    expect(capUse(100n, [100n], '0.000500', 0n)).toEqual({ used: 0n, status: 'known' });
+    expect(capText({ used: 100_000_000n, limit: 300_000_000n, unit: 'usdc', status: 'at-least' })).toBe(
+      'At least 100.00 of 300.00 USDC used · at most 200.00 USDC left',
+    );
+  });
+
+  it('marks every total cap of a wallet with no room left: the tightest reached, the others at least', () => {
+    const two = capBars(
+      { dailyCapRemaining: null, totalCapRemaining: '0.000000' },
+      [
+        policy('spend_cap_total', { limit: '800.000000' }),
+        policy('spend_cap_total', { limit: '500.000000' }),
+      ],
+      [],
+      NOW,
+    );
+    expect(two.map((bar) => [bar.status, bar.used])).toEqual([
+      ['at-least', 500_000_000n],
+      ['reached', 500_000_000n],
+    ]);
+  });
+
+  it('lists a cap per recipient in words, with no bar', () => {
+    const policies = [
+      policy('recipient_cap', { limit: '50.000000', window: '24h' }),
+      policy('recipient_cap', { limit: '10.000000', window: '1h' }, false),
+      policy('spend_cap_per_tx', { limit: '10.000000' }),
+    ];
+    expect(capBars(wallet, policies, txs, NOW)).toEqual([]);
+    expect(capNotes(policies)).toEqual([
+      {
+        policyId: policies[0]!.id,
+        title: 'Cap per recipient',
+        text: 'At most 50.00 USDC to any one recipient per 24 hours',
+      },
+    ]);
   });
 
   it('counts held and paid spending in each window, not rejected', () => {

@@ -2,11 +2,14 @@ import type { WebhookDelivery } from '@agent-wallet/sdk';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api/errors.ts';
 import {
+  answerKind,
   checkWebhookDraft,
+  deliveryCountText,
   deliveryDueSoon,
   describeEvents,
   describeLastResponse,
   EMPTY_WEBHOOK_DRAFT,
+  filterDeliveries,
   listedEndpoint,
   urlRefusal,
   webhookUrlError,
@@ -132,5 +135,35 @@ describe('delivery log', () => {
     expect(deliveryDueSoon([delivery({})], now)).toBe(true);
     expect(deliveryDueSoon([delivery({ nextAttemptAt: '2026-01-01T00:00:30Z' })], now)).toBe(true);
     expect(deliveryDueSoon([delivery({ nextAttemptAt: '2026-01-01T02:00:00Z' })], now)).toBe(false);
+  });
+
+  it('filters by status, keeping the order; all when no status is chosen', () => {
+    const list = [
+      delivery({ id: 'a', status: 'delivered' }),
+      delivery({ id: 'b', status: 'failed' }),
+      delivery({ id: 'c', status: 'pending' }),
+      delivery({ id: 'd', status: 'delivered' }),
+    ];
+    expect(filterDeliveries(list, '').map((d) => d.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(filterDeliveries(list, '')).not.toBe(list);
+    expect(filterDeliveries(list, 'delivered').map((d) => d.id)).toEqual(['a', 'd']);
+    expect(filterDeliveries(list, 'failed').map((d) => d.id)).toEqual(['b']);
+    expect(filterDeliveries([], 'pending')).toEqual([]);
+  });
+
+  it('tells a 2xx from another HTTP status, a network error and no answer yet', () => {
+    expect(answerKind({ responseStatus: 200, lastError: null })).toBe('ok');
+    expect(answerKind({ responseStatus: 204, lastError: null })).toBe('ok');
+    expect(answerKind({ responseStatus: 301, lastError: null })).toBe('http-error');
+    expect(answerKind({ responseStatus: 500, lastError: 'boom' })).toBe('http-error');
+    expect(answerKind({ responseStatus: null, lastError: 'connect ECONNREFUSED' })).toBe('network-error');
+    expect(answerKind({ responseStatus: null, lastError: '  ' })).toBe('none');
+    expect(answerKind({ responseStatus: null, lastError: null })).toBe('none');
+  });
+
+  it('counts the rows shown against the page and the whole log', () => {
+    expect(deliveryCountText(2, 2, 2, false)).toBe('2 shown of 2.');
+    expect(deliveryCountText(1, 2, 2, true)).toBe('1 shown of 2 (filtered).');
+    expect(deliveryCountText(3, 20, 45, true)).toBe('3 shown of 20 on this page (45 in all) (filtered).');
   });
 });

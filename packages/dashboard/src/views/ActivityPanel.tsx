@@ -1,16 +1,30 @@
 // A wallet's activity, first thing on its page: how much of each cap is used, spending per day over the last
 // 30 days, then the transactions. One request for the transactions (100 newest; more only when the 30 days
-// need them) and one for the policies, both shared with the other tabs.
+// need them) and one for the policies, both shared with the other tabs. The chart (recharts, the biggest library
+// here) loads as its own chunk when a wallet's activity is first shown, so the first page stays small.
 import type { AgentWallet, MasterWallet } from '@agent-wallet/sdk';
-import { useMemo, useState } from 'react';
-import { capBars, chartStart, spendByDay } from '../activity.ts';
+import { lazy, Suspense, useMemo, useState } from 'react';
+import { capBars, capNotes, chartStart, spendByDay } from '../activity.ts';
 import { FULL_LIST_LIMIT } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
+import { Loading } from '../components/Common.tsx';
 import { walletName } from '../format.ts';
 import { K, STALE, useActivity, useAgentWallets, usePeek, useResource } from '../queries.ts';
 import { CapBars } from './CapBars.tsx';
-import { SpendChart } from './SpendChart.tsx';
 import { TransactionsTable } from './TransactionsTable.tsx';
+
+/** The chart, in a chunk of its own (a separate file: the CSP's script-src 'self' allows it). */
+const SpendChart = lazy(async () => ({ default: (await import('./SpendChart.tsx')).SpendChart }));
+
+/** Where the chart goes, while its code loads: the same card and heading, so nothing moves. */
+function ChartPlaceholder() {
+  return (
+    <section className="card chart-card" aria-labelledby="spend-title-loading">
+      <h2 id="spend-title-loading">Spending, last 30 days</h2>
+      <Loading />
+    </section>
+  );
+}
 
 /** The person's own wallets by lower-case address: counterparties are named, not shown as hex. */
 export function useOwnWallets(): Map<string, string> {
@@ -44,12 +58,19 @@ export function ActivityPanel({ wallet }: { wallet: AgentWallet }) {
     () => capBars(wallet, policies.data?.items ?? [], txs, Date.now()),
     [wallet, policies.data, txs],
   );
+  const notes = useMemo(() => capNotes(policies.data?.items ?? []), [policies.data]);
   const loaded = activity.total !== undefined;
   return (
     <>
       <div className="activity-grid">
-        <CapBars bars={bars} loading={policies.data === undefined && policies.error === undefined} />
-        <SpendChart chart={chart} loading={!loaded} partial={loaded && !covered} />
+        <CapBars
+          bars={bars}
+          notes={notes}
+          loading={policies.data === undefined && policies.error === undefined}
+        />
+        <Suspense fallback={<ChartPlaceholder />}>
+          <SpendChart chart={chart} loading={!loaded} partial={loaded && !covered} />
+        </Suspense>
       </div>
       <TransactionsTable wallet={wallet} activity={activity} />
     </>

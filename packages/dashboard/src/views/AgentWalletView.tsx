@@ -47,10 +47,24 @@ export function AgentWalletView({ walletId, tab }: { walletId: string; tab: Wall
       </>
     );
   }
-  const name = walletName(wallet.label);
   return (
     <>
       {back}
+      <WalletHeader wallet={wallet} />
+      <Balances wallet={wallet} />
+      <WalletTabs wallet={wallet} tab={tab} />
+      <section className="panel" aria-label={TAB_NAMES[tab]}>
+        <TabPanel wallet={wallet} tab={tab} />
+      </section>
+    </>
+  );
+}
+
+/** The wallet's name (its page title), whether it is frozen, "Move money", and its address to copy. */
+function WalletHeader({ wallet }: { wallet: AgentWallet }) {
+  const name = walletName(wallet.label);
+  return (
+    <>
       <div className="title-row">
         <PageHeading title={name}>{name}</PageHeading>
         {wallet.frozen && <StatusTag status="frozen" />}
@@ -62,55 +76,73 @@ export function AgentWalletView({ walletId, tab }: { walletId: string; tab: Wall
         </code>
         <CopyButton text={wallet.address} label="Copy wallet address" />
       </p>
-      <dl className="stats headline" aria-label="Balances">
-        <div>
-          <dt>Balance</dt>
-          <dd data-testid="agent-balance">{formatUsdc(wallet.balance)}</dd>
-        </div>
-        <div>
-          <dt>Held for approvals</dt>
-          <dd data-testid="agent-held">{formatUsdc(wallet.heldBalance)}</dd>
-        </div>
-        <div>
-          <dt>Waiting approvals</dt>
-          <dd data-testid="agent-pending">
-            {wallet.pendingApprovals > 0 ? (
-              <Link to={agentPath(wallet.id, 'approvals')}>{wallet.pendingApprovals}</Link>
-            ) : (
-              0
-            )}
-          </dd>
-        </div>
-      </dl>
-      <nav className="tabs" aria-label="Wallet sections">
-        {(Object.keys(TAB_NAMES) as WalletTab[]).map((name) => (
-          <Link
-            key={name}
-            to={agentPath(wallet.id, name)}
-            className="tab"
-            aria-current={name === tab ? 'page' : undefined}
-            data-testid={`tab-${name}`}
-          >
-            {TAB_NAMES[name]}
-            {name === 'approvals' && wallet.pendingApprovals > 0 && (
-              <span className="count-badge">{wallet.pendingApprovals}</span>
-            )}
-          </Link>
-        ))}
-      </nav>
-      <section className="panel" aria-label={TAB_NAMES[tab]}>
-        {tab === 'activity' && <ActivityPanel wallet={wallet} />}
-        {tab === 'approvals' && (
-          <div className="card">
-            <PendingApprovals wallet={wallet} headingLevel={2} />
-          </div>
-        )}
-        {tab === 'keys' && <KeysPanel wallet={wallet} />}
-        {tab === 'policies' && <PoliciesPanel wallet={wallet} />}
-        {tab === 'settings' && <SettingsPanel wallet={wallet} />}
-      </section>
     </>
   );
+}
+
+function Balances({ wallet }: { wallet: AgentWallet }) {
+  return (
+    <dl className="stats headline" aria-label="Balances">
+      <div>
+        <dt>Balance</dt>
+        <dd data-testid="agent-balance">{formatUsdc(wallet.balance)}</dd>
+      </div>
+      <div>
+        <dt>Held for approvals</dt>
+        <dd data-testid="agent-held">{formatUsdc(wallet.heldBalance)}</dd>
+      </div>
+      <div>
+        <dt>Waiting approvals</dt>
+        <dd data-testid="agent-pending">
+          {wallet.pendingApprovals > 0 ? (
+            <Link to={agentPath(wallet.id, 'approvals')}>{wallet.pendingApprovals}</Link>
+          ) : (
+            0
+          )}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+function WalletTabs({ wallet, tab }: { wallet: AgentWallet; tab: WalletTab }) {
+  return (
+    <nav className="tabs" aria-label="Wallet sections">
+      {(Object.keys(TAB_NAMES) as WalletTab[]).map((name) => (
+        <Link
+          key={name}
+          to={agentPath(wallet.id, name)}
+          className="tab"
+          aria-current={name === tab ? 'page' : undefined}
+          data-testid={`tab-${name}`}
+        >
+          {TAB_NAMES[name]}
+          {name === 'approvals' && wallet.pendingApprovals > 0 && (
+            <span className="count-badge">{wallet.pendingApprovals}</span>
+          )}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+function TabPanel({ wallet, tab }: { wallet: AgentWallet; tab: WalletTab }) {
+  switch (tab) {
+    case 'activity':
+      return <ActivityPanel wallet={wallet} />;
+    case 'approvals':
+      return (
+        <div className="card">
+          <PendingApprovals wallet={wallet} headingLevel={2} />
+        </div>
+      );
+    case 'keys':
+      return <KeysPanel wallet={wallet} />;
+    case 'policies':
+      return <PoliciesPanel wallet={wallet} />;
+    case 'settings':
+      return <SettingsPanel wallet={wallet} />;
+  }
 }
 
 /** "Move money": fund from or withdraw to the master wallet, in a dialog over the activity. */

@@ -181,11 +181,7 @@ function InboxItem({
   onKeyDown: (event: KeyboardEvent<HTMLLIElement>) => void;
   onDecide: (kind: 'approve' | 'reject') => void;
 }) {
-  const own = useOwnWallets();
-  const why = approvalWhy(tx.reason);
-  const other = counterpartyOf(tx, own);
   const violations = tx.violations ?? [];
-  const left = timeLeft(tx.expiresAt);
   return (
     <li
       className="inbox-item"
@@ -196,36 +192,8 @@ function InboxItem({
       onKeyDown={onKeyDown}
       aria-describedby="inbox-keys"
     >
-      <div className="inbox-head">
-        <span className="inbox-amount">{formatUsdc(tx.amount)}</span>
-        <span className="inbox-to">
-          to <span title={other.detail ?? undefined}>{other.name}</span>
-          {wallet !== undefined && (
-            <>
-              {' '}
-              from <Link to={agentPath(tx.walletId, 'approvals')}>{wallet}</Link>
-            </>
-          )}
-        </span>
-        <span
-          className="tag tag-pending"
-          title={`Expires ${formatDateTime(tx.expiresAt)}`}
-          data-testid="approval-expiry"
-        >
-          {left}
-        </span>
-      </div>
-      <p className="inbox-why" data-testid="approval-why">
-        {approvalSentence(why, tx.amount)}
-        {why.kind === 'asked' && why.reason !== null && (
-          <>
-            {' '}
-            <q className="user-text" data-testid="approval-reason">
-              {why.reason}
-            </q>
-          </>
-        )}
-      </p>
+      <InboxHead tx={tx} walletName={wallet} />
+      <InboxWhy tx={tx} />
       {violations.length > 0 && (
         <div className="inbox-breaks">
           <p className="violations-title">Approving it would override:</p>
@@ -239,26 +207,83 @@ function InboxItem({
         </div>
       )}
       {tx.memo !== null && <p className="hint user-text">Memo: {tx.memo}</p>}
-      <div className="actions">
-        <button
-          type="button"
-          className="button primary small"
-          onClick={() => onDecide('approve')}
-          aria-keyshortcuts="a"
-        >
-          Approve
-        </button>
-        <button
-          type="button"
-          className="button secondary small"
-          onClick={() => onDecide('reject')}
-          aria-keyshortcuts="r"
-        >
-          Reject
-        </button>
-        <span className="hint">Asked {formatDateTime(tx.createdAt)}</span>
-      </div>
+      <DecisionButtons tx={tx} onDecide={onDecide} />
     </li>
+  );
+}
+
+/** How much, to whom (from which wallet, in the all-wallets inbox) and the time left. */
+function InboxHead({ tx, walletName: wallet }: { tx: Transaction; walletName: string | undefined }) {
+  const own = useOwnWallets();
+  const other = counterpartyOf(tx, own);
+  return (
+    <div className="inbox-head">
+      <span className="inbox-amount">{formatUsdc(tx.amount)}</span>
+      <span className="inbox-to">
+        to <span title={other.detail ?? undefined}>{other.name}</span>
+        {wallet !== undefined && (
+          <>
+            {' '}
+            from <Link to={agentPath(tx.walletId, 'approvals')}>{wallet}</Link>
+          </>
+        )}
+      </span>
+      <span
+        className="tag tag-pending"
+        title={`Expires ${formatDateTime(tx.expiresAt)}`}
+        data-testid="approval-expiry"
+      >
+        {timeLeft(tx.expiresAt)}
+      </span>
+    </div>
+  );
+}
+
+/** Why it waits, in one sentence, with the agent's own reason quoted when it asked. */
+function InboxWhy({ tx }: { tx: Transaction }) {
+  const why = approvalWhy(tx.reason);
+  return (
+    <p className="inbox-why" data-testid="approval-why">
+      {approvalSentence(why, tx.amount)}
+      {why.kind === 'asked' && why.reason !== null && (
+        <>
+          {' '}
+          <q className="user-text" data-testid="approval-reason">
+            {why.reason}
+          </q>
+        </>
+      )}
+    </p>
+  );
+}
+
+function DecisionButtons({
+  tx,
+  onDecide,
+}: {
+  tx: Transaction;
+  onDecide: (kind: 'approve' | 'reject') => void;
+}) {
+  return (
+    <div className="actions">
+      <button
+        type="button"
+        className="button primary small"
+        onClick={() => onDecide('approve')}
+        aria-keyshortcuts="a"
+      >
+        Approve
+      </button>
+      <button
+        type="button"
+        className="button secondary small"
+        onClick={() => onDecide('reject')}
+        aria-keyshortcuts="r"
+      >
+        Reject
+      </button>
+      <span className="hint">Asked {formatDateTime(tx.createdAt)}</span>
+    </div>
   );
 }
 

@@ -1,5 +1,6 @@
 // One transaction's audit trail in words: who started it, why it waited or was refused, and every change of
 // state with who made it — API keys by their label, the owner as "you", expiry as "expired automatically".
+import type { TransactionWithEvents } from '@agent-wallet/sdk';
 import { FULL_LIST_LIMIT } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
@@ -37,91 +38,127 @@ export function AuditTrail({ walletId, txId }: { walletId: string; txId: string 
       <Loading />
     );
   }
-  const why = approvalWhy(data.reason);
-  const resource = (data as { resource?: string | null }).resource;
   return (
     <div className="audit" data-testid="audit-trail">
       <dl className="tx-meta">
-        <div>
-          <dt>Started by</dt>
-          <dd>{capitalize(describeActor(data.initiatedBy, keyLabels))}</dd>
-        </div>
-        {data.toAddress !== null && (
-          <div>
-            <dt>To</dt>
-            <dd>
-              <code className="address small">{data.toAddress}</code>
-            </dd>
-          </div>
-        )}
-        {typeof resource === 'string' && (
-          <div>
-            <dt>Paid for</dt>
-            <dd title={resource}>{resourceLabel(resource)}</dd>
-          </div>
-        )}
-        {data.reason !== null && (
-          <div>
-            <dt>{why.kind === 'threshold' ? 'Why it waited' : 'Agent’s reason'}</dt>
-            {why.kind === 'threshold' ? (
-              <dd>{approvalSentence(why, data.amount)}</dd>
-            ) : (
-              <dd className="user-text">{data.reason}</dd>
-            )}
-          </div>
-        )}
-        {data.rejectionReason !== null && (
-          <div>
-            <dt>Rejection reason</dt>
-            {isPolicyRejection(data.rejectionReason, data.violations) ? (
-              <dd>Denied by policy, as listed</dd>
-            ) : (
-              <dd className="user-text">{data.rejectionReason}</dd>
-            )}
-          </div>
-        )}
-        {data.txHash !== null && (
-          <div>
-            <dt>Transaction hash</dt>
-            <dd>
-              <TxHash hash={data.txHash} />
-            </dd>
-          </div>
-        )}
-        {data.violations !== null && data.violations.length > 0 && (
-          <div>
-            <dt>Policies</dt>
-            <dd>
-              <ul className="violations">
-                {data.violations.map((v) => (
-                  <li key={v.policyId}>
-                    {policyTitle(v.policyType)}: {describeViolation(v)}
-                  </li>
-                ))}
-              </ul>
-            </dd>
-          </div>
-        )}
+        <Origin tx={data} keyLabels={keyLabels} />
+        <Reasons tx={data} />
+        <Outcome tx={data} />
       </dl>
       <h3 className="audit-title">History</h3>
-      <ol className="events">
-        {data.events.map((event) => {
-          const note = event.note === null ? null : describeNote(event.note, data.violations);
-          return (
-            <li key={`${event.at}-${event.status}-${event.actor}`}>
-              <StatusTag status={event.status} label={txStatusLabel(event.status, data.rail)} />{' '}
-              <time dateTime={event.at}>{formatDateTime(event.at)}</time> ·{' '}
-              <span>{describeActor(event.actor, keyLabels, event.status)}</span>
-              {note !== null &&
-                (note.quoted ? (
-                  <span className="user-text"> — “{note.text}”</span>
-                ) : (
-                  <span> — {note.text}</span>
-                ))}
-            </li>
-          );
-        })}
-      </ol>
+      <History tx={data} keyLabels={keyLabels} />
     </div>
+  );
+}
+
+type KeyLabels = ReadonlyMap<string, string>;
+
+/** Who started it, to which address, and for which paid HTTP API. */
+function Origin({ tx, keyLabels }: { tx: TransactionWithEvents; keyLabels: KeyLabels }) {
+  const resource = (tx as { resource?: string | null }).resource;
+  return (
+    <>
+      <div>
+        <dt>Started by</dt>
+        <dd>{capitalize(describeActor(tx.initiatedBy, keyLabels))}</dd>
+      </div>
+      {tx.toAddress !== null && (
+        <div>
+          <dt>To</dt>
+          <dd>
+            <code className="address small">{tx.toAddress}</code>
+          </dd>
+        </div>
+      )}
+      {typeof resource === 'string' && (
+        <div>
+          <dt>Paid for</dt>
+          <dd title={resource}>{resourceLabel(resource)}</dd>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** Why it waited (the threshold, or the agent's own reason) and why it was rejected. */
+function Reasons({ tx }: { tx: TransactionWithEvents }) {
+  const why = approvalWhy(tx.reason);
+  return (
+    <>
+      {tx.reason !== null && (
+        <div>
+          <dt>{why.kind === 'threshold' ? 'Why it waited' : 'Agent’s reason'}</dt>
+          {why.kind === 'threshold' ? (
+            <dd>{approvalSentence(why, tx.amount)}</dd>
+          ) : (
+            <dd className="user-text">{tx.reason}</dd>
+          )}
+        </div>
+      )}
+      {tx.rejectionReason !== null && (
+        <div>
+          <dt>Rejection reason</dt>
+          {isPolicyRejection(tx.rejectionReason, tx.violations) ? (
+            <dd>Denied by policy, as listed</dd>
+          ) : (
+            <dd className="user-text">{tx.rejectionReason}</dd>
+          )}
+        </div>
+      )}
+    </>
+  );
+}
+
+/** Its transaction hash on chain, and the policies it broke. */
+function Outcome({ tx }: { tx: TransactionWithEvents }) {
+  return (
+    <>
+      {tx.txHash !== null && (
+        <div>
+          <dt>Transaction hash</dt>
+          <dd>
+            <TxHash hash={tx.txHash} />
+          </dd>
+        </div>
+      )}
+      {tx.violations !== null && tx.violations.length > 0 && (
+        <div>
+          <dt>Policies</dt>
+          <dd>
+            <ul className="violations">
+              {tx.violations.map((v) => (
+                <li key={v.policyId}>
+                  {policyTitle(v.policyType)}: {describeViolation(v)}
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** Every change of state, with who made it. */
+function History({ tx, keyLabels }: { tx: TransactionWithEvents; keyLabels: KeyLabels }) {
+  return (
+    <ol className="events">
+      {tx.events.map((event) => {
+        const note = event.note === null ? null : describeNote(event.note, tx.violations);
+        return (
+          <li key={`${event.at}-${event.status}-${event.actor}`}>
+            <StatusTag status={event.status} label={txStatusLabel(event.status, tx.rail)} />{' '}
+            <time dateTime={event.at}>{formatDateTime(event.at)}</time> ·{' '}
+            <span>{describeActor(event.actor, keyLabels, event.status)}</span>
+            {note !== null &&
+              (note.quoted ? (
+                <span className="user-text"> — “{note.text}”</span>
+              ) : (
+                <span> — {note.text}</span>
+              ))}
+          </li>
+        );
+      })}
+    </ol>
   );
 }

@@ -5,10 +5,7 @@ import { Link } from '../components/Link.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { TextField } from '../components/TextField.tsx';
 import { useAction } from '../queries.ts';
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
+import { emailError, PASSWORD_MAX, PASSWORD_MIN, passwordError } from './authForm.ts';
 
 interface AuthScreenProps {
   sdk: ManagementClient;
@@ -26,24 +23,14 @@ export function AuthScreen({ sdk, mode, notice, onAuthenticated }: AuthScreenPro
   const passwordRef = useRef<HTMLInputElement>(null);
   const signup = mode === 'signup';
 
-  const emailError = EMAIL_PATTERN.test(email.trim())
-    ? null
-    : 'Enter your email address, e.g. name@example.com.';
-  let passwordError: string | null = null;
-  if (password === '')
-    passwordError = signup
-      ? `Choose a password of at least ${PASSWORD_MIN} characters.`
-      : 'Enter your password.';
-  else if (signup && password.length < PASSWORD_MIN)
-    passwordError = `Use at least ${PASSWORD_MIN} characters.`;
-  else if (signup && password.length > PASSWORD_MAX)
-    passwordError = `Use at most ${PASSWORD_MAX} characters.`;
+  const emailProblem = emailError(email);
+  const passwordProblem = passwordError(password, signup);
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
     setSubmitted(true);
-    if (emailError !== null) return emailRef.current?.focus();
-    if (passwordError !== null) return passwordRef.current?.focus();
+    if (emailProblem !== null) return emailRef.current?.focus();
+    if (passwordProblem !== null) return passwordRef.current?.focus();
     await action.run(async () => {
       const result = signup
         ? await sdk.signup({ email: email.trim(), password })
@@ -71,7 +58,7 @@ export function AuthScreen({ sdk, mode, notice, onAuthenticated }: AuthScreenPro
             value={email}
             onChange={setEmail}
             inputRef={emailRef}
-            error={submitted ? emailError : null}
+            error={submitted ? emailProblem : null}
             name="email"
           />
           <TextField
@@ -81,7 +68,7 @@ export function AuthScreen({ sdk, mode, notice, onAuthenticated }: AuthScreenPro
             value={password}
             onChange={setPassword}
             inputRef={passwordRef}
-            error={submitted ? passwordError : null}
+            error={submitted ? passwordProblem : null}
             hint={signup ? `${PASSWORD_MIN} to ${PASSWORD_MAX} characters.` : undefined}
             name="password"
           />
@@ -90,18 +77,25 @@ export function AuthScreen({ sdk, mode, notice, onAuthenticated }: AuthScreenPro
             {action.busy ? 'Please wait…' : signup ? 'Create account' : 'Log in'}
           </button>
         </form>
-        <p className="switch-mode">
-          {signup ? (
-            <>
-              Already have an account? <Link to="/login">Log in</Link>
-            </>
-          ) : (
-            <>
-              New here? <Link to="/signup">Create an account</Link>
-            </>
-          )}
-        </p>
+        <SwitchMode signup={signup} />
       </div>
     </main>
+  );
+}
+
+/** The other way in: log in instead of signing up, or the other way round. */
+function SwitchMode({ signup }: { signup: boolean }) {
+  return (
+    <p className="switch-mode">
+      {signup ? (
+        <>
+          Already have an account? <Link to="/login">Log in</Link>
+        </>
+      ) : (
+        <>
+          New here? <Link to="/signup">Create an account</Link>
+        </>
+      )}
+    </p>
   );
 }

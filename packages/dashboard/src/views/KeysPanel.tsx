@@ -18,7 +18,7 @@ import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
 import { TextField } from '../components/TextField.tsx';
 import { formatDateTime } from '../format.ts';
-import { K, STALE, updateData, useAction, useResource } from '../queries.ts';
+import { K, type ResourceState, STALE, updateData, useAction, useResource } from '../queries.ts';
 import { labelError } from './AgentWalletsView.tsx';
 
 const SCOPE_CHOICES: { value: string; scopes: Scope[]; title: string; detail: string }[] = [
@@ -62,9 +62,19 @@ interface ShownKey {
   previous?: ApiKey;
 }
 
+/** Changes the cached key list in place (a key added, revoked or rotated): no request to list them again. */
+function useKeysUpdate(walletId: string) {
+  const qc = useQueryClient();
+  return (change: (items: ApiKey[]) => ApiKey[], added = 0) =>
+    updateData<Page<ApiKey>>(qc, K.keys(walletId), (page) => ({
+      ...page,
+      items: change(page.items),
+      total: page.total + added,
+    }));
+}
+
 export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
   const { sdk } = useApp();
-  const qc = useQueryClient();
   const keys = useResource(
     K.keys(wallet.id),
     () => sdk.keys.list(wallet.id, { limit: FULL_LIST_LIMIT }),
@@ -75,20 +85,13 @@ export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
   const [rotating, setRotating] = useState<ApiKey | null>(null);
   const [note, setNote] = useState<string | null>(null);
 
-  function putKeys(change: (items: ApiKey[]) => ApiKey[], added = 0) {
-    updateData<Page<ApiKey>>(qc, K.keys(wallet.id), (page) => ({
-      ...page,
-      items: change(page.items),
-      total: page.total + added,
-    }));
-  }
+  const putKeys = useKeysUpdate(wallet.id);
 
   function onCreated(created: CreatedKey) {
     putKeys((items) => [listedKey(created), ...items], 1);
     setShown({ created });
   }
 
-  const data = keys.data;
   return (
     <>
       <div className="panel-head">
@@ -100,38 +103,17 @@ export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
       </p>
       <CreateKeyForm wallet={wallet} onCreated={onCreated} />
       <StatusNote text={note} />
-      {data === undefined ? (
-        keys.error !== undefined ? (
-          <LoadError error={keys.error} onRetry={keys.reload} />
-        ) : (
-          <Loading />
-        )
-      ) : data.items.length === 0 ? (
-        <p className="empty">No keys yet.</p>
-      ) : (
-        <ul className="key-list" data-testid="key-list">
-          {data.items.map((key) => (
-            <KeyItem key={key.id} apiKey={key} onRevoke={setRevoking} onRotate={setRotating} />
-          ))}
-        </ul>
-      )}
+      <KeyList keys={keys} onRevoke={setRevoking} onRotate={setRotating} />
       {revoking !== null && (
-        <ConfirmDialog
-          title={`Revoke the key “${revoking.label}”?`}
-          confirmLabel="Revoke key"
-          danger
+        <RevokeDialog
+          apiKey={revoking}
           onClose={() => setRevoking(null)}
           onConfirm={async () => {
             const revoked = await sdk.keys.revoke(wallet.id, revoking.id);
             putKeys((items) => items.map((item) => (item.id === revoked.id ? revoked : item)));
             setNote(`The key “${revoked.label}” (${revoked.prefix}…) is revoked.`);
           }}
-        >
-          <p>
-            Agents using <code>{revoking.prefix}…</code> are refused from their next request on. This cannot
-            be undone.
-          </p>
-        </ConfirmDialog>
+        />
       )}
       {rotating !== null && (
         <RotateDialog
@@ -154,6 +136,54 @@ export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
       )}
       {shown !== null && <KeyShownOnce shown={shown} onClose={() => setShown(null)} />}
     </>
+  );
+}
+
+function KeyList({
+  keys,
+  onRevoke,
+  onRotate,
+}: {
+  keys: ResourceState<Page<ApiKey>>;
+  onRevoke: (key: ApiKey) => void;
+  onRotate: (key: ApiKey) => void;
+}) {
+  const data = keys.data;
+  if (data === undefined) {
+    return keys.error !== undefined ? <LoadError error={keys.error} onRetry={keys.reload} /> : <Loading />;
+  }
+  if (data.items.length === 0) return <p className="empty">No keys yet.</p>;
+  return (
+    <ul className="key-list" data-testid="key-list">
+      {data.items.map((key) => (
+        <KeyItem key={key.id} apiKey={key} onRevoke={onRevoke} onRotate={onRotate} />
+      ))}
+    </ul>
+  );
+}
+
+function RevokeDialog({
+  apiKey,
+  onClose,
+  onConfirm,
+}: {
+  apiKey: ApiKey;
+  onClose: () => void;
+  onConfirm: () => Promise<void>;
+}) {
+  return (
+    <ConfirmDialog
+      title={`Revoke the key “${apiKey.label}”?`}
+      confirmLabel="Revoke key"
+      danger
+      onClose={onClose}
+      onConfirm={onConfirm}
+    >
+      <p>
+        Agents using <code>{apiKey.prefix}…</code> are refused from their next request on. This cannot be
+        undone.
+      </p>
+    </ConfirmDialog>
   );
 }
 
@@ -247,7 +277,6 @@ function CreateKeyForm({ wallet, onCreated }: { wallet: AgentWallet; onCreated: 
   const action = useAction();
   const labelRef = useRef<HTMLInputElement>(null);
   const expiryId = useId();
-  const scopeName = useId();
   const labelProblem = labelError(label);
   const expiryProblem =
     expiry !== '' && expiryFromDate(expiry) === null ? 'Choose a date from today on.' : null;
@@ -282,48 +311,76 @@ function CreateKeyForm({ wallet, onCreated }: { wallet: AgentWallet; onCreated: 
         maxLength={200}
         autoComplete="off"
       />
-      <fieldset className="field">
-        <legend>Scopes</legend>
-        {SCOPE_CHOICES.map((choice) => (
-          <label key={choice.value} className="radio">
-            <input
-              type="radio"
-              name={scopeName}
-              value={choice.value}
-              checked={scope === choice.value}
-              onChange={() => setScope(choice.value)}
-            />
-            <span>
-              <strong>{choice.title}</strong> — {choice.detail}
-            </span>
-          </label>
-        ))}
-      </fieldset>
-      <div className="field">
-        <label htmlFor={expiryId}>Expires on (optional)</label>
-        <input
-          id={expiryId}
-          type="date"
-          value={expiry}
-          min={today()}
-          onChange={(event) => setExpiry(event.target.value)}
-          aria-invalid={submitted && expiryProblem !== null ? true : undefined}
-          aria-describedby={`${expiryId}-hint${submitted && expiryProblem !== null ? ` ${expiryId}-error` : ''}`}
-        />
-        <p className="hint" id={`${expiryId}-hint`}>
-          The key stops working at the end of that day. Leave empty for a key that does not expire.
-        </p>
-        {submitted && expiryProblem !== null && (
-          <p className="field-error" id={`${expiryId}-error`}>
-            {expiryProblem}
-          </p>
-        )}
-      </div>
+      <ScopeChoices scope={scope} onChange={setScope} />
+      <ExpiryField
+        id={expiryId}
+        value={expiry}
+        onChange={setExpiry}
+        error={submitted ? expiryProblem : null}
+      />
       <ErrorMessage error={action.error} />
       <button type="submit" className="button primary" disabled={action.busy}>
         {action.busy ? 'Creating…' : 'Create key'}
       </button>
     </form>
+  );
+}
+
+function ScopeChoices({ scope, onChange }: { scope: string; onChange: (scope: string) => void }) {
+  const name = useId();
+  return (
+    <fieldset className="field">
+      <legend>Scopes</legend>
+      {SCOPE_CHOICES.map((choice) => (
+        <label key={choice.value} className="radio">
+          <input
+            type="radio"
+            name={name}
+            value={choice.value}
+            checked={scope === choice.value}
+            onChange={() => onChange(choice.value)}
+          />
+          <span>
+            <strong>{choice.title}</strong> — {choice.detail}
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function ExpiryField({
+  id,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: string | null;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>Expires on (optional)</label>
+      <input
+        id={id}
+        type="date"
+        value={value}
+        min={today()}
+        onChange={(event) => onChange(event.target.value)}
+        aria-invalid={error !== null ? true : undefined}
+        aria-describedby={`${id}-hint${error !== null ? ` ${id}-error` : ''}`}
+      />
+      <p className="hint" id={`${id}-hint`}>
+        The key stops working at the end of that day. Leave empty for a key that does not expire.
+      </p>
+      {error !== null && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
   );
 }
 

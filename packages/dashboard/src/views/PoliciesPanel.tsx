@@ -197,43 +197,10 @@ function ScheduleFields({
   onChange: (draft: ParamsDraft) => void;
   errors: FieldErrors;
 }) {
-  const daysId = useId();
-  const zonesId = useId();
-  const [zones] = useState(knownTimezones);
-  const own = browserTimezone();
   const set = (change: Partial<ParamsDraft>) => onChange({ ...draft, ...change });
   return (
     <>
-      <fieldset
-        className="field"
-        aria-describedby={errors.days !== undefined ? `${daysId}-error` : undefined}
-      >
-        <legend>Days</legend>
-        <div className="checkbox-row">
-          {DAYS.map((day) => (
-            <label key={day} className="checkbox">
-              <input
-                type="checkbox"
-                checked={draft.days.includes(day)}
-                onChange={(event) =>
-                  set({
-                    days: event.target.checked
-                      ? DAYS.filter((d) => d === day || draft.days.includes(d))
-                      : draft.days.filter((d) => d !== day),
-                  })
-                }
-                aria-invalid={errors.days !== undefined ? true : undefined}
-              />
-              <span>{dayName(day, 'long')}</span>
-            </label>
-          ))}
-        </div>
-        {errors.days !== undefined && (
-          <p className="field-error" id={`${daysId}-error`}>
-            {errors.days}
-          </p>
-        )}
-      </fieldset>
+      <DayChoices days={draft.days} onChange={(days) => set({ days })} error={errors.days} />
       <div className="field-row">
         <TextField
           label="From (HH:MM)"
@@ -259,11 +226,76 @@ function ScheduleFields({
           maxLength={5}
         />
       </div>
-      <TextField
-        label="Timezone"
+      <TimezoneField
         value={draft.timezone}
         onChange={(timezone) => set({ timezone })}
         error={errors.timezone}
+      />
+    </>
+  );
+}
+
+function DayChoices({
+  days,
+  onChange,
+  error,
+}: {
+  days: ParamsDraft['days'];
+  onChange: (days: ParamsDraft['days']) => void;
+  error: string | undefined;
+}) {
+  const daysId = useId();
+  return (
+    <fieldset className="field" aria-describedby={error !== undefined ? `${daysId}-error` : undefined}>
+      <legend>Days</legend>
+      <div className="checkbox-row">
+        {DAYS.map((day) => (
+          <label key={day} className="checkbox">
+            <input
+              type="checkbox"
+              checked={days.includes(day)}
+              onChange={(event) =>
+                onChange(
+                  event.target.checked
+                    ? DAYS.filter((d) => d === day || days.includes(d))
+                    : days.filter((d) => d !== day),
+                )
+              }
+              aria-invalid={error !== undefined ? true : undefined}
+            />
+            <span>{dayName(day, 'long')}</span>
+          </label>
+        ))}
+      </div>
+      {error !== undefined && (
+        <p className="field-error" id={`${daysId}-error`}>
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+/** An IANA timezone, with the names this browser knows offered as suggestions. */
+function TimezoneField({
+  value,
+  onChange,
+  error,
+}: {
+  value: string;
+  onChange: (timezone: string) => void;
+  error: string | undefined;
+}) {
+  const zonesId = useId();
+  const [zones] = useState(knownTimezones);
+  const own = browserTimezone();
+  return (
+    <>
+      <TextField
+        label="Timezone"
+        value={value}
+        onChange={onChange}
+        error={error}
         hint={`An IANA name such as Europe/Berlin or UTC. This browser's timezone is ${own}.`}
         autoComplete="off"
         spellCheck={false}
@@ -416,7 +448,6 @@ function PolicyItem({ policy }: { policy: Policy }) {
   const toggle = useAction();
   const info = POLICY_INFO[policy.type];
   const title = info?.title ?? policy.type;
-  const addresses = policyAddresses(policy.params);
 
   return (
     <li className="policy-item" data-testid="policy-item" data-type={policy.type}>
@@ -429,48 +460,18 @@ function PolicyItem({ policy }: { policy: Policy }) {
       <p className="policy-summary" data-testid="policy-summary">
         {describePolicyParams(policy.type, policy.params)}
       </p>
-      {addresses.length > 0 && !editing && (
-        <ul className="address-list">
-          {addresses.slice(0, 20).map((address) => (
-            <li key={address}>
-              <code className="address small">{address}</code>
-            </li>
-          ))}
-          {addresses.length > 20 && <li>… and {addresses.length - 20} more</li>}
-        </ul>
-      )}
+      {!editing && <AddressList addresses={policyAddresses(policy.params)} />}
       {editing && info !== undefined ? (
         <EditPolicyForm policy={policy} onDone={() => setEditing(false)} />
       ) : (
-        <div className="actions">
-          {info !== undefined && (
-            <button
-              type="button"
-              className="button secondary small"
-              onClick={() => setEditing(true)}
-              aria-label={`Edit ${title}`}
-            >
-              Edit
-            </button>
-          )}
-          <button
-            type="button"
-            className="button secondary small"
-            disabled={toggle.busy}
-            onClick={() =>
-              toggle.run(async () => {
-                writer.put(
-                  await writer.sdk.policies.update(policy.walletId, policy.id, { active: !policy.active }),
-                );
-              })
-            }
-          >
-            {policy.active ? 'Pause' : 'Resume'}
-          </button>
-          <button type="button" className="button secondary small" onClick={() => setDeleting(true)}>
-            Delete
-          </button>
-        </div>
+        <PolicyActions
+          policy={policy}
+          title={title}
+          editable={info !== undefined}
+          toggle={toggle}
+          onEdit={() => setEditing(true)}
+          onDelete={() => setDeleting(true)}
+        />
       )}
       <ErrorMessage error={toggle.error} />
       {deleting && (
@@ -491,6 +492,71 @@ function PolicyItem({ policy }: { policy: Policy }) {
         </ConfirmDialog>
       )}
     </li>
+  );
+}
+
+/** An allow- or blocklist's addresses, the first 20. */
+function AddressList({ addresses }: { addresses: string[] }) {
+  if (addresses.length === 0) return null;
+  return (
+    <ul className="address-list">
+      {addresses.slice(0, 20).map((address) => (
+        <li key={address}>
+          <code className="address small">{address}</code>
+        </li>
+      ))}
+      {addresses.length > 20 && <li>… and {addresses.length - 20} more</li>}
+    </ul>
+  );
+}
+
+/** Edit, pause or resume (at once), delete (after confirming). */
+function PolicyActions({
+  policy,
+  title,
+  editable,
+  toggle,
+  onEdit,
+  onDelete,
+}: {
+  policy: Policy;
+  title: string;
+  editable: boolean;
+  toggle: ReturnType<typeof useAction>;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  const writer = usePolicyWriter(policy.walletId);
+  return (
+    <div className="actions">
+      {editable && (
+        <button
+          type="button"
+          className="button secondary small"
+          onClick={onEdit}
+          aria-label={`Edit ${title}`}
+        >
+          Edit
+        </button>
+      )}
+      <button
+        type="button"
+        className="button secondary small"
+        disabled={toggle.busy}
+        onClick={() =>
+          toggle.run(async () => {
+            writer.put(
+              await writer.sdk.policies.update(policy.walletId, policy.id, { active: !policy.active }),
+            );
+          })
+        }
+      >
+        {policy.active ? 'Pause' : 'Resume'}
+      </button>
+      <button type="button" className="button secondary small" onClick={onDelete}>
+        Delete
+      </button>
+    </div>
   );
 }
 

@@ -2,7 +2,7 @@
 // stored (POST /policies/simulate).
 
 import type { AgentWallet, Page, CheckPaymentResult as PaymentCheck, Policy } from '@agent-wallet/sdk';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, type RefObject, useEffect, useRef, useState } from 'react';
 import { checkAddress, shortAddress } from '../address.ts';
 import { useApp } from '../app-context.ts';
 import { AmountInput, amountError } from '../components/AmountInput.tsx';
@@ -88,26 +88,16 @@ export function PolicySimulator({ wallet }: { wallet: AgentWallet }) {
         stored.
       </p>
       <form className="simulate-form" onSubmit={onSubmit} noValidate aria-label="Try a payment">
-        <div className="field-row">
-          <TextField
-            label="Recipient address"
-            value={toAddress}
-            onChange={setToAddress}
-            inputRef={addressRef}
-            error={submitted ? addressProblem : null}
-            placeholder="0x…"
-            autoComplete="off"
-            spellCheck={false}
-            className="mono"
-          />
-          <AmountInput
-            label="Amount"
-            value={amount}
-            onChange={setAmount}
-            showError={submitted}
-            inputRef={amountRef}
-          />
-        </div>
+        <PaymentFields
+          toAddress={toAddress}
+          onToAddress={setToAddress}
+          addressRef={addressRef}
+          addressError={submitted ? addressProblem : null}
+          amount={amount}
+          onAmount={setAmount}
+          amountRef={amountRef}
+          showAmountError={submitted}
+        />
         <ErrorMessage error={action.error} />
         <button type="submit" className="button secondary" disabled={action.busy}>
           {action.busy ? 'Checking…' : 'Check payment'}
@@ -117,6 +107,50 @@ export function PolicySimulator({ wallet }: { wallet: AgentWallet }) {
         {result !== null && <CheckResult asked={result.asked} answer={result.answer} />}
       </div>
     </section>
+  );
+}
+
+/** The payment to try: a recipient address and an amount. */
+function PaymentFields({
+  toAddress,
+  onToAddress,
+  addressRef,
+  addressError,
+  amount,
+  onAmount,
+  amountRef,
+  showAmountError,
+}: {
+  toAddress: string;
+  onToAddress: (value: string) => void;
+  addressRef: RefObject<HTMLInputElement | null>;
+  addressError: string | null;
+  amount: string;
+  onAmount: (value: string) => void;
+  amountRef: RefObject<HTMLInputElement | null>;
+  showAmountError: boolean;
+}) {
+  return (
+    <div className="field-row">
+      <TextField
+        label="Recipient address"
+        value={toAddress}
+        onChange={onToAddress}
+        inputRef={addressRef}
+        error={addressError}
+        placeholder="0x…"
+        autoComplete="off"
+        spellCheck={false}
+        className="mono"
+      />
+      <AmountInput
+        label="Amount"
+        value={amount}
+        onChange={onAmount}
+        showError={showAmountError}
+        inputRef={amountRef}
+      />
+    </div>
   );
 }
 

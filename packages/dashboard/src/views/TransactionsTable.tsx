@@ -47,8 +47,6 @@ export function filterTransactions(txs: readonly Transaction[], filter: TxFilter
 }
 
 export function TransactionsTable({ wallet, activity }: { wallet: AgentWallet; activity: Activity }) {
-  const { sdk } = useApp();
-  const qc = useQueryClient();
   const own = useOwnWallets();
   const [filter, setFilter] = useState<TxFilter>({ status: '', from: '', to: '' });
   const rows = useMemo(
@@ -57,41 +55,11 @@ export function TransactionsTable({ wallet, activity }: { wallet: AgentWallet; a
   );
   const loaded = activity.total !== undefined;
   const filtered = filter.status !== '' || filter.from !== '' || filter.to !== '';
-  const name = walletName(wallet.label);
   return (
     <section className="card" aria-labelledby="txs-title">
       <div className="panel-head">
         <h2 id="txs-title">Transactions</h2>
-        <div className="panel-tools">
-          <button
-            type="button"
-            className="button secondary small"
-            onClick={() => {
-              // The list and the balances above it, together (two requests, on demand only).
-              activity.reload();
-              void refreshWallet(sdk, qc, wallet.id);
-            }}
-            disabled={activity.loading}
-          >
-            {activity.loading && loaded ? 'Refreshing…' : 'Refresh'}
-          </button>
-          <button
-            type="button"
-            className="button secondary small"
-            disabled={rows.length === 0}
-            onClick={() =>
-              downloadText(
-                csvFileName(name),
-                transactionsCsv(
-                  rows.map((tx) => ({ tx, walletName: name })),
-                  own,
-                ),
-              )
-            }
-          >
-            Export CSV
-          </button>
-        </div>
+        <TxTools wallet={wallet} activity={activity} rows={rows} own={own} />
       </div>
       <FilterBar filter={filter} onChange={setFilter} />
       {!loaded ? (
@@ -108,19 +76,74 @@ export function TransactionsTable({ wallet, activity }: { wallet: AgentWallet; a
       {loaded && activity.error !== undefined && (
         <LoadError error={activity.error} onRetry={activity.reload} />
       )}
-      {loaded && (
-        <p className="hint table-foot" data-testid="tx-count">
-          {rows.length} shown
-          {activity.total !== undefined && ` of ${activity.total}`}
-          {filtered && ' (filtered)'}.{' '}
-          {activity.hasOlder && (
-            <button type="button" className="button link small" onClick={activity.loadOlder}>
-              Load older transactions
-            </button>
-          )}
-        </p>
-      )}
+      {loaded && <TxCount shown={rows.length} activity={activity} filtered={filtered} />}
     </section>
+  );
+}
+
+/** Refresh (the list and the balances above it) and the CSV export of the rows shown. */
+function TxTools({
+  wallet,
+  activity,
+  rows,
+  own,
+}: {
+  wallet: AgentWallet;
+  activity: Activity;
+  rows: Transaction[];
+  own: ReadonlyMap<string, string>;
+}) {
+  const { sdk } = useApp();
+  const qc = useQueryClient();
+  const name = walletName(wallet.label);
+  const loaded = activity.total !== undefined;
+  return (
+    <div className="panel-tools">
+      <button
+        type="button"
+        className="button secondary small"
+        onClick={() => {
+          // The list and the balances above it, together (two requests, on demand only).
+          activity.reload();
+          void refreshWallet(sdk, qc, wallet.id);
+        }}
+        disabled={activity.loading}
+      >
+        {activity.loading && loaded ? 'Refreshing…' : 'Refresh'}
+      </button>
+      <button
+        type="button"
+        className="button secondary small"
+        disabled={rows.length === 0}
+        onClick={() =>
+          downloadText(
+            csvFileName(name),
+            transactionsCsv(
+              rows.map((tx) => ({ tx, walletName: name })),
+              own,
+            ),
+          )
+        }
+      >
+        Export CSV
+      </button>
+    </div>
+  );
+}
+
+/** Below the table: how many are shown of how many, and older ones on demand. */
+function TxCount({ shown, activity, filtered }: { shown: number; activity: Activity; filtered: boolean }) {
+  return (
+    <p className="hint table-foot" data-testid="tx-count">
+      {shown} shown
+      {activity.total !== undefined && ` of ${activity.total}`}
+      {filtered && ' (filtered)'}.{' '}
+      {activity.hasOlder && (
+        <button type="button" className="button link small" onClick={activity.loadOlder}>
+          Load older transactions
+        </button>
+      )}
+    </p>
   );
 }
 
@@ -196,35 +219,11 @@ function TxRow({ tx, own, now }: { tx: Transaction; own: ReadonlyMap<string, str
   const [open, setOpen] = useState(false);
   const detailsId = useId();
   const amount = amountView(tx);
-  const other = counterpartyOf(tx, own);
   const denied = tx.status === 'rejected' && tx.violations !== null && tx.violations.length > 0;
   return (
     <tbody className="tx-item" data-testid="tx-item" data-status={tx.status} data-moved={amount.moved}>
       <tr>
-        <td className="tx-time">
-          <time dateTime={tx.createdAt}>{formatDateTime(tx.createdAt)}</time>
-          <span className="hint">{formatRelative(tx.createdAt, now)}</span>
-        </td>
-        <td className="tx-what">
-          <span className="tx-type">{TX_TYPE_NAMES[tx.type] ?? tx.type}</span>{' '}
-          <span className={`counterparty${other.own ? ' own' : ''}`} title={other.detail ?? undefined}>
-            {other.name}
-          </span>
-          {tx.memo !== null && <span className="tx-memo user-text">{tx.memo}</span>}
-        </td>
-        <td className="tx-status">
-          <StatusTag status={tx.status} label={txStatusLabel(tx.status, tx.rail)} />
-        </td>
-        <td className={`num tx-amount amount-${amount.direction}`} data-testid="tx-amount">
-          {amount.moved ? (
-            amount.text
-          ) : (
-            <>
-              <s>{amount.text}</s>
-              <span className="visually-hidden"> (not paid)</span>
-            </>
-          )}
-        </td>
+        <TxCells tx={tx} own={own} now={now} amount={amount} />
         <td className="tx-more">
           <button
             type="button"
@@ -237,22 +236,7 @@ function TxRow({ tx, own, now }: { tx: Transaction; own: ReadonlyMap<string, str
           </button>
         </td>
       </tr>
-      {denied && (
-        <tr className="tx-note">
-          <td colSpan={5}>
-            <div className="violations-box" data-testid="tx-violations">
-              <p className="violations-title">{deniedBy(tx.violations!.length)}</p>
-              <ul className="violations">
-                {tx.violations!.map((v) => (
-                  <li key={v.policyId}>
-                    <strong>{policyTitle(v.policyType)}</strong>: {describeViolation(v)}
-                  </li>
-                ))}
-              </ul>
-            </div>
-          </td>
-        </tr>
-      )}
+      {denied && <ViolationsRow violations={tx.violations ?? []} />}
       {open && (
         <tr className="tx-details" id={detailsId}>
           <td colSpan={5}>
@@ -268,5 +252,68 @@ function TxRow({ tx, own, now }: { tx: Transaction; own: ReadonlyMap<string, str
         </tr>
       )}
     </tbody>
+  );
+}
+
+/** A transaction's time, what it was and with whom, its status and its amount: the row's first four cells. */
+function TxCells({
+  tx,
+  own,
+  now,
+  amount,
+}: {
+  tx: Transaction;
+  own: ReadonlyMap<string, string>;
+  now: number;
+  amount: ReturnType<typeof amountView>;
+}) {
+  const other = counterpartyOf(tx, own);
+  return (
+    <>
+      <td className="tx-time">
+        <time dateTime={tx.createdAt}>{formatDateTime(tx.createdAt)}</time>
+        <span className="hint">{formatRelative(tx.createdAt, now)}</span>
+      </td>
+      <td className="tx-what">
+        <span className="tx-type">{TX_TYPE_NAMES[tx.type] ?? tx.type}</span>{' '}
+        <span className={`counterparty${other.own ? ' own' : ''}`} title={other.detail ?? undefined}>
+          {other.name}
+        </span>
+        {tx.memo !== null && <span className="tx-memo user-text">{tx.memo}</span>}
+      </td>
+      <td className="tx-status">
+        <StatusTag status={tx.status} label={txStatusLabel(tx.status, tx.rail)} />
+      </td>
+      <td className={`num tx-amount amount-${amount.direction}`} data-testid="tx-amount">
+        {amount.moved ? (
+          amount.text
+        ) : (
+          <>
+            <s>{amount.text}</s>
+            <span className="visually-hidden"> (not paid)</span>
+          </>
+        )}
+      </td>
+    </>
+  );
+}
+
+/** Under a payment a policy denied: which policies, in the dashboard's own words. */
+function ViolationsRow({ violations }: { violations: NonNullable<Transaction['violations']> }) {
+  return (
+    <tr className="tx-note">
+      <td colSpan={5}>
+        <div className="violations-box" data-testid="tx-violations">
+          <p className="violations-title">{deniedBy(violations.length)}</p>
+          <ul className="violations">
+            {violations.map((v) => (
+              <li key={v.policyId}>
+                <strong>{policyTitle(v.policyType)}</strong>: {describeViolation(v)}
+              </li>
+            ))}
+          </ul>
+        </div>
+      </td>
+    </tr>
   );
 }

@@ -1,14 +1,9 @@
 // Webhooks (account-level): the endpoints events are POSTed to, adding one (its signing secret shown once),
-// deleting one, and each endpoint's delivery log with redelivery.
+// deleting one, and each endpoint's delivery log with redelivery (DeliveryLog.tsx).
 
-import type {
-  CreatedWebhookEndpoint as CreatedWebhook,
-  Page,
-  WebhookDelivery,
-  WebhookEndpoint,
-} from '@agent-wallet/sdk';
+import type { CreatedWebhookEndpoint as CreatedWebhook, Page, WebhookEndpoint } from '@agent-wallet/sdk';
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useRef, useState } from 'react';
+import { type FormEvent, type RefObject, useId, useRef, useState } from 'react';
 import { FULL_LIST_LIMIT, WEBHOOK_EVENT_TYPES } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
@@ -17,26 +12,19 @@ import { CopyButton } from '../components/CopyButton.tsx';
 import { Dialog } from '../components/Dialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
-import { Pagination } from '../components/Pagination.tsx';
-import { StatusTag } from '../components/StatusTag.tsx';
 import { TextField } from '../components/TextField.tsx';
-import { formatDateTime, plural } from '../format.ts';
-import { DELIVERIES_PAGE_SIZE, K, STALE, updateData, useAction, useResource } from '../queries.ts';
+import { formatDateTime } from '../format.ts';
+import { K, type ResourceState, STALE, updateData, useAction, useResource } from '../queries.ts';
+import { DeliveryLog } from './DeliveryLog.tsx';
 import {
   checkWebhookDraft,
-  DELIVERY_STATUS_WORDS,
-  deliveryDueSoon,
   describeEvents,
-  describeLastResponse,
   EMPTY_WEBHOOK_DRAFT,
   EVENT_INFO,
   listedEndpoint,
   urlRefusal,
   type WebhookDraft,
 } from './webhookForm.ts';
-
-/** How often an open delivery log looks again while a delivery is due soon. */
-export const DELIVERY_POLL_INTERVAL_MS = 3_000;
 
 export function WebhooksView() {
   const { sdk } = useApp();
@@ -80,42 +68,72 @@ export function WebhooksView() {
         <h2 id="webhooks-title">
           Your endpoints{data !== undefined && data.total > 0 ? ` (${data.total})` : ''}
         </h2>
-        {data === undefined ? (
-          endpoints.error !== undefined ? (
-            <LoadError error={endpoints.error} onRetry={endpoints.reload} />
-          ) : (
-            <Loading />
-          )
-        ) : data.items.length === 0 ? (
-          <p className="empty">No endpoints yet. Add one above to receive events.</p>
-        ) : (
-          <ul className="endpoint-list" data-testid="webhook-list">
-            {data.items.map((endpoint) => (
-              <EndpointItem key={endpoint.id} endpoint={endpoint} onDelete={setDeleting} />
-            ))}
-          </ul>
-        )}
+        <EndpointList endpoints={endpoints} onDelete={setDeleting} />
       </section>
       {deleting !== null && (
-        <ConfirmDialog
-          title="Delete this webhook endpoint?"
-          confirmLabel="Delete endpoint"
-          danger
+        <DeleteEndpointDialog
+          endpoint={deleting}
           onClose={() => setDeleting(null)}
           onConfirm={async () => {
             await sdk.webhooks.delete(deleting.id);
             putEndpoints((items) => items.filter((item) => item.id !== deleting.id), -1);
             setNote(`The endpoint ${deleting.url} is deleted; no more events go to it.`);
           }}
-        >
-          <p>
-            Events stop going to <code className="user-text">{deleting.url}</code>, and deliveries still
-            waiting for it are dropped. Its delivery log goes with it. This cannot be undone.
-          </p>
-        </ConfirmDialog>
+        />
       )}
       {shown !== null && <SecretShownOnce created={shown} onClose={() => setShown(null)} />}
     </>
+  );
+}
+
+function EndpointList({
+  endpoints,
+  onDelete,
+}: {
+  endpoints: ResourceState<Page<WebhookEndpoint>>;
+  onDelete: (endpoint: WebhookEndpoint) => void;
+}) {
+  const data = endpoints.data;
+  if (data === undefined) {
+    return endpoints.error !== undefined ? (
+      <LoadError error={endpoints.error} onRetry={endpoints.reload} />
+    ) : (
+      <Loading />
+    );
+  }
+  if (data.items.length === 0)
+    return <p className="empty">No endpoints yet. Add one above to receive events.</p>;
+  return (
+    <ul className="endpoint-list" data-testid="webhook-list">
+      {data.items.map((endpoint) => (
+        <EndpointItem key={endpoint.id} endpoint={endpoint} onDelete={onDelete} />
+      ))}
+    </ul>
+  );
+}
+
+function DeleteEndpointDialog({
+  endpoint,
+  onClose,
+  onConfirm,
+}: {
+  endpoint: WebhookEndpoint;
+  onClose: () => void;
+  onConfirm: () => Promise<void>;
+}) {
+  return (
+    <ConfirmDialog
+      title="Delete this webhook endpoint?"
+      confirmLabel="Delete endpoint"
+      danger
+      onClose={onClose}
+      onConfirm={onConfirm}
+    >
+      <p>
+        Events stop going to <code className="user-text">{endpoint.url}</code>, and deliveries still waiting
+        for it are dropped. Its delivery log goes with it. This cannot be undone.
+      </p>
+    </ConfirmDialog>
   );
 }
 
@@ -126,7 +144,6 @@ function AddWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook) =>
   const [refusedUrl, setRefusedUrl] = useState<string | null>(null);
   const action = useAction();
   const urlRef = useRef<HTMLInputElement>(null);
-  const formId = useId();
   const check = checkWebhookDraft(draft);
   const errors = submitted && !check.ok ? check.errors : {};
   const set = (change: Partial<WebhookDraft>) => setDraft({ ...draft, ...change });
@@ -156,8 +173,7 @@ function AddWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook) =>
   return (
     <form className="create-webhook" onSubmit={onSubmit} noValidate aria-label="Add a webhook endpoint">
       <h2 className="form-title">Add an endpoint</h2>
-      <TextField
-        label="Endpoint URL"
+      <UrlField
         value={draft.url}
         onChange={(url) => {
           set({ url });
@@ -169,56 +185,8 @@ function AddWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook) =>
         }}
         inputRef={urlRef}
         error={errors.url ?? serverUrlError}
-        hint="An https:// address of yours that accepts POST requests, e.g. https://example.com/webhooks."
-        type="url"
-        inputMode="url"
-        autoComplete="off"
-        spellCheck={false}
-        maxLength={2048}
       />
-      <fieldset className="field" aria-describedby={errors.events ? `${formId}-events-error` : undefined}>
-        <legend>Events</legend>
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            checked={draft.allEvents}
-            onChange={(event) => set({ allEvents: event.target.checked })}
-          />
-          <span>
-            <strong>All events</strong> — also types added later
-          </span>
-        </label>
-        {!draft.allEvents && (
-          <ul className="event-choices" aria-label="Event types">
-            {WEBHOOK_EVENT_TYPES.map((type) => (
-              <li key={type}>
-                <label className="checkbox">
-                  <input
-                    type="checkbox"
-                    checked={draft.events.includes(type)}
-                    onChange={(event) =>
-                      set({
-                        events: event.target.checked
-                          ? [...draft.events, type]
-                          : draft.events.filter((t) => t !== type),
-                      })
-                    }
-                    aria-invalid={errors.events ? true : undefined}
-                  />
-                  <span>
-                    <code>{type}</code> — {EVENT_INFO[type]}
-                  </span>
-                </label>
-              </li>
-            ))}
-          </ul>
-        )}
-        {errors.events && (
-          <p className="field-error" id={`${formId}-events-error`}>
-            {errors.events}
-          </p>
-        )}
-      </fieldset>
+      <EventChoices draft={draft} set={set} error={errors.events} />
       <TextField
         label="Description (optional)"
         value={draft.description}
@@ -233,6 +201,92 @@ function AddWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook) =>
         {action.busy ? 'Adding…' : 'Add endpoint'}
       </button>
     </form>
+  );
+}
+
+function UrlField({
+  value,
+  onChange,
+  inputRef,
+  error,
+}: {
+  value: string;
+  onChange: (url: string) => void;
+  inputRef: RefObject<HTMLInputElement | null>;
+  error: string | null | undefined;
+}) {
+  return (
+    <TextField
+      label="Endpoint URL"
+      value={value}
+      onChange={onChange}
+      inputRef={inputRef}
+      error={error}
+      hint="An https:// address of yours that accepts POST requests, e.g. https://example.com/webhooks."
+      type="url"
+      inputMode="url"
+      autoComplete="off"
+      spellCheck={false}
+      maxLength={2048}
+    />
+  );
+}
+
+/** Which events go to the endpoint: all (also types added later) or the ones ticked. */
+function EventChoices({
+  draft,
+  set,
+  error,
+}: {
+  draft: WebhookDraft;
+  set: (change: Partial<WebhookDraft>) => void;
+  error: string | undefined;
+}) {
+  const id = useId();
+  return (
+    <fieldset className="field" aria-describedby={error ? `${id}-events-error` : undefined}>
+      <legend>Events</legend>
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={draft.allEvents}
+          onChange={(event) => set({ allEvents: event.target.checked })}
+        />
+        <span>
+          <strong>All events</strong> — also types added later
+        </span>
+      </label>
+      {!draft.allEvents && (
+        <ul className="event-choices" aria-label="Event types">
+          {WEBHOOK_EVENT_TYPES.map((type) => (
+            <li key={type}>
+              <label className="checkbox">
+                <input
+                  type="checkbox"
+                  checked={draft.events.includes(type)}
+                  onChange={(event) =>
+                    set({
+                      events: event.target.checked
+                        ? [...draft.events, type]
+                        : draft.events.filter((t) => t !== type),
+                    })
+                  }
+                  aria-invalid={error ? true : undefined}
+                />
+                <span>
+                  <code>{type}</code> — {EVENT_INFO[type]}
+                </span>
+              </label>
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && (
+        <p className="field-error" id={`${id}-events-error`}>
+          {error}
+        </p>
+      )}
+    </fieldset>
   );
 }
 
@@ -287,144 +341,6 @@ function EndpointItem({
           <DeliveryLog endpoint={endpoint} />
         </div>
       )}
-    </li>
-  );
-}
-
-function DeliveryLog({ endpoint }: { endpoint: WebhookEndpoint }) {
-  const { sdk } = useApp();
-  const qc = useQueryClient();
-  const [page, setPage] = useState(1);
-  const [note, setNote] = useState<string | null>(null);
-  const [dueSoon, setDueSoon] = useState(false);
-  const key = K.deliveries(endpoint.id, page);
-  // Something is on its way: look again every few seconds (only while this log is open and the tab visible).
-  const deliveries = useResource(
-    key,
-    () => sdk.webhooks.deliveries(endpoint.id, { page, limit: DELIVERIES_PAGE_SIZE }),
-    STALE.deliveries,
-    { refetchInterval: dueSoon ? DELIVERY_POLL_INTERVAL_MS : false },
-  );
-  const data = deliveries.data;
-  const nowDue = data !== undefined && deliveryDueSoon(data.items);
-  if (nowDue !== dueSoon) setDueSoon(nowDue);
-
-  function onRedelivered(delivery: WebhookDelivery) {
-    updateData<Page<WebhookDelivery>>(qc, key, (current) => ({
-      ...current,
-      items: current.items.map((item) => (item.id === delivery.id ? delivery : item)),
-    }));
-    setNote(`${delivery.eventType} is queued to be sent again.`);
-  }
-
-  return (
-    <div className="audit" data-testid="delivery-log">
-      <div className="panel-head">
-        <h3 className="audit-title">Delivery log</h3>
-        <button
-          type="button"
-          className="button secondary small"
-          onClick={() => {
-            setNote(null);
-            deliveries.reload();
-          }}
-          disabled={deliveries.loading}
-        >
-          {deliveries.loading && data !== undefined ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </div>
-      <StatusNote text={note} />
-      {data === undefined ? (
-        deliveries.error !== undefined ? (
-          <LoadError error={deliveries.error} onRetry={deliveries.reload} />
-        ) : (
-          <Loading />
-        )
-      ) : data.items.length === 0 ? (
-        <p className="empty">No events sent to this endpoint yet.</p>
-      ) : (
-        <ul className="delivery-list">
-          {data.items.map((delivery) => (
-            <DeliveryItem
-              key={delivery.id}
-              endpointId={endpoint.id}
-              delivery={delivery}
-              onRedelivered={onRedelivered}
-            />
-          ))}
-        </ul>
-      )}
-      {data !== undefined && deliveries.error !== undefined && (
-        <LoadError error={deliveries.error} onRetry={deliveries.reload} />
-      )}
-      {data !== undefined && (
-        <Pagination
-          page={page}
-          limit={DELIVERIES_PAGE_SIZE}
-          total={data.total}
-          onPage={setPage}
-          label="Delivery log pages"
-        />
-      )}
-    </div>
-  );
-}
-
-function DeliveryItem({
-  endpointId,
-  delivery,
-  onRedelivered,
-}: {
-  endpointId: string;
-  delivery: WebhookDelivery;
-  onRedelivered: (delivery: WebhookDelivery) => void;
-}) {
-  const { sdk } = useApp();
-  const action = useAction();
-  return (
-    <li className="delivery" data-testid="delivery-item" data-status={delivery.status}>
-      <div className="tx-main">
-        <code className="delivery-event">{delivery.eventType}</code>
-        <StatusTag status={delivery.status} label={DELIVERY_STATUS_WORDS[delivery.status]} />
-      </div>
-      <dl className="tx-meta">
-        <div>
-          <dt>Attempts</dt>
-          <dd>{plural(delivery.attempts, 'attempt')}</dd>
-        </div>
-        <div>
-          <dt>Last response</dt>
-          <dd className="user-text" data-testid="delivery-response">
-            {describeLastResponse(delivery)}
-          </dd>
-        </div>
-        {delivery.status === 'pending' && (
-          <div>
-            <dt>Next attempt</dt>
-            <dd>{delivery.nextAttemptAt === null ? 'Soon' : formatDateTime(delivery.nextAttemptAt)}</dd>
-          </div>
-        )}
-        <div>
-          <dt>Event</dt>
-          <dd>
-            <code className="small-code">{delivery.eventId}</code> · {formatDateTime(delivery.createdAt)}
-          </dd>
-        </div>
-      </dl>
-      <div className="actions">
-        <button
-          type="button"
-          className="button secondary small"
-          disabled={action.busy}
-          onClick={() =>
-            action.run(async () => onRedelivered(await sdk.webhooks.redeliver(endpointId, delivery.id)))
-          }
-        >
-          {action.busy ? 'Queuing…' : 'Redeliver'}{' '}
-          <span className="visually-hidden">{delivery.eventType}</span>
-        </button>
-      </div>
-      <ErrorMessage error={action.error} />
     </li>
   );
 }

@@ -146,3 +146,30 @@ export function deliveryDueSoon(deliveries: readonly WebhookDelivery[], now = Da
     (d) => d.status === 'pending' && (d.nextAttemptAt === null || Date.parse(d.nextAttemptAt) - now < 60_000),
   );
 }
+
+/** The delivery log's status filter: '' shows every delivery. */
+export type DeliveryFilter = DeliveryStatus | '';
+
+export const DELIVERY_FILTERS: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+
+export function filterDeliveries(
+  deliveries: readonly WebhookDelivery[],
+  status: DeliveryFilter,
+): WebhookDelivery[] {
+  return status === '' ? [...deliveries] : deliveries.filter((delivery) => delivery.status === status);
+}
+
+/** How the last answer reads at a glance: a 2xx, another HTTP status, a network error, or none yet. */
+export type AnswerKind = 'ok' | 'http-error' | 'network-error' | 'none';
+
+export function answerKind(delivery: Pick<WebhookDelivery, 'responseStatus' | 'lastError'>): AnswerKind {
+  const status = delivery.responseStatus;
+  if (status !== null) return status >= 200 && status < 300 ? 'ok' : 'http-error';
+  return delivery.lastError?.trim() ? 'network-error' : 'none';
+}
+
+/** Below the table: "3 shown of 20 on this page (filtered)." */
+export function deliveryCountText(shown: number, onPage: number, total: number, filtered: boolean): string {
+  const scope = onPage < total ? ` on this page (${total} in all)` : '';
+  return `${shown} shown of ${onPage}${scope}${filtered ? ' (filtered)' : ''}.`;
+}

@@ -1,0 +1,19 @@
+// The checks the login and sign-up form makes before sending. Pure: unit-tested.
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+
+/** What is wrong with the email address typed, or null. */
+export function emailError(email: string): string | null {
+  return EMAIL_PATTERN.test(email.trim()) ? null : 'Enter your email address, e.g. name@example.com.';
+}
+
+/** What is wrong with the password typed, or null: any password logs in; a new one has a length. */
+export function passwordError(password: string, signup: boolean): string | null {
+  if (password === '')
+    return signup ? `Choose a password of at least ${PASSWORD_MIN} characters.` : 'Enter your password.';
+  if (signup && password.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
+  if (signup && password.length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`;
+  return null;
+}
