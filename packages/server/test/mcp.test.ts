@@ -154,6 +154,42 @@ describe('MCP', () => {
       })) as ToolResult;
       assert.equal(bad.isError, true);
       assert.match(textOf(bad), /^VALIDATION_ERROR: amount must be a decimal string/);
+      const checked = (await client.callTool({
+        name: 'check_payment',
+        arguments: { toAddress: OUTSIDE_ADDRESS, amount: '1' },
+      })) as ToolResult;
+      assert.equal(checked.structuredContent?.allowed, true, textOf(checked));
+    });
+
+    test(`${name}: every tool declares an outputSchema its structuredContent meets`, async () => {
+      const { key } = await newKey();
+      const client = await connect(key);
+      for (const tool of (await client.listTools()).tools) {
+        assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has an outputSchema`);
+      }
+      // The SDK's client validates structuredContent against the listed outputSchema on every call.
+      const balance = (await client.callTool({ name: 'check_balance', arguments: {} })) as ToolResult;
+      assert.equal(balance.isError ?? false, false, textOf(balance));
+    });
+
+    test(`${name}: the balance and recent transactions are resources`, async () => {
+      const { key } = await newKey();
+      const client = await connect(key);
+      const listed = (await client.listResources()).resources.map((r) => r.uri).sort();
+      assert.deepEqual(listed, [
+        'agent-wallet://wallet/balance',
+        'agent-wallet://wallet/transactions/recent',
+      ]);
+      const read = await client.readResource({ uri: 'agent-wallet://wallet/balance' });
+      const balance = JSON.parse(String((read.contents[0] as { text: string }).text));
+      assert.equal(balance.walletId, walletId);
+      const recent = await client.readResource({ uri: 'agent-wallet://wallet/transactions/recent' });
+      const history = JSON.parse(String((recent.contents[0] as { text: string }).text));
+      assert.ok(Array.isArray(history.transactions));
+      assert.equal(history.limit, 20);
+      await assert.rejects(client.readResource({ uri: 'agent-wallet://wallet/keys' }), /no resource/);
+      const writeOnly = await connect((await newKey(['write'])).key);
+      assert.deepEqual((await writeOnly.listResources()).resources, [], 'a write-only key sees none');
     });
 
     test(`${name}: a read key does not see send_payment and cannot call it`, async () => {

@@ -1,11 +1,13 @@
-// The Model Context Protocol face of the four tools. One MCP server is built per request for the API key
+// The Model Context Protocol face of the tools (and the wallet's balance and recent transactions as resources). One MCP server is built per request for the API key
 // that made it; tools/list shows the tools the key's scopes allow, and tools/call runs the same code path
 // as POST /mcp/v1/tools/<name>: the same scope check, validation, policies, idempotency and rate limits.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { serviceError } from '../http/errors.ts';
@@ -13,8 +15,9 @@ import { enforceToolLimit } from '../http/rate-limit.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
-import { toolByName, toolInputJsonSchema, toolsFor } from '../tools/registry.ts';
+import { toolByName, toolInputJsonSchema, toolOutputJsonSchema, toolsFor } from '../tools/registry.ts';
 import { VERSION } from '../version.ts';
+import { listResources, readResource } from './resources.ts';
 
 /** Where a tools/call runs: its failures are logged with the HTTP request's id, as on the REST path. */
 export interface McpRequestContext {
@@ -23,7 +26,10 @@ export interface McpRequestContext {
 }
 
 export function createMcpServer(services: Services, key: AgentKey, context: McpRequestContext): Server {
-  const server = new Server({ name: 'agent-wallet', version: VERSION }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: 'agent-wallet', version: VERSION },
+    { capabilities: { tools: {}, resources: {} } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: toolsFor(services.config.rail)
       .filter((tool) => key.scopes.includes(tool.scope))
@@ -31,8 +37,13 @@ export function createMcpServer(services: Services, key: AgentKey, context: McpR
         name: tool.name,
         description: `${tool.description} (scope: ${tool.scope})`,
         inputSchema: toolInputJsonSchema(tool) as { type: 'object'; [name: string]: unknown },
+        outputSchema: toolOutputJsonSchema(tool) as { type: 'object'; [name: string]: unknown },
       })),
   }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listResources(key) }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) =>
+    readResource(services, key, context, request.params.uri),
+  );
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
     callTool(services, key, context, request.params.name, request.params.arguments ?? {}),
   );

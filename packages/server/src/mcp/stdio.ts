@@ -5,7 +5,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../version.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
@@ -23,9 +28,14 @@ export async function runStdioBridge(env: NodeJS.ProcessEnv): Promise<number> {
       requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
     }),
   );
-  const server = new Server({ name: 'agent-wallet', version: VERSION }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: 'agent-wallet', version: VERSION },
+    { capabilities: { tools: {}, resources: {} } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
   server.setRequestHandler(CallToolRequestSchema, (request) => upstream.callTool(request.params));
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => upstream.listResources(request.params));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => upstream.readResource(request.params));
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });

@@ -4,6 +4,7 @@ import { formatMicros } from '../domain/money.ts';
 import { success } from '../domain/outcome.ts';
 import { assert } from '../errors.ts';
 import { readBalanceView } from '../services/balance-view.ts';
+import { checkBalanceOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 
 export const checkBalanceTool: ToolDefinition<Record<string, never>> = {
@@ -14,6 +15,7 @@ export const checkBalanceTool: ToolDefinition<Record<string, never>> = {
     '(heldBalance), whether the wallet is frozen, and how much room the daily and total spending caps leave ' +
     '(null when no such cap is set). Amounts are USDC decimal strings.',
   input: z.strictObject({}),
+  output: checkBalanceOutput,
   async run({ key, services }) {
     const { db, dialect } = services.store;
     const view = await readBalanceView(db, dialect, key.walletId, services.clock.nowMs());

@@ -4,6 +4,7 @@ import { chooseRequirement, requiredOf } from '../domain/x402.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
 import type { Services } from '../services/index.ts';
+import { checkPaymentOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject({
@@ -29,6 +30,7 @@ export const checkPaymentTool: ToolDefinition<Input> = {
     'under the daily and total caps. On the evm rail it also takes an x402 402’s paymentRequirements instead. ' +
     'Nothing is paid, held or stored.',
   input,
+  output: checkPaymentOutput,
   async run({ key, input: params, services }) {
     const payment = paymentOf(params, services);
     return success(

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
 import { listTransactions, toolTransactionView } from '../services/transactions.ts';
+import { txHistoryOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 
 const STATUSES = ['pending', 'processing', 'completed', 'rejected', 'expired', 'failed'] as const;
@@ -25,6 +26,7 @@ export const getTxHistoryTool: ToolDefinition<z.output<typeof input>> = {
     "This agent wallet's transactions, newest first: payments it made, payments it received, and funding or " +
     'withdrawals by its owner. Filter by status (pending = awaiting the owner’s approval).',
   input,
+  output: txHistoryOutput,
   async run({ key, input: params, services }) {
     const page = { page: params.page ?? 1, limit: params.limit ?? PAGE_LIMIT_DEFAULT };
     const { rows, total } = await listTransactions(services.store.db, key.walletId, params.status, page);

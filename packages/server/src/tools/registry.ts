@@ -37,6 +37,8 @@ export interface ToolDefinition<I = unknown> {
   scope: Scope;
   description: string;
   input: z.ZodType<I>;
+  /** The success data (MCP `outputSchema`, `structuredContent`). */
+  output: z.ZodType;
   /** The rails the tool exists on; every rail when absent. */
   rails?: readonly string[];
   run(call: ToolCall<I>): Promise<Outcome<unknown>>;
@@ -67,6 +69,16 @@ export function toolByName(name: string, rail: string | null = null): ToolDefini
 /** JSON Schema of a tool's input, as GET /mcp/v1/tools, MCP tools/list and the SDK publish it. */
 export function toolInputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
   const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  delete schema.$schema;
+  return schema;
+}
+
+/** JSON Schema of a tool's success data: MCP tools/list's `outputSchema`. */
+export function toolOutputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<
     string,
     unknown
   >;

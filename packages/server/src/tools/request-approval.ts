@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { memoSchema } from '../http/schemas.ts';
+import { requestApprovalOutput } from './outputs.ts';
 import { paymentInputShape, paymentRequest } from './payment-input.ts';
 import type { ToolDefinition } from './registry.ts';
 
@@ -16,6 +17,7 @@ export const requestApprovalTool: ToolDefinition<z.output<typeof input>> = {
     '(it cannot be spent twice) until the owner approves, rejects, or the request expires. The answer lists ' +
     'no decision yet: check get_tx_history for the outcome.',
   input,
+  output: requestApprovalOutput,
   run({ key, input: params, idempotencyKey, services }) {
     return services.payments.requestApproval(paymentRequest('request_approval', key, params, idempotencyKey));
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sendPaymentOutput } from './outputs.ts';
 import { paymentInputShape, paymentRequest } from './payment-input.ts';
 import type { ToolDefinition } from './registry.ts';
 
@@ -12,6 +13,7 @@ export const sendPaymentTool: ToolDefinition<z.output<typeof input>> = {
     'POLICY_DENIED listing every violated policy; a payment above an approval threshold is held as "pending" ' +
     'until the owner approves. Pass an idempotencyKey to retry safely.',
   input,
+  output: sendPaymentOutput,
   run({ key, input: params, idempotencyKey, services }) {
     return services.payments.sendPayment(paymentRequest('send_payment', key, params, idempotencyKey));
   },

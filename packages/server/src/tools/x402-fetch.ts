@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import { x402FetchOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 import { x402ServiceOf } from './x402-common.ts';
 
@@ -42,6 +43,7 @@ export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
     'bodyEncoding, payment}; payment.status "pending" means the owner must approve, then call again with the same ' +
     'idempotencyKey.',
   input,
+  output: x402FetchOutput,
   run({ key, input: params, idempotencyKey, services }) {
     return x402ServiceOf(services).fetch(
       key,

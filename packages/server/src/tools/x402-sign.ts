@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import { x402SignOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 import { x402ServiceOf } from './x402-common.ts';
 
@@ -33,6 +34,7 @@ export const x402SignTool: ToolDefinition<z.output<typeof input>> = {
     'or X-PAYMENT (v1). No key leaves the service. A payment that needs approval answers header null and status ' +
     '"pending"; once approved, the same call with the same idempotencyKey signs.',
   input,
+  output: x402SignOutput,
   run({ key, input: params, idempotencyKey, services }) {
     return x402ServiceOf(services).sign(
       key,

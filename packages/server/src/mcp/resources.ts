@@ -1,0 +1,78 @@
+// The wallet as MCP resources, for clients that browse resources rather than call tools: its balance and its
+// recent transactions. Each read is the matching read tool (check_balance, get_tx_history) through the same
+// path as a tools/call — scope check, rate limit, the same JSON — so a resource can never show more than the
+// key may see.
+import {
+  ErrorCode,
+  McpError,
+  type ReadResourceResult,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js';
+import { serviceError } from '../http/errors.ts';
+import { enforceToolLimit } from '../http/rate-limit.ts';
+import type { Services } from '../services/index.ts';
+import type { AgentKey } from '../services/keys.ts';
+import { executeTool } from '../tools/execute.ts';
+import type { ToolName } from '../tools/registry.ts';
+import type { McpRequestContext } from './server.ts';
+
+const RECENT_TRANSACTIONS = 20;
+
+interface WalletResource extends Resource {
+  tool: ToolName;
+  params: Record<string, unknown>;
+}
+
+const RESOURCES: readonly WalletResource[] = [
+  {
+    uri: 'agent-wallet://wallet/balance',
+    name: 'balance',
+    title: 'Wallet balance',
+    description:
+      'This agent wallet’s balance, held amount, frozen flag and the room left under its caps (as check_balance).',
+    mimeType: 'application/json',
+    tool: 'check_balance',
+    params: {},
+  },
+  {
+    uri: 'agent-wallet://wallet/transactions/recent',
+    name: 'recent-transactions',
+    title: 'Recent transactions',
+    description: `This agent wallet’s ${RECENT_TRANSACTIONS} newest transactions (as get_tx_history).`,
+    mimeType: 'application/json',
+    tool: 'get_tx_history',
+    params: { limit: RECENT_TRANSACTIONS },
+  },
+];
+
+/** The resources a key can read: both need the read scope. */
+export function listResources(key: AgentKey): Resource[] {
+  if (!key.scopes.includes('read')) return [];
+  return RESOURCES.map(({ tool: _tool, params: _params, ...resource }) => resource);
+}
+
+export async function readResource(
+  services: Services,
+  key: AgentKey,
+  context: McpRequestContext,
+  uri: string,
+): Promise<ReadResourceResult> {
+  const resource = RESOURCES.find((r) => r.uri === uri);
+  if (resource === undefined)
+    throw new McpError(ErrorCode.InvalidParams, `there is no resource ${uri.slice(0, 200)}`);
+  let outcome: Awaited<ReturnType<typeof executeTool>>;
+  try {
+    await enforceToolLimit(services.limiter, resource.tool, key.id);
+    outcome = await executeTool(services, {
+      name: resource.tool,
+      key,
+      body: resource.params,
+      headerIdempotencyKey: undefined,
+    });
+  } catch (thrown) {
+    const error = serviceError(thrown, context.log, context.requestId);
+    throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
+  }
+  if (!outcome.ok) throw new McpError(ErrorCode.InvalidRequest, `${outcome.code}: ${outcome.message}`);
+  return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(outcome.data) }] };
+}

@@ -1,0 +1,91 @@
+// What each tool answers on success, as MCP's `outputSchema` (tools/list) describes its `structuredContent`.
+// Loose objects: a field added later does not break a client validating against an older listing.
+import { z } from 'zod';
+
+const amount = z.string().describe('USDC, a decimal string with 6 places');
+const nullableString = z.string().nullable();
+const status = z.enum(['pending', 'processing', 'completed', 'rejected', 'expired', 'failed']);
+
+export const checkBalanceOutput = z.looseObject({
+  walletId: z.string(),
+  address: z.string(),
+  balance: amount,
+  heldBalance: amount,
+  currency: z.literal('USDC'),
+  frozen: z.boolean(),
+  dailyCapRemaining: amount.nullable(),
+  totalCapRemaining: amount.nullable(),
+});
+
+export const txHistoryOutput = z.looseObject({
+  transactions: z.array(
+    z.looseObject({
+      id: z.string(),
+      type: z.enum(['payment', 'incoming', 'fund', 'withdraw', 'x402']),
+      toAddress: nullableString,
+      amount,
+      memo: nullableString,
+      status,
+      txHash: nullableString,
+      rail: nullableString,
+      resource: nullableString,
+      createdAt: z.string(),
+    }),
+  ),
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+});
+
+export const sendPaymentOutput = z.looseObject({
+  txId: z.string(),
+  status,
+  txHash: nullableString,
+  amount,
+  toAddress: z.string(),
+  rejectionReason: nullableString,
+});
+
+export const requestApprovalOutput = z.looseObject({
+  txId: z.string(),
+  status: z.literal('pending'),
+  message: z.string(),
+});
+
+const violation = z.looseObject({ policyId: z.string(), policyType: z.string(), reason: z.string() });
+
+export const checkPaymentOutput = z.looseObject({
+  allowed: z.boolean(),
+  requiresApproval: z.boolean(),
+  violations: z.array(violation),
+  balanceAfter: amount,
+  dailyCapRemaining: amount.nullable(),
+  totalCapRemaining: amount.nullable(),
+  refusal: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+});
+
+const x402Payment = z.looseObject({
+  txId: z.string(),
+  status,
+  amount,
+  payTo: z.string(),
+  txHash: nullableString,
+});
+
+export const x402FetchOutput = z.looseObject({
+  status: z.number().int().describe('the resource’s HTTP status'),
+  headers: z.record(z.string(), z.string()),
+  body: z.string(),
+  bodyEncoding: z.enum(['utf8', 'base64']),
+  payment: x402Payment.nullable(),
+});
+
+export const x402SignOutput = z.looseObject({
+  txId: z.string(),
+  status,
+  amount,
+  payTo: z.string(),
+  header: nullableString.describe('the PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header value'),
+  payload: z.record(z.string(), z.unknown()).nullable(),
+  validBefore: z.number().int().nullable(),
+});
