@@ -46,6 +46,7 @@ for (const target of await storeTargets()) {
           rejectionReason: null,
           violations: null,
           initiatedBy: `user:${user.id}`,
+          resource: null,
           expiresAt: null,
           createdAt: now,
           updatedAt: now,
