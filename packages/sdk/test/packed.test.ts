@@ -43,11 +43,13 @@ describe('the packed SDK in an empty folder', () => {
     assert.deepEqual(Object.keys(manifest.dependencies ?? {}), [], 'zero runtime dependencies');
     assert.ok(existsSync(join(installed, 'dist', 'index.d.ts')), 'type declarations are shipped');
     assert.ok(!existsSync(join(installed, 'src')), 'only dist is shipped');
+    assert.ok(existsSync(join(installed, 'CHANGELOG.md')), 'the changelog is shipped');
+    assert.ok(existsSync(join(installed, 'README.md')), 'the README is shipped');
     const { apiKey } = await newAgent(server.url, { fund: '10' });
     writeFileSync(
       join(folder, 'pay.mjs'),
-      `import { AgentWalletClient, verifyWebhook, paginate } from '@agent-wallet/sdk';
-       if (typeof verifyWebhook !== 'function' || typeof paginate !== 'function') throw new Error('exports missing');
+      `import { AgentWalletClient, verifyWebhook, paginate, x402Scheme } from '@agent-wallet/sdk';
+       if ([verifyWebhook, paginate, x402Scheme].some((f) => typeof f !== 'function')) throw new Error('exports missing');
        const agent = new AgentWalletClient({ baseUrl: process.argv[2], apiKey: process.argv[3] });
        const paid = await agent.sendPayment({ toAddress: '0x52908400098527886e0f7030069857d2e4169ee7', amount: '1.5' });
        console.log(JSON.stringify({ status: paid.status, balance: (await agent.checkBalance()).balance }));`,
