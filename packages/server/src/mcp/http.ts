@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { currentAgentKey } from '../http/auth-hooks.ts';
+import { failureEnvelope } from '../http/schemas.ts';
 import type { Services } from '../services/index.ts';
 import { createMcpServer } from './server.ts';
 
@@ -35,6 +36,9 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
         200: z
           .unknown()
           .describe('The JSON-RPC answer (JSON, or an event stream when the client accepts it).'),
+        '4XX': failureEnvelope.describe(
+          'Refused before MCP: a missing or invalid API key (401), a foreign Origin or Host (403), a body over the limit (413) or the rate limit (429).',
+        ),
       },
     },
     validatorCompiler: () => () => true,
