@@ -39,6 +39,7 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
         '4XX': failureEnvelope.describe(
           'Refused before MCP: a missing or invalid API key (401), a foreign Origin or Host (403), a body over the limit (413) or the rate limit (429).',
         ),
+        '5XX': failureEnvelope.describe('A backing store is down (503 `SERVICE_UNAVAILABLE`).'),
       },
     },
     validatorCompiler: () => () => true,

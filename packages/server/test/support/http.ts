@@ -1,5 +1,6 @@
 // Small request helpers over Fastify's inject, typed loosely on purpose: tests assert on the wire format.
 import type { FastifyInstance } from 'fastify';
+import { assertDocumented } from './documented.ts';
 
 export interface Reply {
   status: number;
@@ -36,6 +37,11 @@ export async function call(
     ...(payload === undefined ? {} : { payload }),
     ...(options.ip === undefined ? {} : { remoteAddress: options.ip }),
   });
+  await assertDocumented(
+    app,
+    { method, url },
+    { statusCode: response.statusCode, headers: response.headers, body: response.body },
+  );
   let parsed: unknown;
   try {
     parsed = response.body === '' ? undefined : JSON.parse(response.body);
