@@ -41,4 +41,10 @@ export {
 } from './tools.ts';
 export type * from './types.ts';
 export { verifyWebhook, type WebhookEvent, WebhookSignatureError } from './webhooks.ts';
+/** The wire types of every REST route, generated from the server's OpenAPI document. */
+export type {
+  components as WireComponents,
+  operations as WireOperations,
+  paths as WirePaths,
+} from './wire.generated.ts';
 export { X402ApprovalPendingError, type X402SchemeOptions, x402Scheme } from './x402.ts';

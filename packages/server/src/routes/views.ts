@@ -1,5 +1,6 @@
 // Response schemas shared by routes: they document the API in the OpenAPI document.
 import { z } from 'zod';
+import { POLICY_TYPES } from '../domain/policies.ts';
 
 const amount = z.string().describe('decimal string with 6 places, e.g. "10.500000"');
 const timestamp = z.string().describe('ISO-8601 UTC');
@@ -34,14 +35,14 @@ export const depositView = z.object({
   id: z.string(),
   amount,
   currency: z.literal('USDC'),
-  rail: z.string(),
+  rail: z.enum(['internal', 'sandbox', 'evm']).describe('where the money came from'),
   txHash: z.string().nullable(),
   createdAt: timestamp,
 });
 
 export const violationView = z.object({
   policyId: z.string(),
-  policyType: z.string(),
+  policyType: z.enum(POLICY_TYPES),
   reason: z.string(),
   limit: z
     .union([z.string(), z.number(), z.null()])
@@ -68,7 +69,7 @@ export const transactionView = z.object({
   toAddress: z.string().nullable(),
   memo: z.string().nullable(),
   reason: z.string().nullable(),
-  rail: z.string().nullable(),
+  rail: z.enum(['internal', 'sandbox', 'evm']).nullable(),
   txHash: z.string().nullable(),
   rejectionReason: z.string().nullable(),
   violations: z.array(violationView).nullable(),

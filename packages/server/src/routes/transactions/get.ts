@@ -17,7 +17,12 @@ export default defineRoute({
   params: z.strictObject({ walletId: idSchema, transactionId: idSchema }),
   response: transactionView.extend({
     events: z.array(
-      z.object({ status: z.string(), actor: z.string(), note: z.string().nullable(), at: z.string() }),
+      z.object({
+        status: transactionView.shape.status,
+        actor: z.string().describe('"user:<id>", "key:<id>" or "system"'),
+        note: z.string().nullable(),
+        at: z.string(),
+      }),
     ),
   }),
   handler: async ({ request, params, services }) => {

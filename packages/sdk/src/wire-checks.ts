@@ -1,0 +1,89 @@
+// Compile-time proof that the SDK's hand-written wire types say what the server's OpenAPI document says
+// (src/wire.generated.ts, generated from it): every answer the document allows fits the SDK's type, and the
+// SDK names no field the document lacks. A route that changes its schema breaks the SDK's build (and so its
+// packed-tarball test) until the type follows. Type-only: nothing here exists at run time.
+import type {
+  AgentWallet,
+  AgentWalletPage,
+  ApiKey,
+  CreatedApiKey,
+  CreatedWebhookEndpoint,
+  Deposit,
+  Health,
+  MasterWallet,
+  Movement,
+  Page,
+  Policy,
+  RotatedApiKey,
+  Session,
+  Transaction,
+  TransactionPage,
+  TransactionWithEvents,
+  User,
+  WalletBalance,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from './types.ts';
+import type { operations } from './wire.generated.ts';
+
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The `data` of an operation's success answer. */
+type Data<Op extends keyof operations> = operations[Op]['responses'] extends infer R
+  ? R extends Record<200, infer Ok>
+    ? Json<Ok> extends { data: infer D }
+      ? D
+      : never
+    : R extends Record<201, infer Created>
+      ? Json<Created> extends { data: infer D }
+        ? D
+        : never
+      : never
+  : never;
+
+/** Every documented answer fits the SDK's type, and the SDK's type has no key the document lacks. */
+type Fits<Hand, Wire> = [Wire] extends [Hand]
+  ? Exclude<keyof Hand, keyof Wire> extends never
+    ? true
+    : { sdkOnlyKeys: Exclude<keyof Hand, keyof Wire> }
+  : { documentedAnswerDoesNotFit: Wire };
+type Expect<T extends true> = T;
+/**
+ * Policies: the document types a policy's `params` only as an object (the request bodies carry the typed union);
+ * the rest of the view is checked.
+ */
+type PolicyView<P> = P extends { params: unknown } ? Omit<P, 'params'> : never;
+type PolicyPage<P> = P extends { items: Array<infer I> }
+  ? Omit<P, 'items'> & { items: PolicyView<I>[] }
+  : never;
+
+export type WireChecks = [
+  Expect<Fits<Health, Data<'health'>>>,
+  Expect<Fits<Session, Data<'signup'>>>,
+  Expect<Fits<Session, Data<'login'>>>,
+  Expect<Fits<{ user: User }, Data<'me'>>>,
+  Expect<Fits<MasterWallet, Data<'getWallet'>>>,
+  Expect<Fits<WalletBalance, Data<'walletBalance'>>>,
+  Expect<Fits<Page<Deposit>, Data<'walletDeposits'>>>,
+  Expect<Fits<AgentWalletPage, Data<'listAgentWallets'>>>,
+  Expect<Fits<AgentWallet, Data<'createAgentWallet'>>>,
+  Expect<Fits<AgentWallet, Data<'getAgentWallet'>>>,
+  Expect<Fits<AgentWallet, Data<'updateAgentWallet'>>>,
+  Expect<Fits<Movement, Data<'fundAgentWallet'>>>,
+  Expect<Fits<Movement, Data<'withdrawAgentWallet'>>>,
+  Expect<Fits<AgentWallet, Data<'freezeAgentWallet'>>>,
+  Expect<Fits<Page<ApiKey>, Data<'listKeys'>>>,
+  Expect<Fits<CreatedApiKey, Data<'createKey'>>>,
+  Expect<Fits<ApiKey, Data<'revokeKey'>>>,
+  Expect<Fits<RotatedApiKey, Data<'rotateKey'>>>,
+  Expect<Fits<Page<PolicyView<Policy>>, PolicyPage<Data<'listPolicies'>>>>,
+  Expect<Fits<PolicyView<Policy>, PolicyView<Data<'createPolicy'>>>>,
+  Expect<Fits<PolicyView<Policy>, PolicyView<Data<'updatePolicy'>>>>,
+  Expect<Fits<TransactionPage<Transaction>, Data<'listTransactions'>>>,
+  Expect<Fits<TransactionPage<Transaction>, Data<'pendingTransactions'>>>,
+  Expect<Fits<TransactionWithEvents, Data<'getTransaction'>>>,
+  Expect<Fits<Transaction, Data<'approveTransaction'>>>,
+  Expect<Fits<Transaction, Data<'rejectTransaction'>>>,
+  Expect<Fits<Page<WebhookEndpoint>, Data<'listWebhooks'>>>,
+  Expect<Fits<CreatedWebhookEndpoint, Data<'createWebhook'>>>,
+  Expect<Fits<Page<WebhookDelivery>, Data<'webhookDeliveries'>>>,
+];

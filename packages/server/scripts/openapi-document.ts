@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// The OpenAPI document exactly as a default (sandbox, SQLite) server publishes it at /api/v1/openapi.json, built
+// in-process on a throwaway data directory. The SDK's wire types are generated from it
+// (packages/sdk/scripts/generate-wire.ts); run directly, it prints the document.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../src/clock.ts';
+import { loadConfig } from '../src/config.ts';
+import { createServer } from '../src/server.ts';
+
+export async function openapiDocument(): Promise<Record<string, unknown>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-wallet-openapi-'));
+  const server = await createServer(loadConfig({ DATA_DIR: dataDir }), {
+    clock: new ManualClock(0),
+    logLevel: false,
+    backgroundIntervalMs: null,
+  });
+  try {
+    await server.app.ready();
+    const answer = await server.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    return JSON.parse(answer.body) as Record<string, unknown>;
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) process.stdout.write(`${JSON.stringify(await openapiDocument(), null, 2)}\n`);
