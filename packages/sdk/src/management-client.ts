@@ -1,6 +1,13 @@
 // The owner's client: the REST API under /api/v1 with a session JWT (contract section 3).
 import { AgentWalletClient } from './agent-client.ts';
-import { type ClientOptions, type HttpMethod, HttpTransport, newIdempotencyKey, segment } from './http.ts';
+import {
+  type ClientOptions,
+  type HttpMethod,
+  HttpTransport,
+  newIdempotencyKey,
+  type RequestOptions,
+  segment,
+} from './http.ts';
 import type {
   AgentWallet,
   AgentWalletPage,
@@ -78,6 +85,8 @@ export class ManagementClient {
   readonly #http: HttpTransport;
   readonly #options: ManagementClientOptions;
   #token: string | undefined;
+  /** Per-request options every call of this client carries (see withOptions). */
+  #callOptions: RequestOptions = {};
 
   constructor(options: ManagementClientOptions) {
     this.#http = new HttpTransport(options);
@@ -102,6 +111,17 @@ export class ManagementClient {
 
   set token(token: string | undefined) {
     this.#token = token;
+  }
+
+  /**
+   * The same client with per-request options for the calls made through it, e.g.
+   * `mgmt.withOptions({ timeoutMs: 2_000, signal }).agentWallets.list()`. It starts with this client's token;
+   * logging in or out on one does not change the other.
+   */
+  withOptions(options: RequestOptions): ManagementClient {
+    const copy = new ManagementClient({ ...this.#options, token: this.#token });
+    copy.#callOptions = { ...this.#callOptions, ...options };
+    return copy;
   }
 
   /** An AgentWalletClient for an agent key, with this client's base URL, timeouts, retries and fetch. */
@@ -182,6 +202,8 @@ export class ManagementClient {
       credential: this.#token,
       // A write is repeated only when the server can recognise the repeat (an idempotency key).
       retrySafe: call.method === 'GET' || call.idempotencyKey !== undefined,
+      signal: this.#callOptions.signal,
+      timeoutMs: this.#callOptions.timeoutMs,
     });
   }
 }

@@ -2888,28 +2888,143 @@ export interface operations {
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
             data: {
-              items: {
-                id: string;
-                walletId: string;
-                /** @enum {string} */
-                type:
-                  | 'spend_cap_per_tx'
-                  | 'spend_cap_daily'
-                  | 'spend_cap_total'
-                  | 'address_allowlist'
-                  | 'require_approval_above'
-                  | 'spend_cap_window'
-                  | 'tx_count_cap'
-                  | 'address_blocklist'
-                  | 'recipient_cap'
-                  | 'time_window';
-                params: {
-                  [key: string]: unknown;
-                };
-                active: boolean;
-                createdAt: string;
-                updatedAt: string;
-              }[];
+              items: (
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'spend_cap_per_tx';
+                    params: {
+                      /** @description decimal string with 6 places */
+                      limit: string;
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'spend_cap_daily';
+                    params: {
+                      /** @description decimal string with 6 places */
+                      limit: string;
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'spend_cap_total';
+                    params: {
+                      /** @description decimal string with 6 places */
+                      limit: string;
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'address_allowlist';
+                    params: {
+                      addresses: string[];
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'require_approval_above';
+                    params: {
+                      /** @description decimal string with 6 places */
+                      amount: string;
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'spend_cap_window';
+                    params: {
+                      /** @description decimal string with 6 places */
+                      limit: string;
+                      /** @enum {string} */
+                      window: '1h' | '24h' | '7d' | '30d';
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'tx_count_cap';
+                    params: {
+                      count: number;
+                      /** @enum {string} */
+                      window: '1h' | '24h' | '7d' | '30d';
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'address_blocklist';
+                    params: {
+                      addresses: string[];
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'recipient_cap';
+                    params: {
+                      /** @description decimal string with 6 places */
+                      limit: string;
+                      /** @enum {string} */
+                      window: '1h' | '24h' | '7d' | '30d';
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'time_window';
+                    params: {
+                      days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[];
+                      start: string;
+                      end: string;
+                      timezone: string;
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+              )[];
               total: number;
               page: number;
               limit: number;
@@ -3055,28 +3170,142 @@ export interface operations {
             success: true;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            data: {
-              id: string;
-              walletId: string;
-              /** @enum {string} */
-              type:
-                | 'spend_cap_per_tx'
-                | 'spend_cap_daily'
-                | 'spend_cap_total'
-                | 'address_allowlist'
-                | 'require_approval_above'
-                | 'spend_cap_window'
-                | 'tx_count_cap'
-                | 'address_blocklist'
-                | 'recipient_cap'
-                | 'time_window';
-              params: {
-                [key: string]: unknown;
-              };
-              active: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
+            data:
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_per_tx';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_daily';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_total';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'address_allowlist';
+                  params: {
+                    addresses: string[];
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'require_approval_above';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    amount: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_window';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                    /** @enum {string} */
+                    window: '1h' | '24h' | '7d' | '30d';
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'tx_count_cap';
+                  params: {
+                    count: number;
+                    /** @enum {string} */
+                    window: '1h' | '24h' | '7d' | '30d';
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'address_blocklist';
+                  params: {
+                    addresses: string[];
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'recipient_cap';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                    /** @enum {string} */
+                    window: '1h' | '24h' | '7d' | '30d';
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'time_window';
+                  params: {
+                    days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[];
+                    start: string;
+                    end: string;
+                    timezone: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                };
           };
         };
       };
@@ -3291,28 +3520,142 @@ export interface operations {
             success: true;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            data: {
-              id: string;
-              walletId: string;
-              /** @enum {string} */
-              type:
-                | 'spend_cap_per_tx'
-                | 'spend_cap_daily'
-                | 'spend_cap_total'
-                | 'address_allowlist'
-                | 'require_approval_above'
-                | 'spend_cap_window'
-                | 'tx_count_cap'
-                | 'address_blocklist'
-                | 'recipient_cap'
-                | 'time_window';
-              params: {
-                [key: string]: unknown;
-              };
-              active: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
+            data:
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_per_tx';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_daily';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_total';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'address_allowlist';
+                  params: {
+                    addresses: string[];
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'require_approval_above';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    amount: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_window';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                    /** @enum {string} */
+                    window: '1h' | '24h' | '7d' | '30d';
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'tx_count_cap';
+                  params: {
+                    count: number;
+                    /** @enum {string} */
+                    window: '1h' | '24h' | '7d' | '30d';
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'address_blocklist';
+                  params: {
+                    addresses: string[];
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'recipient_cap';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                    /** @enum {string} */
+                    window: '1h' | '24h' | '7d' | '30d';
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'time_window';
+                  params: {
+                    days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[];
+                    start: string;
+                    end: string;
+                    timezone: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                };
           };
         };
       };
@@ -3528,51 +3871,285 @@ export interface operations {
                 /** @description Who changed it: `user:<id>` for the owner. */
                 actor: string;
                 /** @description The policy before the change; null for created. */
-                before: {
-                  id: string;
-                  walletId: string;
-                  /** @enum {string} */
-                  type:
-                    | 'spend_cap_per_tx'
-                    | 'spend_cap_daily'
-                    | 'spend_cap_total'
-                    | 'address_allowlist'
-                    | 'require_approval_above'
-                    | 'spend_cap_window'
-                    | 'tx_count_cap'
-                    | 'address_blocklist'
-                    | 'recipient_cap'
-                    | 'time_window';
-                  params: {
-                    [key: string]: unknown;
-                  };
-                  active: boolean;
-                  createdAt: string;
-                  updatedAt: string;
-                } | null;
+                before:
+                  | (
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_per_tx';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_daily';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_total';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'address_allowlist';
+                          params: {
+                            addresses: string[];
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'require_approval_above';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            amount: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_window';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                            /** @enum {string} */
+                            window: '1h' | '24h' | '7d' | '30d';
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'tx_count_cap';
+                          params: {
+                            count: number;
+                            /** @enum {string} */
+                            window: '1h' | '24h' | '7d' | '30d';
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'address_blocklist';
+                          params: {
+                            addresses: string[];
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'recipient_cap';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                            /** @enum {string} */
+                            window: '1h' | '24h' | '7d' | '30d';
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'time_window';
+                          params: {
+                            days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[];
+                            start: string;
+                            end: string;
+                            timezone: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                    )
+                  | null;
                 /** @description The policy after the change; null for deleted. */
-                after: {
-                  id: string;
-                  walletId: string;
-                  /** @enum {string} */
-                  type:
-                    | 'spend_cap_per_tx'
-                    | 'spend_cap_daily'
-                    | 'spend_cap_total'
-                    | 'address_allowlist'
-                    | 'require_approval_above'
-                    | 'spend_cap_window'
-                    | 'tx_count_cap'
-                    | 'address_blocklist'
-                    | 'recipient_cap'
-                    | 'time_window';
-                  params: {
-                    [key: string]: unknown;
-                  };
-                  active: boolean;
-                  createdAt: string;
-                  updatedAt: string;
-                } | null;
+                after:
+                  | (
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_per_tx';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_daily';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_total';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'address_allowlist';
+                          params: {
+                            addresses: string[];
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'require_approval_above';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            amount: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_window';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                            /** @enum {string} */
+                            window: '1h' | '24h' | '7d' | '30d';
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'tx_count_cap';
+                          params: {
+                            count: number;
+                            /** @enum {string} */
+                            window: '1h' | '24h' | '7d' | '30d';
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'address_blocklist';
+                          params: {
+                            addresses: string[];
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'recipient_cap';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                            /** @enum {string} */
+                            window: '1h' | '24h' | '7d' | '30d';
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'time_window';
+                          params: {
+                            days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[];
+                            start: string;
+                            end: string;
+                            timezone: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                    )
+                  | null;
                 createdAt: string;
               }[];
               total: number;

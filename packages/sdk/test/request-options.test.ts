@@ -2,7 +2,7 @@
 // call is never retried), and async iteration over every page of a list.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AgentWalletClient, NetworkError, paginate } from '../src/index.ts';
+import { AgentWalletClient, ManagementClient, NetworkError, paginate } from '../src/index.ts';
 import { externalAddress, newAgent, rejection } from './support/fixtures.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -68,6 +68,25 @@ describe('per-call options and pagination', () => {
       ((await rejection(() => agent.checkBalance({ signal: already.signal }))) as NetworkError).code,
       'ABORTED',
     );
+  });
+
+  test('management calls take per-request options through withOptions, without changing the client', async () => {
+    const { mgmt } = await newAgent(server.url);
+    const calls = { n: 0 };
+    const slow = new ManagementClient({
+      baseUrl: server.url,
+      token: mgmt.token,
+      fetch: slowFetch(200, calls),
+      maxRetries: 0,
+    });
+    const timedOut = await rejection(() => slow.withOptions({ timeoutMs: 50 }).agentWallets.list());
+    assert.ok(timedOut instanceof NetworkError);
+    assert.equal(timedOut.code, 'TIMEOUT');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const aborted = await rejection(() => slow.withOptions({ signal: controller.signal }).wallet());
+    assert.equal((aborted as NetworkError).code, 'ABORTED');
+    assert.ok((await slow.agentWallets.list()).total >= 1, 'the client itself keeps its own timeout');
   });
 
   test('async iteration visits every transaction across pages, and paginate() does the same for any list', async () => {

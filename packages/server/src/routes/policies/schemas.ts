@@ -76,12 +76,41 @@ export function parsePolicyParams(type: PolicyType, raw: unknown): PolicyParams 
   return parsed.data as PolicyParams;
 }
 
-export const policyView = z.object({
-  id: z.string(),
-  walletId: z.string(),
-  type: policyTypeSchema,
-  params: z.record(z.string(), z.unknown()),
-  active: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+/** A policy's params as answers show them: amounts with 6 places, addresses EIP-55, days in week order. */
+const amountView = z.string().describe('decimal string with 6 places');
+const capView = z.object({ limit: amountView });
+const listView = z.object({ addresses: z.array(z.string()) });
+const windowCapView = z.object({ limit: amountView, window: z.enum(WINDOW_NAMES) });
+const PARAMS_VIEW_BY_TYPE: Record<PolicyType, z.ZodObject> = {
+  spend_cap_per_tx: capView,
+  spend_cap_daily: capView,
+  spend_cap_total: capView,
+  address_allowlist: listView,
+  address_blocklist: listView,
+  require_approval_above: z.object({ amount: amountView }),
+  spend_cap_window: windowCapView,
+  recipient_cap: windowCapView,
+  tx_count_cap: z.object({ count: z.number().int(), window: z.enum(WINDOW_NAMES) }),
+  time_window: z.object({
+    days: z.array(z.enum(DAYS)),
+    start: z.string(),
+    end: z.string(),
+    timezone: z.string(),
+  }),
+};
+
+/** A policy as every answer shows it: a union discriminated by `type`, each with its own typed params. */
+export const policyView = z.discriminatedUnion(
+  'type',
+  POLICY_TYPES.map((type) =>
+    z.object({
+      id: z.string(),
+      walletId: z.string(),
+      type: z.literal(type),
+      params: PARAMS_VIEW_BY_TYPE[type],
+      active: z.boolean(),
+      createdAt: z.string(),
+      updatedAt: z.string(),
+    }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);
