@@ -47,14 +47,6 @@ type Fits<Hand, Wire> = [Wire] extends [Hand]
     : { sdkOnlyKeys: Exclude<keyof Hand, keyof Wire> }
   : { documentedAnswerDoesNotFit: Wire };
 type Expect<T extends true> = T;
-/**
- * Policies: the document types a policy's `params` only as an object (the request bodies carry the typed union);
- * the rest of the view is checked.
- */
-type PolicyView<P> = P extends { params: unknown } ? Omit<P, 'params'> : never;
-type PolicyPage<P> = P extends { items: Array<infer I> }
-  ? Omit<P, 'items'> & { items: PolicyView<I>[] }
-  : never;
 
 export type WireChecks = [
   Expect<Fits<Health, Data<'health'>>>,
