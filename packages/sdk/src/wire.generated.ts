@@ -833,7 +833,10 @@ export interface operations {
               user: {
                 id: string;
                 email: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
               };
               /** @description JWT, valid for 7 days */
@@ -925,7 +928,10 @@ export interface operations {
               user: {
                 id: string;
                 email: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
               };
               /** @description JWT, valid for 7 days */
@@ -1093,7 +1099,10 @@ export interface operations {
               user: {
                 id: string;
                 email: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
               };
             };
@@ -1173,13 +1182,21 @@ export interface operations {
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
             data: {
+              /** @example wal_0mwv85iyh0000SdvGE9xPJKRR */
               id: string;
+              /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
               address: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               balance: string;
               /** @enum {string} */
               currency: 'USDC';
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
             };
           };
@@ -1343,7 +1360,10 @@ export interface operations {
             data: {
               items: {
                 id: string;
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 amount: string;
                 /** @enum {string} */
                 currency: 'USDC';
@@ -1353,7 +1373,10 @@ export interface operations {
                  */
                 rail: 'internal' | 'sandbox' | 'evm';
                 txHash: string | null;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
               }[];
               total: number;
@@ -1444,7 +1467,10 @@ export interface operations {
             tool?: string;
             data: {
               id: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               amount: string;
               /** @enum {string} */
               currency: 'USDC';
@@ -1454,7 +1480,10 @@ export interface operations {
                */
               rail: 'internal' | 'sandbox' | 'evm';
               txHash: string | null;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
               /** @description master wallet balance after the deposit */
               balance: string;
@@ -1540,11 +1569,19 @@ export interface operations {
             data: {
               items: {
                 id: string;
+                /** @example research bot */
                 label: string | null;
+                /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
                 address: string;
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 balance: string;
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 heldBalance: string;
                 /** @enum {string} */
                 currency: 'USDC';
@@ -1553,9 +1590,15 @@ export interface operations {
                 totalCapRemaining: string | null;
                 /** @description payments of this wallet awaiting approval */
                 pendingApprovals: number;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 updatedAt: string;
               }[];
               total: number;
@@ -1647,11 +1690,19 @@ export interface operations {
             tool?: string;
             data: {
               id: string;
+              /** @example research bot */
               label: string | null;
+              /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
               address: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               balance: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               heldBalance: string;
               /** @enum {string} */
               currency: 'USDC';
@@ -1660,9 +1711,15 @@ export interface operations {
               totalCapRemaining: string | null;
               /** @description payments of this wallet awaiting approval */
               pendingApprovals: number;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               updatedAt: string;
             };
           };
@@ -1744,11 +1801,19 @@ export interface operations {
             tool?: string;
             data: {
               id: string;
+              /** @example research bot */
               label: string | null;
+              /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
               address: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               balance: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               heldBalance: string;
               /** @enum {string} */
               currency: 'USDC';
@@ -1757,9 +1822,15 @@ export interface operations {
               totalCapRemaining: string | null;
               /** @description payments of this wallet awaiting approval */
               pendingApprovals: number;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               updatedAt: string;
             };
           };
@@ -1847,11 +1918,19 @@ export interface operations {
             tool?: string;
             data: {
               id: string;
+              /** @example research bot */
               label: string | null;
+              /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
               address: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               balance: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               heldBalance: string;
               /** @enum {string} */
               currency: 'USDC';
@@ -1860,9 +1939,15 @@ export interface operations {
               totalCapRemaining: string | null;
               /** @description payments of this wallet awaiting approval */
               pendingApprovals: number;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               updatedAt: string;
             };
           };
@@ -1961,7 +2046,10 @@ export interface operations {
                 type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
                 /** @enum {string} */
                 status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 amount: string;
                 /** @enum {string} */
                 currency: 'USDC';
@@ -2003,18 +2091,32 @@ export interface operations {
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
                 expiresAt: string | null;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 updatedAt: string;
               };
               wallet: {
                 id: string;
+                /** @example research bot */
                 label: string | null;
+                /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
                 address: string;
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 balance: string;
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 heldBalance: string;
                 /** @enum {string} */
                 currency: 'USDC';
@@ -2023,12 +2125,21 @@ export interface operations {
                 totalCapRemaining: string | null;
                 /** @description payments of this wallet awaiting approval */
                 pendingApprovals: number;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 updatedAt: string;
               };
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               masterBalance: string;
             };
           };
@@ -2127,7 +2238,10 @@ export interface operations {
                 type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
                 /** @enum {string} */
                 status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 amount: string;
                 /** @enum {string} */
                 currency: 'USDC';
@@ -2169,18 +2283,32 @@ export interface operations {
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
                 expiresAt: string | null;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 updatedAt: string;
               };
               wallet: {
                 id: string;
+                /** @example research bot */
                 label: string | null;
+                /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
                 address: string;
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 balance: string;
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 heldBalance: string;
                 /** @enum {string} */
                 currency: 'USDC';
@@ -2189,12 +2317,21 @@ export interface operations {
                 totalCapRemaining: string | null;
                 /** @description payments of this wallet awaiting approval */
                 pendingApprovals: number;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 updatedAt: string;
               };
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               masterBalance: string;
             };
           };
@@ -2280,11 +2417,19 @@ export interface operations {
             tool?: string;
             data: {
               id: string;
+              /** @example research bot */
               label: string | null;
+              /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
               address: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               balance: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               heldBalance: string;
               /** @enum {string} */
               currency: 'USDC';
@@ -2293,9 +2438,15 @@ export interface operations {
               totalCapRemaining: string | null;
               /** @description payments of this wallet awaiting approval */
               pendingApprovals: number;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               updatedAt: string;
             };
           };
@@ -2381,11 +2532,19 @@ export interface operations {
             tool?: string;
             data: {
               id: string;
+              /** @example research bot */
               label: string | null;
+              /** @example 0x52908400098527886E0F7030069857D2E4169EE7 */
               address: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               balance: string;
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               heldBalance: string;
               /** @enum {string} */
               currency: 'USDC';
@@ -2394,9 +2553,15 @@ export interface operations {
               totalCapRemaining: string | null;
               /** @description payments of this wallet awaiting approval */
               pendingApprovals: number;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               updatedAt: string;
             };
           };
@@ -4248,7 +4413,10 @@ export interface operations {
                 type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
                 /** @enum {string} */
                 status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 amount: string;
                 /** @enum {string} */
                 currency: 'USDC';
@@ -4290,9 +4458,15 @@ export interface operations {
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
                 expiresAt: string | null;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 updatedAt: string;
               }[];
               total: number;
@@ -4390,7 +4564,10 @@ export interface operations {
                 type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
                 /** @enum {string} */
                 status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-                /** @description decimal string with 6 places, e.g. "10.500000" */
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
                 amount: string;
                 /** @enum {string} */
                 currency: 'USDC';
@@ -4432,9 +4609,15 @@ export interface operations {
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
                 expiresAt: string | null;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 createdAt: string;
-                /** @description ISO-8601 UTC */
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
                 updatedAt: string;
               }[];
               total: number;
@@ -4529,7 +4712,10 @@ export interface operations {
               type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
               /** @enum {string} */
               status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               amount: string;
               /** @enum {string} */
               currency: 'USDC';
@@ -4571,9 +4757,15 @@ export interface operations {
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
               expiresAt: string | null;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               updatedAt: string;
               events: {
                 /** @enum {string} */
@@ -4676,7 +4868,10 @@ export interface operations {
               type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
               /** @enum {string} */
               status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               amount: string;
               /** @enum {string} */
               currency: 'USDC';
@@ -4718,9 +4913,15 @@ export interface operations {
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
               expiresAt: string | null;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               updatedAt: string;
             };
           };
@@ -4817,7 +5018,10 @@ export interface operations {
               type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
               /** @enum {string} */
               status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-              /** @description decimal string with 6 places, e.g. "10.500000" */
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
               amount: string;
               /** @enum {string} */
               currency: 'USDC';
@@ -4859,9 +5063,15 @@ export interface operations {
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
               expiresAt: string | null;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               createdAt: string;
-              /** @description ISO-8601 UTC */
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
               updatedAt: string;
             };
           };

@@ -2,15 +2,20 @@
 import { z } from 'zod';
 import { POLICY_TYPES } from '../domain/policies.ts';
 
-const amount = z.string().describe('decimal string with 6 places, e.g. "10.500000"');
-const timestamp = z.string().describe('ISO-8601 UTC');
+const amount = z
+  .string()
+  .describe('decimal string with 6 places, e.g. "10.500000"')
+  .meta({ examples: ['10.500000'] });
+const timestamp = z.string().describe('ISO-8601 UTC').meta({ examples: ['2026-11-24T21:46:48.213Z'] });
+/** An EIP-55 address. */
+const address = z.string().meta({ examples: ['0x52908400098527886E0F7030069857D2E4169EE7'] });
 
 export const userView = z.object({ id: z.string(), email: z.string(), createdAt: timestamp });
 export const authView = z.object({ user: userView, token: z.string().describe('JWT, valid for 7 days') });
 
 export const masterWalletView = z.object({
-  id: z.string(),
-  address: z.string(),
+  id: z.string().meta({ examples: ['wal_0mwv85iyh0000SdvGE9xPJKRR'] }),
+  address,
   balance: amount,
   currency: z.literal('USDC'),
   createdAt: timestamp,
@@ -18,8 +23,8 @@ export const masterWalletView = z.object({
 
 export const agentWalletView = z.object({
   id: z.string(),
-  label: z.string().nullable(),
-  address: z.string(),
+  label: z.string().nullable().meta({ examples: ['research bot'] }),
+  address,
   balance: amount,
   heldBalance: amount,
   currency: z.literal('USDC'),
