@@ -8,11 +8,12 @@ import { x402Client } from '@x402/core/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { type Address, getAddress } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
 import { AgentWalletClient, x402Scheme } from '../../sdk/src/index.ts';
 import { reconcileChain } from '../src/chain/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
 import { createKey, createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
-import { anvilAvailable, mine, rpc } from './support/anvil.ts';
+import { anvilAvailable, anvilWalletClient, mine, revert, rpc, snapshot } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
@@ -23,6 +24,7 @@ const CONFIRMATIONS = 2;
 const probe = await anvilAvailable();
 const SELLER_PAY_TO = getAddress('0x00000000000000000000000000000000005e11e4') as Address;
 const REPORT_MICROS = 1_500_000n;
+const ELSEWHERE = getAddress('0x00000000000000000000000000000000000e15e0') as Address;
 const ECHO_MICROS = 500_000n;
 
 for (const target of await storeTargets()) {
@@ -256,6 +258,36 @@ for (const target of await storeTargets()) {
         expectError(reply, 422, 'POLICY_DENIED');
         assert.equal(reply.body.error.violations[0].policyType, 'time_window');
       });
+    });
+
+    test('a treasury that cannot cover the price: 503 before anything is decided, nothing signed', async () => {
+      const before = await snapshot(world.anvil);
+      try {
+        // Move the treasury's USDC away (on a snapshot the test reverts), leaving less than the price.
+        const treasury = anvilWalletClient(
+          world.anvil,
+          mnemonicToAccount(world.mnemonic, { addressIndex: 0 }),
+        );
+        const held = await world.usdc.balanceOf(world.treasury);
+        const hash = await treasury.writeContract({
+          address: world.usdc.address,
+          abi: world.usdc.abi,
+          functionName: 'transfer',
+          args: [ELSEWHERE, held - 1_000_000n],
+        });
+        await world.usdc.publicClient.waitForTransactionReceipt({ hash });
+        await h.services.chain!.rail.treasury.refresh();
+        const paidBefore = seller.paidRequests().length;
+        const balanceBefore = await balance();
+        const reply = await fetchReport({ idempotencyKey: 'uncovered' });
+        expectError(reply, 503, 'SERVICE_UNAVAILABLE');
+        assert.match(reply.body.error.message, /less than this payment/);
+        assert.equal(seller.paidRequests().length, paidBefore);
+        assert.equal(await balance(), balanceBefore, 'nothing was debited');
+      } finally {
+        await revert(world.anvil, before);
+        await h.services.chain!.rail.treasury.refresh();
+      }
     });
 
     test('a price above maxAmount is refused before anything is decided', async () => {

@@ -15,6 +15,7 @@ import {
 import { AppError } from '../errors.ts';
 import { requestFingerprint } from '../services/idempotency.ts';
 import type { AgentKeyRef } from '../services/payments.ts';
+import { payoutRefusal } from './treasury.ts';
 import { confirmX402 } from './x402-settle.ts';
 import {
   type Claim,
@@ -108,6 +109,7 @@ async function fetchFor(
   const required = paymentRequiredOf(first);
   const chosen = chooseRequirement(required, chainOf(deps));
   refuseAbove(chosen, params.maxAmountMicros);
+  await refuseUncovered(deps, chosen.amountMicros);
   const decided = await decideX402(deps, key, {
     chosen,
     resource: resourceOf(request.url),
@@ -133,6 +135,15 @@ function refuseAbove(chosen: ChosenRequirement, maxAmountMicros: bigint): void {
     'X402_PRICE_TOO_HIGH',
     `the resource asks ${formatPrice(chosen.amountMicros)} USDC, above maxAmount ${formatPrice(maxAmountMicros)}; nothing was signed`,
   );
+}
+
+/**
+ * The treasury signs every authorization: one it cannot cover would fail at the seller and come back only after
+ * validBefore, so it is refused (503) before anything is decided or debited. Gas is the facilitator's.
+ */
+async function refuseUncovered(deps: X402Deps, amountMicros: bigint): Promise<void> {
+  const refusal = payoutRefusal(await deps.rail.treasury.read(), 0n, amountMicros);
+  if (refusal !== null) throw new AppError('SERVICE_UNAVAILABLE', refusal.replace('payout', 'payment'));
 }
 
 const formatPrice = (micros: bigint) =>
@@ -253,6 +264,7 @@ async function signFor(
   const claim = claimOf(key, idempotencyKey, signFingerprint(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return signedAnswer(deps, stored);
+  await refuseUncovered(deps, chosen.amountMicros);
   const decided = await decideX402(deps, key, {
     chosen,
     resource: params.resource ?? resourceNamed(required, chosen),

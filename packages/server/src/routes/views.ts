@@ -6,7 +6,10 @@ const amount = z
   .string()
   .describe('decimal string with 6 places, e.g. "10.500000"')
   .meta({ examples: ['10.500000'] });
-const timestamp = z.string().describe('ISO-8601 UTC').meta({ examples: ['2026-11-24T21:46:48.213Z'] });
+const timestamp = z
+  .string()
+  .describe('ISO-8601 UTC')
+  .meta({ examples: ['2026-11-24T21:46:48.213Z'] });
 /** An EIP-55 address. */
 const address = z.string().meta({ examples: ['0x52908400098527886E0F7030069857D2E4169EE7'] });
 
@@ -23,7 +26,10 @@ export const masterWalletView = z.object({
 
 export const agentWalletView = z.object({
   id: z.string(),
-  label: z.string().nullable().meta({ examples: ['research bot'] }),
+  label: z
+    .string()
+    .nullable()
+    .meta({ examples: ['research bot'] }),
   address,
   balance: amount,
   heldBalance: amount,
