@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { POLICY_TYPES } from '../domain/policies.ts';
 
-const amount = z
+export const amount = z
   .string()
   .describe('decimal string with 6 places, e.g. "10.500000"')
   .meta({ examples: ['10.500000'] });
@@ -10,6 +10,15 @@ const timestamp = z
   .string()
   .describe('ISO-8601 UTC')
   .meta({ examples: ['2026-11-24T21:46:48.213Z'] });
+/** Every status a transaction can be in (contract section 4). */
+export const transactionStatus = z.enum([
+  'pending',
+  'processing',
+  'completed',
+  'rejected',
+  'expired',
+  'failed',
+]);
 /** An EIP-55 address. */
 const address = z.string().meta({ examples: ['0x52908400098527886E0F7030069857D2E4169EE7'] });
 
@@ -74,7 +83,7 @@ export const transactionView = z.object({
   type: z
     .enum(['payment', 'incoming', 'fund', 'withdraw', 'x402'])
     .describe('"x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it'),
-  status: z.enum(['pending', 'processing', 'completed', 'rejected', 'expired', 'failed']),
+  status: transactionStatus,
   amount,
   currency: z.literal('USDC'),
   toAddress: z.string().nullable(),

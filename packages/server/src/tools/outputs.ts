@@ -1,10 +1,9 @@
 // What each tool answers on success, as MCP's `outputSchema` (tools/list) describes its `structuredContent`.
 // Loose objects: a field added later does not break a client validating against an older listing.
 import { z } from 'zod';
+import { amount, transactionStatus as status } from '../routes/views.ts';
 
-const amount = z.string().describe('USDC, a decimal string with 6 places');
 const nullableString = z.string().nullable();
-const status = z.enum(['pending', 'processing', 'completed', 'rejected', 'expired', 'failed']);
 
 export const checkBalanceOutput = z.looseObject({
   walletId: z.string(),
