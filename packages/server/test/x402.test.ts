@@ -11,6 +11,7 @@ import { type Address, getAddress } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { AgentWalletClient, x402Scheme } from '../../sdk/src/index.ts';
 import { reconcileChain } from '../src/chain/reconcile.ts';
+import { APPROVED_UNUSED_MS } from '../src/chain/x402-settle.ts';
 import { ManualClock } from '../src/clock.ts';
 import { createKey, createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
 import { anvilAvailable, anvilWalletClient, mine, revert, rpc, snapshot } from './support/anvil.ts';
@@ -428,6 +429,29 @@ for (const target of await storeTargets()) {
         h.services.chain!.rail.treasuryAddress,
       );
       assert.deepEqual(report.problems, []);
+      await assertLedgerOk(h);
+    });
+
+    // Last: it moves this service's clock a day ahead of the chain.
+    test('an approved payment the agent never fetches goes back to the wallet after a day', async () => {
+      await createPolicy(owner, walletId, 'require_approval_above', { amount: '1' });
+      const before = await balance();
+      const pending = toolOk(await fetchReport({ idempotencyKey: 'never-fetched' }), 'x402_fetch');
+      assert.equal(pending.payment.status, 'pending');
+      const approved = await owner.api.post(
+        `/api/v1/agent-wallets/${walletId}/transactions/${pending.payment.txId}/approve`,
+        {},
+      );
+      assert.equal(approved.status, 200, approved.raw);
+      assert.equal(await balance(), minus(before, '1.5'), 'debited at approval');
+      await duties().settleX402();
+      assert.equal(await balance(), minus(before, '1.5'), 'still waiting for the agent');
+      h.clock.advanceMs(APPROVED_UNUSED_MS + 1);
+      await duties().settleX402();
+      assert.equal(await balance(), before, 'given back');
+      const history = toolOk(await tool(h, key, 'get_tx_history', {}), 'get_tx_history');
+      const tx = history.transactions.find((t: Wire) => t.id === pending.payment.txId);
+      assert.equal(tx.status, 'failed');
       await assertLedgerOk(h);
     });
 

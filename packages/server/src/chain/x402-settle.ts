@@ -23,17 +23,23 @@ export const APPROVED_UNUSED_MS = 24 * 60 * 60 * 1000;
 
 /** One round of the duty: ends every payment the chain has decided. Returns how many ended. */
 export async function settleX402Due(deps: X402Deps): Promise<number> {
+  const abandonedBeforeMs = BigInt(deps.ctx.clock.nowMs() - APPROVED_UNUSED_MS);
+  // Signed payments, and approved ones nobody fetched for a day: young approved rows never take a round's slots.
   const rows = await deps.ctx.store.db
     .selectFrom('x402_payments')
     .selectAll()
-    .where('state', 'in', ['signed', 'approved'])
+    .where((eb) =>
+      eb.or([
+        eb('state', '=', 'signed'),
+        eb.and([eb('state', '=', 'approved'), eb('updated_at_ms', '<=', abandonedBeforeMs)]),
+      ]),
+    )
     .orderBy('updated_at_ms', 'asc')
     .limit(SETTLE_ROWS_MAX)
     .execute();
   let ended = 0;
   for (const row of rows) {
     if (row.state === 'approved') {
-      if (Number(row.updated_at_ms) > deps.ctx.clock.nowMs() - APPROVED_UNUSED_MS) continue;
       if (await giveBack(deps, row, 'abandoned', 'approved, but the agent never fetched the resource'))
         ended += 1;
       continue;
