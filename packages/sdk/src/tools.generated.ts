@@ -169,7 +169,7 @@ export const TOOL_SPECS = [
   {
     name: 'x402_fetch',
     description:
-      'Fetch an HTTP resource that may ask for payment (x402, HTTP 402). On a 402 the price is checked against maxAmount and decided like send_payment to the seller (every policy, cap and the approval threshold); if allowed, the service signs a USDC authorization and fetches again with it. Answers {status, headers, body, bodyEncoding, payment}; payment.status "pending" means the owner must approve, then call again with the same idempotencyKey.',
+      'Fetch an HTTP resource that may ask for payment (x402, HTTP 402; evm rail only). On a 402 the price is checked against maxAmount and decided like send_payment to the seller (every policy, cap and the approval threshold); if allowed, the service signs a USDC authorization and fetches again with it. Answers {status, headers, body, bodyEncoding, payment}; payment.status "pending" means the owner must approve, then call again with the same idempotencyKey.',
     scope: 'write',
     inputSchema: {
       type: 'object',
@@ -231,7 +231,7 @@ export const TOOL_SPECS = [
   {
     name: 'x402_sign',
     description:
-      'Sign an x402 payment for a 402 the agent received itself: decided like send_payment to the seller, then answers {header, payload, txId, status, amount, payTo, validBefore}; send `header` as PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1). No key leaves the service. A payment that needs approval answers header null and status "pending"; once approved, the same call with the same idempotencyKey signs.',
+      'Sign an x402 payment (evm rail only) for a 402 the agent received itself: decided like send_payment to the seller, then answers {header, payload, txId, status, amount, payTo, validBefore}; send `header` as PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1). No key leaves the service. A payment that needs approval answers header null and status "pending"; once approved, the same call with the same idempotencyKey signs.',
     scope: 'write',
     inputSchema: {
       type: 'object',

@@ -37,7 +37,7 @@ export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
   scope: 'write',
   rails: ['evm'],
   description:
-    'Fetch an HTTP resource that may ask for payment (x402, HTTP 402). On a 402 the price is checked against ' +
+    'Fetch an HTTP resource that may ask for payment (x402, HTTP 402; evm rail only). On a 402 the price is checked against ' +
     'maxAmount and decided like send_payment to the seller (every policy, cap and the approval threshold); if ' +
     'allowed, the service signs a USDC authorization and fetches again with it. Answers {status, headers, body, ' +
     'bodyEncoding, payment}; payment.status "pending" means the owner must approve, then call again with the same ' +

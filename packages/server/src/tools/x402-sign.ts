@@ -29,7 +29,7 @@ export const x402SignTool: ToolDefinition<z.output<typeof input>> = {
   scope: 'write',
   rails: ['evm'],
   description:
-    'Sign an x402 payment for a 402 the agent received itself: decided like send_payment to the seller, then ' +
+    'Sign an x402 payment (evm rail only) for a 402 the agent received itself: decided like send_payment to the seller, then ' +
     'answers {header, payload, txId, status, amount, payTo, validBefore}; send `header` as PAYMENT-SIGNATURE (v2) ' +
     'or X-PAYMENT (v1). No key leaves the service. A payment that needs approval answers header null and status ' +
     '"pending"; once approved, the same call with the same idempotencyKey signs.',
