@@ -2,7 +2,8 @@
 // rail, WEBHOOK_ALLOW_PRIVATE=true so it may deliver to a receiver on 127.0.0.1 over http) in headless Chromium.
 // One journey: a window cap is added in the browser, a payment that breaks it is tried and explained in the
 // dashboard's own words, the change is in History; a webhook endpoint is added (its secret shown once), an
-// event reaches the local receiver signed with that secret, the log shows it delivered, and it is redelivered.
+// event reaches the local receiver signed with that secret, the log shows it delivered, and it is redelivered;
+// the endpoint's events and description are edited in a dialog.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -390,6 +391,60 @@ describe('dashboard end to end: spending controls and webhooks', { skip: skipRea
       DELIVERY_WAIT,
     );
     await rest('POST', `/agent-wallets/${walletId}/unfreeze`);
+  });
+
+  it('edits the endpoint’s events and description in a dialog; the list and the server have them', async () => {
+    const patches: unknown[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH' && request.url().includes('/api/v1/webhooks/')) {
+        patches.push(request.postDataJSON());
+      }
+    });
+    const item = page.getByTestId('webhook-item');
+    const edit = item.getByRole('button', { name: 'Edit' });
+    const isFocused = () => edit.evaluate((button) => button === document.activeElement);
+    await edit.click();
+    const dialog = page.getByRole('dialog', { name: 'Edit webhook endpoint' });
+    await dialog.waitFor();
+    assert.equal(await dialog.getByLabel('Endpoint URL').inputValue(), receiver.url);
+    assert.equal(await dialog.getByLabel('Description (optional)').inputValue(), 'e2e receiver');
+    assert.ok(await dialog.getByRole('checkbox', { name: /All events/ }).isChecked());
+    assert.equal(((await dialog.textContent()) ?? '').includes(secret), false, 'the secret in the dialog');
+    // Escape closes without a change; focus goes back to the Edit button.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.ok(await isFocused(), 'focus is back on Edit after Escape');
+
+    await edit.click();
+    await dialog.getByRole('checkbox', { name: /All events/ }).uncheck();
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await waitForText(dialog.locator('.field-error'), 'Choose at least one event, or all events.');
+    assert.equal(patches.length, 0);
+    await dialog.getByRole('checkbox', { name: /^wallet\.frozen/ }).check();
+    await dialog.getByRole('checkbox', { name: /^key\.revoked/ }).check();
+    await dialog.getByLabel('Description (optional)').fill('e2e receiver, edited');
+    await shot(page, '13b-webhook-edit');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    assert.ok(await isFocused(), 'focus is back on Edit after saving');
+    // Only the change is sent: the unchanged URL is not checked again.
+    assert.deepEqual(patches, [
+      { events: ['key.revoked', 'wallet.frozen'], description: 'e2e receiver, edited' },
+    ]);
+
+    await waitForText(item.getByTestId('webhook-events'), 'key.revoked, wallet.frozen');
+    await waitForText(item, 'e2e receiver, edited');
+    await page
+      .getByRole('status')
+      .filter({ hasText: `The endpoint ${receiver.url} is saved.` })
+      .waitFor();
+    const listed = await rest('GET', '/webhooks');
+    const [stored] = listed.items as { url: string; events: string[] | null; description: string | null }[];
+    assert.deepEqual(
+      { url: stored?.url, events: stored?.events, description: stored?.description },
+      { url: receiver.url, events: ['key.revoked', 'wallet.frozen'], description: 'e2e receiver, edited' },
+    );
+    assert.equal((await page.content()).includes(secret), false, 'the secret is on the page');
   });
 
   it('fits a 375 px phone screen without horizontal scrolling', async () => {

@@ -251,3 +251,147 @@ describe('an endpoint’s delivery log', () => {
     expect(screen.getByText(/No endpoints yet/)).toBeTruthy();
   });
 });
+
+describe('editing a webhook endpoint', () => {
+  const patches = () => sent.filter((r) => r.method === 'PATCH');
+  const lists = () => sent.filter((r) => r.method === 'GET' && r.path === '/api/v1/webhooks');
+
+  function listing(...items: WebhookEndpoint[]): Reply {
+    return ok({ items, total: items.length, page: 1, limit: 100 });
+  }
+
+  /** Opens the dialog from the endpoint's Edit button (focused first, as a click in a browser does). */
+  async function openEdit() {
+    const item = await screen.findByTestId('webhook-item');
+    const edit = within(item).getByRole('button', { name: 'Edit' });
+    edit.focus();
+    fireEvent.click(edit);
+    const dialog = screen.getByRole('dialog', { name: 'Edit webhook endpoint' });
+    return {
+      item,
+      edit,
+      dialog,
+      save: () => fireEvent.click(within(dialog).getByRole('button', { name: 'Save changes' })),
+    };
+  }
+
+  it('prefills the form, checks it like the add form, sends only the change and reloads the list', async () => {
+    const before = endpoint({ events: ['wallet.frozen'], description: 'accounting' });
+    const after = endpoint({
+      events: ['payment.completed'],
+      description: 'ledger',
+      updatedAt: '2026-01-02T00:00:00Z',
+    });
+    routes['GET /api/v1/webhooks'] = listing(before);
+    routes['PATCH /api/v1/webhooks/whk_1'] = () => {
+      routes['GET /api/v1/webhooks'] = listing(after);
+      return ok(after);
+    };
+    renderView();
+    const { item, edit, dialog, save } = await openEdit();
+    const url = within(dialog).getByLabelText('Endpoint URL') as HTMLInputElement;
+    const description = within(dialog).getByLabelText('Description (optional)') as HTMLInputElement;
+    const box = (name: RegExp | string) => within(dialog).getByRole('checkbox', { name }) as HTMLInputElement;
+    expect(url.value).toBe(URL_OK);
+    expect(box(/All events/).checked).toBe(false);
+    expect(box(/wallet\.frozen/).checked).toBe(true);
+    expect(box(/payment\.completed/).checked).toBe(false);
+    expect(description.value).toBe('accounting');
+    expect(dialog.textContent).not.toMatch(/whsec_/);
+    expect(within(dialog).queryByText(/secret stays the same/)).toBeTruthy();
+
+    // The same checks as the add form, and nothing is sent while a field is wrong.
+    fireEvent.change(url, { target: { value: '' } });
+    fireEvent.click(box(/wallet\.frozen/));
+    fireEvent.change(description, { target: { value: 'x'.repeat(201) } });
+    save();
+    expect(await within(dialog).findByText('Enter the URL that receives the events.')).toBeTruthy();
+    expect(within(dialog).getByText('Choose at least one event, or all events.')).toBeTruthy();
+    expect(within(dialog).getByText('Use at most 200 characters (this has 201).')).toBeTruthy();
+    expect(url.getAttribute('aria-invalid')).toBe('true');
+    fireEvent.change(url, { target: { value: 'ftp://hooks.example.com' } });
+    expect(within(dialog).getByText(/^Use an https:\/\/ URL/)).toBeTruthy();
+    await settle();
+    expect(patches()).toHaveLength(0);
+
+    fireEvent.change(url, { target: { value: ` ${URL_OK} ` } });
+    fireEvent.click(box(/payment\.completed/));
+    fireEvent.change(description, { target: { value: ' ledger ' } });
+    const listsBefore = lists().length;
+    save();
+    await settle();
+    await settle();
+    // The URL is unchanged, so it is not sent (nor checked again by the server).
+    expect(patches().map((r) => r.body)).toEqual([{ events: ['payment.completed'], description: 'ledger' }]);
+    expect(patches()[0]?.path).toBe('/api/v1/webhooks/whk_1');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(edit);
+    expect(lists().length).toBe(listsBefore + 1);
+    expect(within(item).getByTestId('webhook-events').textContent).toBe('payment.completed');
+    expect(item.textContent).toContain('ledger');
+    expect(item.textContent).not.toContain('accounting');
+    expect(screen.getByRole('status').textContent).toBe(`The endpoint ${URL_OK} is saved.`);
+  });
+
+  it('switches to all events and clears the description (sent as null)', async () => {
+    routes['GET /api/v1/webhooks'] = listing(endpoint({ description: 'accounting' }));
+    routes['PATCH /api/v1/webhooks/whk_1'] = ok(endpoint({ events: null }));
+    renderView();
+    const { dialog, save } = await openEdit();
+    fireEvent.click(within(dialog).getByRole('checkbox', { name: /All events/ }));
+    expect(within(dialog).queryByRole('list', { name: 'Event types' })).toBeNull();
+    fireEvent.change(within(dialog).getByLabelText('Description (optional)'), { target: { value: '  ' } });
+    save();
+    await settle();
+    expect(patches().map((r) => r.body)).toEqual([{ events: null, description: null }]);
+  });
+
+  it('shows the server’s errors in the dialog, which stays open; Escape closes it, focus goes back', async () => {
+    const original = endpoint();
+    routes['GET /api/v1/webhooks'] = listing(original);
+    routes['PATCH /api/v1/webhooks/whk_1'] = fail(400, 'VALIDATION_ERROR', 'url must be an https:// URL');
+    renderView();
+    const { item, edit, dialog, save } = await openEdit();
+    const url = within(dialog).getByLabelText('Endpoint URL');
+    fireEvent.change(url, { target: { value: 'http://hooks.example.com/h' } });
+    save();
+    const message = await within(dialog).findByText(
+      'The server refused this URL: it must be an https:// URL.',
+    );
+    expect(message.className).toBe('field-error');
+    expect(url.getAttribute('aria-describedby')).toContain(message.id);
+    expect(patches().map((r) => r.body)).toEqual([{ url: 'http://hooks.example.com/h' }]);
+
+    routes['PATCH /api/v1/webhooks/whk_1'] = fail(404, 'NOT_FOUND', 'webhook endpoint not found');
+    fireEvent.change(url, { target: { value: 'https://other.example.com/h' } });
+    save();
+    const alert = await within(dialog).findByRole('alert');
+    expect(alert.textContent).toMatch(/^Not found/);
+    expect(screen.getByRole('dialog', { name: 'Edit webhook endpoint' })).toBe(dialog);
+
+    const cancel = new Event('cancel', { cancelable: true });
+    act(() => {
+      dialog.dispatchEvent(cancel);
+    });
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(edit);
+    expect(within(item).getByTestId('webhook-url').textContent).toBe(URL_OK);
+  });
+
+  it('sends nothing when nothing changed, and opens afresh from the endpoint each time', async () => {
+    routes['GET /api/v1/webhooks'] = listing(endpoint());
+    renderView();
+    const first = await openEdit();
+    fireEvent.change(within(first.dialog).getByLabelText('Endpoint URL'), {
+      target: { value: 'https://typed.example.com' },
+    });
+    fireEvent.click(within(first.dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    const second = await openEdit();
+    expect((within(second.dialog).getByLabelText('Endpoint URL') as HTMLInputElement).value).toBe(URL_OK);
+    second.save();
+    await settle();
+    expect(patches()).toHaveLength(0);
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+});

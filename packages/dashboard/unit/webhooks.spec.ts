@@ -1,4 +1,4 @@
-import type { WebhookDelivery } from '@agent-wallet/sdk';
+import type { WebhookDelivery, WebhookEndpoint } from '@agent-wallet/sdk';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api/errors.ts';
 import {
@@ -8,10 +8,12 @@ import {
   deliveryDueSoon,
   describeEvents,
   describeLastResponse,
+  draftOf,
   EMPTY_WEBHOOK_DRAFT,
   filterDeliveries,
   listedEndpoint,
   urlRefusal,
+  webhookChange,
   webhookUrlError,
 } from '../src/views/webhookForm.ts';
 
@@ -165,5 +167,50 @@ describe('delivery log', () => {
     expect(deliveryCountText(2, 2, 2, false)).toBe('2 shown of 2.');
     expect(deliveryCountText(1, 2, 2, true)).toBe('1 shown of 2 (filtered).');
     expect(deliveryCountText(3, 20, 45, true)).toBe('3 shown of 20 on this page (45 in all) (filtered).');
+  });
+});
+
+describe('editing an endpoint', () => {
+  const endpoint: WebhookEndpoint = {
+    id: 'whk_1',
+    url: 'https://example.com/h',
+    events: ['wallet.frozen', 'payment.completed'],
+    description: 'accounting',
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+  };
+
+  it('starts from the endpoint as it is', () => {
+    expect(draftOf(endpoint)).toEqual({
+      url: 'https://example.com/h',
+      allEvents: false,
+      events: ['wallet.frozen', 'payment.completed'],
+      description: 'accounting',
+    });
+    expect(draftOf({ ...endpoint, events: null, description: null })).toMatchObject({
+      allEvents: true,
+      events: [],
+      description: '',
+    });
+  });
+
+  it('sends only what changed; the same events in another order are no change', () => {
+    const same = {
+      url: endpoint.url,
+      events: ['payment.completed', 'wallet.frozen'] as const,
+      description: 'accounting',
+    };
+    expect(webhookChange(endpoint, { ...same, events: [...same.events] })).toEqual({});
+    expect(webhookChange(endpoint, { ...same, events: null, description: null })).toEqual({
+      events: null,
+      description: null,
+    });
+    expect(
+      webhookChange(endpoint, { ...same, events: ['wallet.frozen'], url: 'https://example.com/x' }),
+    ).toEqual({
+      url: 'https://example.com/x',
+      events: ['wallet.frozen'],
+    });
+    expect(webhookChange({ ...endpoint, events: null }, { ...same, events: null })).toEqual({});
   });
 });

@@ -1,30 +1,23 @@
 // Webhooks (account-level): the endpoints events are POSTed to, adding one (its signing secret shown once),
-// deleting one, and each endpoint's delivery log with redelivery (DeliveryLog.tsx).
+// editing one (EditWebhookDialog.tsx), deleting one, and each endpoint's delivery log with redelivery
+// (DeliveryLog.tsx).
 
 import type { CreatedWebhookEndpoint as CreatedWebhook, Page, WebhookEndpoint } from '@agent-wallet/sdk';
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, type RefObject, useId, useRef, useState } from 'react';
-import { FULL_LIST_LIMIT, WEBHOOK_EVENT_TYPES } from '../api/wire.ts';
+import { type FormEvent, useId, useState } from 'react';
+import { FULL_LIST_LIMIT } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
-import { TextField } from '../components/TextField.tsx';
 import { formatDateTime } from '../format.ts';
-import { K, type ResourceState, STALE, updateData, useAction, useResource } from '../queries.ts';
+import { K, type ResourceState, STALE, updateData, useResource } from '../queries.ts';
 import { DeliveryLog } from './DeliveryLog.tsx';
-import {
-  checkWebhookDraft,
-  describeEvents,
-  EMPTY_WEBHOOK_DRAFT,
-  EVENT_INFO,
-  listedEndpoint,
-  urlRefusal,
-  type WebhookDraft,
-} from './webhookForm.ts';
+import { EditWebhookDialog } from './EditWebhookDialog.tsx';
+import { useWebhookForm, WebhookFields } from './WebhookFields.tsx';
+import { describeEvents, EMPTY_WEBHOOK_DRAFT, listedEndpoint } from './webhookForm.ts';
 
 export function WebhooksView() {
   const { sdk } = useApp();
@@ -36,6 +29,7 @@ export function WebhooksView() {
   );
   const [shown, setShown] = useState<CreatedWebhook | null>(null);
   const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
+  const [editing, setEditing] = useState<WebhookEndpoint | null>(null);
   const [note, setNote] = useState<string | null>(null);
 
   function putEndpoints(change: (items: WebhookEndpoint[]) => WebhookEndpoint[], added = 0) {
@@ -53,32 +47,40 @@ export function WebhooksView() {
     setShown(created);
   }
 
+  function onSaved(updated: WebhookEndpoint) {
+    // The answer shows at once; the list loads again behind it.
+    putEndpoints((items) => items.map((item) => (item.id === updated.id ? updated : item)));
+    void qc.invalidateQueries({ queryKey: K.webhooks });
+    setNote(`The endpoint ${updated.url} is saved.`);
+  }
+
+  async function onDeleteConfirmed(endpoint: WebhookEndpoint) {
+    await sdk.webhooks.delete(endpoint.id);
+    putEndpoints((items) => items.filter((item) => item.id !== endpoint.id), -1);
+    setNote(`The endpoint ${endpoint.url} is deleted; no more events go to it.`);
+  }
+
   const data = endpoints.data;
   return (
     <>
       <PageHeading title="Webhooks">Webhooks</PageHeading>
-      <p className="lead">
-        The service POSTs each event (a payment, an approval, a deposit, a key or wallet change) to your
-        endpoints as it happens, signed with the endpoint's secret in the <code>Agent-Wallet-Signature</code>{' '}
-        header. A delivery that fails is retried for over 24 hours.
-      </p>
+      <WebhooksLead />
       <AddWebhookForm onCreated={onCreated} />
       <StatusNote text={note} />
       <section aria-labelledby="webhooks-title" className="section">
         <h2 id="webhooks-title">
           Your endpoints{data !== undefined && data.total > 0 ? ` (${data.total})` : ''}
         </h2>
-        <EndpointList endpoints={endpoints} onDelete={setDeleting} />
+        <EndpointList endpoints={endpoints} actions={{ onEdit: setEditing, onDelete: setDeleting }} />
       </section>
+      {editing !== null && (
+        <EditWebhookDialog endpoint={editing} onClose={() => setEditing(null)} onSaved={onSaved} />
+      )}
       {deleting !== null && (
         <DeleteEndpointDialog
           endpoint={deleting}
           onClose={() => setDeleting(null)}
-          onConfirm={async () => {
-            await sdk.webhooks.delete(deleting.id);
-            putEndpoints((items) => items.filter((item) => item.id !== deleting.id), -1);
-            setNote(`The endpoint ${deleting.url} is deleted; no more events go to it.`);
-          }}
+          onConfirm={() => onDeleteConfirmed(deleting)}
         />
       )}
       {shown !== null && <SecretShownOnce created={shown} onClose={() => setShown(null)} />}
@@ -86,12 +88,28 @@ export function WebhooksView() {
   );
 }
 
+function WebhooksLead() {
+  return (
+    <p className="lead">
+      The service POSTs each event (a payment, an approval, a deposit, a key or wallet change) to your
+      endpoints as it happens, signed with the endpoint's secret in the <code>Agent-Wallet-Signature</code>{' '}
+      header. A delivery that fails is retried for over 24 hours.
+    </p>
+  );
+}
+
+/** What each endpoint in the list offers besides its delivery log. */
+interface EndpointActions {
+  onEdit: (endpoint: WebhookEndpoint) => void;
+  onDelete: (endpoint: WebhookEndpoint) => void;
+}
+
 function EndpointList({
   endpoints,
-  onDelete,
+  actions,
 }: {
   endpoints: ResourceState<Page<WebhookEndpoint>>;
-  onDelete: (endpoint: WebhookEndpoint) => void;
+  actions: EndpointActions;
 }) {
   const data = endpoints.data;
   if (data === undefined) {
@@ -106,7 +124,7 @@ function EndpointList({
   return (
     <ul className="endpoint-list" data-testid="webhook-list">
       {data.items.map((endpoint) => (
-        <EndpointItem key={endpoint.id} endpoint={endpoint} onDelete={onDelete} />
+        <EndpointItem key={endpoint.id} endpoint={endpoint} actions={actions} />
       ))}
     </ul>
   );
@@ -139,164 +157,25 @@ function DeleteEndpointDialog({
 
 function AddWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook) => void }) {
   const { sdk } = useApp();
-  const [draft, setDraft] = useState<WebhookDraft>(EMPTY_WEBHOOK_DRAFT);
-  const [submitted, setSubmitted] = useState(false);
-  const [refusedUrl, setRefusedUrl] = useState<string | null>(null);
-  const action = useAction();
-  const urlRef = useRef<HTMLInputElement>(null);
-  const check = checkWebhookDraft(draft);
-  const errors = submitted && !check.ok ? check.errors : {};
-  const set = (change: Partial<WebhookDraft>) => setDraft({ ...draft, ...change });
-  // The server's refusal of this very URL shows under the field, like the browser's own checks.
-  const serverUrlError = refusedUrl !== null && refusedUrl === draft.url ? urlRefusal(action.error) : null;
+  const form = useWebhookForm(EMPTY_WEBHOOK_DRAFT);
 
   async function onSubmit(event: FormEvent) {
-    event.preventDefault();
-    setSubmitted(true);
-    if (!check.ok) {
-      const form = event.currentTarget as HTMLFormElement;
-      setTimeout(() => form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(), 0);
-      return;
-    }
-    const sentUrl = draft.url;
-    const failed = await action.run(async () => onCreated(await sdk.webhooks.create(check.input)));
-    if (failed === null) {
-      setDraft(EMPTY_WEBHOOK_DRAFT);
-      setSubmitted(false);
-      setRefusedUrl(null);
-    } else if (urlRefusal(failed) !== null) {
-      setRefusedUrl(sentUrl);
-      setTimeout(() => urlRef.current?.focus(), 0);
-    }
+    const sent = await form.submit(event, async (input) => onCreated(await sdk.webhooks.create(input)));
+    if (sent) form.reset();
   }
 
   return (
     <form className="create-webhook" onSubmit={onSubmit} noValidate aria-label="Add a webhook endpoint">
       <h2 className="form-title">Add an endpoint</h2>
-      <UrlField
-        value={draft.url}
-        onChange={(url) => {
-          set({ url });
-          // The refusal was about the URL just edited away: it no longer applies.
-          if (refusedUrl !== null) {
-            setRefusedUrl(null);
-            action.setError(null);
-          }
-        }}
-        inputRef={urlRef}
-        error={errors.url ?? serverUrlError}
-      />
-      <EventChoices draft={draft} set={set} error={errors.events} />
-      <TextField
-        label="Description (optional)"
-        value={draft.description}
-        onChange={(description) => set({ description })}
-        error={errors.description}
-        hint="What listens there, e.g. accounting service."
-        autoComplete="off"
-        maxLength={400}
-      />
-      {serverUrlError === null && <ErrorMessage error={action.error} />}
-      <button type="submit" className="button primary" disabled={action.busy}>
-        {action.busy ? 'Adding…' : 'Add endpoint'}
+      <WebhookFields form={form} />
+      <button type="submit" className="button primary" disabled={form.action.busy}>
+        {form.action.busy ? 'Adding…' : 'Add endpoint'}
       </button>
     </form>
   );
 }
 
-function UrlField({
-  value,
-  onChange,
-  inputRef,
-  error,
-}: {
-  value: string;
-  onChange: (url: string) => void;
-  inputRef: RefObject<HTMLInputElement | null>;
-  error: string | null | undefined;
-}) {
-  return (
-    <TextField
-      label="Endpoint URL"
-      value={value}
-      onChange={onChange}
-      inputRef={inputRef}
-      error={error}
-      hint="An https:// address of yours that accepts POST requests, e.g. https://example.com/webhooks."
-      type="url"
-      inputMode="url"
-      autoComplete="off"
-      spellCheck={false}
-      maxLength={2048}
-    />
-  );
-}
-
-/** Which events go to the endpoint: all (also types added later) or the ones ticked. */
-function EventChoices({
-  draft,
-  set,
-  error,
-}: {
-  draft: WebhookDraft;
-  set: (change: Partial<WebhookDraft>) => void;
-  error: string | undefined;
-}) {
-  const id = useId();
-  return (
-    <fieldset className="field" aria-describedby={error ? `${id}-events-error` : undefined}>
-      <legend>Events</legend>
-      <label className="checkbox">
-        <input
-          type="checkbox"
-          checked={draft.allEvents}
-          onChange={(event) => set({ allEvents: event.target.checked })}
-        />
-        <span>
-          <strong>All events</strong> — also types added later
-        </span>
-      </label>
-      {!draft.allEvents && (
-        <ul className="event-choices" aria-label="Event types">
-          {WEBHOOK_EVENT_TYPES.map((type) => (
-            <li key={type}>
-              <label className="checkbox">
-                <input
-                  type="checkbox"
-                  checked={draft.events.includes(type)}
-                  onChange={(event) =>
-                    set({
-                      events: event.target.checked
-                        ? [...draft.events, type]
-                        : draft.events.filter((t) => t !== type),
-                    })
-                  }
-                  aria-invalid={error ? true : undefined}
-                />
-                <span>
-                  <code>{type}</code> — {EVENT_INFO[type]}
-                </span>
-              </label>
-            </li>
-          ))}
-        </ul>
-      )}
-      {error && (
-        <p className="field-error" id={`${id}-events-error`}>
-          {error}
-        </p>
-      )}
-    </fieldset>
-  );
-}
-
-function EndpointItem({
-  endpoint,
-  onDelete,
-}: {
-  endpoint: WebhookEndpoint;
-  onDelete: (endpoint: WebhookEndpoint) => void;
-}) {
+function EndpointItem({ endpoint, actions }: { endpoint: WebhookEndpoint; actions: EndpointActions }) {
   const [open, setOpen] = useState(false);
   const logId = useId();
   return (
@@ -332,7 +211,10 @@ function EndpointItem({
         >
           {open ? 'Hide delivery log' : 'Delivery log'}
         </button>
-        <button type="button" className="button secondary small" onClick={() => onDelete(endpoint)}>
+        <button type="button" className="button secondary small" onClick={() => actions.onEdit(endpoint)}>
+          Edit
+        </button>
+        <button type="button" className="button secondary small" onClick={() => actions.onDelete(endpoint)}>
           Delete
         </button>
       </div>

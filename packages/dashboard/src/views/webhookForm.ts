@@ -1,8 +1,10 @@
-// Webhook endpoints in words, and the checks the "Add an endpoint" form makes before sending. Pure: unit-tested.
+// Webhook endpoints in words, and the checks the "Add an endpoint" and "Edit" forms make before sending. Pure:
+// unit-tested.
 
 import type {
   CreatedWebhookEndpoint as CreatedWebhook,
   WebhookDeliveryStatus as DeliveryStatus,
+  UpdateWebhookParams,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEventType,
@@ -10,7 +12,7 @@ import type {
 import type { ApiError } from '../api/errors.ts';
 import { WEBHOOK_EVENT_TYPES } from '../api/wire.ts';
 
-/** What the "Add an endpoint" form sends. */
+/** What the "Add an endpoint" form sends (and what the "Edit" form compares with the endpoint). */
 export interface WebhookInput {
   url: string;
   events: WebhookEventType[] | null;
@@ -44,6 +46,33 @@ export interface WebhookDraft {
 }
 
 export const EMPTY_WEBHOOK_DRAFT: WebhookDraft = { url: '', allEvents: true, events: [], description: '' };
+
+/** The "Edit" form's starting point: the endpoint as it is. */
+export function draftOf(endpoint: WebhookEndpoint): WebhookDraft {
+  return {
+    url: endpoint.url,
+    allEvents: endpoint.events === null,
+    events: endpoint.events === null ? [] : [...endpoint.events],
+    description: endpoint.description ?? '',
+  };
+}
+
+function sameEvents(a: readonly string[] | null, b: readonly string[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((type) => b.includes(type));
+}
+
+/**
+ * What an edit changes: only the fields that differ from the endpoint (an unchanged URL is not sent, so the
+ * server does not check it again); {} when nothing changed.
+ */
+export function webhookChange(endpoint: WebhookEndpoint, input: WebhookInput): UpdateWebhookParams {
+  return {
+    ...(input.url === endpoint.url ? {} : { url: input.url }),
+    ...(sameEvents(input.events, endpoint.events) ? {} : { events: input.events }),
+    ...(input.description === endpoint.description ? {} : { description: input.description }),
+  };
+}
 
 export interface WebhookErrors {
   url?: string;
