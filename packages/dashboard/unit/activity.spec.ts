@@ -38,6 +38,7 @@ function tx(fields: Partial<Transaction>): Transaction {
     rejectionReason: null,
     violations: null,
     initiatedBy: 'key:k',
+    resource: null,
     expiresAt: null,
     createdAt: at(0),
     updatedAt: at(0),

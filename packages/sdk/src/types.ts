@@ -107,7 +107,7 @@ export interface AgentTransaction {
   txHash: string | null;
   rail: Rail | null;
   /** `x402` payments: the paid URL without its query; null otherwise. */
-  resource?: string | null;
+  resource: string | null;
   createdAt: Timestamp;
 }
 
@@ -360,7 +360,7 @@ export interface Transaction {
   /** When an unanswered approval expires. */
   expiresAt: Timestamp | null;
   /** `type: "x402"`: the paid URL without its query (e.g. `https://api.example.com/v1/report`). */
-  resource?: string | null;
+  resource: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
