@@ -14,7 +14,7 @@ import type { EvmConfig } from './config.ts';
 import { type ChainTransfer, fetchTransfers } from './deposits.ts';
 import { firstReceipt } from './sender.ts';
 import { DEPOSITS_START_SETTING } from './setup.ts';
-import { usdcAbi } from './token.ts';
+import { authorizationUsedOnChain, usdcAbi } from './token.ts';
 
 /** Blocks per getLogs call while scanning the service's history. */
 const SCAN_RANGE_BLOCKS = 2_000n;
@@ -240,12 +240,7 @@ async function x402InFlight(client: ChainClient, known: Known): Promise<bigint> 
   for (const x of known.x402) {
     if (x.state === 'approved') owed += x.amountMicros;
     if (x.state !== 'signed' || x.matched) continue;
-    const used = await client.readContract({
-      address: known.usdcAddress as `0x${string}`,
-      abi: usdcAbi,
-      functionName: 'authorizationState',
-      args: [known.treasury as `0x${string}`, x.nonce as `0x${string}`],
-    });
+    const used = await authorizationUsedOnChain(client, known.usdcAddress, known.treasury, x.nonce!);
     if (!used) owed += x.amountMicros;
   }
   return owed;

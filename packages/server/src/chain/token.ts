@@ -1,6 +1,7 @@
 // The part of USDC (ERC-20 + EIP-3009, FiatToken v2) this service uses, and the typed data of an EIP-3009
 // authorization. Real USDC and the test token (contracts/TestUSDC.sol) answer the same way.
 import { parseAbi } from 'viem';
+import type { ChainClient } from './client.ts';
 
 export const usdcAbi = parseAbi([
   'event Transfer(address indexed from, address indexed to, uint256 value)',
@@ -27,3 +28,23 @@ export const transferWithAuthorizationTypes = {
 
 /** FiatToken v2's EIP-712 domain version; the name is read from the contract (it differs between chains). */
 export const USDC_DOMAIN_VERSION = '2';
+
+/**
+ * Whether the token has used `authorizer`'s EIP-3009 `nonce` (at `blockNumber`, or the latest block): the one
+ * question x402 settlement, expiry and verify-ledger --chain ask the chain.
+ */
+export function authorizationUsedOnChain(
+  client: ChainClient,
+  usdcAddress: string,
+  authorizer: string,
+  nonce: string,
+  blockNumber?: bigint,
+): Promise<boolean> {
+  return client.readContract({
+    address: usdcAddress as `0x${string}`,
+    abi: usdcAbi,
+    functionName: 'authorizationState',
+    args: [authorizer as `0x${string}`, nonce as `0x${string}`],
+    ...(blockNumber === undefined ? {} : { blockNumber }),
+  });
+}

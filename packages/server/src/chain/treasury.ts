@@ -73,18 +73,21 @@ export function createTreasuryMonitor(
   };
 }
 
-/** Pure: why a payout cannot go out now, or null. */
+/**
+ * Pure: why a payout (or an x402 payment, which the treasury's USDC pays too) cannot go out now, or null.
+ */
 export function payoutRefusal(
   reading: TreasuryReading | null,
   minGasWei: bigint,
   amountMicros: bigint,
+  what: 'payout' | 'payment' = 'payout',
 ): string | null {
-  if (reading === null) return 'the chain cannot be reached; payouts are paused, nothing was debited';
+  if (reading === null) return `the chain cannot be reached; ${what}s are paused, nothing was debited`;
   if (reading.gasWei < minGasWei) {
-    return 'the treasury is low on gas; payouts are paused until it is topped up, nothing was debited';
+    return `the treasury is low on gas; ${what}s are paused until it is topped up, nothing was debited`;
   }
   if (reading.usdcMicros < amountMicros) {
-    return `the treasury holds ${formatMicros(reading.usdcMicros)} USDC on chain, less than this payout; nothing was debited`;
+    return `the treasury holds ${formatMicros(reading.usdcMicros)} USDC on chain, less than this ${what}; nothing was debited`;
   }
   return null;
 }

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { type Log, parseAbi } from 'viem';
 import type { Database, X402State } from '../store/schema.ts';
 import { finishChainPayment } from './outbox-finish.ts';
-import { usdcAbi } from './token.ts';
+import { authorizationUsedOnChain } from './token.ts';
 import type { X402Deps, X402Row } from './x402-sign.ts';
 
 const authorizationUsed = parseAbi([
@@ -44,7 +44,7 @@ export async function settleX402Due(deps: X402Deps): Promise<number> {
         ended += 1;
       continue;
     }
-    if ((await confirmX402(deps, row.transaction_id, row.settle_tx_hash)) === 'completed') ended += 1;
+    if ((await confirmX402(deps, row, row.settle_tx_hash)) === 'completed') ended += 1;
     else if (await expireIfUnused(deps, row)) ended += 1;
   }
   return ended;
@@ -56,15 +56,10 @@ export async function settleX402Due(deps: X402Deps): Promise<number> {
  */
 export async function confirmX402(
   deps: X402Deps,
-  transactionId: string,
+  row: X402Row,
   hint: string | null,
 ): Promise<'completed' | 'processing'> {
-  const row = await deps.ctx.store.db
-    .selectFrom('x402_payments')
-    .selectAll()
-    .where('transaction_id', '=', transactionId)
-    .executeTakeFirst();
-  if (row === undefined || row.state !== 'signed' || row.nonce === null) return 'processing';
+  if (row.state !== 'signed' || row.nonce === null) return 'processing';
   const use = await findUse(deps, row, hint);
   if (use === null) return 'processing';
   const head = await deps.rail.client.getBlockNumber({ cacheTime: 0 });
@@ -97,13 +92,7 @@ async function findUse(
       receipt?.status === 'success' && receipt.logs.some((log) => usesNonce(log, address, row.nonce!));
     if (shows) return { txHash: hint, blockNumber: receipt.blockNumber };
   }
-  const used = await deps.rail.client.readContract({
-    address,
-    abi: usdcAbi,
-    functionName: 'authorizationState',
-    args: [args.authorizer, args.nonce],
-  });
-  if (!used) return null;
+  if (!(await authorizationUsedOnChain(deps.rail.client, address, args.authorizer, args.nonce))) return null;
   const head = await deps.rail.client.getBlockNumber({ cacheTime: 0 });
   const logs = await deps.rail.client.getLogs({
     address,
@@ -129,13 +118,14 @@ function usesNonce(log: Log, token: string, nonce: string): boolean {
 async function expireIfUnused(deps: X402Deps, row: X402Row): Promise<boolean> {
   const block = await deps.rail.client.getBlock({ blockTag: 'latest' });
   if (row.valid_before_s === null || block.timestamp <= row.valid_before_s) return false;
-  const used = await deps.rail.client.readContract({
-    address: deps.rail.config.usdcAddress as `0x${string}`,
-    abi: usdcAbi,
-    functionName: 'authorizationState',
-    args: [deps.rail.keys.treasury.address, row.nonce as `0x${string}`],
-    blockNumber: block.number,
-  });
+  const { client, config, keys } = deps.rail;
+  const used = await authorizationUsedOnChain(
+    client,
+    config.usdcAddress,
+    keys.treasury.address,
+    row.nonce!,
+    block.number,
+  );
   if (used) return false;
   return giveBack(deps, row, 'expired', 'the authorization expired unused');
 }

@@ -16,9 +16,8 @@ import {
   paymentPayloadOf,
   validBeforeSeconds,
 } from '../domain/x402.ts';
-import { AppError } from '../errors.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { IDEMPOTENCY_WINDOW_MS, type IdempotentResult } from '../services/idempotency.ts';
+import { type IdempotentResult, idempotencyConflict, keyIsLive } from '../services/idempotency.ts';
 import type { AgentKeyRef } from '../services/payments.ts';
 import type { X402PaymentsTable } from '../store/schema.ts';
 import type { EvmRail } from './rail.ts';
@@ -193,13 +192,8 @@ export async function storedOutcome(deps: X402Deps, claim: Claim): Promise<Outco
     .where('key', '=', claim.key)
     .executeTakeFirst();
   if (row === undefined || row.response_body === null) return null;
-  if (Number(row.created_at_ms) <= deps.ctx.clock.nowMs() - IDEMPOTENCY_WINDOW_MS) return null;
-  if (row.request_hash !== claim.fingerprint) {
-    throw new AppError(
-      'IDEMPOTENCY_CONFLICT',
-      'this idempotency key was already used with different parameters',
-    );
-  }
+  if (!keyIsLive(Number(row.created_at_ms), deps.ctx.clock.nowMs())) return null;
+  if (row.request_hash !== claim.fingerprint) throw idempotencyConflict();
   return JSON.parse(row.response_body) as Outcome<unknown>;
 }
 

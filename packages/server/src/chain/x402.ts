@@ -4,6 +4,7 @@
 // (nothing is signed unless the payment is allowed), signs the treasury's authorization and asks again with it.
 // With an idempotency key every retry resumes from what is stored — a decision is never taken twice, an
 // authorization never signed twice, and a final answer is replayed without asking the resource again.
+import { formatMicros } from '../domain/money.ts';
 import { failure, type Outcome, success } from '../domain/outcome.ts';
 import {
   type ChosenRequirement,
@@ -133,7 +134,7 @@ function refuseAbove(chosen: ChosenRequirement, maxAmountMicros: bigint): void {
   if (chosen.amountMicros <= maxAmountMicros) return;
   throw new AppError(
     'X402_PRICE_TOO_HIGH',
-    `the resource asks ${formatPrice(chosen.amountMicros)} USDC, above maxAmount ${formatPrice(maxAmountMicros)}; nothing was signed`,
+    `the resource asks ${formatMicros(chosen.amountMicros)} USDC, above maxAmount ${formatMicros(maxAmountMicros)}; nothing was signed`,
   );
 }
 
@@ -142,12 +143,9 @@ function refuseAbove(chosen: ChosenRequirement, maxAmountMicros: bigint): void {
  * validBefore, so it is refused (503) before anything is decided or debited. Gas is the facilitator's.
  */
 async function refuseUncovered(deps: X402Deps, amountMicros: bigint): Promise<void> {
-  const refusal = payoutRefusal(await deps.rail.treasury.read(), 0n, amountMicros);
-  if (refusal !== null) throw new AppError('SERVICE_UNAVAILABLE', refusal.replace('payout', 'payment'));
+  const refusal = payoutRefusal(await deps.rail.treasury.read(), 0n, amountMicros, 'payment');
+  if (refusal !== null) throw new AppError('SERVICE_UNAVAILABLE', refusal);
 }
-
-const formatPrice = (micros: bigint) =>
-  `${micros / 1_000_000n}.${(micros % 1_000_000n).toString().padStart(6, '0')}`;
 
 /** Signs, asks the resource again with the payment, and stores the answer as the key's final outcome. */
 async function payAndStore(
@@ -156,7 +154,8 @@ async function payAndStore(
   txId: string,
   claim: Claim | null,
 ): Promise<Outcome<unknown>> {
-  const signed = await signRow(deps, await x402Row(deps, txId));
+  const row = await x402Row(deps, txId);
+  const signed = await signRow(deps, row);
   crashIf('x402-after-sign');
   let outcome: Outcome<unknown>;
   try {
@@ -167,7 +166,7 @@ async function payAndStore(
     );
     const settlement = settlementOf(answer);
     if (settlement?.success === true && /^0x[0-9a-fA-F]{64}$/.test(settlement.transaction))
-      await confirmX402(deps, txId, settlement.transaction.toLowerCase());
+      await confirmX402(deps, row, settlement.transaction.toLowerCase());
     const payment = await paymentNow(deps, txId);
     outcome =
       answer.status === 402

@@ -5,8 +5,7 @@
 // reads or writes a database, so the decisions are tested fast and by property: a batch decided at once equals
 // its commands decided one by one. The database constraints stay the second half of each assertion (a guarded
 // balance update that must match every account, a check that no balance is negative).
-import { AppError } from '../errors.ts';
-import { IDEMPOTENCY_WINDOW_MS } from '../services/idempotency.ts';
+import { idempotencyConflict, keyIsLive } from '../services/idempotency.ts';
 import {
   type BatchContext,
   type BatchEffects,
@@ -61,14 +60,8 @@ function decideIdempotent(
   const claim = command.idempotency;
   if (claim !== null) {
     const stored = state.keys.get(keyOf(claim.scope, claim.key));
-    const live = stored !== undefined && stored.createdAtMs > command.nowMs - IDEMPOTENCY_WINDOW_MS;
-    if (live && stored.fingerprint !== claim.fingerprint) {
-      const error = new AppError(
-        'IDEMPOTENCY_CONFLICT',
-        'this idempotency key was already used with different parameters',
-      );
-      return { ok: false, error };
-    }
+    const live = stored !== undefined && keyIsLive(stored.createdAtMs, command.nowMs);
+    if (live && stored.fingerprint !== claim.fingerprint) return { ok: false, error: idempotencyConflict() };
     if (live) return { ok: true, value: { outcome: stored.outcome, replayed: true } };
   }
   let outcome: Outcome<unknown>;

@@ -68,22 +68,18 @@ export function toolByName(name: string, rail: string | null = null): ToolDefini
 
 /** JSON Schema of a tool's input, as GET /mcp/v1/tools, MCP tools/list and the SDK publish it. */
 export function toolInputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  delete schema.$schema;
-  return schema;
+  return jsonSchemaOf(tool.input, 'input');
 }
 
 /** JSON Schema of a tool's success data: MCP tools/list's `outputSchema`. */
 export function toolOutputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  delete schema.$schema;
-  return schema;
+  return jsonSchemaOf(tool.output, 'output');
+}
+
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
 }
 
 export function toolListing(rail: string | null = null) {
