@@ -1,7 +1,7 @@
 // The Fastify application: envelope, parsers, error handling, security headers, authentication, every route
 // and the OpenAPI document generated from the routes' zod schemas.
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { requestIdSource } from '../domain/ids.ts';
@@ -10,11 +10,12 @@ import { registerMcpRoutes } from '../mcp/http.ts';
 import { EVM_ONLY_ROUTES, OPERATION_IDS, ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
 import type { Services } from '../services/index.ts';
 import { VERSION } from '../version.ts';
-import { registerAuthHooks } from './auth-hooks.ts';
+import { requestAuthenticator } from './auth-hooks.ts';
 import { registerDashboard } from './dashboard.ts';
 import { errorHandler, sendAppError } from './errors.ts';
 import { registerMetrics } from './metrics-route.ts';
-import { registerOriginCheck } from './origin.ts';
+import { originCheck } from './origin.ts';
+import { lazyRequestLogger } from './request-logger.ts';
 import { toFastifyRoute } from './route.ts';
 import { successEnvelope } from './schemas.ts';
 
@@ -27,6 +28,8 @@ export interface AppOptions {
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
+    childLoggerFactory: (logger, bindings, childOptions) =>
+      lazyRequestLogger(logger as unknown as Logger, bindings, childOptions) as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     // proxy-addr semantics: a hop count or a list; the client is the nearest address not trusted, never the
     // leftmost (client-written) X-Forwarded-For entry.
@@ -59,17 +62,19 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerJsonParser(app);
   app.setErrorHandler(errorHandler);
-  registerShutdownHooks(app);
+  const isClosing = registerShutdownHooks(app);
+  const headers = commonHeaders(services.config.rail);
+  const checkOrigin = originCheck(services.config);
+  const authenticate = requestAuthenticator(app, services);
+  // One gate for every request, in order: the headers every answer carries, refusal while shutting down, the
+  // Origin/Host check, then authentication and the rate limit.
   app.addHook('onRequest', async (request, reply) => {
-    reply.headers(SECURITY_HEADERS);
+    reply.headers(isApiPath(request.url) ? headers.api : headers.document);
     reply.header('x-request-id', request.id);
-    // Contract section 4: every response of a sandbox server says so.
-    reply.header('x-agent-wallet-rail', services.config.rail);
-    // Balances, tokens and keys must not sit in shared caches; the dashboard's assets set their own policy.
-    reply.header('cache-control', 'no-store');
+    if (isClosing()) refuseWhileClosing(reply);
+    checkOrigin(request);
+    await authenticate(request, reply);
   });
-  registerOriginCheck(app, services.config);
-  registerAuthHooks(app, services);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -129,25 +134,28 @@ function trustProxyOption(trusted: number | string[] | false) {
  * connections are refused with 503 (never executed, so never acknowledged), and every response asks the
  * client to close its connection, so the server is not kept open by idle keep-alive sockets.
  */
-function registerShutdownHooks(app: FastifyInstance): void {
+function registerShutdownHooks(app: FastifyInstance): () => boolean {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
-    reply.header('connection', 'close');
-    throw new AppError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry on another instance', {
-      headers: { 'retry-after': '1' },
-    });
-  });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  return () => closing;
 }
 
-// frame-ancestors 'none' and no inline scripts: the dashboard is built to need neither framing nor inline JS.
-const SECURITY_HEADERS = {
+function refuseWhileClosing(reply: FastifyReply): never {
+  reply.header('connection', 'close');
+  throw new AppError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry on another instance', {
+    headers: { 'retry-after': '1' },
+  });
+}
+
+const isApiPath = (url: string) => url.startsWith('/api/') || url.startsWith('/mcp');
+
+// The dashboard's documents: frame-ancestors 'none' and no inline scripts (it is built to need neither).
+const DOCUMENT_SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
     "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
@@ -156,6 +164,25 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',
 };
+
+// JSON answers load nothing and are never framed: the OWASP REST set. Referrer-Policy and COOP only matter
+// for documents, and every header is bytes on every tool call (measured: check_balance's answer was 952 bytes,
+// most of them headers).
+const API_SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+
+function commonHeaders(rail: string) {
+  // Contract section 4: every response of a sandbox server says so. Balances, tokens and keys must not sit in
+  // shared caches; the dashboard's assets set their own policy.
+  const shared = { 'x-agent-wallet-rail': rail, 'cache-control': 'no-store' };
+  return {
+    api: { ...API_SECURITY_HEADERS, ...shared },
+    document: { ...DOCUMENT_SECURITY_HEADERS, ...shared },
+  };
+}
 
 // An empty body is "no body" (POST /freeze sent with a JSON content type); anything else must be valid JSON.
 // Fastify's parser refuses __proto__ and constructor.prototype keys (prototype poisoning).

@@ -1,4 +1,4 @@
-// onRequest, before the body is read: identify the caller cheaply, count the request against its rate-limit
+// In onRequest, before the body is read: identify the caller cheaply, count the request against its rate-limit
 // bucket, then enforce what the route requires. So a flood is refused before any expensive work (password
 // hashing, database writes), and an unauthenticated request before anything else happens.
 // REST routes take a session JWT; tool routes take an agent's API key; neither accepts the other.
@@ -21,7 +21,14 @@ declare module 'fastify' {
   }
 }
 
-export function registerAuthHooks(app: FastifyInstance, services: Services) {
+/**
+ * Authenticates and rate-limits a request by its route's `auth` mode; the app's one onRequest gate calls the
+ * function this returns.
+ */
+export function requestAuthenticator(
+  app: FastifyInstance,
+  services: Services,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   app.decorateRequest('user', null);
   app.decorateRequest('agentKey', null);
   app.decorateRequest('toolName', null);
@@ -36,7 +43,7 @@ export function registerAuthHooks(app: FastifyInstance, services: Services) {
   };
   services.limiter.onReconnect(() => services.keys.clearCache());
 
-  app.addHook('onRequest', async (request, reply) => {
+  return async (request, reply) => {
     const mode = request.routeOptions.config?.auth ?? 'none';
     if (mode === 'user') return authenticateUser(request, reply, services);
     if (mode === 'apiKey') return authenticateAgent(request, reply, services, observeEpoch);
@@ -44,7 +51,7 @@ export function registerAuthHooks(app: FastifyInstance, services: Services) {
     // them, which would eat a per-IP bucket shared by everyone behind one NAT.
     if (services.config.dashboardDir !== undefined && isDashboardRequest(request)) return;
     await enforceLimit(services.limiter, request, reply, restTarget(request, null));
-  });
+  };
 }
 
 async function authenticateUser(

@@ -2,7 +2,7 @@
 // the MCP transport spec's MUST on Origin). A page on evil.example whose name was rebound to 127.0.0.1 sends
 // `Host: evil.example` and `Origin: http://evil.example`: same-origin to each other, so a server bound to
 // loopback also insists that the Host names this machine. Any Origin not allowed gets 403, changing nothing.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 
@@ -46,10 +46,14 @@ function isLoopbackAddress(address: string): boolean {
   return LOOPBACK_NAMES.has(address) || address.startsWith('127.');
 }
 
-/** Guards every /api and /mcp request; the dashboard's static files are plain GETs a browser may load. */
-export function registerOriginCheck(app: FastifyInstance, config: Config): void {
+/**
+ * Guards every /api and /mcp request; the dashboard's static files are plain GETs a browser may load. Throws
+ * ORIGIN_NOT_ALLOWED; the app's one onRequest gate calls it (one hook, not one per concern: each async hook
+ * costs a promise and a trip through Fastify's hook runner on every request).
+ */
+export function originCheck(config: Config): (request: FastifyRequest) => void {
   const checkHost = isLoopbackAddress(config.host) && config.trustedProxies === false;
-  app.addHook('onRequest', async (request) => {
+  return (request) => {
     const path = request.url;
     if (!path.startsWith('/api/') && !path.startsWith('/mcp')) return;
     const refusal = originRefusal({
@@ -60,5 +64,5 @@ export function registerOriginCheck(app: FastifyInstance, config: Config): void 
       checkHost,
     });
     if (refusal !== undefined) throw new AppError('ORIGIN_NOT_ALLOWED', refusal);
-  });
+  };
 }

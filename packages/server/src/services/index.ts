@@ -19,6 +19,7 @@ import { type AddressSource, hdAddresses, sandboxAddresses } from './addresses.t
 import { type ApprovalService, createApprovalService } from './approvals.ts';
 import { type AuthService, createAuthService, purgeEndedSessions } from './auth.ts';
 import { startBackground } from './background.ts';
+import { type BalanceViews, createBalanceViews } from './balance-view.ts';
 import { type CheckPaymentData, type CheckRequest, checkPayment } from './check-payment.ts';
 import type { Page, ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
@@ -39,6 +40,8 @@ export interface Services {
   clock: Clock;
   store: Store;
   writer: LedgerWriter;
+  /** check_balance's reads (exactly cached on SQLite). */
+  balances: BalanceViews;
   auth: AuthService;
   wallets: WalletService;
   deposits: DepositService;
@@ -272,6 +275,7 @@ function assembleServices(
     clock: options.clock,
     store,
     writer,
+    balances: createBalanceViews(store),
     auth: createAuthService(ctx, config.jwtSecret, addresses),
     wallets: createWalletService(ctx, addresses),
     deposits: createDepositService(ctx),

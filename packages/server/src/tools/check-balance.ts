@@ -3,7 +3,6 @@ import { toChecksumAddress } from '../domain/address.ts';
 import { formatMicros } from '../domain/money.ts';
 import { success } from '../domain/outcome.ts';
 import { assert } from '../errors.ts';
-import { readBalanceView } from '../services/balance-view.ts';
 import { checkBalanceOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 
@@ -17,8 +16,7 @@ export const checkBalanceTool: ToolDefinition<Record<string, never>> = {
   input: z.strictObject({}),
   output: checkBalanceOutput,
   async run({ key, services }) {
-    const { db, dialect } = services.store;
-    const view = await readBalanceView(db, dialect, key.walletId, services.clock.nowMs());
+    const view = await services.balances.read(key.walletId, services.clock.nowMs());
     // The key was authenticated against its wallet a moment ago, and wallets are never deleted.
     assert(view !== undefined, `wallet ${key.walletId} of an authenticated key is missing`);
     return success({

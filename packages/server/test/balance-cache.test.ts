@@ -1,0 +1,88 @@
+// check_balance is answered from memory on SQLite while the database cannot have changed (services/
+// balance-view.ts). These tests hold it to "exactly what the query would return": after this process's own
+// writes, while the writer holds a transaction open, and after a commit by another connection (a CLI command,
+// another process), which the cache learns of through SQLite's data_version.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
+import { agentWithKey, EXTERNAL, tool, toolOk } from './support/agent.ts';
+import { type Harness, startHarness, storeTargets } from './support/harness.ts';
+
+for (const target of await storeTargets()) {
+  describe(`check_balance's exact cache (${target.name})`, { skip: target.skip }, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness(target.name, 'balance_cache');
+    });
+    after(() => h.close());
+
+    const balanceOf = async (key: string) => toolOk(await tool(h, key, 'check_balance'), 'check_balance');
+
+    test('every read after a payment, a fund or a freeze shows it', async () => {
+      const agent = await agentWithKey(h, { fund: '10' });
+      let expectedMicros = 10_000_000n;
+      for (let i = 1; i <= 12; i += 1) {
+        assert.equal((await balanceOf(agent.key)).balance, formatted(expectedMicros));
+        const amount = `0.${String(i).padStart(6, '0')}`;
+        toolOk(await tool(h, agent.key, 'send_payment', { toAddress: EXTERNAL, amount }), 'send_payment');
+        expectedMicros -= BigInt(i);
+        assert.equal((await balanceOf(agent.key)).balance, formatted(expectedMicros));
+      }
+      await agent.user.api.post(`/api/v1/agent-wallets/${agent.walletId}/fund`, { amount: '1' });
+      assert.equal((await balanceOf(agent.key)).balance, formatted(expectedMicros + 1_000_000n));
+      await agent.user.api.post(`/api/v1/agent-wallets/${agent.walletId}/freeze`);
+      assert.equal((await balanceOf(agent.key)).frozen, true);
+    });
+
+    test('reads racing payments end on the ledger’s balance, and none shows more than was there', async () => {
+      const agent = await agentWithKey(h, { fund: '5' });
+      const seen: bigint[] = [];
+      await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          if (i % 2 === 0) {
+            await tool(h, agent.key, 'send_payment', { toAddress: EXTERNAL, amount: '0.1' });
+          } else {
+            seen.push(micros((await balanceOf(agent.key)).balance));
+          }
+        }),
+      );
+      assert.ok(seen.every((value) => value <= 5_000_000n && value >= 3_000_000n));
+      assert.equal((await balanceOf(agent.key)).balance, '3.000000');
+    });
+
+    test('while the writer holds a transaction open nothing is served from memory', async () => {
+      await h.services.writer.run(async () => {
+        assert.equal(h.services.store.committedVersion(), null);
+      });
+      if (target.name === 'sqlite') assert.notEqual(h.services.store.committedVersion(), null);
+      else assert.equal(h.services.store.committedVersion(), null); // other instances write
+    });
+
+    test('a commit by another connection to the file is seen by the next read', {
+      skip: target.name === 'sqlite' ? false : 'SQLite only: PostgreSQL reads are never cached',
+    }, async () => {
+      const agent = await agentWithKey(h, { fund: '10' });
+      assert.equal((await balanceOf(agent.key)).frozen, false);
+      assert.equal((await balanceOf(agent.key)).frozen, false); // now from memory
+      const other = new SqliteDatabase(join(h.dataDir, 'agent-wallet.sqlite'));
+      try {
+        other.prepare('update wallets set frozen_at_ms = ? where id = ?').run(Date.now(), agent.walletId);
+        assert.equal((await balanceOf(agent.key)).frozen, true);
+        other.prepare('update wallets set frozen_at_ms = null where id = ?').run(agent.walletId);
+        assert.equal((await balanceOf(agent.key)).frozen, false);
+      } finally {
+        other.close();
+      }
+    });
+  });
+}
+
+function formatted(valueMicros: bigint): string {
+  return `${valueMicros / 1_000_000n}.${String(valueMicros % 1_000_000n).padStart(6, '0')}`;
+}
+
+function micros(amount: string): bigint {
+  const [whole, fraction = ''] = amount.split('.');
+  return BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+}
