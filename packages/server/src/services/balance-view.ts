@@ -1,13 +1,12 @@
 // What check_balance answers, read in one query: the wallet, both balances, the active caps and — only when a
 // daily cap exists — the last 24 hours' spending (CASE evaluates the sum only then). Agents poll this; measured,
 // Kysely building and running the four queries it used to take was half of its CPU.
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { formatMicros } from '../domain/money.ts';
 import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
 import { accountIds } from '../ledger/ledger.ts';
 import type { Dialect, Store } from '../store/db.ts';
-import type { Database } from '../store/schema.ts';
 import { ruleOf } from './policies.ts';
 
 export interface BalanceView {
