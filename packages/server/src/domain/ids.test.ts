@@ -17,6 +17,15 @@ test('random base62 uses the whole alphabet without bias towards low characters'
   for (const n of counts.values()) assert.ok(n > 700 && n < 1300, `skewed count ${n}`);
 });
 
+test('the random part of ids (drawn from a pool) uses the whole alphabet without bias', () => {
+  // 6,000 ids × 12 characters: the pool is refilled many times over.
+  const sample = Array.from({ length: 6_000 }, () => newId('tx').slice(-12)).join('');
+  const counts = new Map<string, number>();
+  for (const ch of sample) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  assert.equal(counts.size, 62);
+  for (const n of counts.values()) assert.ok(n > 800 && n < 1550, `skewed count ${n}`);
+});
+
 test('request ids are unique per source and differ between sources (instances, restarts)', () => {
   const one = requestIdSource();
   const ids = Array.from({ length: 10_000 }, () => one());
