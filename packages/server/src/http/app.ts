@@ -15,7 +15,6 @@ import { registerDashboard } from './dashboard.ts';
 import { errorHandler, sendAppError } from './errors.ts';
 import { registerMetrics } from './metrics-route.ts';
 import { originCheck } from './origin.ts';
-import { lazyRequestLogger } from './request-logger.ts';
 import { toFastifyRoute } from './route.ts';
 import { successEnvelope } from './schemas.ts';
 
@@ -28,8 +27,6 @@ export interface AppOptions {
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
-    childLoggerFactory: (logger, bindings, childOptions) =>
-      lazyRequestLogger(logger as unknown as Logger, bindings, childOptions) as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     // proxy-addr semantics: a hop count or a list; the client is the nearest address not trusted, never the
     // leftmost (client-written) X-Forwarded-For entry.
