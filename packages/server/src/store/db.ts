@@ -1,7 +1,7 @@
 // Opens the one store the service uses: embedded SQLite (better-sqlite3, WAL) by default, PostgreSQL when
 // DATABASE_URL says postgres://. Everything above this file speaks Kysely and never learns which.
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -89,7 +89,7 @@ function openSqlite(options: StoreOptions): Store {
   sqlite.defaultSafeIntegers(true);
   const counter = { statements: 0, writes: 0 };
   const cached = withStatementCache(sqlite, counter);
-  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  const otherCommits = walIndexWatcher(`${file}-shm`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   return {
     db,
@@ -104,10 +104,50 @@ function openSqlite(options: StoreOptions): Store {
     },
     committedVersion(): string | null {
       if (sqlite.inTransaction) return null;
-      // data_version moves when another connection (a CLI command, another process) commits.
-      return `${counter.writes}:${dataVersion.get()}`;
+      return `${counter.writes}:${otherCommits.changes()}`;
     },
-    close: () => db.destroy(),
+    close: async () => {
+      otherCommits.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** The wal-index header: its first copy is 48 bytes at the start of the -shm file (sqlite.org/walformat.html). */
+const WAL_INDEX_HEADER_BYTES = 48;
+
+/**
+ * Counts commits by other connections (another process on the same file): every commit rewrites the wal-index
+ * header in the -shm file (its frame count, or its salts when the WAL restarts), so a header that differs from
+ * the last one read means the database may have changed. One pread, no lock: measured, `pragma data_version`
+ * (which opens a read transaction) cost as much as the cached read it guarded. A torn read only differs, so
+ * it can only cause a miss, never a stale hit.
+ */
+function walIndexWatcher(shmFile: string): { changes: () => number; close: () => void } {
+  const last = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+  const now = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+  let fd: number | undefined;
+  let changes = 0;
+  const headerRead = (): boolean => {
+    try {
+      fd ??= openSync(shmFile, 'r');
+      return readSync(fd, now, 0, WAL_INDEX_HEADER_BYTES, 0) === WAL_INDEX_HEADER_BYTES;
+    } catch {
+      return false; // no header to compare: count it as a change (nothing is served from memory)
+    }
+  };
+  return {
+    changes() {
+      if (!headerRead() || !now.equals(last)) {
+        changes += 1;
+        now.copy(last);
+      }
+      return changes;
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
   };
 }
 
