@@ -71,17 +71,21 @@ export async function startServiceProcess(
 ): Promise<ServiceProcess> {
   const port = await freePort();
   // As `npm start` runs it (see bin/agent-wallet.js).
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', cli, 'serve'], {
-    env: {
-      ...process.env,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-proc-')),
-      LOG_LEVEL: 'warn',
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=4', '--max-old-space-size=512', cli, 'serve'],
+    {
+      env: {
+        ...process.env,
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-proc-')),
+        LOG_LEVEL: 'warn',
+        ...env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
