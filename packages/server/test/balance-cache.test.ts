@@ -59,9 +59,9 @@ for (const target of await storeTargets()) {
       else assert.equal(h.services.store.committedVersion(), null); // other instances write
     });
 
-    test('a commit by another connection to the file is seen by the next read', {
-      skip: target.name === 'sqlite' ? false : 'SQLite only: PostgreSQL reads are never cached',
-    }, async () => {
+    // SQLite only: PostgreSQL reads are never cached, so there is nothing to hold to this.
+    const sqliteOnly = target.name === 'sqlite' ? test : () => undefined;
+    sqliteOnly('a commit by another connection to the file is seen by the next read', async () => {
       const agent = await agentWithKey(h, { fund: '10' });
       assert.equal((await balanceOf(agent.key)).frozen, false);
       assert.equal((await balanceOf(agent.key)).frozen, false); // now from memory
