@@ -42,6 +42,7 @@ export function createApprovalService(
     walletId: string,
     transactionId: string,
     act: (trx: Kysely<Database>, wallet: WalletRow, tx: TransactionRow, nowMs: number) => Promise<void>,
+    recipients: readonly string[] = [],
   ): Promise<TransactionView> {
     const nowMs = clock.nowMs();
     const result = await writer.run(
@@ -62,7 +63,9 @@ export function createApprovalService(
         await act(trx, wallet, tx, nowMs);
         return { kind: 'done', row: await transactionOf(trx, wallet.id, transactionId) };
       },
-      { wallets: [walletId] },
+      // An approval may credit a wallet of this service: it is locked with the payer in the writer's one
+      // ordered statement, so an approval never waits on a row in the opposite order to a batch (deadlock-free).
+      { wallets: [walletId], addresses: recipients },
     );
     if (result.kind === 'expired')
       throw invalidState('the approval window ended; the transaction is expired');
@@ -144,8 +147,10 @@ export function createApprovalService(
 
   return {
     async approve(userId, walletId, transactionId) {
-      if (payoutGate !== null) await gateApproval(ctx, payoutGate, { userId, transactionId });
-      return decide(userId, walletId, transactionId, approveHeld);
+      const held = await heldPayment(ctx, { userId, transactionId });
+      if (payoutGate !== null && held !== undefined) await payoutGate(held.to_address, held.amount_micros);
+      const recipients = held === undefined ? [] : [held.to_address];
+      return decide(userId, walletId, transactionId, approveHeld, recipients);
     },
     reject: (userId, walletId, transactionId, reason) =>
       decide(userId, walletId, transactionId, (trx, wallet, tx, nowMs) =>
@@ -190,12 +195,12 @@ async function approveX402(trx: Kysely<Database>, wallet: WalletRow, tx: Transac
   await emitTransactionEvent(trx, tx.id, 'approval.approved', nowMs);
 }
 
-/** An approval pays out: the rail must be able to, before the decision is taken (a 503 changes nothing). */
-async function gateApproval(
-  ctx: ServiceContext,
-  payoutGate: NonNullable<PayoutGate>,
-  ids: { userId: string; transactionId: string },
-) {
+/**
+ * The pending payment an approval would pay out, read before the decision: the payout gate checks the rail can
+ * pay it (a 503 changes nothing), and its recipient is locked with the payer. x402 payments are paid by the
+ * agent's next call, not by the approval: neither applies. The decision re-reads it under the locks.
+ */
+async function heldPayment(ctx: ServiceContext, ids: { userId: string; transactionId: string }) {
   const tx = await ctx.store.db
     .selectFrom('transactions')
     .select(['to_address', 'amount_micros', 'status', 'resource'])
@@ -203,7 +208,7 @@ async function gateApproval(
     .where('user_id', '=', ids.userId)
     .executeTakeFirst();
   if (tx === undefined || tx.status !== 'pending' || tx.to_address === null || tx.resource !== null) return;
-  await payoutGate(tx.to_address, tx.amount_micros);
+  return { to_address: tx.to_address, amount_micros: tx.amount_micros };
 }
 
 async function transactionOf(
