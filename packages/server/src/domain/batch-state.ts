@@ -10,6 +10,7 @@ import {
 } from '../ledger/ledger.ts';
 import type { NewDeposit } from '../services/deposits.ts';
 import type { NewTransaction } from '../services/transactions.ts';
+import type { HeldRow, Notice, TransitionSpec } from './approval-batch.ts';
 import type { Outcome } from './outcome.ts';
 import type { X402Details } from './payment-batch.ts';
 import type { ActivePolicy, WindowName, WindowSpending } from './policies.ts';
@@ -91,6 +92,8 @@ export interface BatchState {
   masterIdByUser: Map<string, string>;
   /** `scope \n key` → the stored outcome. */
   keys: Map<string, StoredKey>;
+  /** The payments approve, reject and expire commands name, by id, as they stand after earlier commands. */
+  held: Map<string, HeldRow>;
 }
 
 export interface BatchContext {
@@ -159,6 +162,12 @@ export interface BatchEffects {
     outcome: Outcome<unknown>;
     nowMs: number;
   }>;
+  /** Status changes of existing payments (approve, reject, expire), in order. */
+  transitions: TransitionSpec[];
+  /** Webhook events about existing payments, with the row each reports. */
+  notices: Notice[];
+  /** x402 payments approved: their x402_payments row moves from awaiting_approval to approved. */
+  x402Approved: Array<{ transactionId: string; nowMs: number }>;
 }
 
 export type CommandResult =
@@ -175,6 +184,9 @@ export function emptyEffects(): BatchEffects {
     payouts: [],
     x402: [],
     idempotency: [],
+    transitions: [],
+    notices: [],
+    x402Approved: [],
   };
 }
 

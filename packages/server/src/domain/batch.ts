@@ -6,6 +6,7 @@
 // its commands decided one by one. The database constraints stay the second half of each assertion (a guarded
 // balance update that must match every account, a check that no balance is negative).
 import { idempotencyConflict, keyIsLive } from '../services/idempotency.ts';
+import { decideResolve, type ResolveCommand } from './approval-batch.ts';
 import {
   type BatchContext,
   type BatchEffects,
@@ -18,7 +19,7 @@ import { type DepositCommand, decideDeposit, decideMove, type MoveCommand } from
 import type { Outcome } from './outcome.ts';
 import { decidePayment, type PaymentCommand } from './payment-batch.ts';
 
-export type BatchCommand = PaymentCommand | MoveCommand | DepositCommand;
+export type BatchCommand = PaymentCommand | MoveCommand | DepositCommand | ResolveCommand;
 
 /** Decides every command in order against `state` (which it updates) and collects the effects. */
 export function decideBatch(
@@ -47,6 +48,10 @@ function decideCommand(
       return decideMove(state, command, context, effects);
     case 'deposit':
       return decideDeposit(state, command, context, effects);
+    case 'approve':
+    case 'reject':
+    case 'expire':
+      return decideResolve(state, command, context, effects);
   }
 }
 

@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { AppError } from '../errors.ts';
 import { BALANCE_MAX_MICROS } from '../ledger/ledger.ts';
+import type { HeldRow, ResolveCommand } from './approval-batch.ts';
 import { type BatchCommand, decideBatch } from './batch.ts';
 import {
   type BatchContext,
@@ -118,23 +119,95 @@ const ownerCommandArb: fc.Arbitrary<BatchCommand> = fc.oneof(
   }),
 );
 
+/** Held payments (awaiting approval) and the agent wallet each belongs to. */
+const HELD = [
+  ['tx_h1', 'wal_a'],
+  ['tx_h2', 'wal_b'],
+  ['tx_h3', 'wal_c'],
+  ['tx_h4', 'wal_a'],
+] as const;
+
+const heldArb = ([id, walletId]: readonly [string, string]) =>
+  fc
+    .record({
+      amountMicros: fc.bigInt(1n, 200n),
+      toAddress: fc.constantFrom(...WALLETS.filter((w) => w !== walletId).map(address), ...OUTSIDE),
+      x402: fc.boolean(),
+      expired: fc.boolean(),
+    })
+    .map(
+      (h): HeldRow => ({
+        id,
+        wallet_id: walletId,
+        user_id: 'usr_1',
+        type: 'payment',
+        status: 'pending',
+        amount_micros: h.amountMicros,
+        to_address: h.toAddress,
+        counterparty_wallet_id: null,
+        memo: null,
+        reason: 'above the threshold',
+        rail: 'sandbox',
+        tx_hash: null,
+        rejection_reason: null,
+        violations_json: null,
+        initiated_by: 'key:key_1',
+        idempotency_key: null,
+        expires_at_ms: BigInt(h.expired ? NOW_MS - 1 : NOW_MS + 60_000),
+        related_transaction_id: null,
+        resource: h.x402 ? 'https://api.example/paid' : null,
+        created_at_ms: BigInt(NOW_MS - 1_000),
+        updated_at_ms: BigInt(NOW_MS - 1_000),
+      }),
+    );
+
+/** The owner's answers and expiry, mostly naming a held payment with its own wallet. */
+const resolveArb: fc.Arbitrary<BatchCommand> = fc
+  .record({
+    kind: fc.constantFrom('approve' as const, 'reject' as const, 'expire' as const),
+    held: fc.constantFrom(...HELD, ['tx_none', 'wal_a'] as const),
+    otherWallet: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.constantFrom(...WALLETS) },
+    ),
+    userId: fc.constantFrom('usr_1', 'usr_1', 'usr_other'),
+    reason: fc.option(fc.constantFrom('too much', 'not now'), { nil: null }),
+  })
+  .map(
+    (c): ResolveCommand => ({
+      kind: c.kind,
+      userId: c.kind === 'expire' ? null : c.userId,
+      walletId: c.otherWallet ?? c.held[1],
+      transactionId: c.held[0],
+      reason: c.kind === 'reject' ? c.reason : null,
+      idempotency: null,
+      nowMs: NOW_MS,
+    }),
+  );
+
 const commandsArb = (minLength: number) =>
   fc.array(
     fc.oneof(
       { weight: 3, arbitrary: commandArb as fc.Arbitrary<BatchCommand> },
       { weight: 1, arbitrary: ownerCommandArb },
+      { weight: 1, arbitrary: resolveArb },
     ),
     { minLength, maxLength: 24 },
   );
 
-const stateArb = fc.tuple(...WALLETS.map(walletArb)).map(
-  (wallets): BatchState => ({
-    wallets: new Map(wallets.map((w) => [w.id, w])),
-    walletIdByAddress: new Map(wallets.map((w) => [w.address, w.id])),
-    masterIdByUser: new Map([['usr_1', 'wal_m']]),
-    keys: new Map(),
-  }),
-);
+const stateArb = fc
+  .tuple(fc.tuple(...WALLETS.map(walletArb)), fc.tuple(...HELD.map(heldArb)))
+  .map(([wallets, held]): BatchState => {
+    // A wallet's hold account holds at least its payments awaiting approval (verify-ledger's invariant).
+    for (const row of held) wallets.find((w) => w.id === row.wallet_id)!.heldMicros += row.amount_micros;
+    return {
+      wallets: new Map(wallets.map((w) => [w.id, w])),
+      walletIdByAddress: new Map(wallets.map((w) => [w.address, w.id])),
+      masterIdByUser: new Map([['usr_1', 'wal_m']]),
+      keys: new Map(),
+      held: new Map(held.map((row) => [row.id, row])),
+    };
+  });
 
 function cloneState(state: BatchState): BatchState {
   return {
@@ -142,6 +215,7 @@ function cloneState(state: BatchState): BatchState {
     walletIdByAddress: new Map(state.walletIdByAddress),
     masterIdByUser: new Map(state.masterIdByUser),
     keys: new Map(state.keys),
+    held: new Map(state.held),
   };
 }
 
@@ -172,6 +246,10 @@ function merge(into: BatchEffects, from: BatchEffects): void {
   into.records.push(...from.records);
   into.deposits.push(...from.deposits);
   into.idempotency.push(...from.idempotency);
+  into.payouts.push(...from.payouts);
+  into.transitions.push(...from.transitions);
+  into.notices.push(...from.notices);
+  into.x402Approved.push(...from.x402Approved);
   for (const [id, delta] of from.balanceDeltas)
     into.balanceDeltas.set(id, (into.balanceDeltas.get(id) ?? 0n) + delta);
 }
@@ -233,6 +311,7 @@ describe('payment batch deciders', () => {
       'replayed',
       'BalanceLimitError',
       'NOT_FOUND',
+      'INVALID_STATE',
       'ok',
     ]) {
       assert.ok(seen.has(outcome), `no batch reached ${outcome}: ${[...seen].join(', ')}`);
@@ -260,6 +339,37 @@ describe('payment batch deciders', () => {
           total(initial),
           'what left through the rail is all that is gone',
         );
+      }),
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+    );
+  });
+
+  test('a held payment leaves pending at most once, and its hold gives up exactly its amount', () => {
+    fc.assert(
+      fc.property(stateArb, commandsArb(2), (initial, commands) => {
+        const state = cloneState(initial);
+        const { effects } = decideBatch(state, commands, context());
+        const left = effects.transitions.filter((t) => t.before.status === 'pending').map((t) => t.after.id);
+        assert.equal(new Set(left).size, left.length, 'a payment was answered twice');
+        for (const wallet of ['wal_a', 'wal_b', 'wal_c']) {
+          const answered = [...state.held.values()].filter(
+            (row) =>
+              row.wallet_id === wallet &&
+              initial.held.get(row.id)?.status === 'pending' &&
+              row.status !== 'pending',
+          );
+          const heldNow = state.wallets.get(wallet)!.heldMicros;
+          const heldBefore = initial.wallets.get(wallet)!.heldMicros;
+          const added = effects.entries
+            .filter((e) => e.accountId === `${wallet}:hold` && e.amountMicros > 0n)
+            .reduce((sum, e) => sum + e.amountMicros, 0n);
+          const released = answered.reduce((sum, row) => sum + row.amount_micros, 0n);
+          assert.equal(
+            heldNow,
+            heldBefore + added - released,
+            `${wallet}'s hold moved by more than its answers`,
+          );
+        }
       }),
       { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
     );

@@ -155,8 +155,15 @@ function settleNow(
     { accountId: accountIds.available(wallet.id), amountMicros: -command.amountMicros },
     { accountId: toAccount, amountMicros: command.amountMicros },
   ]);
-  if (recipient !== undefined)
-    creditRecipient(wallet, recipient, command, { txId, ledgerId }, context, effects);
+  if (recipient !== undefined) {
+    const payment = {
+      amountMicros: command.amountMicros,
+      nowMs: command.nowMs,
+      memo: command.memo,
+      initiatedBy: `key:${command.keyId}`,
+    };
+    creditRecipient(wallet, recipient, payment, { txId, ledgerId }, context, effects);
+  }
   const status = recipient === undefined && !context.railSettlesAtOnce ? 'processing' : 'completed';
   if (command.x402 !== undefined) {
     effects.x402.push(x402Row(txId, wallet, command, command.x402, 'signed'));
@@ -172,11 +179,14 @@ function settleNow(
   return success(sendData(txId, status, command));
 }
 
-/** The receiving side's record: an `incoming` transaction on an agent wallet, a deposit on a master wallet. */
-function creditRecipient(
+/**
+ * The receiving side's record: an `incoming` transaction on an agent wallet, a deposit on a master wallet (also
+ * for approved payments: approval-batch.ts).
+ */
+export function creditRecipient(
   payer: WalletState,
   recipient: WalletState,
-  command: PaymentCommand,
+  payment: { amountMicros: bigint; nowMs: number; memo: string | null; initiatedBy: string },
   ids: { txId: string; ledgerId: string },
   context: BatchContext,
   effects: BatchEffects,
@@ -184,8 +194,8 @@ function creditRecipient(
   const base = {
     walletId: recipient.id,
     userId: recipient.userId,
-    amountMicros: command.amountMicros,
-    nowMs: command.nowMs,
+    amountMicros: payment.amountMicros,
+    nowMs: payment.nowMs,
   };
   if (recipient.kind === 'master') {
     effects.deposits.push({
@@ -203,12 +213,12 @@ function creditRecipient(
     status: 'completed',
     toAddress: recipient.address,
     counterpartyWalletId: payer.id,
-    memo: command.memo,
+    memo: payment.memo,
     reason: null,
     rail: 'internal',
     rejectionReason: null,
     violations: null,
-    initiatedBy: `key:${command.keyId}`,
+    initiatedBy: payment.initiatedBy,
     idempotencyKey: null,
     expiresAtMs: null,
     relatedTransactionId: ids.txId,

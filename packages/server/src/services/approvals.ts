@@ -1,18 +1,13 @@
 // The owner's side of held payments: approve (settle from the hold; policies are not evaluated again — the
-// owner's approval is the decision), reject, and expiry of unanswered approvals. Each runs under the wallet's
-// row lock and re-reads the status inside it, so two approvals racing settle the payment once.
-import type { Kysely, Selectable } from 'kysely';
-import { invalidState, notFound } from '../errors.ts';
-import { accountIds, postTransfer } from '../ledger/ledger.ts';
-import type { Database, TransactionsTable } from '../store/schema.ts';
+// owner's approval is the decision), reject, and expiry of unanswered approvals. Each is a command of the
+// ledger writer's batches, decided in memory by domain/approval-batch.ts against the payment as it stands under
+// the batch's locks, so two approvals racing settle the payment once.
+import type { ResolveCommand, ResolveData } from '../domain/approval-batch.ts';
+import { type Outcome, unwrap } from '../domain/outcome.ts';
+import { invalidState } from '../errors.ts';
 import type { ServiceContext } from './context.ts';
 import type { PayoutGate } from './payments.ts';
-import { type ExternalRail, settle } from './settlement.ts';
-import { setTransactionStatus, type TransactionView, transactionView } from './transactions.ts';
-import { lockWallet, ownedWallet, type WalletRow } from './wallet-rows.ts';
-import { emitTransactionEvent } from './webhook-events.ts';
-
-type TransactionRow = Selectable<TransactionsTable>;
+import { type TransactionView, transactionView } from './transactions.ts';
 
 export const EXPIRY_BATCH_MAX = 100;
 
@@ -28,89 +23,29 @@ export interface ApprovalService {
   expireDue(): Promise<number>;
 }
 
-type Decision = { kind: 'done'; row: TransactionRow } | { kind: 'expired' };
-
-export function createApprovalService(
-  ctx: ServiceContext,
-  rail: ExternalRail,
-  payoutGate: PayoutGate,
-): ApprovalService {
+export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGate): ApprovalService {
   const { store, writer, clock } = ctx;
 
-  async function decide(
-    userId: string,
-    walletId: string,
-    transactionId: string,
-    act: (trx: Kysely<Database>, wallet: WalletRow, tx: TransactionRow, nowMs: number) => Promise<void>,
-    recipients: readonly string[] = [],
-  ): Promise<TransactionView> {
-    const nowMs = clock.nowMs();
-    const result = await writer.run(
-      async (trx): Promise<Decision> => {
-        const wallet = await ownedWallet(trx, userId, walletId, 'agent');
-        await lockWallet(trx, wallet.id);
-        const tx = await transactionOf(trx, wallet.id, transactionId);
-        if (tx.status !== 'pending') throw invalidState(`the transaction is ${tx.status}, not pending`);
-        if (tx.expires_at_ms !== null && tx.expires_at_ms <= BigInt(nowMs)) {
-          await release(trx, wallet, tx, {
-            status: 'expired',
-            actor: 'system',
-            note: 'approval window ended',
-            nowMs,
-          });
-          return { kind: 'expired' };
-        }
-        await act(trx, wallet, tx, nowMs);
-        return { kind: 'done', row: await transactionOf(trx, wallet.id, transactionId) };
-      },
-      // An approval may credit a wallet of this service: it is locked with the payer in the writer's one
-      // ordered statement, so an approval never waits on a row in the opposite order to a batch (deadlock-free).
-      { wallets: [walletId], addresses: recipients },
-    );
-    if (result.kind === 'expired')
-      throw invalidState('the approval window ended; the transaction is expired');
-    return transactionView(result.row);
+  /** Runs one answer as a command of the writer's batches (domain/approval-batch.ts decides it). */
+  async function resolve(command: ResolveCommand, recipients: readonly string[]): Promise<ResolveData> {
+    // The payer and, for an approval, a recipient that is a wallet here: locked in the batch's one ordered
+    // statement, so an answer never waits on a row in the opposite order to another batch (deadlock-free).
+    const locks = { wallets: [command.walletId], addresses: recipients };
+    const result = await writer.submit<{ outcome: Outcome<ResolveData> }>(command, locks);
+    return unwrap(result.outcome);
   }
 
-  async function approveHeld(trx: Kysely<Database>, wallet: WalletRow, tx: TransactionRow, nowMs: number) {
-    if (tx.resource !== null) return approveX402(trx, wallet, tx, nowMs);
-    const actor = `user:${wallet.user_id}`;
-    const processing = { ...tx, status: 'processing' as const };
-    await setTransactionStatus(trx, tx, {
-      status: 'processing',
-      actor,
-      note: 'approved by the owner',
-      nowMs,
-    });
-    const settled = await settle(trx, rail, {
-      paymentId: tx.id,
-      wallet,
-      fromAccountId: accountIds.hold(wallet.id),
-      toAddress: tx.to_address!,
-      amountMicros: tx.amount_micros,
-      memo: tx.memo,
-      initiatedBy: actor,
-      nowMs,
-    });
-    await emitTransactionEvent(trx, tx.id, 'approval.approved', nowMs);
-    if (settled.status === 'failed') {
-      await release(trx, wallet, processing, {
-        status: 'failed',
-        actor: 'system',
-        note: settled.failureReason,
-        nowMs,
-      });
-      return;
-    }
-    await setTransactionStatus(trx, processing, {
-      status: settled.status,
-      actor: 'system',
-      note: null,
-      nowMs,
-      rail: settled.rail,
-      txHash: settled.txHash,
-    });
-    if (settled.status === 'completed') await emitTransactionEvent(trx, tx.id, 'payment.completed', nowMs);
+  async function answer(
+    kind: 'approve' | 'reject',
+    ids: { userId: string; walletId: string; transactionId: string },
+    reason: string | null,
+    recipients: readonly string[],
+  ): Promise<TransactionView> {
+    const command: ResolveCommand = { kind, ...ids, reason, idempotency: null, nowMs: clock.nowMs() };
+    const data = await resolve(command, recipients);
+    if (data.result === 'expired')
+      throw invalidState('the approval window ended; the transaction is expired');
+    return transactionView(data.transaction);
   }
 
   async function expireDue(): Promise<number> {
@@ -123,26 +58,24 @@ export function createApprovalService(
       .orderBy('expires_at_ms', 'asc')
       .limit(EXPIRY_BATCH_MAX)
       .execute();
-    let expired = 0;
-    for (const item of due) {
-      const done = await writer.run(
-        async (trx) => {
-          const wallet = await lockWallet(trx, item.wallet_id);
-          const tx = await transactionOf(trx, wallet.id, item.id);
-          if (tx.status !== 'pending') return false; // decided meanwhile (another instance, or the owner)
-          await release(trx, wallet, tx, {
-            status: 'expired',
-            actor: 'system',
-            note: 'approval window ended',
+    // Submitted together: the writer decides them in as few batches as their wallets allow.
+    const results = await Promise.all(
+      due.map((item) =>
+        resolve(
+          {
+            kind: 'expire',
+            userId: null,
+            walletId: item.wallet_id,
+            transactionId: item.id,
+            reason: null,
+            idempotency: null,
             nowMs,
-          });
-          return true;
-        },
-        { wallets: [item.wallet_id] },
-      );
-      if (done) expired += 1;
-    }
-    return expired;
+          },
+          [],
+        ),
+      ),
+    );
+    return results.filter((data) => data.result === 'done').length;
   }
 
   return {
@@ -150,49 +83,12 @@ export function createApprovalService(
       const held = await heldPayment(ctx, { userId, transactionId });
       if (payoutGate !== null && held !== undefined) await payoutGate(held.to_address, held.amount_micros);
       const recipients = held === undefined ? [] : [held.to_address];
-      return decide(userId, walletId, transactionId, approveHeld, recipients);
+      return answer('approve', { userId, walletId, transactionId }, null, recipients);
     },
     reject: (userId, walletId, transactionId, reason) =>
-      decide(userId, walletId, transactionId, (trx, wallet, tx, nowMs) =>
-        release(trx, wallet, tx, {
-          status: 'rejected',
-          actor: `user:${userId}`,
-          note: reason,
-          nowMs,
-          rejectionReason: reason ?? 'rejected by the wallet owner',
-        }),
-      ),
+      answer('reject', { userId, walletId, transactionId }, reason, []),
     expireDue,
   };
-}
-
-/**
- * An approved x402 payment is debited now (held → the rail's account, `processing`) and signed when the agent
- * asks again with the same idempotency key; nothing is sent to the seller by the approval itself.
- */
-async function approveX402(trx: Kysely<Database>, wallet: WalletRow, tx: TransactionRow, nowMs: number) {
-  await postTransfer(trx, {
-    kind: 'payment_external',
-    referenceId: tx.id,
-    nowMs,
-    legs: [
-      { accountId: accountIds.hold(wallet.id), amountMicros: -tx.amount_micros },
-      { accountId: accountIds.external(tx.rail ?? 'evm'), amountMicros: tx.amount_micros },
-    ],
-  });
-  await setTransactionStatus(trx, tx, {
-    status: 'processing',
-    actor: `user:${wallet.user_id}`,
-    note: 'approved by the owner; paid when the agent asks again with the same idempotency key',
-    nowMs,
-  });
-  await trx
-    .updateTable('x402_payments')
-    .set({ state: 'approved', updated_at_ms: BigInt(nowMs) })
-    .where('transaction_id', '=', tx.id)
-    .where('state', '=', 'awaiting_approval')
-    .execute();
-  await emitTransactionEvent(trx, tx.id, 'approval.approved', nowMs);
 }
 
 /**
@@ -210,57 +106,3 @@ async function heldPayment(ctx: ServiceContext, ids: { userId: string; transacti
   if (tx === undefined || tx.status !== 'pending' || tx.to_address === null || tx.resource !== null) return;
   return { to_address: tx.to_address, amount_micros: tx.amount_micros };
 }
-
-async function transactionOf(
-  trx: Kysely<Database>,
-  walletId: string,
-  transactionId: string,
-): Promise<TransactionRow> {
-  const row = await trx
-    .selectFrom('transactions')
-    .selectAll()
-    .where('id', '=', transactionId)
-    .where('wallet_id', '=', walletId)
-    .where('type', '=', 'payment')
-    .executeTakeFirst();
-  if (row === undefined) throw notFound('transaction');
-  return row;
-}
-
-/** Returns a held amount to the wallet's available balance and closes the transaction. */
-async function release(
-  trx: Kysely<Database>,
-  wallet: WalletRow,
-  tx: TransactionRow,
-  change: {
-    status: 'rejected' | 'expired' | 'failed';
-    actor: string;
-    note: string | null;
-    nowMs: number;
-    rejectionReason?: string;
-  },
-): Promise<void> {
-  await postTransfer(trx, {
-    kind: 'release',
-    referenceId: tx.id,
-    nowMs: change.nowMs,
-    legs: [
-      { accountId: accountIds.hold(wallet.id), amountMicros: -tx.amount_micros },
-      { accountId: accountIds.available(wallet.id), amountMicros: tx.amount_micros },
-    ],
-  });
-  await setTransactionStatus(trx, tx, {
-    status: change.status,
-    actor: change.actor,
-    note: change.note,
-    nowMs: change.nowMs,
-    ...(change.rejectionReason === undefined ? {} : { rejectionReason: change.rejectionReason }),
-  });
-  await emitTransactionEvent(trx, tx.id, RELEASE_EVENTS[change.status], change.nowMs);
-}
-
-const RELEASE_EVENTS = {
-  rejected: 'approval.rejected',
-  expired: 'approval.expired',
-  failed: 'payment.failed',
-} as const;

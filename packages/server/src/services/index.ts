@@ -219,7 +219,7 @@ function assembleServices(
       ? null
       : (toAddress: string, amountMicros: bigint) =>
           evm.treasury.checkPayout(store.db, toAddress, amountMicros);
-  const approvals = createApprovalService(ctx, rail, payoutGate);
+  const approvals = createApprovalService(ctx, payoutGate);
   const addresses: AddressSource =
     evm === null ? sandboxAddresses(config.addressSecret) : hdAddresses(evm.keys);
   const chain =

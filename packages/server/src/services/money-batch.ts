@@ -3,6 +3,7 @@
 // effect with multi-row statements. A batch of any size costs about ten statements, not a dozen per command.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { payoutRow } from '../chain/outbox-rows.ts';
+import type { HeldRow } from '../domain/approval-batch.ts';
 import { type BatchCommand, decideBatch } from '../domain/batch.ts';
 import {
   type BatchContext,
@@ -27,7 +28,13 @@ import type { Dialect } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
 import { ruleOf } from './policies.ts';
-import { creationEventRow, spendingMicros, transactionRow, transactionView } from './transactions.ts';
+import {
+  creationEventRow,
+  eventRow,
+  spendingMicros,
+  transactionRow,
+  transactionView,
+} from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
 import { agentWalletViewOf } from './wallet-views.ts';
 import { type EventType, emitEvents, type NewEvent } from './webhook-events.ts';
@@ -74,6 +81,14 @@ export function batchEvents(effects: BatchEffects): NewEvent[] {
       type,
       data: () => transactionView(transactionRow(record)),
       nowMs: record.nowMs,
+    });
+  }
+  for (const notice of effects.notices) {
+    events.push({
+      userId: notice.row.user_id,
+      type: notice.type,
+      data: () => transactionView(notice.row),
+      nowMs: Number(notice.row.updated_at_ms),
     });
   }
   for (const deposit of effects.deposits) {
@@ -138,13 +153,22 @@ function recipientsOf(commands: readonly BatchCommand[]): Map<string, Set<string
 }
 
 /** What the batch's commands name: agent wallets, recipients by address, and users whose master they move. */
-function namedBy(commands: readonly BatchCommand[]) {
+function namedBy(commands: readonly BatchCommand[], held: ReadonlyMap<string, HeldRow>) {
   const agentIds = new Set<string>();
   const addresses = new Set<string>();
   const masterUsers = new Set<string>();
   const movedAgents = new Set<string>();
   for (const c of commands) {
     switch (c.kind) {
+      case 'approve':
+      case 'reject':
+      case 'expire': {
+        agentIds.add(c.walletId);
+        // An approval may credit a wallet of this service (an x402 seller is paid on chain).
+        const row = held.get(c.transactionId);
+        if (c.kind === 'approve' && row?.to_address && row.resource === null) addresses.add(row.to_address);
+        break;
+      }
       case 'send':
       case 'request_approval':
         agentIds.add(c.walletId);
@@ -178,7 +202,8 @@ async function loadState(
   locked: readonly WalletRow[] | null,
   dialect: Dialect,
 ): Promise<BatchState> {
-  const named = namedBy(commands);
+  const held = await heldOf(trx, commands);
+  const named = namedBy(commands, held);
   const rows = locked ?? (await walletsOf(trx, named));
   const firstNowMs = Math.min(...commands.map((c) => c.nowMs));
   const [balances, policies, keys, pending] = await Promise.all([
@@ -200,6 +225,7 @@ async function loadState(
     walletIdByAddress: new Map(),
     masterIdByUser: new Map(),
     keys,
+    held,
   };
   for (const row of rows) {
     const balance = balances.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
@@ -215,6 +241,18 @@ async function loadState(
     if (row.kind === 'master') state.masterIdByUser.set(row.user_id, row.id);
   }
   return state;
+}
+
+/** The payments approve, reject and expire commands name (their wallets are locked, so are they). */
+async function heldOf(trx: Kysely<Database>, commands: readonly BatchCommand[]) {
+  const held = new Map<string, HeldRow>();
+  const ids = commands.flatMap((c) =>
+    c.kind === 'approve' || c.kind === 'reject' || c.kind === 'expire' ? [c.transactionId] : [],
+  );
+  if (ids.length === 0) return held;
+  const rows = await trx.selectFrom('transactions').selectAll().where('id', 'in', ids).execute();
+  for (const row of rows) held.set(row.id, row);
+  return held;
 }
 
 function walletStateOf(row: WalletRow) {
@@ -358,7 +396,58 @@ async function writeEffects(trx: Kysely<Database>, effects: BatchEffects, dialec
   }
   await applyBalanceDeltas(trx, effects.balanceDeltas, dialect);
   await writeRecords(trx, effects, dialect);
+  await writeTransitions(trx, effects, dialect);
   await writeKeys(trx, effects);
+}
+
+/**
+ * Approvals, rejections and expiries: each payment's row as it ends the batch, one audit event per transition,
+ * the wallets' running spent totals, and approved x402 payments' rows. Rare next to payments, so one update per
+ * changed payment.
+ */
+async function writeTransitions(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect) {
+  if (effects.transitions.length === 0) return;
+  const last = new Map(effects.transitions.map((t) => [t.after.id, t.after]));
+  for (const row of last.values()) {
+    await trx
+      .updateTable('transactions')
+      .set({
+        status: row.status,
+        rail: row.rail,
+        rejection_reason: row.rejection_reason,
+        updated_at_ms: row.updated_at_ms,
+      })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  await trx
+    .insertInto('transaction_events')
+    .values(
+      effects.transitions.map((t) =>
+        eventRow(t.after.id, t.after.status, t.actor, t.note, Number(t.after.updated_at_ms)),
+      ),
+    )
+    .execute();
+  const deltas = new Map<string, bigint>();
+  for (const { before, after } of effects.transitions) {
+    const delta =
+      spendingMicros(after.type, after.status, after.amount_micros) -
+      spendingMicros(before.type, before.status, before.amount_micros);
+    if (delta !== 0n) deltas.set(after.wallet_id, (deltas.get(after.wallet_id) ?? 0n) + delta);
+  }
+  if (deltas.size > 0) await addSpentDeltas(trx, deltas, dialect);
+  await approveX402Rows(trx, effects.x402Approved);
+}
+
+async function approveX402Rows(trx: Kysely<Database>, approved: BatchEffects['x402Approved']) {
+  for (const { transactionId, nowMs } of approved) {
+    await trx
+      .updateTable('x402_payments')
+      .set({ state: 'approved', updated_at_ms: BigInt(nowMs) })
+      .where('transaction_id', '=', transactionId)
+      .where('state', '=', 'awaiting_approval')
+      .execute();
+  }
 }
 
 /**
@@ -450,6 +539,10 @@ async function addSpentTotals(trx: Kysely<Database>, effects: BatchEffects, dial
     if (delta !== 0n) deltas.set(r.walletId, (deltas.get(r.walletId) ?? 0n) + delta);
   }
   if (deltas.size === 0) return;
+  await addSpentDeltas(trx, deltas, dialect);
+}
+
+async function addSpentDeltas(trx: Kysely<Database>, deltas: Map<string, bigint>, dialect: Dialect) {
   await sql`update wallets set spent_micros = wallets.spent_micros + v.delta
     from ${valuesTable([...deltas], dialect)} where wallets.id = v.id`.execute(trx);
 }

@@ -126,7 +126,13 @@ export async function setTransactionStatus(
 }
 
 /** One event of the audit trail: a status, who set it, and why. */
-function eventRow(transactionId: string, status: string, actor: string, note: string | null, nowMs: number) {
+export function eventRow(
+  transactionId: string,
+  status: string,
+  actor: string,
+  note: string | null,
+  nowMs: number,
+) {
   return {
     id: newId('evt'),
     transaction_id: transactionId,
