@@ -235,6 +235,26 @@ describe('an endpoint’s delivery log', () => {
     expect(screen.getByText('wallet.frozen is queued to be sent again.')).toBeTruthy();
   });
 
+  it("each endpoint's buttons are described by its URL (screen readers hear which endpoint they act on)", async () => {
+    const second = 'https://hooks.example.com/second';
+    routes['GET /api/v1/webhooks'] = ok({
+      items: [endpoint(), endpoint({ id: 'whk_2', url: second })],
+      total: 2,
+      page: 1,
+      limit: 100,
+    });
+    renderView();
+    const items = await screen.findAllByTestId('webhook-item');
+    for (const [item, url] of [
+      [items[0]!, URL_OK],
+      [items[1]!, second],
+    ] as const) {
+      for (const name of ['Edit', 'Delete', 'Delivery log']) {
+        expect(within(item).getByRole('button', { name, description: url })).toBeTruthy();
+      }
+    }
+  });
+
   it('deletes an endpoint only after confirming', async () => {
     routes['GET /api/v1/webhooks'] = ok({ items: [endpoint()], total: 1, page: 1, limit: 100 });
     routes['DELETE /api/v1/webhooks/whk_1'] = ok({ id: 'whk_1', deleted: true });

@@ -178,10 +178,13 @@ function AddWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook) =>
 function EndpointItem({ endpoint, actions }: { endpoint: WebhookEndpoint; actions: EndpointActions }) {
   const [open, setOpen] = useState(false);
   const logId = useId();
+  // The buttons keep their short visible names; their description names the endpoint they act on, so a
+  // screen reader moving between buttons hears which of several endpoints "Edit" or "Delete" is for.
+  const urlId = useId();
   return (
     <li className="endpoint-item" data-testid="webhook-item">
       <div className="key-head">
-        <code className="endpoint-url user-text" data-testid="webhook-url">
+        <code id={urlId} className="endpoint-url user-text" data-testid="webhook-url">
           {endpoint.url}
         </code>
       </div>
@@ -207,14 +210,25 @@ function EndpointItem({ endpoint, actions }: { endpoint: WebhookEndpoint; action
           className="button secondary small"
           aria-expanded={open}
           aria-controls={logId}
+          aria-describedby={urlId}
           onClick={() => setOpen(!open)}
         >
           {open ? 'Hide delivery log' : 'Delivery log'}
         </button>
-        <button type="button" className="button secondary small" onClick={() => actions.onEdit(endpoint)}>
+        <button
+          type="button"
+          className="button secondary small"
+          aria-describedby={urlId}
+          onClick={() => actions.onEdit(endpoint)}
+        >
           Edit
         </button>
-        <button type="button" className="button secondary small" onClick={() => actions.onDelete(endpoint)}>
+        <button
+          type="button"
+          className="button secondary small"
+          aria-describedby={urlId}
+          onClick={() => actions.onDelete(endpoint)}
+        >
           Delete
         </button>
       </div>
