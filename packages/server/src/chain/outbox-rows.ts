@@ -1,5 +1,5 @@
 // Rows of chain_outbox: every transaction the treasury will send. A payout row is written in the same database
-// transaction as the debit it carries out (money-batch.ts, and settlement of an approved payment), so a payment
+// transaction as the debit it carries out (money-batch.ts, for payments and approvals alike), so a payment
 // is never `processing` without something that will send it, and nothing is sent that was not debited.
 import type { Insertable } from 'kysely';
 import type { PayoutSpec } from '../domain/batch-state.ts';

@@ -3,7 +3,6 @@
 // Opened in two steps because the duties need the service context, which needs the rail's batch settings.
 import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../services/context.ts';
-import { type ExternalRail, outboxRail } from '../services/settlement.ts';
 import type { Store } from '../store/db.ts';
 import { type ChainClient, createChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
@@ -24,8 +23,6 @@ export interface EvmRail {
   keys: ServiceKeys;
   client: ChainClient;
   treasury: TreasuryMonitor;
-  /** Settles approved payments through the outbox. */
-  settlement: ExternalRail;
   /** Lower-case treasury address: where payouts come from and sweeps go to. */
   treasuryAddress: string;
   /** This instance's sender-lease holder id. */
@@ -45,7 +42,6 @@ export async function openEvmRail(store: Store, config: EvmConfig): Promise<EvmR
     keys,
     client,
     treasury: createTreasuryMonitor(client, config, keys),
-    settlement: outboxRail('evm', treasuryAddress),
     treasuryAddress,
     holder: randomBytes(12).toString('hex'),
     tokenName: tokenNameReader(client, config),

@@ -28,7 +28,6 @@ import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies.ts';
-import { sandboxRail } from './settlement.ts';
 import { ownedWallet, type WalletRow } from './wallet-rows.ts';
 import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallet-views.ts';
 import { createWalletService, type WalletService } from './wallets.ts';
@@ -187,10 +186,9 @@ function assembleServices(
   }: { store: Store; limiter: RateLimiter; metrics: Metrics; opened: OpenedRail | null },
 ): Services {
   const evm = opened?.rail ?? null;
-  const rail = evm?.settlement ?? sandboxRail;
   const batchOptions: MoneyBatchOptions = {
     dialect: store.dialect,
-    railName: rail.name,
+    railName: evm === null ? 'sandbox' : 'evm',
     railSettlesAtOnce: evm === null,
     payoutFromAddress: evm?.treasuryAddress ?? null,
     approvalTtlMs: config.approvalTtlSeconds * 1000,

@@ -34,22 +34,3 @@ export async function masterWalletOf(db: Kysely<Database>, userId: string): Prom
   if (row === undefined) throw notFound('wallet');
   return row;
 }
-
-/**
- * Takes the wallet's row lock for the rest of the transaction (PostgreSQL; SQLite has one writer anyway).
- * Every debit of a wallet's accounts happens under it, so a balance read after it cannot shrink before commit.
- */
-export async function lockWallet(trx: Kysely<Database>, walletId: string): Promise<WalletRow> {
-  const row = await trx
-    .updateTable('wallets')
-    .set((eb) => ({ version: eb('version', '+', 1n) }))
-    .where('id', '=', walletId)
-    .returningAll()
-    .executeTakeFirst();
-  if (row === undefined) throw notFound('wallet');
-  return row;
-}
-
-export async function walletByAddress(db: Kysely<Database>, address: string): Promise<WalletRow | undefined> {
-  return db.selectFrom('wallets').selectAll().where('address', '=', address).executeTakeFirst();
-}
