@@ -6,8 +6,9 @@
 
 import { invalidState, notFound } from '../errors.ts';
 import { accountIds } from '../ledger/ledger.ts';
+import type { TransactionRow } from '../services/transactions.ts';
 import type { EventType } from '../services/webhook-events.ts';
-import type { TransactionStatus, TransactionsTable } from '../store/schema.ts';
+import type { TransactionStatus } from '../store/schema.ts';
 import {
   type BatchContext,
   type BatchEffects,
@@ -16,10 +17,10 @@ import {
   type WalletState,
 } from './batch-state.ts';
 import { type Outcome, success } from './outcome.ts';
-import { creditRecipient } from './payment-batch.ts';
+import { payRecipient, recipientOf } from './payment-batch.ts';
 
 /** A payment's row as stored (transactions). */
-export type HeldRow = { [K in keyof TransactionsTable]: TransactionsTable[K] };
+export type HeldRow = TransactionRow;
 
 export interface ResolveCommand {
   kind: 'approve' | 'reject' | 'expire';
@@ -107,27 +108,23 @@ function approve(
   const toAddress = held.to_address!;
   const amountMicros = held.amount_micros;
   const actor = `user:${wallet.userId}`;
-  const recipientId = state.walletIdByAddress.get(toAddress);
-  const recipient = recipientId === undefined ? undefined : state.wallets.get(recipientId);
-  const toAccount =
-    recipient === undefined ? accountIds.external(context.railName) : accountIds.available(recipient.id);
-  const kind = recipient === undefined ? 'payment_external' : 'payment_internal';
   // First, as it may refuse (a recipient past the balance bound): nothing is decided before it.
-  const ledgerId = transfer(state, context, effects, { kind, referenceId: held.id, nowMs }, [
-    { accountId: accountIds.hold(wallet.id), amountMicros: -amountMicros },
-    { accountId: toAccount, amountMicros },
-  ]);
+  const { status, rail } = payRecipient(state, context, effects, {
+    id: held.id,
+    payer: wallet,
+    recipient: recipientOf(state, toAddress),
+    fromAccountId: accountIds.hold(wallet.id),
+    amountMicros,
+    memo: held.memo,
+    initiatedBy: actor,
+    nowMs,
+  });
   wallet.pendingCount -= 1;
   const processing = changed(held, { status: 'processing' }, nowMs);
   transition(state, effects, { before: held, after: processing, actor, note: APPROVED_NOTE });
-  const payment = { amountMicros, nowMs, memo: held.memo, initiatedBy: actor };
-  if (recipient !== undefined)
-    creditRecipient(wallet, recipient, payment, { txId: held.id, ledgerId }, context, effects);
-  const status = recipient === undefined && !context.railSettlesAtOnce ? 'processing' : 'completed';
-  if (recipient === undefined && status === 'processing')
+  if (status === 'processing')
     effects.payouts.push({ transactionId: held.id, walletId: wallet.id, toAddress, amountMicros, nowMs });
   effects.notices.push({ type: 'approval.approved', row: processing });
-  const rail = recipient === undefined ? context.railName : 'internal';
   const after = changed(processing, { status, rail }, nowMs);
   transition(state, effects, { before: processing, after, actor: 'system', note: null });
   if (status === 'completed') effects.notices.push({ type: 'payment.completed', row: after });

@@ -146,48 +146,86 @@ function settleNow(
 ): Outcome<unknown> {
   const txId = context.newId('tx');
   // An x402 seller is paid on chain by the authorization, whoever the address belongs to.
-  const recipientId = command.x402 === undefined ? state.walletIdByAddress.get(command.toAddress) : undefined;
-  const recipient = recipientId === undefined ? undefined : state.wallets.get(recipientId);
-  const toAccount =
-    recipient === undefined ? accountIds.external(context.railName) : accountIds.available(recipient.id);
-  const kind = recipient === undefined ? 'payment_external' : 'payment_internal';
-  const ledgerId = transfer(state, context, effects, { kind, referenceId: txId, nowMs: command.nowMs }, [
-    { accountId: accountIds.available(wallet.id), amountMicros: -command.amountMicros },
-    { accountId: toAccount, amountMicros: command.amountMicros },
-  ]);
-  if (recipient !== undefined) {
-    const payment = {
-      amountMicros: command.amountMicros,
-      nowMs: command.nowMs,
-      memo: command.memo,
-      initiatedBy: `key:${command.keyId}`,
-    };
-    creditRecipient(wallet, recipient, payment, { txId, ledgerId }, context, effects);
-  }
-  const status = recipient === undefined && !context.railSettlesAtOnce ? 'processing' : 'completed';
+  const recipient = command.x402 === undefined ? recipientOf(state, command.toAddress) : undefined;
+  const { status, rail } = payRecipient(state, context, effects, {
+    id: txId,
+    payer: wallet,
+    recipient,
+    fromAccountId: accountIds.available(wallet.id),
+    amountMicros: command.amountMicros,
+    memo: command.memo,
+    initiatedBy: `key:${command.keyId}`,
+    nowMs: command.nowMs,
+  });
   if (command.x402 !== undefined) {
     effects.x402.push(x402Row(txId, wallet, command, command.x402, 'signed'));
   } else if (status === 'processing') {
     const { walletId, toAddress, amountMicros, nowMs } = command;
     effects.payouts.push({ transactionId: txId, walletId, toAddress, amountMicros, nowMs });
   }
-  effects.records.push({
-    ...paymentRecord(wallet, command, txId, recipient === undefined ? context.railName : 'internal'),
-    status,
-  });
+  effects.records.push({ ...paymentRecord(wallet, command, txId, rail), status });
   spend(wallet, command.amountMicros, command.toAddress);
   return success(sendData(txId, status, command));
 }
 
+/** The wallet of this service at `address` (lower-case), if the batch loaded one. */
+export function recipientOf(state: BatchState, address: string): WalletState | undefined {
+  const id = state.walletIdByAddress.get(address);
+  return id === undefined ? undefined : state.wallets.get(id);
+}
+
+export interface Payment {
+  /** The payment's transaction id (the ledger transaction and the recipient's record reference it). */
+  id: string;
+  payer: WalletState;
+  /** A wallet of this service, or undefined: the money leaves through the rail. */
+  recipient: WalletState | undefined;
+  /** The payer's available account (send_payment) or its hold account (an approval). */
+  fromAccountId: string;
+  amountMicros: bigint;
+  memo: string | null;
+  initiatedBy: string;
+  nowMs: number;
+}
+
 /**
- * The receiving side's record: an `incoming` transaction on an agent wallet, a deposit on a master wallet (also
- * for approved payments: approval-batch.ts).
+ * Moves a payment's amount to its recipient — a wallet of this service, credited at once with a record of its
+ * own, or the rail's account — and says how it stands: `completed` (internal, or a rail that settles at once)
+ * or `processing` (the rail pays it later). Shared by send_payment and the owner's approval (approval-batch.ts).
+ * The transfer comes first and may refuse (thrown, before any effect).
  */
-export function creditRecipient(
-  payer: WalletState,
+export function payRecipient(
+  state: BatchState,
+  context: BatchContext,
+  effects: BatchEffects,
+  payment: Payment,
+): { status: 'completed' | 'processing'; rail: string } {
+  const { recipient } = payment;
+  const toAccount =
+    recipient === undefined ? accountIds.external(context.railName) : accountIds.available(recipient.id);
+  const kind = recipient === undefined ? 'payment_external' : 'payment_internal';
+  const ledgerId = transfer(
+    state,
+    context,
+    effects,
+    { kind, referenceId: payment.id, nowMs: payment.nowMs },
+    [
+      { accountId: payment.fromAccountId, amountMicros: -payment.amountMicros },
+      { accountId: toAccount, amountMicros: payment.amountMicros },
+    ],
+  );
+  if (recipient === undefined) {
+    return { status: context.railSettlesAtOnce ? 'completed' : 'processing', rail: context.railName };
+  }
+  creditRecipient(recipient, payment, ledgerId, context, effects);
+  return { status: 'completed', rail: 'internal' };
+}
+
+/** The receiving side's record: an `incoming` transaction on an agent wallet, a deposit on a master wallet. */
+function creditRecipient(
   recipient: WalletState,
-  payment: { amountMicros: bigint; nowMs: number; memo: string | null; initiatedBy: string },
-  ids: { txId: string; ledgerId: string },
+  payment: Payment,
+  ledgerId: string,
   context: BatchContext,
   effects: BatchEffects,
 ): void {
@@ -202,7 +240,7 @@ export function creditRecipient(
       ...base,
       id: context.newId('dep'),
       rail: 'internal',
-      ledgerTransactionId: ids.ledgerId,
+      ledgerTransactionId: ledgerId,
     });
     return;
   }
@@ -212,7 +250,7 @@ export function creditRecipient(
     type: 'incoming',
     status: 'completed',
     toAddress: recipient.address,
-    counterpartyWalletId: payer.id,
+    counterpartyWalletId: payment.payer.id,
     memo: payment.memo,
     reason: null,
     rail: 'internal',
@@ -221,7 +259,7 @@ export function creditRecipient(
     initiatedBy: payment.initiatedBy,
     idempotencyKey: null,
     expiresAtMs: null,
-    relatedTransactionId: ids.txId,
+    relatedTransactionId: payment.id,
   });
 }
 

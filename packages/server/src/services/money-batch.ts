@@ -395,17 +395,17 @@ async function writeEffects(trx: Kysely<Database>, effects: BatchEffects, dialec
     await trx.insertInto('entries').values(effects.entries.map(entryRow)).execute();
   }
   await applyBalanceDeltas(trx, effects.balanceDeltas, dialect);
-  await writeRecords(trx, effects, dialect);
-  await writeTransitions(trx, effects, dialect);
+  await writeRecords(trx, effects);
+  await writeTransitions(trx, effects);
+  await addSpentTotals(trx, effects, dialect);
   await writeKeys(trx, effects);
 }
 
 /**
  * Approvals, rejections and expiries: each payment's row as it ends the batch, one audit event per transition,
- * the wallets' running spent totals, and approved x402 payments' rows. Rare next to payments, so one update per
- * changed payment.
+ * and approved x402 payments' rows. Rare next to payments, so one update per changed payment.
  */
-async function writeTransitions(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect) {
+async function writeTransitions(trx: Kysely<Database>, effects: BatchEffects) {
   if (effects.transitions.length === 0) return;
   const last = new Map(effects.transitions.map((t) => [t.after.id, t.after]));
   for (const row of last.values()) {
@@ -428,14 +428,6 @@ async function writeTransitions(trx: Kysely<Database>, effects: BatchEffects, di
       ),
     )
     .execute();
-  const deltas = new Map<string, bigint>();
-  for (const { before, after } of effects.transitions) {
-    const delta =
-      spendingMicros(after.type, after.status, after.amount_micros) -
-      spendingMicros(before.type, before.status, before.amount_micros);
-    if (delta !== 0n) deltas.set(after.wallet_id, (deltas.get(after.wallet_id) ?? 0n) + delta);
-  }
-  if (deltas.size > 0) await addSpentDeltas(trx, deltas, dialect);
   await approveX402Rows(trx, effects.x402Approved);
 }
 
@@ -480,12 +472,11 @@ function valuesTable(rows: Array<[string, bigint]>, dialect: Dialect): RawBuilde
   return sql`(select column1 as id, column2 as delta from (values ${values})) as v`;
 }
 
-async function writeRecords(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect): Promise<void> {
+async function writeRecords(trx: Kysely<Database>, effects: BatchEffects): Promise<void> {
   if (effects.records.length > 0) {
     const rows = effects.records.map((record) => transactionRow(record));
     await trx.insertInto('transactions').values(rows).execute();
     await trx.insertInto('transaction_events').values(effects.records.map(creationEventRow)).execute();
-    await addSpentTotals(trx, effects, dialect);
   }
   if (effects.deposits.length > 0) {
     await trx.insertInto('deposits').values(effects.deposits.map(depositRow)).execute();
@@ -531,20 +522,27 @@ async function writeX402(trx: Kysely<Database>, rows: BatchEffects['x402']): Pro
     .execute();
 }
 
-/** Each wallet's running spent total moves by what its new records count (see spendingMicros). */
+/**
+ * Each wallet's running spent total moves by what its new records count and by what its answered payments stop
+ * or keep counting (see spendingMicros): one statement for the batch.
+ */
 async function addSpentTotals(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect): Promise<void> {
   const deltas = new Map<string, bigint>();
-  for (const r of effects.records) {
-    const delta = spendingMicros(r.type, r.status, r.amountMicros);
-    if (delta !== 0n) deltas.set(r.walletId, (deltas.get(r.walletId) ?? 0n) + delta);
+  const add = (walletId: string, delta: bigint) => {
+    if (delta !== 0n) deltas.set(walletId, (deltas.get(walletId) ?? 0n) + delta);
+  };
+  for (const r of effects.records) add(r.walletId, spendingMicros(r.type, r.status, r.amountMicros));
+  for (const { before, after } of effects.transitions) {
+    add(
+      after.wallet_id,
+      spendingMicros(after.type, after.status, after.amount_micros) -
+        spendingMicros(before.type, before.status, before.amount_micros),
+    );
   }
-  if (deltas.size === 0) return;
-  await addSpentDeltas(trx, deltas, dialect);
-}
-
-async function addSpentDeltas(trx: Kysely<Database>, deltas: Map<string, bigint>, dialect: Dialect) {
+  const changed = [...deltas].filter(([, delta]) => delta !== 0n);
+  if (changed.length === 0) return;
   await sql`update wallets set spent_micros = wallets.spent_micros + v.delta
-    from ${valuesTable([...deltas], dialect)} where wallets.id = v.id`.execute(trx);
+    from ${valuesTable(changed, dialect)} where wallets.id = v.id`.execute(trx);
 }
 
 /** Outcomes stored under their keys; a key past its window is taken over (its row replaced). */
