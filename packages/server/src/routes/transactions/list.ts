@@ -1,19 +1,9 @@
-import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery, walletIdParams } from '../../http/schemas.ts';
 import { listTransactions, transactionView as viewOf } from '../../services/transactions.ts';
 import { ownedWallet } from '../../services/wallet-rows.ts';
-import { transactionView } from '../views.ts';
-
-export const TRANSACTION_STATUSES = [
-  'pending',
-  'processing',
-  'completed',
-  'rejected',
-  'expired',
-  'failed',
-] as const;
+import { transactionStatus, transactionView } from '../views.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -23,7 +13,7 @@ export default defineRoute({
   description: 'Newest first: payments, incoming payments, funding and withdrawals. Filter with ?status=.',
   tags: ['transactions'],
   params: walletIdParams,
-  query: paginationQuery.extend({ status: z.enum(TRANSACTION_STATUSES).optional() }),
+  query: paginationQuery.extend({ status: transactionStatus.optional() }),
   response: paginated(transactionView, 'transactions'),
   handler: async ({ request, params, query, services }) => {
     const wallet = await ownedWallet(
