@@ -53,12 +53,15 @@ export function createBalanceViews(store: Store): BalanceViews {
   return {
     async read(walletId, nowMs) {
       const version = store.committedVersion();
-      const hit = version === null ? undefined : cache.get(walletId);
+      // PostgreSQL, or a transaction is open: the query, through Kysely (which waits for the writer).
+      if (version === null) return readBalanceView(store, walletId, nowMs);
+      const hit = cache.get(walletId);
       if (hit !== undefined && hit.version === version) return hit.view;
-      const view = await readBalanceView(store, walletId, nowMs);
-      if (view === undefined || view.hasDailyCap || version === null) return view;
-      // Only a read that ran under the same version (at once, not after waiting for a writer) is kept.
-      if (store.committedVersion() !== version) return view;
+      // No transaction is open, so the read runs at once, under this very version.
+      const rows = store.readNow(balanceQuery(store.dialect, walletId, nowMs).compile(store.db));
+      assert(rows !== null, 'a read with no transaction open runs at once');
+      const view = rows[0] === undefined ? undefined : balanceViewOf(rows[0]);
+      if (view === undefined || view.hasDailyCap) return view;
       if (cache.size >= CACHED_VIEWS_MAX && !cache.has(walletId)) cache.delete(cache.keys().next().value!);
       cache.set(walletId, { version, view });
       return view;
@@ -66,7 +69,7 @@ export function createBalanceViews(store: Store): BalanceViews {
   };
 }
 
-export async function readBalanceView(
+async function readBalanceView(
   store: Store,
   walletId: string,
   nowMs: number,
