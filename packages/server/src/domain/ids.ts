@@ -23,35 +23,39 @@ export type IdPrefix =
   | 'whk'
   | 'dlv';
 
-/** `length` uniformly random base62 characters. */
+/** `length` uniformly random base62 characters from fresh CSPRNG bytes (secrets: API keys, webhook secrets). */
 export function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    const bytes = randomBytes(length * 2);
-    for (const byte of bytes) {
-      if (byte >= UNBIASED_BYTE_LIMIT) continue;
-      out += BASE62[byte % 62];
-      if (out.length === length) break;
+  let bytes = randomBytes(length * 2);
+  let offset = 0;
+  return base62(length, () => {
+    if (offset === bytes.length) {
+      bytes = randomBytes(length * 2);
+      offset = 0;
     }
-  }
-  return out;
+    return bytes[offset++]!;
+  });
 }
 
 // Ids need uniqueness, not secrecy: their random part is drawn from a CSPRNG pool refilled 4 KiB at a time.
 // Measured, one randomBytes call per id was 7 % of an internal payment's CPU (a payment makes several ids).
-// Secrets (randomBase62 above: webhook secrets) never come from the pool.
+// Secrets (randomBase62 above) never come from the pool.
 const ID_POOL_BYTES = 4096;
 const idPool = Buffer.alloc(ID_POOL_BYTES);
 let idPoolOffset = ID_POOL_BYTES;
 
-function idRandomBase62(length: number): string {
+function nextPoolByte(): number {
+  if (idPoolOffset === ID_POOL_BYTES) {
+    randomFillSync(idPool);
+    idPoolOffset = 0;
+  }
+  return idPool[idPoolOffset++]!;
+}
+
+/** The one rejection-sampling rule: bytes at or above UNBIASED_BYTE_LIMIT are dropped, so no modulo bias. */
+function base62(length: number, nextByte: () => number): string {
   let out = '';
   while (out.length < length) {
-    if (idPoolOffset === ID_POOL_BYTES) {
-      randomFillSync(idPool);
-      idPoolOffset = 0;
-    }
-    const byte = idPool[idPoolOffset++]!;
+    const byte = nextByte();
     if (byte < UNBIASED_BYTE_LIMIT) out += BASE62[byte % 62];
   }
   return out;
@@ -77,7 +81,7 @@ export function newId(prefix: IdPrefix): string {
   }
   const timePart = lastMs.toString(36).padStart(9, '0');
   const sequencePart = sequenceInMs.toString(36).padStart(4, '0');
-  return `${prefix}_${timePart}${sequencePart}${idRandomBase62(12)}`;
+  return `${prefix}_${timePart}${sequencePart}${base62(12, nextPoolByte)}`;
 }
 
 /** Request ids `req_` + 8 random base62 characters fixed for this source + an 8-digit base36 counter. */
