@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
+import { decimalToMicros, formatMicros } from '../src/domain/money.ts';
 import { agentWithKey, EXTERNAL, tool, toolOk } from './support/agent.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 
@@ -23,14 +24,14 @@ for (const target of await storeTargets()) {
       const agent = await agentWithKey(h, { fund: '10' });
       let expectedMicros = 10_000_000n;
       for (let i = 1; i <= 12; i += 1) {
-        assert.equal((await balanceOf(agent.key)).balance, formatted(expectedMicros));
+        assert.equal((await balanceOf(agent.key)).balance, formatMicros(expectedMicros));
         const amount = `0.${String(i).padStart(6, '0')}`;
         toolOk(await tool(h, agent.key, 'send_payment', { toAddress: EXTERNAL, amount }), 'send_payment');
         expectedMicros -= BigInt(i);
-        assert.equal((await balanceOf(agent.key)).balance, formatted(expectedMicros));
+        assert.equal((await balanceOf(agent.key)).balance, formatMicros(expectedMicros));
       }
       await agent.user.api.post(`/api/v1/agent-wallets/${agent.walletId}/fund`, { amount: '1' });
-      assert.equal((await balanceOf(agent.key)).balance, formatted(expectedMicros + 1_000_000n));
+      assert.equal((await balanceOf(agent.key)).balance, formatMicros(expectedMicros + 1_000_000n));
       await agent.user.api.post(`/api/v1/agent-wallets/${agent.walletId}/freeze`);
       assert.equal((await balanceOf(agent.key)).frozen, true);
     });
@@ -43,7 +44,7 @@ for (const target of await storeTargets()) {
           if (i % 2 === 0) {
             await tool(h, agent.key, 'send_payment', { toAddress: EXTERNAL, amount: '0.1' });
           } else {
-            seen.push(micros((await balanceOf(agent.key)).balance));
+            seen.push(decimalToMicros((await balanceOf(agent.key)).balance));
           }
         }),
       );
@@ -76,13 +77,4 @@ for (const target of await storeTargets()) {
       }
     });
   });
-}
-
-function formatted(valueMicros: bigint): string {
-  return `${valueMicros / 1_000_000n}.${String(valueMicros % 1_000_000n).padStart(6, '0')}`;
-}
-
-function micros(amount: string): bigint {
-  const [whole, fraction = ''] = amount.split('.');
-  return BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
 }
