@@ -270,6 +270,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
+    enableAutoPipelining: true,
     retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), RECONNECT_DELAY_MAX_MS),
   });
   // Without a listener ioredis prints every connection error; the owner decides what to log.
