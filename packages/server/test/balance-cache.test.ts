@@ -52,6 +52,21 @@ for (const target of await storeTargets()) {
       assert.equal((await balanceOf(agent.key)).balance, '3.000000');
     });
 
+    test('concurrent reads of many wallets (one query on PostgreSQL) each answer their own wallet', async () => {
+      const agents = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => agentWithKey(h, { fund: `${i + 1}` })),
+      );
+      // While the writer holds a transaction SQLite reads go through the same batched query.
+      const reads = () => Promise.all(agents.map((agent) => balanceOf(agent.key)));
+      const checks = async (views: Awaited<ReturnType<typeof reads>>) =>
+        views.forEach((view, i) => {
+          assert.equal(view.walletId, agents[i]!.walletId);
+          assert.equal(view.balance, formatMicros(BigInt(i + 1) * 1_000_000n));
+        });
+      await checks(await reads());
+      await Promise.all([reads().then(checks), h.services.writer.run(async () => undefined)]);
+    });
+
     test('while the writer holds a transaction open nothing is served from memory', async () => {
       await h.services.writer.run(async () => {
         assert.equal(h.services.store.committedVersion(), null);

@@ -1,13 +1,15 @@
-// What check_balance answers, read in one query: the wallet, both balances, the active caps and — only when a
+// What check_balance answers, read in one query (for one wallet or many): the wallet, both balances, the active caps and — only when a
 // daily cap exists — the last 24 hours' spending (CASE evaluates the sum only then). Agents poll this; measured,
 // Kysely building and running the four queries it used to take was half of its CPU.
 import { sql } from 'kysely';
+import type { Clock } from '../clock.ts';
 import { formatMicros } from '../domain/money.ts';
 import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
-import { accountIds } from '../ledger/ledger.ts';
+import { ACCOUNT_SUFFIX } from '../ledger/ledger.ts';
 import type { Dialect, Store } from '../store/db.ts';
 import { ruleOf } from './policies.ts';
+import { createReadBatch } from './read-batch.ts';
 
 export interface BalanceView {
   walletId: string;
@@ -36,9 +38,11 @@ interface BalanceRow {
 
 /** Wallets whose balance view is kept; past it the oldest goes (agents that poll are few and hot). */
 const CACHED_VIEWS_MAX = 10_000;
+/** Concurrent reads that are not served from memory go to the database together, this many per query. */
+const READ_BATCH = { maxKeys: 64, maxInFlight: 4 };
 
 export interface BalanceViews {
-  read(walletId: string, nowMs: number): Promise<BalanceView | undefined>;
+  read(walletId: string): Promise<BalanceView | undefined>;
 }
 
 /**
@@ -46,19 +50,27 @@ export interface BalanceViews {
  * the store's committedVersion at its read, and any statement that can write (this process) or a commit by
  * another process moves it, so a hit is exactly what the query would return. A view with a daily cap is never
  * kept: its 24-hour sum changes as time passes. PostgreSQL has no such version (other instances write): every
- * read is the query. Measured on SQLite, the query was half of check_balance's CPU in the server.
+ * read is the query, but concurrent reads share one (read-batch.ts). Measured on SQLite, the query was half of
+ * check_balance's CPU in the server; on PostgreSQL, batching took check_balance from 4,463 to ~9,800 req/s
+ * (server CPU 193 → 97 µs and PostgreSQL's 102 → 11 µs per read).
  */
-export function createBalanceViews(store: Store): BalanceViews {
+export function createBalanceViews(store: Store, clock: Clock): BalanceViews {
   const cache = new Map<string, { version: string; view: BalanceView }>();
+  const readBatched = createReadBatch(async (walletIds: readonly string[]) => {
+    const query = balanceQuery(store.dialect, walletIds, clock.nowMs()).compile(store.db);
+    const rows = store.readNow(query) ?? (await store.db.executeQuery(query)).rows;
+    return new Map(rows.map((row) => [row.id, balanceViewOf(row)]));
+  }, READ_BATCH);
   return {
-    async read(walletId, nowMs) {
+    async read(walletId) {
       const version = store.committedVersion();
-      // PostgreSQL, or a transaction is open: the query, through Kysely (which waits for the writer).
-      if (version === null) return readBalanceView(store, walletId, nowMs);
+      // PostgreSQL, or a transaction is open: the query, batched with concurrent reads (Kysely waits for
+      // the writer).
+      if (version === null) return readBatched(walletId);
       const hit = cache.get(walletId);
       if (hit !== undefined && hit.version === version) return hit.view;
       // No transaction is open, so the read runs at once, under this very version.
-      const rows = store.readNow(balanceQuery(store.dialect, walletId, nowMs).compile(store.db));
+      const rows = store.readNow(balanceQuery(store.dialect, [walletId], clock.nowMs()).compile(store.db));
       assert(rows !== null, 'a read with no transaction open runs at once');
       const view = rows[0] === undefined ? undefined : balanceViewOf(rows[0]);
       if (view === undefined || view.hasDailyCap) return view;
@@ -69,30 +81,24 @@ export function createBalanceViews(store: Store): BalanceViews {
   };
 }
 
-async function readBalanceView(
-  store: Store,
-  walletId: string,
-  nowMs: number,
-): Promise<BalanceView | undefined> {
-  const query = balanceQuery(store.dialect, walletId, nowMs).compile(store.db);
-  const rows = store.readNow(query) ?? (await store.db.executeQuery(query)).rows;
-  const row = rows[0];
-  return row === undefined ? undefined : balanceViewOf(row);
-}
-
-function balanceQuery(dialect: Dialect, walletId: string, nowMs: number) {
+function balanceQuery(dialect: Dialect, walletIds: readonly string[], nowMs: number) {
   const capsJson =
     dialect === 'postgres'
       ? sql`json_agg(json_build_array(p.id, p.type, p.params_json))`
       : sql`json_group_array(json_array(p.id, p.type, p.params_json))`;
+  // One parameter whatever the number of wallets, so the statement's text (and its prepared plan) is one.
+  const wanted =
+    dialect === 'postgres'
+      ? sql`w.id = any(${[...walletIds]}::text[])`
+      : sql`w.id in (select value from json_each(${JSON.stringify(walletIds)}))`;
   // Scalar subqueries rather than joins: measured on SQLite, a join of the same primary-key lookups cost twice
   // as much. The caps' JSON and the 24-hour sum are built only when such a policy exists.
   const capsExist = sql`exists (select 1 from policies p where p.wallet_id = w.id and p.active = 1
     and p.type in ('spend_cap_daily', 'spend_cap_total'))`;
   return sql<BalanceRow>`
     select w.id, w.address, w.frozen_at_ms, w.spent_micros,
-      (select balance_micros from accounts where id = ${accountIds.available(walletId)}) as available_micros,
-      (select balance_micros from accounts where id = ${accountIds.hold(walletId)}) as held_micros,
+      (select balance_micros from accounts where id = w.id || ${ACCOUNT_SUFFIX.available}) as available_micros,
+      (select balance_micros from accounts where id = w.id || ${ACCOUNT_SUFFIX.hold}) as held_micros,
       case when ${capsExist} then (select ${capsJson} from policies p
         where p.wallet_id = w.id and p.active = 1 and p.type in ('spend_cap_daily', 'spend_cap_total')) end as caps,
       case when exists (select 1 from policies p
@@ -102,7 +108,7 @@ function balanceQuery(dialect: Dialect, walletId: string, nowMs: number) {
             and t.created_at_ms > ${BigInt(nowMs - DAY_MS)} and t.type = 'payment')
       end as last24h_micros
     from wallets w
-    where w.id = ${walletId}`;
+    where ${wanted}`;
 }
 
 function balanceViewOf(row: BalanceRow): BalanceView {

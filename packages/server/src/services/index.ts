@@ -273,7 +273,7 @@ function assembleServices(
     clock: options.clock,
     store,
     writer,
-    balances: createBalanceViews(store),
+    balances: createBalanceViews(store, options.clock),
     auth: createAuthService(ctx, config.jwtSecret, addresses),
     wallets: createWalletService(ctx, addresses),
     deposits: createDepositService(ctx),

@@ -16,7 +16,7 @@ export const checkBalanceTool: ToolDefinition<Record<string, never>> = {
   input: z.strictObject({}),
   output: checkBalanceOutput,
   async run({ key, services }) {
-    const view = await services.balances.read(key.walletId, services.clock.nowMs());
+    const view = await services.balances.read(key.walletId);
     // The key was authenticated against its wallet a moment ago, and wallets are never deleted.
     assert(view !== undefined, `wallet ${key.walletId} of an authenticated key is missing`);
     return success({
