@@ -1,6 +1,6 @@
-// What check_balance answers, read in one query (for one wallet or many): the wallet, both balances, the active caps and — only when a
-// daily cap exists — the last 24 hours' spending (CASE evaluates the sum only then). Agents poll this; measured,
-// Kysely building and running the four queries it used to take was half of its CPU.
+// What check_balance answers, read in one query (for one wallet or many): the wallet, both balances, the active
+// caps and — only when a daily cap exists — the last 24 hours' spending (CASE evaluates the sum only then). Agents
+// poll this; measured, Kysely building and running the four queries it used to take was half of its CPU.
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { formatMicros } from '../domain/money.ts';
