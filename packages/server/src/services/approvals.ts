@@ -5,6 +5,7 @@
 import type { ResolveCommand, ResolveData } from '../domain/approval-batch.ts';
 import { type Outcome, unwrap } from '../domain/outcome.ts';
 import { invalidState } from '../errors.ts';
+import { isPending } from '../store/partial-index.ts';
 import type { ServiceContext } from './context.ts';
 import type { PayoutGate } from './payments.ts';
 import { type TransactionView, transactionView } from './transactions.ts';
@@ -53,7 +54,7 @@ export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGat
     const due = await store.db
       .selectFrom('transactions')
       .select(['id', 'wallet_id'])
-      .where('status', '=', 'pending')
+      .where(isPending)
       .where('expires_at_ms', '<=', BigInt(nowMs))
       .orderBy('expires_at_ms', 'asc')
       .limit(EXPIRY_BATCH_MAX)

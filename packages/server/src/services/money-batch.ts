@@ -25,6 +25,7 @@ import { DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert, notFound } from '../errors.ts';
 import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
+import { notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
 import { ruleOf } from './policies.ts';
@@ -294,6 +295,7 @@ async function pendingCounts(trx: Kysely<Database>, walletIds: string[]) {
     .select((eb) => ['wallet_id', eb.fn.countAll<bigint>().as('n')])
     .where('wallet_id', 'in', walletIds)
     .where('status', '=', 'pending')
+    .where(notCompleted)
     .groupBy('wallet_id')
     .execute();
   for (const row of rows) byWallet.set(row.wallet_id, Number(row.n));

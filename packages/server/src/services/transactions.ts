@@ -6,6 +6,7 @@ import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Violation } from '../domain/policies.ts';
+import { notCompleted } from '../store/partial-index.ts';
 import type { Database, TransactionStatus, TransactionsTable, TransactionType } from '../store/schema.ts';
 import { type Page, pageOf } from './context.ts';
 
@@ -217,6 +218,8 @@ export async function listTransactions(
 ): Promise<{ rows: TransactionRow[]; total: number }> {
   let base = db.selectFrom('transactions').where('wallet_id', '=', walletId);
   if (status !== undefined) base = base.where('status', '=', status);
+  // Any other status is found through the partial index of payments that are not completed.
+  if (status !== undefined && status !== 'completed') base = base.where(notCompleted);
   const { rows, total } = await pageOf(base, page);
   return { rows, total };
 }

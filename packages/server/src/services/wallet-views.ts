@@ -8,6 +8,7 @@ import { formatMicros } from '../domain/money.ts';
 import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
 import { readBalances } from '../ledger/ledger.ts';
+import { isPending, notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
 import { ruleOf } from './policies.ts';
 import type { WalletRow } from './wallet-rows.ts';
@@ -170,10 +171,10 @@ async function aggregatesOf(
     pendingOfUser === null
       ? sql``
       : sql`union all select '*', 'pending', count(*) from transactions
-          where user_id = ${pendingOfUser} and status = 'pending'`;
+          where user_id = ${pendingOfUser} and ${isPending}`;
   const result = await sql<{ wallet_id: string; kind: string; n: bigint | string | number }>`
     select wallet_id, 'pending' as kind, count(*) as n from transactions
-      where wallet_id in (${sql.join(ids)}) and status = 'pending' group by wallet_id
+      where wallet_id in (${sql.join(ids)}) and status = 'pending' and ${notCompleted} group by wallet_id
     union all
     select wallet_id, 'spent24h', sum(amount_micros) from transactions
       where wallet_id in (select p.wallet_id from policies p where p.wallet_id in (${sql.join(ids)})

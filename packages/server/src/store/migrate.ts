@@ -10,6 +10,7 @@ import * as evmRail from './migrations/0005_evm_rail.ts';
 import * as policyChanges from './migrations/0006_policy_changes.ts';
 import * as webhooks from './migrations/0007_webhooks.ts';
 import * as x402 from './migrations/0008_x402.ts';
+import * as leanIndexes from './migrations/0009_lean_indexes.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_policy_changes': policyChanges,
   '0007_webhooks': webhooks,
   '0008_x402': x402,
+  '0009_lean_indexes': leanIndexes,
 };
 
 export interface MigrationReport {

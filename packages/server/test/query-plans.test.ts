@@ -1,0 +1,83 @@
+// No request scans the transactions or entries tables (issue 11: a payment's cost must not grow with history).
+// Migration 0009 left completed payments out of the status indexes, which the queries reach only by repeating
+// the partial indexes' predicates literally (store/partial-index.ts); a query that loses its predicate falls
+// back to reading a wallet's — or everyone's — whole history, and works, slowly. So this test records every SQL
+// text the service prepares while it serves the requests that read by status (pending lists, filtered history,
+// a fund's pending count, the wallet list and its approvals badge, expiry, windows, check_balance) and asks
+// SQLite for each one's plan.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
+import { addPolicy, createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
+import { type Harness, startHarness } from './support/harness.ts';
+import { fundedUser } from './support/http.ts';
+
+const seen = new Set<string>();
+const prepare = SqliteDatabase.prototype.prepare;
+
+/** `SCAN transactions` / `SCAN entries`: a step over every row of the table (a SEARCH uses an index). */
+const FULL_SCAN = /\bSCAN (transactions|entries)\b(?! USING)/;
+
+describe('query plans (SQLite)', () => {
+  let h: Harness;
+  before(async () => {
+    SqliteDatabase.prototype.prepare = function (this: SqliteDatabase.Database, text: string) {
+      seen.add(text);
+      return prepare.call(this, text) as ReturnType<typeof prepare>;
+    } as typeof prepare;
+    h = await startHarness('sqlite', 'query_plans');
+  });
+  after(async () => {
+    SqliteDatabase.prototype.prepare = prepare;
+    await h.close();
+  });
+
+  test('the requests that read payments by status or window reach them through an index', async () => {
+    const { user, walletId } = await fundedUser(h.app, '1000');
+    await fund(user, walletId, '100');
+    await addPolicy(user, walletId, 'require_approval_above', { amount: '5' });
+    await addPolicy(user, walletId, 'spend_cap_daily', { limit: '500' });
+    await addPolicy(user, walletId, 'tx_count_cap', { count: 100, window: '1h' });
+    const key = await createKey(user, walletId);
+    assert.equal(
+      (await tool(h.app, key, 'send_payment', { toAddress: OUTSIDE_ADDRESS, amount: '1' })).status,
+      200,
+    );
+    assert.equal(
+      (await tool(h.app, key, 'send_payment', { toAddress: OUTSIDE_ADDRESS, amount: '9' })).status,
+      200,
+    );
+    for (const status of ['pending', 'completed', 'rejected']) {
+      assert.equal((await tool(h.app, key, 'get_tx_history', { status })).status, 200);
+    }
+    assert.equal((await user.api.get(`/api/v1/agent-wallets/${walletId}/transactions/pending`)).status, 200);
+    assert.equal(
+      (await user.api.get(`/api/v1/agent-wallets/${walletId}/transactions?status=failed`)).status,
+      200,
+    );
+    assert.equal((await user.api.get('/api/v1/agent-wallets')).status, 200);
+    assert.equal((await tool(h.app, key, 'check_balance')).status, 200);
+    await fund(user, walletId, '1');
+    await h.services.approvals.expireDue();
+
+    const reading = [...seen].filter(
+      (text) => /^\s*(select|update|delete|with)\b/i.test(text) && /\b(transactions|entries)\b/.test(text),
+    );
+    assert.ok(reading.length >= 8, `only ${reading.length} statements recorded`);
+    const inspector = new SqliteDatabase(join(h.dataDir, 'agent-wallet.sqlite'), { readonly: true });
+    try {
+      for (const text of reading) {
+        const parameters = Array.from(text.matchAll(/\?/g), () => null);
+        const plan = inspector
+          .prepare(`explain query plan ${text}`)
+          .all(...parameters)
+          .map((row) => (row as { detail: string }).detail)
+          .join('; ');
+        assert.doesNotMatch(plan, FULL_SCAN, `${text}\n→ ${plan}`);
+      }
+    } finally {
+      inspector.close();
+    }
+  });
+});
