@@ -1,7 +1,7 @@
 // The store side of batched money commands (payments, fund, withdraw, deposits): load what a batch needs with a
 // few set-based queries, let the pure deciders (domain/batch.ts) decide every command in memory, then write every
 // effect with multi-row statements. A batch of any size costs about ten statements, not a dozen per command.
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
 import { payoutRow } from '../chain/outbox-rows.ts';
 import type { HeldRow } from '../domain/approval-batch.ts';
 import { type BatchCommand, decideBatch } from '../domain/batch.ts';
@@ -27,6 +27,7 @@ import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow } from '../ledger/le
 import type { Dialect } from '../store/db.ts';
 import { notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
+import { runWrites, type WriteStep } from '../store/write-plan.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
 import { ruleOf } from './policies.ts';
 import {
@@ -38,7 +39,7 @@ import {
 } from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
 import { agentWalletViewOf } from './wallet-views.ts';
-import { type EventType, emitEvents, type NewEvent } from './webhook-events.ts';
+import { type EventType, eventWrites, type NewEvent } from './webhook-events.ts';
 import { loadWindowTotals } from './window-totals.ts';
 
 export interface MoneyBatchOptions {
@@ -63,10 +64,9 @@ export async function executeMoneyBatch(
 ): Promise<CommandResult[]> {
   const state = await loadState(trx, commands, locked, options.dialect);
   const { results, effects } = decideBatch(state, commands, batchContext(options));
-  await writeEffects(trx, effects, options.dialect);
-  await writePayouts(trx, effects.payouts, options.payoutFromAddress);
-  await writeX402(trx, effects.x402);
-  await emitEvents(trx, batchEvents(effects));
+  // The webhook events' subscribers are read first, so that their rows go with the batch's other writes.
+  const eventSteps = await eventWrites(trx, batchEvents(effects));
+  await runWrites(trx, [...writeSteps(trx, effects, options), ...eventSteps], options.dialect);
   return results;
 }
 
@@ -388,30 +388,49 @@ async function storedKeys(trx: Kysely<Database>, commands: readonly BatchCommand
   return keys;
 }
 
-async function writeEffects(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect): Promise<void> {
+/** Every write of the batch, in order: one statement on PostgreSQL (store/write-plan.ts). */
+function writeSteps(trx: Kysely<Database>, effects: BatchEffects, options: MoneyBatchOptions): WriteStep[] {
+  const steps: WriteStep[] = [];
+  const add = (what: string, query: { compile(): CompiledQuery }, rowsExpected?: number) =>
+    steps.push({ what, query: query.compile(), ...(rowsExpected === undefined ? {} : { rowsExpected }) });
   if (effects.ledgerTransactions.length > 0) {
-    await trx
-      .insertInto('ledger_transactions')
-      .values(effects.ledgerTransactions.map(ledgerTransactionRow))
-      .execute();
-    await trx.insertInto('entries').values(effects.entries.map(entryRow)).execute();
+    add(
+      'ledger transactions',
+      trx.insertInto('ledger_transactions').values(effects.ledgerTransactions.map(ledgerTransactionRow)),
+    );
+    add('entries', trx.insertInto('entries').values(effects.entries.map(entryRow)));
   }
-  await applyBalanceDeltas(trx, effects.balanceDeltas, dialect);
-  await writeRecords(trx, effects);
-  await writeTransitions(trx, effects);
-  await addSpentTotals(trx, effects, dialect);
-  await writeKeys(trx, effects);
+  const balances = balanceDeltaStep(trx, effects.balanceDeltas, options.dialect);
+  if (balances !== undefined) steps.push(balances);
+  if (effects.records.length > 0) {
+    add('transactions', trx.insertInto('transactions').values(effects.records.map((r) => transactionRow(r))));
+    add(
+      'creation events',
+      trx.insertInto('transaction_events').values(effects.records.map(creationEventRow)),
+    );
+  }
+  if (effects.deposits.length > 0)
+    add('deposits', trx.insertInto('deposits').values(effects.deposits.map(depositRow)));
+  steps.push(...transitionSteps(trx, effects));
+  const spent = spentTotalsStep(trx, effects, options.dialect);
+  if (spent !== undefined) steps.push(spent);
+  if (effects.idempotency.length > 0) add('idempotency keys', keysInsert(trx, effects));
+  if (effects.payouts.length > 0)
+    add('payouts', payoutsInsert(trx, effects.payouts, options.payoutFromAddress));
+  if (effects.x402.length > 0) add('x402 payments', x402Insert(trx, effects.x402));
+  return steps;
 }
 
 /**
  * Approvals, rejections and expiries: each payment's row as it ends the batch, one audit event per transition,
  * and approved x402 payments' rows. Rare next to payments, so one update per changed payment.
  */
-async function writeTransitions(trx: Kysely<Database>, effects: BatchEffects) {
-  if (effects.transitions.length === 0) return;
+function transitionSteps(trx: Kysely<Database>, effects: BatchEffects): WriteStep[] {
+  if (effects.transitions.length === 0) return [];
   const last = new Map(effects.transitions.map((t) => [t.after.id, t.after]));
-  for (const row of last.values()) {
-    await trx
+  const steps: WriteStep[] = [...last.values()].map((row) => ({
+    what: `transition of ${row.id}`,
+    query: trx
       .updateTable('transactions')
       .set({
         status: row.status,
@@ -420,48 +439,46 @@ async function writeTransitions(trx: Kysely<Database>, effects: BatchEffects) {
         updated_at_ms: row.updated_at_ms,
       })
       .where('id', '=', row.id)
-      .execute();
-  }
-  await trx
-    .insertInto('transaction_events')
-    .values(
-      effects.transitions.map((t) =>
-        eventRow(t.after.id, t.after.status, t.actor, t.note, Number(t.after.updated_at_ms)),
-      ),
-    )
-    .execute();
-  await approveX402Rows(trx, effects.x402Approved);
-}
-
-async function approveX402Rows(trx: Kysely<Database>, approved: BatchEffects['x402Approved']) {
-  for (const { transactionId, nowMs } of approved) {
-    await trx
+      .compile(),
+  }));
+  const events = effects.transitions.map((t) =>
+    eventRow(t.after.id, t.after.status, t.actor, t.note, Number(t.after.updated_at_ms)),
+  );
+  steps.push({
+    what: 'transition events',
+    query: trx.insertInto('transaction_events').values(events).compile(),
+  });
+  for (const { transactionId, nowMs } of effects.x402Approved) {
+    const query = trx
       .updateTable('x402_payments')
       .set({ state: 'approved', updated_at_ms: BigInt(nowMs) })
       .where('transaction_id', '=', transactionId)
       .where('state', '=', 'awaiting_approval')
-      .execute();
+      .compile();
+    steps.push({ what: `x402 approval of ${transactionId}`, query });
   }
+  return steps;
 }
 
 /**
  * Every balance change of the batch in one guarded statement. The in-memory decision checked each leg; the
  * database checks the net change again, and every account must match (the pair of the assertion).
  */
-async function applyBalanceDeltas(trx: Kysely<Database>, deltas: Map<string, bigint>, dialect: Dialect) {
+function balanceDeltaStep(
+  trx: Kysely<Database>,
+  deltas: Map<string, bigint>,
+  dialect: Dialect,
+): WriteStep | undefined {
   const changed = [...deltas].filter(([, delta]) => delta !== 0n);
-  if (changed.length === 0) return;
-  const updated = await sql<{ id: string }>`
+  if (changed.length === 0) return undefined;
+  const query = sql`
     update accounts set balance_micros = accounts.balance_micros + v.delta
     from ${valuesTable(changed, dialect)}
     where accounts.id = v.id
       and accounts.balance_micros + v.delta >= 0
       and accounts.balance_micros + v.delta <= ${BALANCE_MAX_MICROS}
-    returning accounts.id`.execute(trx);
-  assert(
-    updated.rows.length === changed.length,
-    'a guarded balance update matched fewer accounts than decided',
-  );
+    returning accounts.id`.compile(trx);
+  return { what: 'a guarded balance update', query, rowsExpected: changed.length };
 }
 
 /** `(values …) as v(id, delta)`: SQLite names VALUES columns column1, column2, so it selects them by name. */
@@ -474,61 +491,44 @@ function valuesTable(rows: Array<[string, bigint]>, dialect: Dialect): RawBuilde
   return sql`(select column1 as id, column2 as delta from (values ${values})) as v`;
 }
 
-async function writeRecords(trx: Kysely<Database>, effects: BatchEffects): Promise<void> {
-  if (effects.records.length > 0) {
-    const rows = effects.records.map((record) => transactionRow(record));
-    await trx.insertInto('transactions').values(rows).execute();
-    await trx.insertInto('transaction_events').values(effects.records.map(creationEventRow)).execute();
-  }
-  if (effects.deposits.length > 0) {
-    await trx.insertInto('deposits').values(effects.deposits.map(depositRow)).execute();
-  }
-}
-
 /** The outbox rows of payments handed to the rail's sender, in the same database transaction as their debit. */
-async function writePayouts(
-  trx: Kysely<Database>,
-  payouts: BatchEffects['payouts'],
-  fromAddress: string | null,
-): Promise<void> {
-  if (payouts.length === 0) return;
+function payoutsInsert(trx: Kysely<Database>, payouts: BatchEffects['payouts'], fromAddress: string | null) {
   assert(fromAddress !== null, 'a payout was decided on a rail without a payout address');
-  await trx
+  return trx
     .insertInto('chain_outbox')
-    .values(payouts.map((payout) => payoutRow(payout, fromAddress, newId('obx'))))
-    .execute();
+    .values(payouts.map((payout) => payoutRow(payout, fromAddress, newId('obx'))));
 }
 
 /** The x402 rows of the batch's x402 payments, with their debit: from here a signature can be resumed. */
-async function writeX402(trx: Kysely<Database>, rows: BatchEffects['x402']): Promise<void> {
-  if (rows.length === 0) return;
-  await trx
-    .insertInto('x402_payments')
-    .values(
-      rows.map((r) => ({
-        transaction_id: r.transactionId,
-        wallet_id: r.walletId,
-        state: r.state,
-        x402_version: BigInt(r.details.version),
-        requirement_json: r.details.requirementJson,
-        resource_json: r.details.resourceJson,
-        pay_to: r.payTo,
-        amount_micros: r.amountMicros,
-        nonce: r.state === 'signed' ? r.details.nonce : null,
-        valid_before_s: r.state === 'signed' ? r.details.validBeforeS : null,
-        settle_tx_hash: null,
-        created_at_ms: BigInt(r.nowMs),
-        updated_at_ms: BigInt(r.nowMs),
-      })),
-    )
-    .execute();
+function x402Insert(trx: Kysely<Database>, rows: BatchEffects['x402']) {
+  return trx.insertInto('x402_payments').values(
+    rows.map((r) => ({
+      transaction_id: r.transactionId,
+      wallet_id: r.walletId,
+      state: r.state,
+      x402_version: BigInt(r.details.version),
+      requirement_json: r.details.requirementJson,
+      resource_json: r.details.resourceJson,
+      pay_to: r.payTo,
+      amount_micros: r.amountMicros,
+      nonce: r.state === 'signed' ? r.details.nonce : null,
+      valid_before_s: r.state === 'signed' ? r.details.validBeforeS : null,
+      settle_tx_hash: null,
+      created_at_ms: BigInt(r.nowMs),
+      updated_at_ms: BigInt(r.nowMs),
+    })),
+  );
 }
 
 /**
  * Each wallet's running spent total moves by what its new records count and by what its answered payments stop
  * or keep counting (see spendingMicros): one statement for the batch.
  */
-async function addSpentTotals(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect): Promise<void> {
+function spentTotalsStep(
+  trx: Kysely<Database>,
+  effects: BatchEffects,
+  dialect: Dialect,
+): WriteStep | undefined {
   const deltas = new Map<string, bigint>();
   const add = (walletId: string, delta: bigint) => {
     if (delta !== 0n) deltas.set(walletId, (deltas.get(walletId) ?? 0n) + delta);
@@ -542,15 +542,15 @@ async function addSpentTotals(trx: Kysely<Database>, effects: BatchEffects, dial
     );
   }
   const changed = [...deltas].filter(([, delta]) => delta !== 0n);
-  if (changed.length === 0) return;
-  await sql`update wallets set spent_micros = wallets.spent_micros + v.delta
-    from ${valuesTable(changed, dialect)} where wallets.id = v.id`.execute(trx);
+  if (changed.length === 0) return undefined;
+  const query = sql`update wallets set spent_micros = wallets.spent_micros + v.delta
+    from ${valuesTable(changed, dialect)} where wallets.id = v.id`.compile(trx);
+  return { what: 'spent totals', query };
 }
 
 /** Outcomes stored under their keys; a key past its window is taken over (its row replaced). */
-async function writeKeys(trx: Kysely<Database>, effects: BatchEffects): Promise<void> {
-  if (effects.idempotency.length === 0) return;
-  await trx
+function keysInsert(trx: Kysely<Database>, effects: BatchEffects) {
+  return trx
     .insertInto('idempotency_keys')
     .values(
       effects.idempotency.map((k) => ({
@@ -569,6 +569,5 @@ async function writeKeys(trx: Kysely<Database>, effects: BatchEffects): Promise<
         response_body: eb.ref('excluded.response_body'),
         created_at_ms: eb.ref('excluded.created_at_ms'),
       })),
-    )
-    .execute();
+    );
 }

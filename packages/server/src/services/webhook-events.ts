@@ -5,6 +5,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../domain/ids.ts';
 import type { Database, WebhookEventsTable } from '../store/schema.ts';
+import type { WriteStep } from '../store/write-plan.ts';
 import { transactionView } from './transactions.ts';
 
 export const EVENT_TYPES = [
@@ -57,21 +58,29 @@ export function fanOut(
 }
 
 export async function emitEvents(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
+  for (const step of await eventWrites(trx, events)) await trx.executeQuery(step.query);
+}
+
+/**
+ * The writes that record `events` for their subscribers (an event row, a delivery per endpoint), after reading
+ * who subscribes; none when nobody does. Returned rather than run, so a batch sends them with its own writes.
+ */
+export async function eventWrites(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<WriteStep[]> {
+  if (events.length === 0) return [];
   const users = [...new Set(events.map((e) => e.userId))];
   const endpoints = await trx
     .selectFrom('webhook_endpoints')
     .select(['id', 'user_id', 'events_json'])
     .where('user_id', 'in', users)
     .execute();
-  if (endpoints.length === 0) return;
+  if (endpoints.length === 0) return [];
   const subscribers = endpoints.map((e) => ({
     id: e.id,
     userId: e.user_id,
     events: e.events_json === null ? null : new Set(JSON.parse(e.events_json) as string[]),
   }));
   const routed = fanOut(events, subscribers);
-  if (routed.length === 0) return;
+  if (routed.length === 0) return [];
   const rows: Insertable<WebhookEventsTable>[] = [];
   for (const { event } of routed) {
     rows.push({
@@ -82,7 +91,6 @@ export async function emitEvents(trx: Kysely<Database>, events: readonly NewEven
       created_at_ms: BigInt(event.nowMs),
     });
   }
-  await trx.insertInto('webhook_events').values(rows).execute();
   const deliveries = routed.flatMap(({ event, endpointIds }, i) =>
     endpointIds.map((endpointId) => ({
       id: newId('dlv'),
@@ -98,7 +106,10 @@ export async function emitEvents(trx: Kysely<Database>, events: readonly NewEven
       updated_at_ms: BigInt(event.nowMs),
     })),
   );
-  await trx.insertInto('webhook_deliveries').values(deliveries).execute();
+  return [
+    { what: 'webhook events', query: trx.insertInto('webhook_events').values(rows).compile() },
+    { what: 'webhook deliveries', query: trx.insertInto('webhook_deliveries').values(deliveries).compile() },
+  ];
 }
 
 export const emitEvent = (trx: Kysely<Database>, event: NewEvent) => emitEvents(trx, [event]);

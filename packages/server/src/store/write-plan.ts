@@ -1,0 +1,90 @@
+// A batch's writes as one round trip on PostgreSQL. The writer's batches write with multi-row statements, but
+// each statement was still its own round trip, parse and executor start: counted, an internal payment batch sent
+// twelve statements, seven of them writes. Here every write of a batch becomes one data-modifying CTE of a single
+// statement (PostgreSQL runs each of them exactly once, to completion, and checks foreign keys at the end of the
+// statement). On SQLite, in process, there is no round trip to save: the steps run one by one.
+import { CompiledQuery, type Kysely } from 'kysely';
+import { assert } from '../errors.ts';
+import type { Dialect } from './db.ts';
+
+export interface WriteStep {
+  query: CompiledQuery;
+  /** The rows its RETURNING clause must give back (a guarded update that matched them all), if checked. */
+  rowsExpected?: number;
+  /** For the assertion's message. */
+  what: string;
+}
+
+/** PostgreSQL accepts 65,535 parameters a statement; steps go in chunks well inside it. */
+const PARAMETERS_PER_STATEMENT_MAX = 30_000;
+
+export async function runWrites<DB>(trx: Kysely<DB>, steps: readonly WriteStep[], dialect: Dialect) {
+  if (dialect === 'sqlite') {
+    for (const step of steps) {
+      const result = await trx.executeQuery(step.query);
+      checkRows(step, result.rows.length);
+    }
+    return;
+  }
+  for (const chunk of chunksOf(steps, PARAMETERS_PER_STATEMENT_MAX)) {
+    if (chunk.length === 1) {
+      const result = await trx.executeQuery(chunk[0]!.query);
+      checkRows(chunk[0]!, result.rows.length);
+      continue;
+    }
+    const combined = combinedStatement(chunk);
+    const result = await trx.executeQuery(combined);
+    const counts = result.rows[0] as Record<string, string | number | bigint> | undefined;
+    assert(counts !== undefined, 'a combined write returns its one row of counts');
+    chunk.forEach((step, i) => {
+      if (step.rowsExpected !== undefined) checkRows(step, Number(counts[`n${i}`]));
+    });
+  }
+}
+
+function checkRows(step: WriteStep, rows: number): void {
+  if (step.rowsExpected === undefined) return;
+  assert(rows === step.rowsExpected, `${step.what}: ${rows} rows where ${step.rowsExpected} were decided`);
+}
+
+/** Pure: consecutive steps, in order, each chunk under `parametersMax` (a bigger step alone). */
+export function chunksOf(steps: readonly WriteStep[], parametersMax: number): WriteStep[][] {
+  const chunks: WriteStep[][] = [];
+  let current: WriteStep[] = [];
+  let parameters = 0;
+  for (const step of steps) {
+    const size = step.query.parameters.length;
+    if (current.length > 0 && parameters + size > parametersMax) {
+      chunks.push(current);
+      current = [];
+      parameters = 0;
+    }
+    current.push(step);
+    parameters += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * Pure: `with s0 as (…), s1 as (…) select (select count(*) from sK) as nK, …` — each step's placeholders
+ * renumbered after the parameters of the steps before it; a count for each step whose rows are checked.
+ */
+export function combinedStatement(steps: readonly WriteStep[]): CompiledQuery {
+  const parameters: unknown[] = [];
+  const ctes: string[] = [];
+  const counts: string[] = [];
+  steps.forEach((step, i) => {
+    const offset = parameters.length;
+    // Kysely writes placeholders as $1…$n and never puts a `$` in the SQL text it builds around them.
+    const text = step.query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    parameters.push(...step.query.parameters);
+    ctes.push(`s${i} as (${text})`);
+    if (step.rowsExpected !== undefined) {
+      assert(/\breturning\b/i.test(text), `${step.what}: a checked step needs a RETURNING clause`);
+      counts.push(`(select count(*) from s${i}) as n${i}`);
+    }
+  });
+  const select = counts.length === 0 ? 'select 1 as done' : `select ${counts.join(', ')}`;
+  return CompiledQuery.raw(`with ${ctes.join(', ')} ${select}`, parameters);
+}
