@@ -1,7 +1,7 @@
 // The store side of batched money commands (payments, fund, withdraw, deposits): load what a batch needs with a
 // few set-based queries, let the pure deciders (domain/batch.ts) decide every command in memory, then write every
 // effect with multi-row statements. A batch of any size costs about ten statements, not a dozen per command.
-import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
+import { type CompiledQuery, type Insertable, type Kysely, type RawBuilder, sql } from 'kysely';
 import { payoutRow } from '../chain/outbox-rows.ts';
 import type { HeldRow } from '../domain/approval-batch.ts';
 import { type BatchCommand, decideBatch } from '../domain/batch.ts';
@@ -27,7 +27,7 @@ import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow } from '../ledger/le
 import type { Dialect } from '../store/db.ts';
 import { notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
-import { runWrites, type WriteStep } from '../store/write-plan.ts';
+import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
 import { ruleOf } from './policies.ts';
 import {
@@ -391,26 +391,24 @@ async function storedKeys(trx: Kysely<Database>, commands: readonly BatchCommand
 /** Every write of the batch, in order: one statement on PostgreSQL (store/write-plan.ts). */
 function writeSteps(trx: Kysely<Database>, effects: BatchEffects, options: MoneyBatchOptions): WriteStep[] {
   const steps: WriteStep[] = [];
-  const add = (what: string, query: { compile(): CompiledQuery }, rowsExpected?: number) =>
-    steps.push({ what, query: query.compile(), ...(rowsExpected === undefined ? {} : { rowsExpected }) });
+  const add = (what: string, query: { compile(): CompiledQuery }) =>
+    steps.push({ what, query: query.compile() });
+  const insert = <T extends keyof Database & string>(table: T, rows: Insertable<Database[T]>[]) =>
+    steps.push({ what: table, query: insertRows(options.dialect, table, rows) });
   if (effects.ledgerTransactions.length > 0) {
-    add(
-      'ledger transactions',
-      trx.insertInto('ledger_transactions').values(effects.ledgerTransactions.map(ledgerTransactionRow)),
-    );
-    add('entries', trx.insertInto('entries').values(effects.entries.map(entryRow)));
+    insert('ledger_transactions', effects.ledgerTransactions.map(ledgerTransactionRow));
+    insert('entries', effects.entries.map(entryRow));
   }
   const balances = balanceDeltaStep(trx, effects.balanceDeltas, options.dialect);
   if (balances !== undefined) steps.push(balances);
   if (effects.records.length > 0) {
-    add('transactions', trx.insertInto('transactions').values(effects.records.map((r) => transactionRow(r))));
-    add(
-      'creation events',
-      trx.insertInto('transaction_events').values(effects.records.map(creationEventRow)),
+    insert(
+      'transactions',
+      effects.records.map((r) => transactionRow(r)),
     );
+    insert('transaction_events', effects.records.map(creationEventRow));
   }
-  if (effects.deposits.length > 0)
-    add('deposits', trx.insertInto('deposits').values(effects.deposits.map(depositRow)));
+  if (effects.deposits.length > 0) insert('deposits', effects.deposits.map(depositRow));
   steps.push(...transitionSteps(trx, effects));
   const spent = spentTotalsStep(trx, effects, options.dialect);
   if (spent !== undefined) steps.push(spent);

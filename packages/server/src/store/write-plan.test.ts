@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { type Harness, startHarness, storeTargets } from '../../test/support/harness.ts';
-import { chunksOf, combinedStatement, runWrites, type WriteStep } from './write-plan.ts';
+import {
+  chunksOf,
+  combinedStatement,
+  insertRows,
+  runWrites,
+  shiftPlaceholders,
+  type WriteStep,
+} from './write-plan.ts';
 
 const step = (text: string, parameters: unknown[], rowsExpected?: number): WriteStep => ({
   what: text,
@@ -31,6 +38,39 @@ describe('combined writes (pure)', () => {
       ]),
     ]);
     assert.match(wide.sql, /\(\$2, \$3, \$4, \$5, \$6, \$7, \$8, \$9, \$10, \$11\)/);
+  });
+
+  test('placeholders shift by the offset, whatever their digits; the text around them is kept', () => {
+    assert.equal(shiftPlaceholders('a = $1 and b in ($2, $10)', 0), 'a = $1 and b in ($2, $10)');
+    assert.equal(shiftPlaceholders('a = $1 and b in ($2, $10)', 9), 'a = $10 and b in ($11, $19)');
+    assert.equal(shiftPlaceholders('$1', 99), '$100');
+    assert.equal(shiftPlaceholders('no placeholders', 3), 'no placeholders');
+    assert.throws(() => shiftPlaceholders("a = '$'", 1));
+  });
+
+  test('a multi-row insert names its columns once and numbers its values row by row', () => {
+    const rows = [
+      { id: 'l1', kind: 'payment', reference_id: null, created_at_ms: 5n },
+      { id: 'l2', kind: 'fund', reference_id: 'r', created_at_ms: 6n },
+    ];
+    const pg = insertRows('postgres', 'ledger_transactions', rows);
+    assert.equal(
+      pg.sql,
+      'insert into "ledger_transactions" ("id", "kind", "reference_id", "created_at_ms") values ($1, $2, $3, $4), ($5, $6, $7, $8)',
+    );
+    assert.deepEqual(pg.parameters, ['l1', 'payment', null, 5n, 'l2', 'fund', 'r', 6n]);
+    assert.match(
+      insertRows('sqlite', 'ledger_transactions', rows).sql,
+      /values \(\?, \?, \?, \?\), \(\?, \?, \?, \?\)$/,
+    );
+    // A row that leaves a column out (or adds one) would shift every value after it: refused.
+    assert.throws(() =>
+      insertRows('postgres', 'ledger_transactions', [rows[0]!, Object.assign({ extra: 1 }, rows[1]!)]),
+    );
+    assert.throws(() =>
+      insertRows('postgres', 'ledger_transactions', [rows[0]!, { ...rows[1]!, reference_id: undefined }]),
+    );
+    assert.throws(() => insertRows('postgres', 'ledger_transactions', []));
   });
 
   test('a step whose rows are checked must return them', () => {
