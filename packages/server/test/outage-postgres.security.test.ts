@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GENEROUS_RATE_LIMITS } from './support/harness.ts';
-import { type PaymentLoad, startPaymentLoad } from './support/payment-load.ts';
+import { type PaymentLoad, startBalanceReads, startPaymentLoad } from './support/payment-load.ts';
 import {
   hasPostgresBinaries,
   type PrivatePostgres,
@@ -41,6 +41,7 @@ describe('PostgreSQL outages under load (private cluster)', { skip }, () => {
   let cluster: PrivatePostgres;
   let service: ServiceProcess;
   let load: PaymentLoad;
+  let reads: ReturnType<typeof startBalanceReads>;
   let key: string;
 
   before(async () => {
@@ -54,16 +55,19 @@ describe('PostgreSQL outages under load (private cluster)', { skip }, () => {
     });
     key = await fundedAgentKey(service.url, 'outage@example.test');
     load = startPaymentLoad(service.url, key, { workers: 4, label: 'outage' });
+    reads = startBalanceReads(service.url, key, { workers: 8 });
   });
 
   after(async () => {
     await load?.stop();
+    await reads?.stop();
     await service?.stop();
     cluster?.destroy();
   });
 
   const phase = async (name: string, stage: () => Promise<void>) => {
     const from = load.answers.length;
+    const readsFrom = reads.answers.length;
     await stage();
     assert.equal(
       service.child.exitCode,
@@ -71,6 +75,8 @@ describe('PostgreSQL outages under load (private cluster)', { skip }, () => {
       `the service process died during "${name}":\n${service.output()}`,
     );
     assertOnly200or503(load.answers.slice(from), name, ANSWER_BOUND_MS);
+    assertOnly200or503(reads.answers.slice(readsFrom), `${name} (check_balance)`, ANSWER_BOUND_MS);
+    assert.ok(reads.answers.length > readsFrom, `${name}: balance reads went on`);
   };
 
   test('terminated backends (a failover, an administrator): the process survives and keeps paying', async () => {

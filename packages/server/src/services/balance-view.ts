@@ -8,6 +8,7 @@ import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../do
 import { assert } from '../errors.ts';
 import { ACCOUNT_SUFFIX } from '../ledger/ledger.ts';
 import type { Dialect, Store } from '../store/db.ts';
+import { isConnectionFailure } from '../store/errors.ts';
 import { ruleOf } from './policies.ts';
 import { createReadBatch } from './read-batch.ts';
 
@@ -39,7 +40,7 @@ interface BalanceRow {
 /** Wallets whose balance view is kept; past it the oldest goes (agents that poll are few and hot). */
 const CACHED_VIEWS_MAX = 10_000;
 /** Concurrent reads that are not served from memory go to the database together, this many per query. */
-const READ_BATCH = { maxKeys: 64, maxInFlight: 4 };
+const READ_BATCH = { maxKeys: 64, maxInFlight: 4, maxWaiting: 1_024, isUnreachable: isConnectionFailure };
 
 export interface BalanceViews {
   read(walletId: string): Promise<BalanceView | undefined>;

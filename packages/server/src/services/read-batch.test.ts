@@ -23,11 +23,18 @@ function manualLoad() {
 }
 
 const turn = () => new Promise((done) => setImmediate(done));
+const unreachable = new Error('connection refused');
+const options = (maxKeys: number, maxInFlight: number, maxWaiting = 100) => ({
+  maxKeys,
+  maxInFlight,
+  maxWaiting,
+  isUnreachable: (error: unknown) => error === unreachable,
+});
 
 describe('read batch', () => {
   test('reads asked in one turn go in one query, each answered with its own row', async () => {
     const { loads, load } = manualLoad();
-    const read = createReadBatch(load, { maxKeys: 10, maxInFlight: 2 });
+    const read = createReadBatch(load, options(10, 2));
     const answers = Promise.all(['a', 'b', 'a', 'c'].map((k) => read(k)));
     await turn();
     assert.equal(loads.length, 1);
@@ -43,7 +50,7 @@ describe('read batch', () => {
 
   test('a read never joins a query already sent: it sees what was committed before it was asked', async () => {
     const { loads, load } = manualLoad();
-    const read = createReadBatch(load, { maxKeys: 10, maxInFlight: 1 });
+    const read = createReadBatch(load, options(10, 1));
     const first = read('a');
     await turn();
     const second = read('a');
@@ -60,7 +67,7 @@ describe('read batch', () => {
 
   test('at most maxKeys per query and maxInFlight queries at once; the rest go when one returns', async () => {
     const { loads, load } = manualLoad();
-    const read = createReadBatch(load, { maxKeys: 3, maxInFlight: 2 });
+    const read = createReadBatch(load, options(3, 2));
     const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
     const answers = Promise.all(keys.map((k) => read(k)));
     await turn();
@@ -90,7 +97,7 @@ describe('read batch', () => {
 
   test('a failed query fails each of its reads, and the next reads go on', async () => {
     const { loads, load } = manualLoad();
-    const read = createReadBatch(load, { maxKeys: 10, maxInFlight: 1 });
+    const read = createReadBatch(load, options(10, 1));
     const failed = Promise.allSettled([read('a'), read('b')]);
     await turn();
     loads[0]!.fail(new Error('database unavailable'));
@@ -105,8 +112,43 @@ describe('read batch', () => {
     assert.equal(await later, 'value of c');
   });
 
+  test('past maxWaiting a read is refused at once with a 503, and the ones waiting are still answered', async () => {
+    const { loads, load } = manualLoad();
+    const read = createReadBatch(load, options(2, 1, 4));
+    const first = read('a'); // on the wire after this turn
+    await turn();
+    const waiting = ['b', 'c', 'd', 'e'].map((k) => read(k));
+    await assert.rejects(read('f'), (error: { code?: string }) => error.code === 'SERVICE_UNAVAILABLE');
+    loads[0]!.finish();
+    assert.equal(await first, 'value of a');
+    for (let i = 1; i <= 2; i += 1) {
+      await turn();
+      await turn();
+      loads[i]!.finish();
+    }
+    assert.deepEqual(await Promise.all(waiting), ['value of b', 'value of c', 'value of d', 'value of e']);
+  });
+
+  test('a database that is unreachable fails every waiting read at once, not one timeout after another', async () => {
+    const { loads, load } = manualLoad();
+    const read = createReadBatch(load, options(2, 1));
+    const reads = ['a', 'b', 'c', 'd', 'e'].map((k) => read(k).catch((error: unknown) => error));
+    await turn();
+    assert.equal(loads.length, 1);
+    loads[0]!.fail(unreachable);
+    assert.deepEqual(await Promise.all(reads), [
+      unreachable,
+      unreachable,
+      unreachable,
+      unreachable,
+      unreachable,
+    ]);
+    assert.equal(loads.length, 1, 'no further query was sent for them');
+  });
+
   test('refuses a batch that could never send a query', () => {
-    assert.throws(() => createReadBatch(manualLoad().load, { maxKeys: 0, maxInFlight: 1 }));
-    assert.throws(() => createReadBatch(manualLoad().load, { maxKeys: 1, maxInFlight: 0 }));
+    assert.throws(() => createReadBatch(manualLoad().load, options(0, 1)));
+    assert.throws(() => createReadBatch(manualLoad().load, options(1, 0)));
+    assert.throws(() => createReadBatch(manualLoad().load, options(4, 1, 2)));
   });
 });

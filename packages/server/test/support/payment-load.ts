@@ -92,3 +92,43 @@ export function startPaymentLoad(
     },
   };
 }
+
+/**
+ * Agents polling check_balance beside the payments: on PostgreSQL concurrent reads share one query
+ * (services/read-batch.ts), so an outage must bound them as it bounds payments. Records every answer.
+ */
+export function startBalanceReads(base: string, apiKey: string, options: { workers: number }) {
+  const answers: Answer[] = [];
+  let running = true;
+  const worker = async () => {
+    while (running) {
+      const startedMs = Date.now();
+      try {
+        const response = await fetch(`${base}/mcp/v1/tools/check_balance`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+          body: '{}',
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        const body = (await response.json()) as { error?: { code?: string } };
+        answers.push({
+          status: response.status,
+          elapsedMs: Date.now() - startedMs,
+          atMs: startedMs,
+          ...(body.error?.code === undefined ? {} : { code: body.error.code }),
+        });
+      } catch {
+        answers.push({ status: 'network', elapsedMs: Date.now() - startedMs, atMs: startedMs });
+      }
+      await sleep(10);
+    }
+  };
+  const workers = Array.from({ length: options.workers }, worker);
+  return {
+    answers,
+    async stop() {
+      running = false;
+      await Promise.all(workers);
+    },
+  };
+}
