@@ -4,7 +4,9 @@
 // back to reading a wallet's — or everyone's — whole history, and works, slowly. So this test records every SQL
 // text the service prepares while it serves the requests that read by status (pending lists, filtered history,
 // a fund's pending count, the wallet list and its approvals badge, expiry, windows, check_balance) and asks
-// SQLite for each one's plan.
+// SQLite for each one's plan: none may scan, and one run with an open status as a parameter (pending, failed…)
+// must go through a partial index (checked by mutation: without the predicate in the history list or in a
+// fund's pending count, it fails).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,17 +16,39 @@ import { type Harness, startHarness } from './support/harness.ts';
 import { fundedUser } from './support/http.ts';
 
 const seen = new Set<string>();
+/** SQL text → the statuses other than completed it was run with as a parameter. */
+const openStatusesBound = new Map<string, Set<string>>();
+const OPEN_STATUSES = new Set(['pending', 'processing', 'rejected', 'expired', 'failed']);
 const prepare = SqliteDatabase.prototype.prepare;
+
+/** Records which open statuses each statement is run with (Kysely passes its parameters as one array). */
+function recordingRuns(text: string, statement: ReturnType<typeof prepare>) {
+  for (const method of ['all', 'get', 'iterate', 'run'] as const) {
+    const run = statement[method].bind(statement) as (...args: unknown[]) => unknown;
+    Object.defineProperty(statement, method, {
+      value: (...args: unknown[]) => {
+        for (const value of args.flat()) {
+          if (typeof value !== 'string' || !OPEN_STATUSES.has(value)) continue;
+          openStatusesBound.set(text, (openStatusesBound.get(text) ?? new Set()).add(value));
+        }
+        return run(...args);
+      },
+    });
+  }
+  return statement;
+}
 
 /** `SCAN transactions` / `SCAN entries`: a step over every row of the table (a SEARCH uses an index). */
 const FULL_SCAN = /\bSCAN (transactions|entries)\b(?! USING)/;
+/** Migration 0009's partial indexes of payments that are not completed. */
+const PARTIAL_INDEX = /INDEX transactions_(wallet_open|pending_expiry|user_pending)_idx/;
 
 describe('query plans (SQLite)', () => {
   let h: Harness;
   before(async () => {
     SqliteDatabase.prototype.prepare = function (this: SqliteDatabase.Database, text: string) {
       seen.add(text);
-      return prepare.call(this, text) as ReturnType<typeof prepare>;
+      return recordingRuns(text, prepare.call(this, text) as ReturnType<typeof prepare>);
     } as typeof prepare;
     h = await startHarness('sqlite', 'query_plans');
   });
@@ -66,6 +90,7 @@ describe('query plans (SQLite)', () => {
     );
     assert.ok(reading.length >= 8, `only ${reading.length} statements recorded`);
     const inspector = new SqliteDatabase(join(h.dataDir, 'agent-wallet.sqlite'), { readonly: true });
+    let filteredByOpenStatus = 0;
     try {
       for (const text of reading) {
         const parameters = Array.from(text.matchAll(/\?/g), () => null);
@@ -75,7 +100,21 @@ describe('query plans (SQLite)', () => {
           .map((row) => (row as { detail: string }).detail)
           .join('; ');
         assert.doesNotMatch(plan, FULL_SCAN, `${text}\n→ ${plan}`);
+        // A wallet's payments filtered to an open status come from the partial index of open payments, not
+        // from a range over the wallet's whole history (which is no scan, and still grows with the wallet).
+        if (/"status" = \?/.test(text) && openStatusesBound.has(text)) {
+          assert.match(
+            plan,
+            PARTIAL_INDEX,
+            `${text}\n(run with ${[...openStatusesBound.get(text)!]})\n→ ${plan}`,
+          );
+          filteredByOpenStatus += 1;
+        }
       }
+      assert.ok(
+        filteredByOpenStatus >= 2,
+        `only ${filteredByOpenStatus} statements filtered by an open status`,
+      );
     } finally {
       inspector.close();
     }
