@@ -53,10 +53,10 @@ export const LEGS_MAX = 8;
 
 const RAIL_ACCOUNT_PREFIX = 'rail:';
 
-/** Account ids are derived from the wallet, so a movement needs no lookup to find them. */
 /** A wallet's accounts are its id and one of these (queries that join by wallet build the ids in SQL). */
 export const ACCOUNT_SUFFIX = { available: ':available', hold: ':hold' } as const;
 
+/** Account ids are derived from the wallet, so a movement needs no lookup to find them. */
 export const accountIds = {
   available: (walletId: string) => `${walletId}${ACCOUNT_SUFFIX.available}`,
   hold: (walletId: string) => `${walletId}${ACCOUNT_SUFFIX.hold}`,

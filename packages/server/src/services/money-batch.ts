@@ -1,6 +1,8 @@
-// The store side of batched money commands (payments, fund, withdraw, deposits): load what a batch needs with a
-// few set-based queries, let the pure deciders (domain/batch.ts) decide every command in memory, then write every
-// effect with multi-row statements. A batch of any size costs about ten statements, not a dozen per command.
+// The store side of batched money commands (payments, fund, withdraw, deposits, approvals and their expiry):
+// load what a batch needs with a few set-based queries, let the pure deciders (domain/batch.ts) decide every
+// command in memory, then write every effect with multi-row statements, sent as one statement on PostgreSQL
+// (store/write-plan.ts). A batch of any size costs a handful of statements (an internal-payment batch: seven on
+// PostgreSQL), not a dozen per command.
 import { type CompiledQuery, type Insertable, type Kysely, type RawBuilder, sql } from 'kysely';
 import { payoutRow } from '../chain/outbox-rows.ts';
 import type { HeldRow } from '../domain/approval-batch.ts';
@@ -342,7 +344,7 @@ async function policiesOf(trx: Kysely<Database>, walletIds: string[]) {
 }
 
 /**
- * Spending since `sinceMs` per wallet, from the (wallet_id, status, created_at_ms) index. Measured from the
+ * Spending since `sinceMs` per wallet, from the (wallet_id, created_at_ms, status) index. Measured from the
  * batch's first command: a later command of the same batch counts a payment that left the window in the
  * milliseconds between them, which can only deny early, never let a cap be passed.
  */

@@ -2,7 +2,7 @@
 // few set-based queries: one per window named (sum and count per wallet), one per recipient-cap window (sum per
 // wallet and recipient, for the batch's recipients only). Windows end at the batch's first command: a later
 // command of the same batch counts a payment that left the window in the milliseconds between them, which can
-// only deny early, never let a budget be passed. Reads the (wallet_id, status, created_at_ms) index.
+// only deny early, never let a budget be passed. Reads the (wallet_id, created_at_ms, status) index.
 import type { Kysely } from 'kysely';
 import { emptyWindows, recipientKey, type WindowTotals } from '../domain/batch-state.ts';
 import { type ActivePolicy, WINDOWS, type WindowName } from '../domain/policies.ts';
