@@ -411,7 +411,7 @@ function writeSteps(trx: Kysely<Database>, effects: BatchEffects, options: Money
     insert('transaction_events', effects.records.map(creationEventRow));
   }
   if (effects.deposits.length > 0) insert('deposits', effects.deposits.map(depositRow));
-  steps.push(...transitionSteps(trx, effects));
+  steps.push(...transitionSteps(trx, effects, options.dialect));
   const spent = spentTotalsStep(trx, effects, options.dialect);
   if (spent !== undefined) steps.push(spent);
   if (effects.idempotency.length > 0) add('idempotency keys', keysInsert(trx, effects));
@@ -425,7 +425,7 @@ function writeSteps(trx: Kysely<Database>, effects: BatchEffects, options: Money
  * Approvals, rejections and expiries: each payment's row as it ends the batch, one audit event per transition,
  * and approved x402 payments' rows. Rare next to payments, so one update per changed payment.
  */
-function transitionSteps(trx: Kysely<Database>, effects: BatchEffects): WriteStep[] {
+function transitionSteps(trx: Kysely<Database>, effects: BatchEffects, dialect: Dialect): WriteStep[] {
   if (effects.transitions.length === 0) return [];
   const last = new Map(effects.transitions.map((t) => [t.after.id, t.after]));
   const steps: WriteStep[] = [...last.values()].map((row) => ({
@@ -444,10 +444,7 @@ function transitionSteps(trx: Kysely<Database>, effects: BatchEffects): WriteSte
   const events = effects.transitions.map((t) =>
     eventRow(t.after.id, t.after.status, t.actor, t.note, Number(t.after.updated_at_ms)),
   );
-  steps.push({
-    what: 'transition events',
-    query: trx.insertInto('transaction_events').values(events).compile(),
-  });
+  steps.push({ what: 'transition events', query: insertRows(dialect, 'transaction_events', events) });
   for (const { transactionId, nowMs } of effects.x402Approved) {
     const query = trx
       .updateTable('x402_payments')

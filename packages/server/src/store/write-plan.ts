@@ -21,16 +21,12 @@ const PARAMETERS_PER_STATEMENT_MAX = 30_000;
 
 export async function runWrites<DB>(trx: Kysely<DB>, steps: readonly WriteStep[], dialect: Dialect) {
   if (dialect === 'sqlite') {
-    for (const step of steps) {
-      const result = await trx.executeQuery(step.query);
-      checkRows(step, result.rows.length);
-    }
+    for (const step of steps) await runStep(trx, step);
     return;
   }
   for (const chunk of chunksOf(steps, PARAMETERS_PER_STATEMENT_MAX)) {
     if (chunk.length === 1) {
-      const result = await trx.executeQuery(chunk[0]!.query);
-      checkRows(chunk[0]!, result.rows.length);
+      await runStep(trx, chunk[0]!);
       continue;
     }
     const combined = combinedStatement(chunk);
@@ -41,6 +37,11 @@ export async function runWrites<DB>(trx: Kysely<DB>, steps: readonly WriteStep[]
       if (step.rowsExpected !== undefined) checkRows(step, Number(counts[`n${i}`]));
     });
   }
+}
+
+async function runStep<DB>(trx: Kysely<DB>, step: WriteStep): Promise<void> {
+  const result = await trx.executeQuery(step.query);
+  checkRows(step, result.rows.length);
 }
 
 function checkRows(step: WriteStep, rows: number): void {
