@@ -24,17 +24,31 @@ export interface PaymentLoad {
 const AMOUNT = '0.01';
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export async function sendPayment(
+export function sendPayment(
   base: string,
   apiKey: string,
   idempotencyKey: string,
 ): Promise<Answer & { txId?: string }> {
+  return callTool(base, apiKey, 'send_payment', {
+    toAddress: OUTSIDE_ADDRESS,
+    amount: AMOUNT,
+    idempotencyKey,
+  });
+}
+
+/** One tool call, its answer recorded: status (or a network failure), how long it took, its error code. */
+async function callTool(
+  base: string,
+  apiKey: string,
+  tool: string,
+  params: Record<string, unknown>,
+): Promise<Answer & { txId?: string }> {
   const startedMs = Date.now();
   try {
-    const response = await fetch(`${base}/mcp/v1/tools/send_payment`, {
+    const response = await fetch(`${base}/mcp/v1/tools/${tool}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-      body: JSON.stringify({ params: { toAddress: OUTSIDE_ADDRESS, amount: AMOUNT, idempotencyKey } }),
+      body: JSON.stringify({ params }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const body = (await response.json()) as { data?: { txId?: string }; error?: { code?: string } };
@@ -102,24 +116,7 @@ export function startBalanceReads(base: string, apiKey: string, options: { worke
   let running = true;
   const worker = async () => {
     while (running) {
-      const startedMs = Date.now();
-      try {
-        const response = await fetch(`${base}/mcp/v1/tools/check_balance`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-          body: '{}',
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        });
-        const body = (await response.json()) as { error?: { code?: string } };
-        answers.push({
-          status: response.status,
-          elapsedMs: Date.now() - startedMs,
-          atMs: startedMs,
-          ...(body.error?.code === undefined ? {} : { code: body.error.code }),
-        });
-      } catch {
-        answers.push({ status: 'network', elapsedMs: Date.now() - startedMs, atMs: startedMs });
-      }
+      answers.push(await callTool(base, apiKey, 'check_balance', {}));
       await sleep(10);
     }
   };
