@@ -6,9 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { openStore } from '../src/store/db.ts';
+import { openSqliteFile, openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 
 const SEED_MICROS = 1_000_000_000_000n;
@@ -55,10 +54,7 @@ const INSERT_ENTRIES = `insert into entries (transaction_id, leg, account_id, am
   values ($1, 0, $2, $3, $5), ($1, 1, $4, $6, $5)`;
 
 function sqliteLoop(file: string, seconds: number): number {
-  const db = new SqliteDatabase(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.defaultSafeIntegers(true);
+  const db = openSqliteFile(file, 5_000);
   for (const statement of [...SETUP, ...accountSql('raw_a'), ...accountSql('raw_b')]) db.exec(statement);
   // The same statements as PostgreSQL's below, with positional parameters.
   const insertTx = db.prepare(INSERT_TX.replace(/\$\d/g, '?'));

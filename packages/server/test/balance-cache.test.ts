@@ -67,6 +67,20 @@ for (const target of await storeTargets()) {
       await Promise.all([reads().then(checks), h.services.writer.run(async () => undefined)]);
     });
 
+    test('one batch of reads mixing remembered and changed wallets answers each with its own balance', async () => {
+      const agents = await Promise.all(Array.from({ length: 8 }, () => agentWithKey(h, { fund: '1' })));
+      const reads = () => Promise.all(agents.map((agent) => balanceOf(agent.key)));
+      await reads(); // remembered now
+      for (const agent of agents.filter((_, i) => i % 2 === 0)) {
+        await agent.user.api.post(`/api/v1/agent-wallets/${agent.walletId}/fund`, { amount: '2' });
+      }
+      const views = await reads();
+      views.forEach((view, i) => {
+        assert.equal(view.walletId, agents[i]!.walletId);
+        assert.equal(view.balance, i % 2 === 0 ? '3.000000' : '1.000000');
+      });
+    });
+
     test('while the writer holds a transaction open nothing is served from memory', async () => {
       await h.services.writer.run(async () => {
         assert.equal(h.services.store.committedVersion(), null);

@@ -404,10 +404,7 @@ function writeSteps(trx: Kysely<Database>, effects: BatchEffects, options: Money
   const balances = balanceDeltaStep(trx, effects.balanceDeltas, options.dialect);
   if (balances !== undefined) steps.push(balances);
   if (effects.records.length > 0) {
-    insert(
-      'transactions',
-      effects.records.map((r) => transactionRow(r)),
-    );
+    insert('transactions', effects.records.map(transactionRow));
     insert('transaction_events', effects.records.map(creationEventRow));
   }
   if (effects.deposits.length > 0) insert('deposits', effects.deposits.map(depositRow));

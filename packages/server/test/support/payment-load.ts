@@ -72,30 +72,23 @@ export function startPaymentLoad(
   const answers: Answer[] = [];
   const acknowledged = new Map<string, string>();
   const keys: string[] = [];
-  let running = true;
   let sequence = 0;
   const attempt = async (key: string) => {
     const answer = await sendPayment(base, apiKey, key);
     answers.push(answer);
     if (answer.status === 200 && answer.txId !== undefined) acknowledged.set(key, answer.txId);
   };
-  const worker = async () => {
-    while (running) {
-      const key = `${options.label}-${sequence++}`;
-      keys.push(key);
-      await attempt(key);
-      if (!acknowledged.has(key)) await sleep(50);
-    }
-  };
-  const workers = Array.from({ length: options.workers }, worker);
+  const stop = looping(options.workers, async () => {
+    const key = `${options.label}-${sequence++}`;
+    keys.push(key);
+    await attempt(key);
+    if (!acknowledged.has(key)) await sleep(50);
+  });
   return {
     answers,
     acknowledged,
     keys,
-    async stop() {
-      running = false;
-      await Promise.all(workers);
-    },
+    stop,
     async settle(deadlineMs) {
       for (const key of keys) {
         while (!acknowledged.has(key) && Date.now() < deadlineMs) {
@@ -113,19 +106,21 @@ export function startPaymentLoad(
  */
 export function startBalanceReads(base: string, apiKey: string, options: { workers: number }) {
   const answers: Answer[] = [];
+  const stop = looping(options.workers, async () => {
+    answers.push(await callTool(base, apiKey, 'check_balance', {}));
+    await sleep(10);
+  });
+  return { answers, stop };
+}
+
+/** `count` loops, each running `step` again until stopped; the stop resolves once every loop has ended. */
+function looping(count: number, step: () => Promise<void>): () => Promise<void> {
   let running = true;
-  const worker = async () => {
-    while (running) {
-      answers.push(await callTool(base, apiKey, 'check_balance', {}));
-      await sleep(10);
-    }
-  };
-  const workers = Array.from({ length: options.workers }, worker);
-  return {
-    answers,
-    async stop() {
-      running = false;
-      await Promise.all(workers);
-    },
+  const loops = Array.from({ length: count }, async () => {
+    while (running) await step();
+  });
+  return async () => {
+    running = false;
+    await Promise.all(loops);
   };
 }
