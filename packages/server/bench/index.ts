@@ -233,10 +233,38 @@ async function pairedMedian(
     const measured = await run();
     rounds.push({ measured, ratio: measured.requestsPerSecond / base });
   }
-  rounds.sort((a, b) => a.ratio - b.ratio);
-  const middle = rounds[Math.floor(rounds.length / 2)]!;
+  return middleRound(rounds);
+}
+
+type Round = { measured: Measured; ratio: number };
+
+/** The round of the median ratio, with the 5xx of all rounds. */
+function middleRound(rounds: readonly Round[]): Round {
+  const sorted = [...rounds].sort((a, b) => a.ratio - b.ratio);
+  const middle = sorted[Math.floor(sorted.length / 2)]!;
   const errors5xx = rounds.reduce((sum, r) => sum + r.measured.errors5xx, 0);
   return { measured: { ...middle.measured, errors5xx }, ratio: middle.ratio };
+}
+
+/**
+ * Rounds of three — the raw ceiling, the fresh wallet, the aged one — so that besides the drift, the two
+ * wallets' 24-hour windows hold the same number of rounds' payments when each is measured. The fresh wallet's
+ * rounds against the raw ceiling, the aged one's against the fresh.
+ */
+async function freshAndAged(
+  rawRound: () => Promise<number>,
+  fresh: () => Promise<Measured>,
+  aged: () => Promise<Measured>,
+): Promise<{ fresh: Round; aged: Round }> {
+  const freshRounds: Round[] = [];
+  const rawThenFresh = async () => {
+    const rawRate = await rawRound();
+    const measured = await fresh();
+    freshRounds.push({ measured, ratio: measured.requestsPerSecond / rawRate });
+    return measured.requestsPerSecond;
+  };
+  const agedMiddle = await pairedMedian(aged, rawThenFresh);
+  return { fresh: middleRound(freshRounds), aged: agedMiddle };
 }
 
 async function runScenarios(
@@ -259,12 +287,13 @@ async function runScenarios(
   };
   const hammered = (shots: readonly Shot[]) => () => hammer(service.url, shots, load);
   /** A payment scenario, each round right after a round of the raw ceiling (pairedMedian). */
-  const againstRaw = async (scenario: string, shots: readonly Shot[]) => {
-    const paired = await pairedMedian(hammered(shots), rawRound);
+  const push = async (scenario: string, reference: string, paired: Round) => {
     const measured = await track(async () => paired.measured);
-    rows.push({ ...measured, scenario, reference: 'raw ceiling', ratio: paired.ratio });
+    rows.push({ ...measured, scenario, reference, ratio: paired.ratio });
     return measured;
   };
+  const againstRaw = async (scenario: string, shots: readonly Shot[]) =>
+    push(scenario, 'raw ceiling', await pairedMedian(hammered(shots), rawRound));
   const balanceShots = fixture.keys.map((key) => ({
     path: '/mcp/v1/tools/check_balance',
     token: key,
@@ -304,22 +333,24 @@ async function runScenarios(
   ];
   add('POST /auth/login', await track(() => median(hammered(login))), 'bare', bareRow.requestsPerSecond);
   const [freshKey, agedKey] = await agedWallets(service.url, fixture, history);
-  const fresh = await againstRaw('send_payment, hot wallet with daily and total caps', [
-    pay(freshKey, OUTSIDE),
-  ]);
-  add(
+  const paired = await freshAndAged(
+    rawRound,
+    hammered([pay(freshKey, OUTSIDE)]),
+    hammered([pay(agedKey, OUTSIDE)]),
+  );
+  await push('send_payment, hot wallet with daily and total caps', 'raw ceiling', paired.fresh);
+  await push(
     `the same after ${HISTORY_PAYMENTS.toLocaleString('en')} prior payments`,
-    await track(() => median(hammered([pay(agedKey, OUTSIDE)]))),
     'fresh wallet',
-    fresh.requestsPerSecond,
+    paired.aged,
   );
   return { rows, statementsPerPayment, rssMaxBytes };
 }
 
 /**
  * A payment's cost must not grow with the wallet's age: two wallets with the same daily and total caps, one
- * fresh and one with HISTORY_PAYMENTS payments before the last 24 hours, measured one after the other. Their
- * API keys, fresh first.
+ * fresh and one with HISTORY_PAYMENTS payments before the last 24 hours, measured in turns (freshAndAged).
+ * Their API keys, fresh first.
  */
 async function agedWallets(
   base: string,
