@@ -85,7 +85,7 @@ export async function finishChainPayment(
 ): Promise<void> {
   const tx = await trx
     .selectFrom('transactions')
-    .select(['id', 'wallet_id', 'type', 'status', 'amount_micros'])
+    .select(['id', 'wallet_id', 'type', 'status', 'amount_micros', 'created_at_ms'])
     .where('id', '=', payment.transactionId)
     .executeTakeFirstOrThrow();
   if (ending.kind === 'completed') {

@@ -37,6 +37,7 @@ async function verifySnapshot(db: Kysely<Database>): Promise<LedgerReport> {
   const transactions = await checkTransactions(db, report);
   await checkHolds(db, report);
   await checkSpentTotals(db, report);
+  await checkSpendingWindows(db, report);
   return { ok: problems.length === 0, accounts, transactions, problems };
 }
 
@@ -153,6 +154,36 @@ async function checkSpentTotals(db: Kysely<Database>, report: (p: string) => voi
   for (const wallet of wrong.rows) {
     report(
       `wallet ${wallet.id}: spent total ${formatMicros(wallet.spent_micros)} but its payments sum to ${formatMicros(BigInt(wallet.total))}`,
+    );
+  }
+}
+
+/**
+ * Each kept spending window (migration 0010) equals the sum and count of the payments it covers: those that
+ * count as spending, created after its through_ms - span_ms.
+ */
+async function checkSpendingWindows(db: Kysely<Database>, report: (p: string) => void): Promise<void> {
+  const covered = sql`where t.wallet_id = sw.wallet_id and t.created_at_ms > sw.through_ms - sw.span_ms
+    and t.type = 'payment' and t.status in ('completed', 'processing', 'pending')`;
+  const wrong = await sql<{
+    wallet_id: string;
+    span_ms: bigint;
+    spent_micros: bigint;
+    payments: bigint;
+    total: bigint | string;
+    n: bigint | string;
+  }>`
+    select * from (
+      select sw.wallet_id, sw.span_ms, sw.spent_micros, sw.payments,
+        (select coalesce(sum(t.amount_micros), 0) from transactions t ${covered}) as total,
+        (select count(*) from transactions t ${covered}) as n
+      from spending_windows sw
+    ) w
+    where w.spent_micros <> w.total or w.payments <> w.n
+    limit ${PROBLEMS_MAX}`.execute(db);
+  for (const w of wrong.rows) {
+    report(
+      `wallet ${w.wallet_id}: its ${Number(w.span_ms) / 3_600_000}-hour window keeps ${formatMicros(w.spent_micros)} in ${w.payments} payments but they sum to ${formatMicros(BigInt(w.total))} in ${w.n}`,
     );
   }
 }

@@ -11,6 +11,7 @@ import type { Dialect, Store } from '../store/db.ts';
 import { isConnectionFailure } from '../store/errors.ts';
 import { ruleOf } from './policies.ts';
 import { createReadBatch } from './read-batch.ts';
+import { windowSpentSql } from './spending-windows.ts';
 
 export interface BalanceView {
   walletId: string;
@@ -115,9 +116,7 @@ function balanceQuery(dialect: Dialect, walletIds: readonly string[], nowMs: num
         where p.wallet_id = w.id and p.active = 1 and p.type in ('spend_cap_daily', 'spend_cap_total')) end as caps,
       case when exists (select 1 from policies p
           where p.wallet_id = w.id and p.active = 1 and p.type = 'spend_cap_daily')
-        then (select coalesce(sum(t.amount_micros), 0) from transactions t
-          where t.wallet_id = w.id and t.status in ('completed', 'processing', 'pending')
-            and t.created_at_ms > ${BigInt(nowMs - DAY_MS)} and t.type = 'payment')
+        then ${windowSpentSql(sql`w.id`, DAY_MS, nowMs)}
       end as last24h_micros
     from wallets w
     where ${wanted}`;

@@ -33,6 +33,12 @@ import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
 import { ruleOf } from './policies.ts';
 import {
+  loadSpendingWindows,
+  type SpendingWindows,
+  spansOf,
+  spendingWindowsStep,
+} from './spending-windows.ts';
+import {
   creationEventRow,
   eventRow,
   spendingMicros,
@@ -64,11 +70,13 @@ export async function executeMoneyBatch(
   locked: readonly WalletRow[] | null,
   options: MoneyBatchOptions,
 ): Promise<CommandResult[]> {
-  const state = await loadState(trx, commands, locked, options.dialect);
+  const { state, spending } = await loadState(trx, commands, locked, options.dialect);
   const { results, effects } = decideBatch(state, commands, batchContext(options));
   // The webhook events' subscribers are read first, so that their rows go with the batch's other writes.
   const eventSteps = await eventWrites(trx, batchEvents(effects));
-  await runWrites(trx, [...writeSteps(trx, effects, options), ...eventSteps], options.dialect);
+  const windows = spendingWindowsStep(spending.windows, effects, spending.nowMs, options.dialect);
+  const steps = [...writeSteps(trx, effects, options), ...(windows === undefined ? [] : [windows])];
+  await runWrites(trx, [...steps, ...eventSteps], options.dialect);
   return results;
 }
 
@@ -136,7 +144,7 @@ export async function previewPayment(
   options: MoneyBatchOptions,
 ): Promise<{ outcome: Outcome<unknown>; before: WalletState; after: WalletState }> {
   return db.transaction().execute(async (trx) => {
-    const state = await loadState(trx, [command], null, options.dialect);
+    const { state } = await loadState(trx, [command], null, options.dialect);
     const wallet = state.wallets.get(command.walletId);
     if (wallet === undefined) throw notFound('wallet');
     const before = { ...wallet };
@@ -204,7 +212,7 @@ async function loadState(
   commands: readonly BatchCommand[],
   locked: readonly WalletRow[] | null,
   dialect: Dialect,
-): Promise<BatchState> {
+): Promise<{ state: BatchState; spending: { windows: SpendingWindows; nowMs: number } }> {
   const held = await heldOf(trx, commands);
   const named = namedBy(commands, held);
   const rows = locked ?? (await walletsOf(trx, named));
@@ -218,11 +226,13 @@ async function loadState(
     storedKeys(trx, commands, dialect),
     pendingCounts(trx, named.movedAgents),
   ]);
-  const daily = named.agentIds.filter((id) =>
-    (policies.get(id) ?? []).some((p) => p.rule.type === 'spend_cap_daily'),
+  const needed = new Map([...policies].map(([id, list]) => [id, spansOf(list)]));
+  const spending = await loadSpendingWindows(
+    trx,
+    { walletIds: named.agentIds, needed, nowMs: firstNowMs },
+    dialect,
   );
-  const spent24h = await spentSince(trx, daily, firstNowMs - DAY_MS);
-  const windows = await loadWindowTotals(trx, policies, recipientsOf(commands), firstNowMs);
+  const windows = await loadWindowTotals(trx, policies, spending, recipientsOf(commands), firstNowMs);
   const state: BatchState = {
     wallets: new Map(),
     walletIdByAddress: new Map(),
@@ -235,7 +245,7 @@ async function loadState(
     state.wallets.set(row.id, {
       ...walletStateOf(row),
       ...balance,
-      spent24hMicros: spent24h.get(row.id) ?? 0n,
+      spent24hMicros: spending.get(row.id)?.get(DAY_MS)?.spentMicros ?? 0n,
       windows: windows.get(row.id) ?? emptyWindows(),
       policies: policies.get(row.id) ?? [],
       pendingCount: pending.get(row.id) ?? 0,
@@ -243,7 +253,7 @@ async function loadState(
     if (named.addresses.includes(row.address)) state.walletIdByAddress.set(row.address, row.id);
     if (row.kind === 'master') state.masterIdByUser.set(row.user_id, row.id);
   }
-  return state;
+  return { state, spending: { windows: spending, nowMs: firstNowMs } };
 }
 
 /** The payments approve, reject and expire commands name (their wallets are locked, so are they). */
@@ -340,27 +350,6 @@ async function policiesOf(trx: Kysely<Database>, walletIds: string[]) {
     list.push({ id: row.id, rule: ruleOf(row.type as PolicyType, row.params_json) });
     byWallet.set(row.wallet_id, list);
   }
-  return byWallet;
-}
-
-/**
- * Spending since `sinceMs` per wallet, from the (wallet_id, created_at_ms, status) index. Measured from the
- * batch's first command: a later command of the same batch counts a payment that left the window in the
- * milliseconds between them, which can only deny early, never let a cap be passed.
- */
-async function spentSince(trx: Kysely<Database>, walletIds: string[], sinceMs: number) {
-  const byWallet = new Map<string, bigint>();
-  if (walletIds.length === 0) return byWallet;
-  const rows = await trx
-    .selectFrom('transactions')
-    .select((eb) => ['wallet_id', eb.fn.sum<bigint>('amount_micros').as('total')])
-    .where('wallet_id', 'in', walletIds)
-    .where('status', 'in', ['completed', 'processing', 'pending'])
-    .where('created_at_ms', '>', BigInt(sinceMs))
-    .where('type', '=', 'payment')
-    .groupBy('wallet_id')
-    .execute();
-  for (const row of rows) byWallet.set(row.wallet_id, BigInt(row.total));
   return byWallet;
 }
 

@@ -1,6 +1,6 @@
 // Business records of money movements on a wallet (the ledger holds the money; these say why) and their
 // audit trail: every state change is an event with its actor and time.
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
@@ -72,34 +72,58 @@ export async function insertTransaction(trx: Kysely<Database>, tx: NewTransactio
     .insertInto('transaction_events')
     .values(creationEventRow({ ...tx, id: row.id }))
     .execute();
-  await addSpent(trx, tx.walletId, spendingMicros(tx.type, tx.status, tx.amountMicros));
+  const counted = countsAsSpending(tx.type, tx.status);
+  await addSpent(
+    trx,
+    { walletId: tx.walletId, createdAtMs: row.created_at_ms },
+    { micros: counted ? tx.amountMicros : 0n, payments: counted ? 1 : 0 },
+  );
   return row;
 }
 
 /** A payment counts as spent (by the caps) while its money is gone, on its way, or held for approval. */
 const SPENDING_STATUSES: ReadonlySet<string> = new Set(['completed', 'processing', 'pending']);
 
+export function countsAsSpending(type: string, status: string): boolean {
+  return type === 'payment' && SPENDING_STATUSES.has(status);
+}
+
 export function spendingMicros(type: string, status: string, amountMicros: bigint): bigint {
-  return type === 'payment' && SPENDING_STATUSES.has(status) ? amountMicros : 0n;
+  return countsAsSpending(type, status) ? amountMicros : 0n;
 }
 
 /**
  * The wallet's running total of what it has spent (wallets.spent_micros), so a total cap is checked without
- * summing the wallet's whole history. Changed in the transaction that changes a payment's status.
+ * summing the wallet's whole history, and its spending windows (migration 0010) that the payment is inside of.
+ * Changed in the transaction that changes a payment's status; the wallet row first, so on PostgreSQL its lock
+ * is held before the windows move (a batch locks it before it reads them).
  */
-async function addSpent(trx: Kysely<Database>, walletId: string, deltaMicros: bigint): Promise<void> {
-  if (deltaMicros === 0n) return;
+async function addSpent(
+  trx: Kysely<Database>,
+  payment: { walletId: string; createdAtMs: bigint },
+  change: { micros: bigint; payments: number },
+): Promise<void> {
+  if (change.micros === 0n) return;
   await trx
     .updateTable('wallets')
-    .set((eb) => ({ spent_micros: eb('spent_micros', '+', deltaMicros) }))
-    .where('id', '=', walletId)
+    .set((eb) => ({ spent_micros: eb('spent_micros', '+', change.micros) }))
+    .where('id', '=', payment.walletId)
+    .execute();
+  await trx
+    .updateTable('spending_windows')
+    .set((eb) => ({
+      spent_micros: eb('spent_micros', '+', change.micros),
+      payments: eb('payments', '+', BigInt(change.payments)),
+    }))
+    .where('wallet_id', '=', payment.walletId)
+    .where(sql<boolean>`through_ms - span_ms < ${payment.createdAtMs}`)
     .execute();
 }
 
 /** Moves a transaction to a new status and records who did it: the audit trail. */
 export async function setTransactionStatus(
   trx: Kysely<Database>,
-  from: Pick<TransactionRow, 'id' | 'wallet_id' | 'type' | 'status' | 'amount_micros'>,
+  from: Pick<TransactionRow, 'id' | 'wallet_id' | 'type' | 'status' | 'amount_micros' | 'created_at_ms'>,
   change: {
     status: TransactionStatus;
     actor: string;
@@ -122,8 +146,13 @@ export async function setTransactionStatus(
     .where('id', '=', from.id)
     .execute();
   await recordEvent(trx, from.id, change.status, change.actor, change.note, change.nowMs);
-  const before = spendingMicros(from.type, from.status, from.amount_micros);
-  await addSpent(trx, from.wallet_id, spendingMicros(from.type, change.status, from.amount_micros) - before);
+  const counts =
+    Number(countsAsSpending(from.type, change.status)) - Number(countsAsSpending(from.type, from.status));
+  await addSpent(
+    trx,
+    { walletId: from.wallet_id, createdAtMs: from.created_at_ms },
+    { micros: BigInt(counts) * from.amount_micros, payments: counts },
+  );
 }
 
 /** One event of the audit trail: a status, who set it, and why. */

@@ -11,6 +11,7 @@ import { readBalances } from '../ledger/ledger.ts';
 import { isPending, notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
 import { ruleOf } from './policies.ts';
+import { windowSpentSql } from './spending-windows.ts';
 import type { WalletRow } from './wallet-rows.ts';
 
 export interface AgentWalletView {
@@ -166,7 +167,6 @@ async function aggregatesOf(
   pendingOfUser: string | null,
 ) {
   const ids = walletIds.length === 0 ? [''] : walletIds;
-  const sinceMs = BigInt(nowMs - DAY_MS);
   const userBranch =
     pendingOfUser === null
       ? sql``
@@ -176,11 +176,8 @@ async function aggregatesOf(
     select wallet_id, 'pending' as kind, count(*) as n from transactions
       where wallet_id in (${sql.join(ids)}) and status = 'pending' and ${notCompleted} group by wallet_id
     union all
-    select wallet_id, 'spent24h', sum(amount_micros) from transactions
-      where wallet_id in (select p.wallet_id from policies p where p.wallet_id in (${sql.join(ids)})
-          and p.active = 1 and p.type = 'spend_cap_daily')
-        and status in ('completed', 'processing', 'pending')
-        and created_at_ms > ${sinceMs} and type = 'payment' group by wallet_id
+    select p.wallet_id, 'spent24h', ${windowSpentSql(sql`p.wallet_id`, DAY_MS, nowMs)} from policies p
+      where p.wallet_id in (${sql.join(ids)}) and p.active = 1 and p.type = 'spend_cap_daily'
     ${userBranch}`.execute(db);
   const pending = new Map<string, number>();
   const spent24h = new Map<string, bigint>();

@@ -1,12 +1,14 @@
-// The rolling-window totals a batch's window policies need (spend_cap_window, tx_count_cap, recipient_cap), in a
-// few set-based queries: one per window named (sum and count per wallet), one per recipient-cap window (sum per
-// wallet and recipient, for the batch's recipients only). Windows end at the batch's first command: a later
+// The rolling-window totals a batch's window policies need (spend_cap_window, tx_count_cap, recipient_cap): sums
+// and counts per wallet from its kept spending windows (spending-windows.ts), and one query per recipient-cap
+// window (sum per wallet and recipient, for the batch's recipients only). Windows end at the batch's first command: a later
 // command of the same batch counts a payment that left the window in the milliseconds between them, which can
 // only deny early, never let a budget be passed. Reads the (wallet_id, created_at_ms, status) index.
 import type { Kysely } from 'kysely';
 import { emptyWindows, recipientKey, type WindowTotals } from '../domain/batch-state.ts';
 import { type ActivePolicy, WINDOWS, type WindowName } from '../domain/policies.ts';
+import { assert } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
+import type { SpendingWindows } from './spending-windows.ts';
 
 const SPENDING_STATUSES = ['completed', 'processing', 'pending'] as const;
 
@@ -35,6 +37,7 @@ export function windowNeeds(policiesByWallet: ReadonlyMap<string, readonly Activ
 export async function loadWindowTotals(
   trx: Kysely<Database>,
   policiesByWallet: ReadonlyMap<string, readonly ActivePolicy[]>,
+  spending: SpendingWindows,
   recipientsByWallet: ReadonlyMap<string, ReadonlySet<string>>,
   nowMs: number,
 ): Promise<Map<string, WindowTotals>> {
@@ -43,26 +46,11 @@ export async function loadWindowTotals(
     byWallet.get(walletId) ?? byWallet.set(walletId, emptyWindows()).get(walletId)!;
   const needs = windowNeeds(policiesByWallet);
   for (const [window, wallets] of needs.totals) {
-    const rows = await trx
-      .selectFrom('transactions')
-      .select((eb) => [
-        'wallet_id',
-        eb.fn.sum<bigint>('amount_micros').as('total'),
-        eb.fn.countAll<bigint>().as('n'),
-      ])
-      .where('wallet_id', 'in', [...wallets])
-      .where('type', '=', 'payment')
-      .where('status', 'in', SPENDING_STATUSES)
-      .where('created_at_ms', '>', BigInt(nowMs - WINDOWS[window]))
-      .groupBy('wallet_id')
-      .execute();
     for (const walletId of wallets) {
-      of(walletId).spent.set(window, 0n);
-      of(walletId).count.set(window, 0);
-    }
-    for (const r of rows) {
-      of(r.wallet_id).spent.set(window, BigInt(r.total));
-      of(r.wallet_id).count.set(window, Number(r.n));
+      const total = spending.get(walletId)?.get(WINDOWS[window]);
+      assert(total !== undefined, `the ${window} window of ${walletId} was not loaded`);
+      of(walletId).spent.set(window, total.spentMicros);
+      of(walletId).count.set(window, total.payments);
     }
   }
   for (const [window, wallets] of needs.recipients) {

@@ -11,6 +11,7 @@ import * as policyChanges from './migrations/0006_policy_changes.ts';
 import * as webhooks from './migrations/0007_webhooks.ts';
 import * as x402 from './migrations/0008_x402.ts';
 import * as leanIndexes from './migrations/0009_lean_indexes.ts';
+import * as spendingWindows from './migrations/0010_spending_windows.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_webhooks': webhooks,
   '0008_x402': x402,
   '0009_lean_indexes': leanIndexes,
+  '0010_spending_windows': spendingWindows,
 };
 
 export interface MigrationReport {

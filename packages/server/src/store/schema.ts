@@ -129,6 +129,16 @@ export interface X402PaymentsTable {
   updated_at_ms: bigint;
 }
 
+/** See migration 0010: a wallet's spending in a rolling window of span_ms, kept as it moves. */
+export interface SpendingWindowsTable {
+  wallet_id: string;
+  span_ms: bigint;
+  /** The totals cover the counted payments created after through_ms - span_ms. */
+  through_ms: bigint;
+  spent_micros: bigint;
+  payments: bigint;
+}
+
 export interface TransactionEventsTable {
   id: string;
   transaction_id: string;
@@ -302,4 +312,5 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   x402_payments: X402PaymentsTable;
+  spending_windows: SpendingWindowsTable;
 }
