@@ -27,6 +27,7 @@ import { DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert, notFound } from '../errors.ts';
 import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
+import { type KeptWindowsJson, keptWindowsColumn } from '../store/kept-windows.ts';
 import { notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
 import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
@@ -46,6 +47,7 @@ import {
   transactionView,
 } from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
+
 import { agentWalletViewOf } from './wallet-views.ts';
 import { type EventType, eventWrites, type NewEvent } from './webhook-events.ts';
 import { loadWindowTotals } from './window-totals.ts';
@@ -221,17 +223,18 @@ async function loadState(
     balancesOf(
       trx,
       rows.map((row) => row.id),
+      dialect,
     ),
     policiesOf(trx, named.agentIds),
     storedKeys(trx, commands, dialect),
     pendingCounts(trx, named.movedAgents),
   ]);
   const needed = new Map([...policies].map(([id, list]) => [id, spansOf(list)]));
-  const spending = await loadSpendingWindows(
-    trx,
-    { walletIds: named.agentIds, needed, nowMs: firstNowMs },
-    dialect,
+  // A wallet a command names that does not exist has no row (its command is answered NOT_FOUND).
+  const kept = named.agentIds.flatMap((walletId) =>
+    balances.kept.has(walletId) ? [{ walletId, json: balances.kept.get(walletId)! }] : [],
   );
+  const spending = await loadSpendingWindows(trx, { kept, needed, nowMs: firstNowMs }, dialect);
   const windows = await loadWindowTotals(trx, policies, spending, recipientsOf(commands), firstNowMs);
   const state: BatchState = {
     wallets: new Map(),
@@ -241,7 +244,7 @@ async function loadState(
     held,
   };
   for (const row of rows) {
-    const balance = balances.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
+    const balance = balances.byWallet.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
     state.wallets.set(row.id, {
       ...walletStateOf(row),
       ...balance,
@@ -314,12 +317,19 @@ async function pendingCounts(trx: Kysely<Database>, walletIds: string[]) {
   return byWallet;
 }
 
-async function balancesOf(trx: Kysely<Database>, walletIds: string[]) {
+/**
+ * Both balances of each wallet, and with its available account the wallet's kept spending windows
+ * (store/kept-windows.ts): one statement, after the wallets are locked.
+ */
+async function balancesOf(trx: Kysely<Database>, walletIds: string[], dialect: Dialect) {
   const byWallet = new Map<string, { availableMicros: bigint; heldMicros: bigint }>();
-  if (walletIds.length === 0) return byWallet;
+  const kept = new Map<string, KeptWindowsJson>();
+  if (walletIds.length === 0) return { byWallet, kept };
+  const windows = keptWindowsColumn(dialect, sql`accounts.wallet_id`);
   const rows = await trx
     .selectFrom('accounts')
     .select(['wallet_id', 'kind', 'balance_micros'])
+    .select(sql<KeptWindowsJson>`case when kind = 'available' then ${windows} end`.as('windows_json'))
     .where('wallet_id', 'in', walletIds)
     .execute();
   for (const row of rows) {
@@ -327,10 +337,13 @@ async function balancesOf(trx: Kysely<Database>, walletIds: string[]) {
     assert(row.balance_micros >= 0n, `an account of ${row.wallet_id} is negative`);
     const entry = byWallet.get(row.wallet_id!) ?? { availableMicros: 0n, heldMicros: 0n };
     if (row.kind === 'hold') entry.heldMicros = row.balance_micros;
-    else entry.availableMicros = row.balance_micros;
+    else {
+      entry.availableMicros = row.balance_micros;
+      kept.set(row.wallet_id!, row.windows_json);
+    }
     byWallet.set(row.wallet_id!, entry);
   }
-  return byWallet;
+  return { byWallet, kept };
 }
 
 async function policiesOf(trx: Kysely<Database>, walletIds: string[]) {

@@ -1,10 +1,10 @@
 // A wallet's spending in its rolling windows, kept rather than summed (migration 0010): a row per wallet and
 // window length holds the sum and count of its counted payments created after through_ms - span_ms. A batch
-// reads the rows of its agent wallets, moves each to its own time by summing only the payments that crossed the
+// takes the rows of its agent wallets, moves each to its own time by summing only the payments that crossed the
 // window's start since (each payment crosses once, so this costs what the batch's own payments cost, whatever
 // the wallet's history), adds its own payments and the changes of status it made, and writes the rows back in
 // one statement. Where a policy needs a window that has no row yet, one sum over the window makes it.
-// Every row of a batch's agent wallets is kept moving, needed or not, so a policy removed and added again never
+// The rows come with the wallets' own (store/kept-windows.ts). Every row of a batch's agent wallets is kept moving, needed or not, so a policy removed and added again never
 // finds a row that missed payments. The wallet rows are locked first (PostgreSQL), so the absolute values written
 // back cannot lose a concurrent change: a change of status outside a batch (setTransactionStatus) locks the same
 // wallet row before it moves the windows.
@@ -13,6 +13,7 @@ import type { BatchEffects } from '../domain/batch-state.ts';
 import { type ActivePolicy, DAY_MS, WINDOWS } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
 import type { Dialect } from '../store/db.ts';
+import { type KeptWindowsJson, parseKeptWindows } from '../store/kept-windows.ts';
 import type { Database, SpendingWindowsTable } from '../store/schema.ts';
 import { insertRows, type WriteStep } from '../store/write-plan.ts';
 import { countsAsSpending } from './transactions.ts';
@@ -49,30 +50,29 @@ export function shiftOf(
 }
 
 /**
- * The totals at `nowMs` of every stored window of `walletIds`, and of each window `needed` names that has no row
- * yet. Three statements at most: the rows, what crossed their windows' starts, the sums of new windows.
+ * The totals at `nowMs` of every kept window of the batch's agent wallets (read with their rows, see
+ * store/kept-windows.ts), and of each window `needed` names that has no row yet. Two statements at most: what
+ * crossed the kept windows' starts, the sums of new windows.
  */
 export async function loadSpendingWindows(
   trx: Kysely<Database>,
-  input: { walletIds: readonly string[]; needed: ReadonlyMap<string, ReadonlySet<number>>; nowMs: number },
+  input: {
+    kept: ReadonlyArray<{ walletId: string; json: KeptWindowsJson }>;
+    needed: ReadonlyMap<string, ReadonlySet<number>>;
+    nowMs: number;
+  },
   dialect: Dialect,
 ): Promise<SpendingWindows> {
   const windows: SpendingWindows = new Map();
-  if (input.walletIds.length === 0) return windows;
-  const rows = await trx
-    .selectFrom('spending_windows')
-    .selectAll()
-    .where('wallet_id', 'in', [...input.walletIds])
-    .execute();
   const shifts: Array<{ walletId: string; spanMs: number; loMs: number; hiMs: number; sign: -1 | 1 }> = [];
-  for (const row of rows) {
-    // The pair of the table's CHECK: totals read back are never negative.
-    assert(row.spent_micros >= 0n && row.payments >= 0n, `a spending window of ${row.wallet_id} is negative`);
-    const spanMs = Number(row.span_ms);
-    const total = { spentMicros: row.spent_micros, payments: Number(row.payments) };
-    totalsOf(windows, row.wallet_id).set(spanMs, total);
-    const shift = shiftOf({ spanMs, throughMs: Number(row.through_ms) }, input.nowMs);
-    if (shift !== null) shifts.push({ walletId: row.wallet_id, spanMs, ...shift });
+  for (const { walletId, json } of input.kept) {
+    for (const row of parseKeptWindows(json)) {
+      // The pair of the table's CHECK: totals read back are never negative.
+      assert(row.spentMicros >= 0n && row.payments >= 0, `a spending window of ${walletId} is negative`);
+      totalsOf(windows, walletId).set(row.spanMs, { spentMicros: row.spentMicros, payments: row.payments });
+      const shift = shiftOf(row, input.nowMs);
+      if (shift !== null) shifts.push({ walletId, spanMs: row.spanMs, ...shift });
+    }
   }
   for (const moved of await crossed(trx, shifts, dialect)) {
     const total = windows.get(moved.walletId)!.get(moved.spanMs)!;
