@@ -3,7 +3,7 @@
 // command in memory, then write every effect with multi-row statements, sent as one statement on PostgreSQL
 // (store/write-plan.ts). A batch of any size costs a handful of statements (an internal-payment batch: seven on
 // PostgreSQL), not a dozen per command.
-import { type CompiledQuery, type Insertable, type Kysely, type RawBuilder, sql } from 'kysely';
+import { type CompiledQuery, type Insertable, type Kysely, sql } from 'kysely';
 import { payoutRow } from '../chain/outbox-rows.ts';
 import type { HeldRow } from '../domain/approval-batch.ts';
 import { type BatchCommand, decideBatch } from '../domain/batch.ts';
@@ -30,6 +30,7 @@ import type { Dialect } from '../store/db.ts';
 import { type KeptWindowsJson, keptWindowsColumn } from '../store/kept-windows.ts';
 import { notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
+import { valuesTable } from '../store/values-table.ts';
 import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
 import { ruleOf } from './policies.ts';
@@ -456,6 +457,12 @@ function transitionSteps(trx: Kysely<Database>, effects: BatchEffects, dialect: 
   return steps;
 }
 
+/** The per-id changes a batch applies in one statement, as the table `v(id, delta)`. */
+const ID_DELTA = [
+  ['id', 'text'],
+  ['delta', 'bigint'],
+] as const;
+
 /**
  * Every balance change of the batch in one guarded statement. The in-memory decision checked each leg; the
  * database checks the net change again, and every account must match (the pair of the assertion).
@@ -469,22 +476,12 @@ function balanceDeltaStep(
   if (changed.length === 0) return undefined;
   const query = sql`
     update accounts set balance_micros = accounts.balance_micros + v.delta
-    from ${valuesTable(changed, dialect)}
+    from ${valuesTable(changed, ID_DELTA, dialect)}
     where accounts.id = v.id
       and accounts.balance_micros + v.delta >= 0
       and accounts.balance_micros + v.delta <= ${BALANCE_MAX_MICROS}
     returning accounts.id`.compile(trx);
   return { what: 'a guarded balance update', query, rowsExpected: changed.length };
-}
-
-/** `(values …) as v(id, delta)`: SQLite names VALUES columns column1, column2, so it selects them by name. */
-function valuesTable(rows: Array<[string, bigint]>, dialect: Dialect): RawBuilder<unknown> {
-  if (dialect === 'postgres') {
-    const values = sql.join(rows.map(([id, delta]) => sql`(${id}::text, ${delta}::bigint)`));
-    return sql`(values ${values}) as v(id, delta)`;
-  }
-  const values = sql.join(rows.map(([id, delta]) => sql`(${id}, ${delta})`));
-  return sql`(select column1 as id, column2 as delta from (values ${values})) as v`;
 }
 
 /** The outbox rows of payments handed to the rail's sender, in the same database transaction as their debit. */
@@ -540,7 +537,7 @@ function spentTotalsStep(
   const changed = [...deltas].filter(([, delta]) => delta !== 0n);
   if (changed.length === 0) return undefined;
   const query = sql`update wallets set spent_micros = wallets.spent_micros + v.delta
-    from ${valuesTable(changed, dialect)} where wallets.id = v.id`.compile(trx);
+    from ${valuesTable(changed, ID_DELTA, dialect)} where wallets.id = v.id`.compile(trx);
   return { what: 'spent totals', query };
 }
 

@@ -15,6 +15,7 @@ import { assert } from '../errors.ts';
 import type { Dialect } from '../store/db.ts';
 import { type KeptWindowsJson, parseKeptWindows } from '../store/kept-windows.ts';
 import type { Database, SpendingWindowsTable } from '../store/schema.ts';
+import { valuesTable } from '../store/values-table.ts';
 import { insertRows, type WriteStep } from '../store/write-plan.ts';
 import { countsAsSpending } from './transactions.ts';
 
@@ -93,6 +94,13 @@ function totalsOf(windows: SpendingWindows, walletId: string): Map<number, Windo
 
 const COUNTED = sql`t.type = 'payment' and t.status in ('completed', 'processing', 'pending')`;
 
+const RANGES = [
+  ['wallet_id', 'text'],
+  ['span_ms', 'bigint'],
+  ['lo_ms', 'bigint'],
+  ['hi_ms', 'bigint'],
+] as const;
+
 /** The counted payments created in each shift's range, summed per wallet and span: one statement. */
 async function crossed(
   trx: Kysely<Database>,
@@ -108,7 +116,7 @@ async function crossed(
     n: bigint | string;
   }>`
     select v.wallet_id, v.span_ms, sum(t.amount_micros) as total, count(*) as n
-    from ${rangesTable(tuples, dialect)}
+    from ${valuesTable(tuples, RANGES, dialect)}
     join transactions t on t.wallet_id = v.wallet_id and t.created_at_ms > v.lo_ms and t.created_at_ms <= v.hi_ms
     where ${COUNTED}
     group by v.wallet_id, v.span_ms`.execute(trx);
@@ -120,22 +128,6 @@ async function crossed(
     spentMicros: BigInt(r.total),
     payments: Number(r.n),
   }));
-}
-
-/** `(values …) as v(wallet_id, span_ms, lo_ms, hi_ms)`; SQLite names VALUES columns column1…, so they are renamed. */
-function rangesTable(
-  tuples: ReadonlyArray<readonly [string, bigint, bigint, bigint]>,
-  dialect: Dialect,
-): RawBuilder<unknown> {
-  if (dialect === 'postgres') {
-    const values = sql.join(
-      tuples.map(([w, s, lo, hi]) => sql`(${w}::text, ${s}::bigint, ${lo}::bigint, ${hi}::bigint)`),
-    );
-    return sql`(values ${values}) as v(wallet_id, span_ms, lo_ms, hi_ms)`;
-  }
-  const values = sql.join(tuples.map(([w, s, lo, hi]) => sql`(${w}, ${s}, ${lo}, ${hi})`));
-  return sql`(select column1 as wallet_id, column2 as span_ms, column3 as lo_ms, column4 as hi_ms
-    from (values ${values})) as v`;
 }
 
 /** Windows a policy needs and no row keeps yet: one sum over each length's window, for all its wallets. */
