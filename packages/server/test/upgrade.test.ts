@@ -183,6 +183,16 @@ for (const target of await storeTargets()) {
           params: { toAddress: OUTSIDE, amount: '5' },
         });
         assert.equal(pay.body.data.status, 'completed', JSON.stringify(pay.body));
+        // Its daily window (kept since migration 0010, made on first use) counts the old release's payments:
+        // 10 + 15 + 60 held + 5 of the 300 → one micro-unit past the 210 left is denied by the daily cap.
+        const over = await request(next.url, 'POST', '/mcp/v1/tools/send_payment', written.agentKey, {
+          params: { toAddress: OUTSIDE, amount: '210.000001' },
+        });
+        assert.equal(over.status, 422, JSON.stringify(over.body));
+        assert.deepEqual(
+          over.body.error.violations.map((v: { policyType: string }) => v.policyType),
+          ['spend_cap_daily'],
+        );
       } finally {
         await next.stop();
       }
