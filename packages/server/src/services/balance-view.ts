@@ -4,12 +4,12 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { formatMicros } from '../domain/money.ts';
-import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../domain/policies.ts';
+import { capsRemaining, DAY_MS } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
 import { ACCOUNT_SUFFIX } from '../ledger/ledger.ts';
 import type { Dialect, Store } from '../store/db.ts';
 import { isConnectionFailure } from '../store/errors.ts';
-import { ruleOf } from './policies.ts';
+import { type PoliciesJson, policiesFromJson } from './policies.ts';
 import { createReadBatch } from './read-batch.ts';
 import { windowSpentSql } from './spending-windows.ts';
 
@@ -34,7 +34,7 @@ interface BalanceRow {
   available_micros: bigint | null;
   held_micros: bigint | null;
   /** [[id, type, params_json], …]: a JSON string on SQLite, parsed already by pg. */
-  caps: string | Array<[string, string, string]> | null;
+  caps: PoliciesJson;
   last24h_micros: bigint | string | null;
 }
 
@@ -128,7 +128,7 @@ function balanceViewOf(row: BalanceRow): BalanceView {
   // The pair of the write-side guard: balances read back are never negative.
   assert(row.available_micros >= 0n && heldMicros >= 0n, `wallet ${row.id} has a negative balance`);
   assert(row.spent_micros >= 0n, `wallet ${row.id} has a negative spent total`);
-  const caps = capsRemaining(capPolicies(row.caps), {
+  const caps = capsRemaining(policiesFromJson(row.caps), {
     last24hMicros: row.last24h_micros === null ? 0n : BigInt(row.last24h_micros),
     allTimeMicros: row.spent_micros,
   });
@@ -142,11 +142,4 @@ function balanceViewOf(row: BalanceRow): BalanceView {
     totalCapRemaining: caps.totalCapRemaining === null ? null : formatMicros(caps.totalCapRemaining),
     hasDailyCap: row.last24h_micros !== null,
   };
-}
-
-function capPolicies(caps: BalanceRow['caps']): ActivePolicy[] {
-  if (caps === null) return [];
-  const rows = typeof caps === 'string' ? (JSON.parse(caps) as Array<[string, string, string]>) : caps;
-  // SQLite's json_group_array over no rows is '[]'; a row of nulls never occurs (the columns are NOT NULL).
-  return rows.map(([id, type, paramsJson]) => ({ id, rule: ruleOf(type as PolicyType, paramsJson) }));
 }

@@ -23,7 +23,7 @@ import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import { decidePayment, type PaymentCommand } from '../domain/payment-batch.ts';
-import { DAY_MS, type PolicyType } from '../domain/policies.ts';
+import { type ActivePolicy, DAY_MS } from '../domain/policies.ts';
 import { assert, notFound } from '../errors.ts';
 import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
@@ -33,7 +33,7 @@ import type { Database } from '../store/schema.ts';
 import { valuesTable } from '../store/values-table.ts';
 import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
-import { ruleOf } from './policies.ts';
+import { type PoliciesJson, policiesFromJson } from './policies.ts';
 import {
   loadSpendingWindows,
   type SpendingWindows,
@@ -220,20 +220,21 @@ async function loadState(
   const named = namedBy(commands, held);
   const rows = locked ?? (await walletsOf(trx, named));
   const firstNowMs = Math.min(...commands.map((c) => c.nowMs));
-  const [balances, policies, keys, pending] = await Promise.all([
-    balancesOf(
+  const [reads, keys, pending] = await Promise.all([
+    walletReadsOf(
       trx,
       rows.map((row) => row.id),
       dialect,
     ),
-    policiesOf(trx, named.agentIds),
     storedKeys(trx, commands, dialect),
     pendingCounts(trx, named.movedAgents),
   ]);
+  // Policies count for the wallets that pay (a recipient's do not).
+  const policies = new Map(named.agentIds.map((id) => [id, reads.policies.get(id) ?? []]));
   const needed = new Map([...policies].map(([id, list]) => [id, spansOf(list)]));
   // A wallet a command names that does not exist has no row (its command is answered NOT_FOUND).
   const kept = named.agentIds.flatMap((walletId) =>
-    balances.kept.has(walletId) ? [{ walletId, json: balances.kept.get(walletId)! }] : [],
+    reads.kept.has(walletId) ? [{ walletId, json: reads.kept.get(walletId)! }] : [],
   );
   const spending = await loadSpendingWindows(trx, { kept, needed, nowMs: firstNowMs }, dialect);
   const windows = await loadWindowTotals(trx, policies, spending, recipientsOf(commands), firstNowMs);
@@ -245,7 +246,7 @@ async function loadState(
     held,
   };
   for (const row of rows) {
-    const balance = balances.byWallet.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
+    const balance = reads.byWallet.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
     state.wallets.set(row.id, {
       ...walletStateOf(row),
       ...balance,
@@ -319,18 +320,23 @@ async function pendingCounts(trx: Kysely<Database>, walletIds: string[]) {
 }
 
 /**
- * Both balances of each wallet, and with its available account the wallet's kept spending windows
- * (store/kept-windows.ts): one statement, after the wallets are locked.
+ * Both balances of each wallet and, with its available account, its kept spending windows
+ * (store/kept-windows.ts) and its active policies in the order they were made: one statement after the wallets
+ * are locked (measured on PostgreSQL, each read of its own was a round trip in every batch).
  */
-async function balancesOf(trx: Kysely<Database>, walletIds: string[], dialect: Dialect) {
+async function walletReadsOf(trx: Kysely<Database>, walletIds: string[], dialect: Dialect) {
   const byWallet = new Map<string, { availableMicros: bigint; heldMicros: bigint }>();
   const kept = new Map<string, KeptWindowsJson>();
-  if (walletIds.length === 0) return { byWallet, kept };
+  const policies = new Map<string, ActivePolicy[]>();
+  if (walletIds.length === 0) return { byWallet, kept, policies };
   const windows = keptWindowsColumn(dialect, sql`accounts.wallet_id`);
   const rows = await trx
     .selectFrom('accounts')
     .select(['wallet_id', 'kind', 'balance_micros'])
     .select(sql<KeptWindowsJson>`case when kind = 'available' then ${windows} end`.as('windows_json'))
+    .select(
+      sql<PoliciesJson>`case when kind = 'available' then ${policiesColumn(dialect)} end`.as('policies_json'),
+    )
     .where('wallet_id', 'in', walletIds)
     .execute();
   for (const row of rows) {
@@ -341,30 +347,21 @@ async function balancesOf(trx: Kysely<Database>, walletIds: string[], dialect: D
     else {
       entry.availableMicros = row.balance_micros;
       kept.set(row.wallet_id!, row.windows_json);
+      policies.set(row.wallet_id!, policiesFromJson(row.policies_json));
     }
     byWallet.set(row.wallet_id!, entry);
   }
-  return { byWallet, kept };
+  return { byWallet, kept, policies };
 }
 
-async function policiesOf(trx: Kysely<Database>, walletIds: string[]) {
-  if (walletIds.length === 0)
-    return new Map<string, Array<{ id: string; rule: ReturnType<typeof ruleOf> }>>();
-  const rows = await trx
-    .selectFrom('policies')
-    .select(['id', 'wallet_id', 'type', 'params_json'])
-    .where('wallet_id', 'in', walletIds)
-    .where('active', '=', 1n)
-    .orderBy('created_at_ms', 'asc')
-    .orderBy('id', 'asc')
-    .execute();
-  const byWallet = new Map<string, Array<{ id: string; rule: ReturnType<typeof ruleOf> }>>();
-  for (const row of rows) {
-    const list = byWallet.get(row.wallet_id) ?? [];
-    list.push({ id: row.id, rule: ruleOf(row.type as PolicyType, row.params_json) });
-    byWallet.set(row.wallet_id, list);
-  }
-  return byWallet;
+function policiesColumn(dialect: Dialect) {
+  const tuple =
+    dialect === 'postgres'
+      ? sql`json_build_array(p.id, p.type, p.params_json)`
+      : sql`json_array(p.id, p.type, p.params_json)`;
+  const agg = dialect === 'postgres' ? sql`json_agg` : sql`json_group_array`;
+  return sql`(select ${agg}(${tuple} order by p.created_at_ms, p.id) from policies p
+    where p.wallet_id = accounts.wallet_id and p.active = 1)`;
 }
 
 /** The stored outcomes of the idempotency keys the batch names (tool keys are scoped to the locked wallet). */

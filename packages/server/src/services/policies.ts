@@ -6,7 +6,7 @@ import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
 import { decimalToMicros } from '../domain/money.ts';
-import type { PolicyRule, PolicyType, WindowName } from '../domain/policies.ts';
+import type { ActivePolicy, PolicyRule, PolicyType, WindowName } from '../domain/policies.ts';
 import { type Day, parseClock } from '../domain/time-window.ts';
 import { invalid, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
@@ -52,6 +52,16 @@ interface StoredParams {
   start?: string;
   end?: string;
   timezone?: string;
+}
+
+/** Policies read as JSON by another query: [[id, type, params_json], …], parsed already by pg, a string on SQLite. */
+export type PoliciesJson = string | Array<[string, string, string]> | null;
+
+export function policiesFromJson(value: PoliciesJson): ActivePolicy[] {
+  if (value === null) return [];
+  const rows = typeof value === 'string' ? (JSON.parse(value) as Array<[string, string, string]>) : value;
+  // SQLite's json_group_array over no rows is '[]'; a row of nulls never occurs (the columns are NOT NULL).
+  return rows.map(([id, type, paramsJson]) => ({ id, rule: ruleOf(type as PolicyType, paramsJson) }));
 }
 
 export function ruleOf(type: PolicyType, paramsJson: string): PolicyRule {
