@@ -25,6 +25,7 @@ test('defaults follow the contract: 127.0.0.1:8787, SQLite, sandbox, the seed li
     assert.equal(config.trustedProxies, false);
     assert.equal(config.rateLimitsPerMinute.send_payment, 10);
     assert.equal(config.approvalTtlSeconds, 72 * 3600);
+    assert.equal(config.ledgerBatchesInFlight, 1);
   });
 });
 
@@ -52,6 +53,7 @@ test('invalid settings stop the server with a message naming the variable', () =
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ PORT: 'eighty' }, /PORT must be a whole number/],
       [{ PORT: '70000' }, /PORT must be between/],
+      [{ LEDGER_BATCHES_IN_FLIGHT: '0' }, /LEDGER_BATCHES_IN_FLIGHT must be between/],
       [{ RAIL: 'evm' }, /RAIL=evm requires EVM_RPC_URL/],
       [{ RAIL: 'paypal' }, /RAIL must be "sandbox" or "evm"/],
       [{ TRUST_PROXY: 'yes' }, /TRUST_PROXY must be true or false/],

@@ -54,6 +54,8 @@ export interface Config {
   dbStatementTimeoutMs: number;
   /** DB_POOL_MAX: most PostgreSQL connections this instance opens. */
   dbPoolMax: number;
+  /** LEDGER_BATCHES_IN_FLIGHT: PostgreSQL ledger batches this instance commits at once (on wallets apart). */
+  ledgerBatchesInFlight: number;
   /** Served at `/`; undefined when the dashboard has not been built. */
   dashboardDir: string | undefined;
   /** Things an operator should know, logged at start (a weak JWT_SECRET, per-instance secrets). */
@@ -122,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     dbConnectTimeoutMs: parseInteger('DB_CONNECT_TIMEOUT_MS', env.DB_CONNECT_TIMEOUT_MS, 5_000, 100, 600_000),
     dbPoolMax: parseInteger('DB_POOL_MAX', env.DB_POOL_MAX, 20, 1, 1_000),
+    ledgerBatchesInFlight: parseInteger('LEDGER_BATCHES_IN_FLIGHT', env.LEDGER_BATCHES_IN_FLIGHT, 1, 1, 16),
     dbStatementTimeoutMs: parseInteger(
       'DB_STATEMENT_TIMEOUT_MS',
       env.DB_STATEMENT_TIMEOUT_MS,

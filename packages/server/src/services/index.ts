@@ -101,7 +101,6 @@ export interface ServiceOptions {
   logger: Logger;
 }
 
-const LEDGER_BATCHES_IN_FLIGHT = 2;
 const WRITE_QUEUE_LENGTH_MAX = 10_000;
 const BACKGROUND_INTERVAL_MS_DEFAULT = 5_000;
 
@@ -202,7 +201,7 @@ function assembleServices(
     // Measured on PostgreSQL (32 wallets, 50 connections): 1 batch at a time 1,600 payments/s, 2 → 1,671,
     // 4 → 1,497, 10 → 1,152. Fewer batches in flight make each larger (fewer statements and commits per
     // payment); the rest of the pool stays free for reads and the other writes.
-    batchesInFlightMax: Math.min(LEDGER_BATCHES_IN_FLIGHT, config.dbPoolMax),
+    batchesInFlightMax: Math.min(config.ledgerBatchesInFlight, config.dbPoolMax),
     executeCommands: (trx, commands, locked) =>
       executeMoneyBatch(trx, commands as BatchCommand[], locked, batchOptions),
     conflictAttemptsMax: 3,
