@@ -63,6 +63,14 @@ export const accountIds = {
   external: (rail: string) => `${RAIL_ACCOUNT_PREFIX}${rail}`,
 };
 
+/**
+ * Both accounts of each wallet, by their derived ids: reads by primary key. accounts has no index on wallet_id,
+ * so `where wallet_id in (…)` read every account (SQLite planned it as SCAN accounts) in every batch.
+ */
+export function walletAccountIds(walletIds: readonly string[]): string[] {
+  return walletIds.flatMap((id) => [accountIds.available(id), accountIds.hold(id)]);
+}
+
 export async function postTransfer(trx: Kysely<Database>, spec: TransferSpec): Promise<string> {
   assertBalanced(spec.legs);
   const transactionId = newId('ltx');
@@ -189,7 +197,7 @@ export async function readBalances(db: Kysely<Database>, walletId: string) {
   const rows = await db
     .selectFrom('accounts')
     .select(['kind', 'balance_micros'])
-    .where('wallet_id', '=', walletId)
+    .where('id', 'in', walletAccountIds([walletId]))
     .execute();
   const available = rows.find((r) => r.kind === 'available')?.balance_micros ?? 0n;
   const held = rows.find((r) => r.kind === 'hold')?.balance_micros ?? 0n;

@@ -25,7 +25,7 @@ import type { Outcome } from '../domain/outcome.ts';
 import { decidePayment, type PaymentCommand } from '../domain/payment-batch.ts';
 import { type ActivePolicy, DAY_MS } from '../domain/policies.ts';
 import { assert, notFound } from '../errors.ts';
-import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
+import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow, walletAccountIds } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
 import { type KeptWindowsJson, keptWindowsColumn } from '../store/kept-windows.ts';
 import { notCompleted } from '../store/partial-index.ts';
@@ -337,7 +337,7 @@ async function walletReadsOf(trx: Kysely<Database>, walletIds: string[], dialect
     .select(
       sql<PoliciesJson>`case when kind = 'available' then ${policiesColumn(dialect)} end`.as('policies_json'),
     )
-    .where('wallet_id', 'in', walletIds)
+    .where('id', 'in', walletAccountIds(walletIds))
     .execute();
   for (const row of rows) {
     // The pair of the guarded update: balances read back are never negative.

@@ -3,9 +3,9 @@
 // takes the rows of its agent wallets, moves each to its own time by summing only the payments that crossed the
 // window's start since (each payment crosses once, so this costs what the batch's own payments cost, whatever
 // the wallet's history), adds its own payments and the changes of status it made, and writes the rows back in
-// one statement. Where a policy needs a window that has no row yet, one sum over the window makes it.
-// The rows come with the wallets' own (store/kept-windows.ts). Every row of a batch's agent wallets is kept moving, needed or not, so a policy removed and added again never
-// finds a row that missed payments. The wallet rows are locked first (PostgreSQL), so the absolute values written
+// one statement. Where a policy needs a window that has no row yet, one sum over the window makes it. The rows
+// come with the batch's balance read (store/kept-windows.ts). Every row of a batch's agent wallets is kept
+// moving, needed or not, so a policy removed and added again never finds a row that missed payments. The wallet rows are locked first (PostgreSQL), so the absolute values written
 // back cannot lose a concurrent change: a change of status outside a batch (setTransactionStatus) locks the same
 // wallet row before it moves the windows.
 import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';

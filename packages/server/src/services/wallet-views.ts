@@ -7,7 +7,7 @@ import type { WalletState } from '../domain/batch-state.ts';
 import { formatMicros } from '../domain/money.ts';
 import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
-import { readBalances } from '../ledger/ledger.ts';
+import { readBalances, walletAccountIds } from '../ledger/ledger.ts';
 import { isPending, notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
 import { ruleOf } from './policies.ts';
@@ -125,7 +125,7 @@ async function balancesOf(db: Kysely<Database>, walletIds: string[]) {
   const rows = await db
     .selectFrom('accounts')
     .select(['wallet_id', 'kind', 'balance_micros'])
-    .where('wallet_id', 'in', walletIds)
+    .where('id', 'in', walletAccountIds(walletIds))
     .execute();
   for (const row of rows) {
     // The pair of the write-side guard: balances read back are never negative.
