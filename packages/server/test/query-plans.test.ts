@@ -76,6 +76,9 @@ describe('query plans (SQLite)', () => {
       (await tool(h.app, key, 'send_payment', { toAddress: OUTSIDE_ADDRESS, amount: '9' })).status,
       200,
     );
+    const other = await user.api.post('/api/v1/agent-wallets', { label: 'recipient' });
+    const internal = { toAddress: other.body.data.address, amount: '1' };
+    assert.equal((await tool(h.app, key, 'send_payment', internal)).status, 200);
     for (const status of ['pending', 'completed', 'rejected']) {
       assert.equal((await tool(h.app, key, 'get_tx_history', { status })).status, 200);
     }
