@@ -4,7 +4,8 @@
 //   whole batch (group commit). No caller is answered before the COMMIT that made its work durable.
 // - concurrent (PostgreSQL): operations that declare the wallets they write are batched across wallets; each
 //   batch locks all of them in one ordered statement, then commits once; batchesInFlightMax batches (1 by
-//   default, LEDGER_BATCHES_IN_FLIGHT) run side by side on the pool, never two on one wallet. Row locks still serialise across instances, and cannot deadlock.
+//   default, LEDGER_BATCHES_IN_FLIGHT) run side by side on the pool, never two on one wallet. Row locks still
+//   serialise across instances, and cannot deadlock.
 // Operations decide before they write and report refusals as outcomes, so a batch runs without savepoints; an
 // operation that throws rolls its batch back, which is then re-run with a savepoint per operation so that the
 // failure stays its own.

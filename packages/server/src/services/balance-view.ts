@@ -9,7 +9,7 @@ import { assert } from '../errors.ts';
 import { ACCOUNT_SUFFIX } from '../ledger/ledger.ts';
 import type { Dialect, Store } from '../store/db.ts';
 import { isConnectionFailure } from '../store/errors.ts';
-import { type PoliciesJson, policiesFromJson } from './policies.ts';
+import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';
 import { createReadBatch } from './read-batch.ts';
 import { windowSpentSql } from './spending-windows.ts';
 
@@ -94,11 +94,10 @@ function viewsOf(rows: readonly BalanceRow[]): Map<string, BalanceView> {
   return new Map(rows.map((row) => [row.id, balanceViewOf(row)]));
 }
 
+/** The policies check_balance reports the room of. */
+const CAP_TYPES = ['spend_cap_daily', 'spend_cap_total'] as const;
+
 function balanceQuery(dialect: Dialect, walletIds: readonly string[], nowMs: number) {
-  const capsJson =
-    dialect === 'postgres'
-      ? sql`json_agg(json_build_array(p.id, p.type, p.params_json))`
-      : sql`json_group_array(json_array(p.id, p.type, p.params_json))`;
   // One parameter whatever the number of wallets, so the statement's text (and its prepared plan) is one.
   const wanted =
     dialect === 'postgres'
@@ -107,13 +106,12 @@ function balanceQuery(dialect: Dialect, walletIds: readonly string[], nowMs: num
   // Scalar subqueries rather than joins: measured on SQLite, a join of the same primary-key lookups cost twice
   // as much. The caps' JSON and the 24-hour sum are built only when such a policy exists.
   const capsExist = sql`exists (select 1 from policies p where p.wallet_id = w.id and p.active = 1
-    and p.type in ('spend_cap_daily', 'spend_cap_total'))`;
+    and p.type in (${sql.join(CAP_TYPES.map((type) => sql.lit(type)))}))`;
   return sql<BalanceRow>`
     select w.id, w.address, w.frozen_at_ms, w.spent_micros,
       (select balance_micros from accounts where id = w.id || ${ACCOUNT_SUFFIX.available}) as available_micros,
       (select balance_micros from accounts where id = w.id || ${ACCOUNT_SUFFIX.hold}) as held_micros,
-      case when ${capsExist} then (select ${capsJson} from policies p
-        where p.wallet_id = w.id and p.active = 1 and p.type in ('spend_cap_daily', 'spend_cap_total')) end as caps,
+      case when ${capsExist} then ${activePoliciesJsonSql(dialect, sql`w.id`, CAP_TYPES)} end as caps,
       case when exists (select 1 from policies p
           where p.wallet_id = w.id and p.active = 1 and p.type = 'spend_cap_daily')
         then ${windowSpentSql(sql`w.id`, DAY_MS, nowMs)}

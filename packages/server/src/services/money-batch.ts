@@ -33,22 +33,16 @@ import type { Database } from '../store/schema.ts';
 import { valuesTable } from '../store/values-table.ts';
 import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
-import { type PoliciesJson, policiesFromJson } from './policies.ts';
+import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';
 import {
   loadSpendingWindows,
   type SpendingWindows,
   spansOf,
+  spendingChanges,
   spendingWindowsStep,
 } from './spending-windows.ts';
-import {
-  creationEventRow,
-  eventRow,
-  spendingMicros,
-  transactionRow,
-  transactionView,
-} from './transactions.ts';
+import { creationEventRow, eventRow, transactionRow, transactionView } from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
-
 import { agentWalletViewOf } from './wallet-views.ts';
 import { type EventType, eventWrites, type NewEvent } from './webhook-events.ts';
 import { loadWindowTotals } from './window-totals.ts';
@@ -335,7 +329,9 @@ async function walletReadsOf(trx: Kysely<Database>, walletIds: string[], dialect
     .select(['wallet_id', 'kind', 'balance_micros'])
     .select(sql<KeptWindowsJson>`case when kind = 'available' then ${windows} end`.as('windows_json'))
     .select(
-      sql<PoliciesJson>`case when kind = 'available' then ${policiesColumn(dialect)} end`.as('policies_json'),
+      sql<PoliciesJson>`case when kind = 'available' then ${activePoliciesJsonSql(dialect, sql`accounts.wallet_id`)} end`.as(
+        'policies_json',
+      ),
     )
     .where('id', 'in', walletAccountIds(walletIds))
     .execute();
@@ -352,16 +348,6 @@ async function walletReadsOf(trx: Kysely<Database>, walletIds: string[], dialect
     byWallet.set(row.wallet_id!, entry);
   }
   return { byWallet, kept, policies };
-}
-
-function policiesColumn(dialect: Dialect) {
-  const tuple =
-    dialect === 'postgres'
-      ? sql`json_build_array(p.id, p.type, p.params_json)`
-      : sql`json_array(p.id, p.type, p.params_json)`;
-  const agg = dialect === 'postgres' ? sql`json_agg` : sql`json_group_array`;
-  return sql`(select ${agg}(${tuple} order by p.created_at_ms, p.id) from policies p
-    where p.wallet_id = accounts.wallet_id and p.active = 1)`;
 }
 
 /** The stored outcomes of the idempotency keys the batch names (tool keys are scoped to the locked wallet). */
@@ -512,7 +498,7 @@ function x402Insert(trx: Kysely<Database>, rows: BatchEffects['x402']) {
 
 /**
  * Each wallet's running spent total moves by what its new records count and by what its answered payments stop
- * or keep counting (see spendingMicros): one statement for the batch.
+ * or keep counting (spendingChanges, which moves its spending windows too): one statement for the batch.
  */
 function spentTotalsStep(
   trx: Kysely<Database>,
@@ -520,16 +506,8 @@ function spentTotalsStep(
   dialect: Dialect,
 ): WriteStep | undefined {
   const deltas = new Map<string, bigint>();
-  const add = (walletId: string, delta: bigint) => {
-    if (delta !== 0n) deltas.set(walletId, (deltas.get(walletId) ?? 0n) + delta);
-  };
-  for (const r of effects.records) add(r.walletId, spendingMicros(r.type, r.status, r.amountMicros));
-  for (const { before, after } of effects.transitions) {
-    add(
-      after.wallet_id,
-      spendingMicros(after.type, after.status, after.amount_micros) -
-        spendingMicros(before.type, before.status, before.amount_micros),
-    );
+  for (const { walletId, micros } of spendingChanges(effects)) {
+    deltas.set(walletId, (deltas.get(walletId) ?? 0n) + micros);
   }
   const changed = [...deltas].filter(([, delta]) => delta !== 0n);
   if (changed.length === 0) return undefined;

@@ -1,7 +1,7 @@
 // Spending policies per agent wallet: CRUD for the owner, and the stored params as rules (ruleOf) for the batch
 // deciders and the balance views, which read policies in their own set-based queries. Params are stored as the
 // normalised wire form: amounts "10.500000", addresses lower-case.
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
@@ -9,6 +9,7 @@ import { decimalToMicros } from '../domain/money.ts';
 import type { ActivePolicy, PolicyRule, PolicyType, WindowName } from '../domain/policies.ts';
 import { type Day, parseClock } from '../domain/time-window.ts';
 import { invalid, notFound } from '../errors.ts';
+import type { Dialect } from '../store/db.ts';
 import { lockOwnerRow } from '../store/locks.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
@@ -56,6 +57,26 @@ interface StoredParams {
 
 /** Policies read as JSON by another query: [[id, type, params_json], …], parsed already by pg, a string on SQLite. */
 export type PoliciesJson = string | Array<[string, string, string]> | null;
+
+/**
+ * SQL for a wallet's active policies (of `types`, or all) as PoliciesJson, in the order they were made: a column
+ * of another read, so that they cost no statement of their own.
+ */
+export function activePoliciesJsonSql(
+  dialect: Dialect,
+  walletId: RawBuilder<unknown>,
+  types?: readonly PolicyType[],
+): RawBuilder<PoliciesJson> {
+  const tuple =
+    dialect === 'postgres'
+      ? sql`json_build_array(p.id, p.type, p.params_json)`
+      : sql`json_array(p.id, p.type, p.params_json)`;
+  const aggregate = dialect === 'postgres' ? sql`json_agg` : sql`json_group_array`;
+  const ofTypes =
+    types === undefined ? sql`` : sql`and p.type in (${sql.join(types.map((t) => sql.lit(t)))})`;
+  return sql`(select ${aggregate}(${tuple} order by p.created_at_ms, p.id) from policies p
+    where p.wallet_id = ${walletId} and p.active = 1 ${ofTypes})`;
+}
 
 export function policiesFromJson(value: PoliciesJson): ActivePolicy[] {
   if (value === null) return [];

@@ -17,7 +17,7 @@ import { type KeptWindowsJson, parseKeptWindows } from '../store/kept-windows.ts
 import type { Database, SpendingWindowsTable } from '../store/schema.ts';
 import { valuesTable } from '../store/values-table.ts';
 import { insertRows, type WriteStep } from '../store/write-plan.ts';
-import { countsAsSpending } from './transactions.ts';
+import { countsAsSpending, SPENDING_STATUSES } from './transactions.ts';
 
 export interface WindowTotal {
   spentMicros: bigint;
@@ -92,7 +92,7 @@ function totalsOf(windows: SpendingWindows, walletId: string): Map<number, Windo
   return windows.get(walletId) ?? windows.set(walletId, new Map()).get(walletId)!;
 }
 
-const COUNTED = sql`t.type = 'payment' and t.status in ('completed', 'processing', 'pending')`;
+const COUNTED = sql`t.type = 'payment' and t.status in (${sql.join(SPENDING_STATUSES.map((status) => sql.lit(status)))})`;
 
 const RANGES = [
   ['wallet_id', 'text'],
@@ -156,38 +156,51 @@ async function sumNewWindows(
   }
 }
 
+/** One payment's change to what its wallet has spent: created counting, or counting no more (or again). */
+export interface SpendingChange {
+  walletId: string;
+  /** When the payment was made: which windows it is inside of. */
+  createdAtMs: number;
+  micros: bigint;
+  payments: number;
+}
+
+/** Pure: how the batch's new records and status changes move their wallets' spending. */
+export function spendingChanges(effects: BatchEffects): SpendingChange[] {
+  const changes: SpendingChange[] = [];
+  for (const r of effects.records) {
+    if (countsAsSpending(r.type, r.status))
+      changes.push({ walletId: r.walletId, createdAtMs: r.nowMs, micros: r.amountMicros, payments: 1 });
+  }
+  for (const { before, after } of effects.transitions) {
+    const payments =
+      Number(countsAsSpending(after.type, after.status)) -
+      Number(countsAsSpending(before.type, before.status));
+    if (payments === 0) continue;
+    const micros = BigInt(payments) * after.amount_micros;
+    changes.push({ walletId: after.wallet_id, createdAtMs: Number(after.created_at_ms), micros, payments });
+  }
+  return changes;
+}
+
 /**
  * Pure: each window at `nowMs` after the batch — its payments added, the changes of status it made applied
  * where the payment is inside the window — as the rows to write.
  */
 export function windowsAfter(windows: SpendingWindows, effects: BatchEffects, nowMs: number) {
-  const deltas: Array<{ walletId: string; createdAtMs: number; micros: bigint; payments: number }> = [];
-  for (const r of effects.records) {
-    if (countsAsSpending(r.type, r.status))
-      deltas.push({ walletId: r.walletId, createdAtMs: r.nowMs, micros: r.amountMicros, payments: 1 });
-  }
-  for (const { before, after } of effects.transitions) {
-    const change =
-      Number(countsAsSpending(after.type, after.status)) -
-      Number(countsAsSpending(before.type, before.status));
-    if (change === 0) continue;
-    const micros = BigInt(change) * after.amount_micros;
-    deltas.push({
-      walletId: after.wallet_id,
-      createdAtMs: Number(after.created_at_ms),
-      micros,
-      payments: change,
-    });
+  const changesByWallet = new Map<string, SpendingChange[]>();
+  for (const change of spendingChanges(effects)) {
+    changesByWallet.set(change.walletId, [...(changesByWallet.get(change.walletId) ?? []), change]);
   }
   const rows: SpendingWindowsTable[] = [];
   for (const [walletId, spans] of windows) {
     for (const [spanMs, total] of spans) {
       let spentMicros = total.spentMicros;
       let payments = total.payments;
-      for (const d of deltas) {
-        if (d.walletId !== walletId || d.createdAtMs <= nowMs - spanMs) continue;
-        spentMicros += d.micros;
-        payments += d.payments;
+      for (const change of changesByWallet.get(walletId) ?? []) {
+        if (change.createdAtMs <= nowMs - spanMs) continue;
+        spentMicros += change.micros;
+        payments += change.payments;
       }
       // The pair of the table's CHECK, before the write.
       assert(spentMicros >= 0n && payments >= 0, `a spending window of ${walletId} would go negative`);

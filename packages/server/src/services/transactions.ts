@@ -82,14 +82,11 @@ export async function insertTransaction(trx: Kysely<Database>, tx: NewTransactio
 }
 
 /** A payment counts as spent (by the caps) while its money is gone, on its way, or held for approval. */
-const SPENDING_STATUSES: ReadonlySet<string> = new Set(['completed', 'processing', 'pending']);
+export const SPENDING_STATUSES = ['completed', 'processing', 'pending'] as const;
+const SPENDING_STATUS_SET: ReadonlySet<string> = new Set(SPENDING_STATUSES);
 
 export function countsAsSpending(type: string, status: string): boolean {
-  return type === 'payment' && SPENDING_STATUSES.has(status);
-}
-
-export function spendingMicros(type: string, status: string, amountMicros: bigint): bigint {
-  return countsAsSpending(type, status) ? amountMicros : 0n;
+  return type === 'payment' && SPENDING_STATUS_SET.has(status);
 }
 
 /**

@@ -1,16 +1,15 @@
 // The rolling-window totals a batch's window policies need (spend_cap_window, tx_count_cap, recipient_cap): sums
 // and counts per wallet from its kept spending windows (spending-windows.ts), and one query per recipient-cap
-// window (sum per wallet and recipient, for the batch's recipients only). Windows end at the batch's first command: a later
-// command of the same batch counts a payment that left the window in the milliseconds between them, which can
-// only deny early, never let a budget be passed. Reads the (wallet_id, created_at_ms, status) index.
+// window (sum per wallet and recipient, for the batch's recipients only, from the (wallet_id, created_at_ms,
+// status) index). Windows end at the batch's first command: a later command of the same batch counts a payment
+// that left the window in the milliseconds between them, which can only deny early, never let a budget be passed.
 import type { Kysely } from 'kysely';
 import { emptyWindows, recipientKey, type WindowTotals } from '../domain/batch-state.ts';
 import { type ActivePolicy, WINDOWS, type WindowName } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 import type { SpendingWindows } from './spending-windows.ts';
-
-const SPENDING_STATUSES = ['completed', 'processing', 'pending'] as const;
+import { SPENDING_STATUSES } from './transactions.ts';
 
 interface Needs {
   /** window → wallets whose spending or count in it a policy checks. */
