@@ -28,7 +28,10 @@ export interface EvmConfig {
   sweepMinMicros: bigint;
   /** Optional block explorer base URL; the dashboard links tx hashes to `<url>/tx/<hash>`. */
   explorerUrl: string | undefined;
-  /** Where the deposit watcher starts on a database that has never watched: undefined = the chain's head. */
+  /**
+   * Where the deposit watcher starts on a new database (undefined: the chain's head when the rail is set up);
+   * below an existing database's recorded start, it rewinds the watcher to it.
+   */
   startBlock: bigint | undefined;
 }
 

@@ -16,7 +16,7 @@ import { emitEvent } from '../services/webhook-events.ts';
 import type { Database } from '../store/schema.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
-import { DEPOSITS_START_SETTING } from './setup.ts';
+import { depositCursorName } from './setup.ts';
 import { transferEvent } from './token.ts';
 
 /** Blocks read per round: bounds one getLogs call and one database transaction. */
@@ -79,14 +79,12 @@ export interface WatcherDeps {
   warn: (message: string) => void;
 }
 
-export const depositCursorName = (chainId: number) => `deposits:${chainId}`;
-
 /** One round of the watcher; returns what it credited and what is pending. */
 export async function watchDepositsOnce(deps: WatcherDeps): Promise<{ credited: number; pending: number }> {
   const { ctx, client, config } = deps;
   const cursorName = depositCursorName(config.chainId);
   const head = await client.getBlockNumber({ cacheTime: 0 });
-  const cursor = await readCursor(ctx.store.db, cursorName, head, config.startBlock);
+  const cursor = await readCursor(ctx.store.db, cursorName);
   if (cursor >= head) return { credited: 0, pending: 0 };
   const range = watchRange(cursor, head, config.confirmations);
   const transfers = await fetchTransfers(client, config.usdcAddress, range.fromBlock, range.toBlock);
@@ -106,29 +104,16 @@ export async function watchDepositsOnce(deps: WatcherDeps): Promise<{ credited: 
   return { credited, pending: plan.pending.length };
 }
 
-/** The stored cursor; on a database that never watched, the block before CHAIN_START_BLOCK or the head. */
-async function readCursor(db: Kysely<Database>, name: string, head: bigint, startBlock: bigint | undefined) {
+/** The stored cursor, fixed by fixDepositStart when the rail opened (before the first address existed). */
+async function readCursor(db: Kysely<Database>, name: string): Promise<bigint> {
   const row = await db
     .selectFrom('chain_cursors')
     .select('block_number')
     .where('name', '=', name)
     .executeTakeFirst();
-  if (row !== undefined) return row.block_number;
-  const start = startBlock ?? head;
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('chain_cursors')
-      .values({ name, block_number: start - 1n })
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute();
-    // Where the service's history on chain begins: verify-ledger --chain scans from here.
-    await trx
-      .insertInto('service_settings')
-      .values({ key: DEPOSITS_START_SETTING, value: String(start) })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
-  });
-  return start - 1n;
+  if (row === undefined)
+    throw new Error(`deposit cursor ${name} is missing: the rail fixes it when it opens`);
+  return BigInt(row.block_number);
 }
 
 export async function fetchTransfers(

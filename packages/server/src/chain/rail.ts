@@ -10,7 +10,7 @@ import { watchDepositsOnce } from './deposits.ts';
 import { type ServiceKeys, serviceKeys } from './keys.ts';
 import { releaseLease } from './lease.ts';
 import { senderLeaseName, sendOnce } from './sender.ts';
-import { prepareRail } from './setup.ts';
+import { fixDepositStart, prepareRail } from './setup.ts';
 import { planSweepsOnce, tokenNameReader } from './sweeps.ts';
 import { createTreasuryMonitor, type TreasuryMonitor } from './treasury.ts';
 import { createX402Service } from './x402.ts';
@@ -31,12 +31,15 @@ export interface EvmRail {
   tokenName: () => Promise<string>;
 }
 
-/** Checks the database agrees with this rail (refuses to start otherwise) and builds the rail. */
+/** Checks the database agrees with this rail and fixes where deposits start (refuses to start otherwise). */
 export async function openEvmRail(store: Store, config: EvmConfig): Promise<EvmRail> {
   const keys = serviceKeys(config.mnemonic);
   const treasuryAddress = keys.treasury.address.toLowerCase();
   await prepareRail(store.db, { rail: 'evm', chainId: config.chainId, treasury: treasuryAddress });
   const client = createChainClient(config);
+  // Before the service hands out its first address: a start picked later (at the first watcher round) misses
+  // every deposit made in between.
+  await fixDepositStart(store.db, config, () => client.getBlockNumber({ cacheTime: 0 }));
   return {
     config,
     keys,

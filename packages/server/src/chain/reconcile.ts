@@ -13,7 +13,7 @@ import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
 import { type ChainTransfer, fetchTransfers } from './deposits.ts';
 import { firstReceipt } from './sender.ts';
-import { DEPOSITS_START_SETTING } from './setup.ts';
+import { CHAIN_HISTORY_START_SETTING } from './setup.ts';
 import { authorizationUsedOnChain, usdcAbi } from './token.ts';
 
 /** Blocks per getLogs call while scanning the service's history. */
@@ -134,8 +134,10 @@ async function scanTransfers(db: Kysely<Database>, client: ChainClient, config: 
   const setting = await db
     .selectFrom('service_settings')
     .select('value')
-    .where('key', '=', DEPOSITS_START_SETTING)
+    .where('key', '=', CHAIN_HISTORY_START_SETTING)
     .executeTakeFirst();
+  // Not the watcher's cursor or start: a database from before the history start was recorded may have started
+  // its watcher too late, and the transfers it missed are exactly what this scan must find.
   let from = setting === undefined ? (config.startBlock ?? 0n) : BigInt(setting.value);
   const transfers: ChainTransfer[] = [];
   while (from <= head) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideRailStart, type RailIdentity } from './setup.ts';
+import { decideDepositStart, decideRailStart, depositStartNeedsHead, type RailIdentity } from './setup.ts';
 
 const sandbox: RailIdentity = { rail: 'sandbox', chainId: null, treasury: null };
 const evm: RailIdentity = {
@@ -61,4 +61,37 @@ test('a mismatch is refused with a message that says what to do', () => {
     assert.equal(decision.ok, false, `${JSON.stringify(wanted)} must be refused`);
     assert.match(decision.ok ? '' : decision.message, message);
   }
+});
+
+test('the deposit watcher’s start: fixed once before any address, never lazily, rewound only by CHAIN_START_BLOCK', () => {
+  const fresh = { cursor: null, recordedStart: null, walletCount: 0, configured: undefined, head: 47n };
+  assert.deepEqual(decideDepositStart(fresh), { action: 'set', start: 47n });
+  assert.equal(depositStartNeedsHead(fresh), true);
+  assert.deepEqual(decideDepositStart({ ...fresh, configured: 3n, head: null }), {
+    action: 'set',
+    start: 3n,
+  });
+  assert.equal(depositStartNeedsHead({ ...fresh, configured: 3n }), false);
+  const down = decideDepositStart({ ...fresh, head: null });
+  assert.equal(down.action, 'refuse', 'a new database without a readable chain does not start');
+  assert.match(down.action === 'refuse' ? down.message : '', /cannot be read/);
+  const orphaned = decideDepositStart({ ...fresh, walletCount: 2 });
+  assert.equal(orphaned.action, 'refuse', 'addresses exist and nobody knows since when: never the head');
+  assert.match(orphaned.action === 'refuse' ? orphaned.message : '', /set CHAIN_START_BLOCK/);
+  assert.deepEqual(decideDepositStart({ ...fresh, walletCount: 2, configured: 9n }), {
+    action: 'set',
+    start: 9n,
+  });
+  const running = { cursor: 99n, recordedStart: 50n, walletCount: 4, configured: undefined, head: null };
+  assert.deepEqual(decideDepositStart(running), { action: 'keep' });
+  assert.deepEqual(decideDepositStart({ ...running, configured: 50n }), { action: 'keep' });
+  assert.deepEqual(decideDepositStart({ ...running, configured: 60n }), { action: 'keep' });
+  assert.deepEqual(decideDepositStart({ ...running, configured: 10n }), { action: 'rewind', start: 10n });
+  assert.deepEqual(decideDepositStart({ ...running, recordedStart: null, configured: 99n }), {
+    action: 'rewind',
+    start: 99n,
+  });
+  assert.deepEqual(decideDepositStart({ ...running, recordedStart: null, configured: 100n }), {
+    action: 'keep',
+  });
 });
