@@ -45,6 +45,10 @@ export interface Config {
   evm: EvmConfig | null;
   rateLimitsPerMinute: Record<BucketName, number>;
   approvalTtlSeconds: number;
+  /** STEP_UP_MAX_AGE_SECONDS: how old a session's proof of presence may be for a sensitive operation. */
+  stepUpMaxAgeSeconds: number;
+  /** WITHDRAWAL_ADDRESS_DELAY_SECONDS: a new withdrawal address is usable this long after it is added. */
+  withdrawalAddressDelaySeconds: number;
   /** Most writes per group commit (LEDGER_BATCH_MAX, SQLite): 1 turns group commit off, for comparison. */
   ledgerBatchMax: number;
   logLevel: string;
@@ -119,6 +123,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       APPROVAL_TTL_SECONDS_DEFAULT,
       60,
       30 * 24 * 60 * 60,
+    ),
+    stepUpMaxAgeSeconds: parseInteger(
+      'STEP_UP_MAX_AGE_SECONDS',
+      env.STEP_UP_MAX_AGE_SECONDS,
+      300,
+      10,
+      86_400,
+    ),
+    withdrawalAddressDelaySeconds: parseInteger(
+      'WITHDRAWAL_ADDRESS_DELAY_SECONDS',
+      env.WITHDRAWAL_ADDRESS_DELAY_SECONDS,
+      86_400,
+      0,
+      30 * 86_400,
     ),
     ledgerBatchMax: parseInteger('LEDGER_BATCH_MAX', env.LEDGER_BATCH_MAX, 256, 1, 10_000),
     logLevel: env.LOG_LEVEL ?? 'info',

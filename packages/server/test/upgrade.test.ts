@@ -193,6 +193,26 @@ for (const target of await storeTargets()) {
           over.body.error.violations.map((v: { policyType: string }) => v.policyType),
           ['spend_cap_daily'],
         );
+        // Custody (migration 0011): the old session is listed as this one, the user has no factor, and what
+        // needs step-up only with a factor (a new key) still works without one.
+        const sessions = await request(next.url, 'GET', '/api/v1/auth/sessions', written.token);
+        assert.equal(sessions.status, 200, JSON.stringify(sessions.body));
+        assert.deepEqual(
+          sessions.body.data.items.map((s: { current: boolean }) => s.current),
+          [true],
+        );
+        const factors = await request(next.url, 'GET', '/api/v1/auth/mfa', written.token);
+        assert.deepEqual(factors.body.data, { totp: false, passkeys: 0, recoveryCodesLeft: 0 });
+        const key = await request(
+          next.url,
+          'POST',
+          `/api/v1/agent-wallets/${written.walletId}/keys`,
+          written.token,
+          {
+            label: 'after the upgrade',
+          },
+        );
+        assert.equal(key.status, 201, JSON.stringify(key.body));
       } finally {
         await next.stop();
       }

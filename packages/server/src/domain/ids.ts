@@ -21,7 +21,12 @@ export type IdPrefix =
   | 'cdp'
   | 'pch'
   | 'whk'
-  | 'dlv';
+  | 'dlv'
+  | 'rcv'
+  | 'pky'
+  | 'sev'
+  | 'wad'
+  | 'wdr';
 
 /** `length` uniformly random base62 characters from fresh CSPRNG bytes (secrets: API keys, webhook secrets). */
 export function randomBase62(length: number): string {

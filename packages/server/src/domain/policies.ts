@@ -252,3 +252,57 @@ export function approvalReason(requiredBy: PolicyDecision['approvalRequiredBy'])
     .map((p) => `above the approval threshold of ${formatMicros(p.thresholdMicros)} (policy ${p.policyId})`)
     .join('; ');
 }
+
+/**
+ * Pure: does changing a policy from `before` to `after` only ever deny (or hold) more payments? A change that
+ * does not provably tighten counts as loosening — it needs step-up once the owner has a second factor
+ * (contract section 8): a higher limit, more allowed or fewer blocked addresses, a shorter window. A
+ * time_window change tightens only when it is the same rule.
+ */
+export function tightens(before: PolicyRule, after: PolicyRule): boolean {
+  if (before.type !== after.type) return false;
+  const windowNotShorter = (a: WindowName, b: WindowName) => WINDOWS[b] >= WINDOWS[a];
+  const lower = (set: ReadonlySet<string>) => new Set([...set].map((a) => a.toLowerCase()));
+  switch (before.type) {
+    case 'spend_cap_per_tx':
+    case 'spend_cap_daily':
+    case 'spend_cap_total':
+      return after.type === before.type && after.limitMicros <= before.limitMicros;
+    case 'require_approval_above':
+      return after.type === before.type && after.amountMicros <= before.amountMicros;
+    case 'address_allowlist':
+      return after.type === before.type && isSubset(lower(after.addresses), lower(before.addresses));
+    case 'address_blocklist':
+      return after.type === before.type && isSubset(lower(before.addresses), lower(after.addresses));
+    case 'spend_cap_window':
+    case 'recipient_cap':
+      return (
+        after.type === before.type &&
+        after.limitMicros <= before.limitMicros &&
+        windowNotShorter(before.window, after.window)
+      );
+    case 'tx_count_cap':
+      return (
+        after.type === before.type &&
+        after.count <= before.count &&
+        windowNotShorter(before.window, after.window)
+      );
+    case 'time_window':
+      return after.type === before.type && sameTimeWindow(before, after);
+  }
+}
+
+function isSubset(small: ReadonlySet<string>, big: ReadonlySet<string>): boolean {
+  for (const item of small) if (!big.has(item)) return false;
+  return true;
+}
+
+function sameTimeWindow(a: TimeWindowRule, b: TimeWindowRule): boolean {
+  return (
+    a.timezone === b.timezone &&
+    a.startMinute === b.startMinute &&
+    a.endMinute === b.endMinute &&
+    a.days.size === b.days.size &&
+    isSubset(a.days, b.days)
+  );
+}

@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts';
 import { ipSubject } from '../limits/rules.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
+import type { RequestMeta } from '../services/security-events.ts';
 import { toolByName } from '../tools/registry.ts';
 import { bearerToken, isApiKeyShaped, unauthorized } from './auth.ts';
 import { isDashboardRequest } from './dashboard.ts';
@@ -103,6 +104,12 @@ function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget
   const tool = request.toolName === null ? undefined : toolByName(request.toolName);
   if (tool !== undefined) return { bucket: tool.name, subject: `key:${key.id}` };
   return { bucket: 'default', subject: `key:${key.id}` };
+}
+
+/** Where the request came from, as sessions and security events record it. */
+export function requestMeta(request: FastifyRequest): RequestMeta {
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: typeof agent === 'string' ? agent.slice(0, 256) : null };
 }
 
 /** The authenticated user of a `user` route; the hook guarantees it is set. */

@@ -71,19 +71,49 @@ export async function enforceToolLimit(
 export async function limitFailedLogins<T>(
   limiter: RateLimiter,
   normalisedEmail: string,
-  attempt: () => Promise<T>,
+  attempt: (lockedOut: boolean) => Promise<T | null>,
 ): Promise<T> {
   const key = bucketKeyFor({ bucket: 'login_account', subject: accountSubject(normalisedEmail) });
   const before = await unavailableAs503(() => limiter.peek('login_account', key));
-  if (!before.allowed) throw rateLimited(before, 'login_account');
+  if (!before.allowed) {
+    // Locked out: guessing passwords stops here, but the owner with a second factor still gets in — the right
+    // password earns an mfaToken, and the factor is what guessing cannot get past. Every other outcome, a right
+    // password without a factor included, is the same 429.
+    try {
+      await attempt(true);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'MFA_REQUIRED') throw error;
+    }
+    throw rateLimited(before, 'login_account');
+  }
   try {
-    return await attempt();
+    const result = await attempt(false);
+    if (result === null) throw rateLimited(before, 'login_account');
+    return result;
   } catch (error) {
     if (error instanceof AppError && error.code === 'INVALID_CREDENTIALS') {
       await unavailableAs503(() => limiter.hit('login_account', key));
     }
     throw error;
   }
+}
+
+/** A wrong password or code outside the login form (second step, step-up, password change) counts too. */
+export function countWrongGuess(limiter: RateLimiter): (normalisedEmail: string) => Promise<void> {
+  return async (normalisedEmail) => {
+    const key = bucketKeyFor({ bucket: 'login_account', subject: accountSubject(normalisedEmail) });
+    await unavailableAs503(() => limiter.hit('login_account', key));
+  };
+}
+
+/**
+ * A password check by a logged-in session (step-up, password change) is refused while the account is locked
+ * out: a stolen session must not become a way around the login limit.
+ */
+export async function refuseWhileLockedOut(limiter: RateLimiter, normalisedEmail: string): Promise<void> {
+  const key = bucketKeyFor({ bucket: 'login_account', subject: accountSubject(normalisedEmail) });
+  const before = await unavailableAs503(() => limiter.peek('login_account', key));
+  if (!before.allowed) throw rateLimited(before, 'login_account');
 }
 
 const limiterUnavailable = () =>

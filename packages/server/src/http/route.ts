@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, RouteOptions 
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { AppError } from '../errors.ts';
+import type { StepUpRule } from '../services/auth.ts';
 import type { Services } from '../services/index.ts';
 import { failureEnvelope } from './schemas.ts';
 
@@ -30,6 +31,14 @@ export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B ext
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   url: string;
   auth: AuthMode;
+  /**
+   * Step-up (contract section 8), with auth 'user': the session must have proven presence within
+   * STEP_UP_MAX_AGE_SECONDS — 'always', or 'withFactor' only for users with a second factor — else 403
+   * STEP_UP_REQUIRED before the handler runs, so nothing changes.
+   */
+  stepUp?: StepUpRule;
+  /** Narrows stepUp to some requests (a policy change that loosens it); runs after validation. */
+  stepUpWhen?: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<boolean>;
   summary: string;
   description?: string;
   tags: string[];
@@ -76,6 +85,30 @@ const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   apiKey: [{ agentApiKey: [] }],
 };
 
+const STEP_UP_NOTES: Record<StepUpRule, string> = {
+  always: 'Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).',
+  withFactor: 'Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).',
+};
+
+/** The OpenAPI description: the route's own, and what it needs of the session. */
+function describeRoute(definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>) {
+  const note = definition.stepUp === undefined ? undefined : STEP_UP_NOTES[definition.stepUp];
+  if (note === undefined) return definition.description;
+  return definition.description === undefined ? note : `${definition.description} ${note}`;
+}
+
+/** The one place step-up is enforced: before the handler, after the body is known to be valid. */
+async function requireStepUp(
+  definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>,
+  input: HandlerInput<unknown, unknown, unknown>,
+): Promise<void> {
+  const user = input.request.user;
+  if (user === null || definition.stepUp === undefined)
+    throw new AppError('UNAUTHORIZED', 'a session is required');
+  if (definition.stepUpWhen !== undefined && !(await definition.stepUpWhen(input))) return;
+  await input.services.auth.requireStepUp(user, definition.stepUp);
+}
+
 export function toFastifyRoute(
   definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>,
   services: Services,
@@ -90,7 +123,7 @@ export function toFastifyRoute(
     schema: {
       ...(operationId === undefined ? {} : { operationId }),
       summary: definition.summary,
-      ...(definition.description === undefined ? {} : { description: definition.description }),
+      ...(describeRoute(definition) === undefined ? {} : { description: describeRoute(definition) }),
       tags: definition.tags,
       security: SECURITY[definition.auth],
       ...(definition.params === undefined ? {} : { params: definition.params }),
@@ -118,14 +151,16 @@ export function toFastifyRoute(
       ? {}
       : { validatorCompiler: documentedBodyCompiler as never }),
     handler: async (request, reply) => {
-      const result = await definition.handler({
+      const input = {
         params: request.params,
         query: request.query,
         body: request.body,
         request,
         reply,
         services,
-      });
+      };
+      if (definition.stepUp !== undefined) await requireStepUp(definition, input);
+      const result = await definition.handler(input);
       if (result.headers !== undefined) reply.headers(result.headers);
       reply.code(result.status ?? status);
       return { success: true, ...result.envelope, data: result.data };

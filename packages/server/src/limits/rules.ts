@@ -128,7 +128,12 @@ export function restBucketFor(method: string, routeUrl: string): BucketName {
   // Fastify answers HEAD with the GET handler; a HEAD must not be a way around the GET bucket.
   const isRead = verb === 'GET' || verb === 'HEAD';
   const path = routeUrl.length > 1 && routeUrl.endsWith('/') ? routeUrl.slice(0, -1) : routeUrl;
-  if (verb === 'POST' && path === '/api/v1/auth/login') return 'login';
+  // Every way to prove a password or code: the login form, its second step, a step-up.
+  if (
+    verb === 'POST' &&
+    ['/api/v1/auth/login', '/api/v1/auth/login/mfa', '/api/v1/auth/step-up'].includes(path)
+  )
+    return 'login';
   if (verb === 'POST' && path === '/api/v1/auth/signup') return 'signup';
   if (isRead && isAtOrUnder(path, '/api/v1/wallet')) return 'wallet';
   if (isAtOrUnder(path, '/api/v1/agent-wallets')) return 'agent_wallets';

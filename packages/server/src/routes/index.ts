@@ -8,10 +8,21 @@ import listAgentWallets from './agent-wallets/list.ts';
 import unfreezeAgentWallet from './agent-wallets/unfreeze.ts';
 import updateAgentWallet from './agent-wallets/update.ts';
 import withdrawAgentWallet from './agent-wallets/withdraw.ts';
+import endOtherSessions from './auth/end-other-sessions.ts';
+import endSession from './auth/end-session.ts';
 import login from './auth/login.ts';
+import loginMfa from './auth/login-mfa.ts';
 import logout from './auth/logout.ts';
 import me from './auth/me.ts';
+import mfaStatus from './auth/mfa-status.ts';
+import changePassword from './auth/password.ts';
+import securityEvents from './auth/security-events.ts';
+import listSessions from './auth/sessions.ts';
 import signup from './auth/signup.ts';
+import stepUp from './auth/step-up.ts';
+import confirmTotp from './auth/totp-confirm.ts';
+import removeTotp from './auth/totp-remove.ts';
+import startTotp from './auth/totp-start.ts';
 import createKey from './keys/create.ts';
 import listKeys from './keys/list.ts';
 import revokeKey from './keys/revoke.ts';
@@ -52,8 +63,19 @@ export const ROUTE_TABLE = {
   health,
   signup,
   login,
+  loginMfa,
   logout,
   me,
+  stepUp,
+  listSessions,
+  endSession,
+  endOtherSessions,
+  changePassword,
+  mfaStatus,
+  startTotp,
+  confirmTotp,
+  removeTotp,
+  securityEvents,
   getWallet,
   walletBalance,
   walletDeposits,

@@ -6,7 +6,7 @@ export const amount = z
   .string()
   .describe('decimal string with 6 places, e.g. "10.500000"')
   .meta({ examples: ['10.500000'] });
-const timestamp = z
+export const timestamp = z
   .string()
   .describe('ISO-8601 UTC')
   .meta({ examples: ['2026-11-24T21:46:48.213Z'] });

@@ -1,18 +1,30 @@
 // Users and their sessions. A JWT (HS256, 7 days) names a server-side session in `jti`; logout revokes the
-// session, so the token dies at once on every instance that shares the database.
+// session, so the token dies at once on every instance that shares the database. A session also records where
+// it came from, when it was last used, and when presence was last proven (login, step-up): sensitive
+// operations need that proof recent (requireStepUp). A user with a second factor logs in in two steps: the
+// password gets a single-use mfaToken, the factor gets the session.
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import { isoFromMs } from '../clock.ts';
-import { newId } from '../domain/ids.ts';
+import { newId, randomBase62 } from '../domain/ids.ts';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../domain/passwords.ts';
+import { secretDigest } from '../domain/second-factor.ts';
 import { AppError } from '../errors.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { Database } from '../store/schema.ts';
 import type { AddressSource } from './addresses.ts';
 import type { ServiceContext } from './context.ts';
+import type { FactorMethod, MfaService } from './mfa.ts';
+import { type RequestMeta, recordSecurityEvent } from './security-events.ts';
 import { createMasterWallet } from './wallets.ts';
 
 export const SESSION_SECONDS = 7 * 24 * 60 * 60;
+/** A session's last use is written at most this often: not a write on every request. */
+export const SESSION_TOUCH_INTERVAL_MS = 60_000;
+/** The mfaToken of a password login: single use, this long, this many wrong codes. */
+export const MFA_TOKEN_TTL_MS = 5 * 60_000;
+export const MFA_TOKEN_FAILURES_MAX = 5;
+const USER_AGENT_LENGTH_MAX = 256;
 const JWT_ALGORITHM = 'HS256';
 
 export interface PublicUser {
@@ -26,28 +38,78 @@ export interface AuthResult {
   token: string;
 }
 
-export interface AuthenticatedUser {
+export interface TokenClaims {
   userId: string;
   sessionId: string;
 }
 
+export interface AuthenticatedUser extends TokenClaims {
+  /** The session's last proof of presence (login or step-up). */
+  steppedUpAtMs: number;
+}
+
+/** What a sensitive route asks of the session: presence proven recently, always or only once a factor exists. */
+export type StepUpRule = 'always' | 'withFactor';
+
+export type StepUpMethod = FactorMethod | 'password';
+
+export interface SessionView {
+  id: string;
+  current: boolean;
+  createdAt: string;
+  lastUsedAt: string | null;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** Called with the account's email when a password or code was wrong: it counts in `login_account`. */
+export type WrongGuess = (email: string) => Promise<void>;
+
+export interface Proof {
+  password?: string | undefined;
+  code?: string | undefined;
+}
+
 export interface AuthService {
-  signup(email: string, password: string): Promise<AuthResult>;
-  login(email: string, password: string): Promise<AuthResult>;
+  signup(email: string, password: string, meta: RequestMeta): Promise<AuthResult>;
+  /**
+   * A right password starts a session, or with a factor active throws MFA_REQUIRED with a single-use
+   * mfaToken. `lockedOut` (the account's failed-login bucket is full): only the factor path is open, and null
+   * means "refuse" (the caller answers 429 whether or not the password was right).
+   */
+  login(email: string, password: string, meta: RequestMeta, lockedOut: boolean): Promise<AuthResult | null>;
+  /** The second step of a login: the mfaToken and a TOTP or recovery code. */
+  loginWithCode(mfaToken: string, code: string, meta: RequestMeta, wrong: WrongGuess): Promise<AuthResult>;
   logout(sessionId: string): Promise<void>;
   me(userId: string): Promise<PublicUser>;
   /** Signature and expiry only (no database): enough to key a rate limit by user. */
-  verifyTokenSignature(token: string): Promise<AuthenticatedUser | null>;
+  verifyTokenSignature(token: string): Promise<TokenClaims | null>;
   /** Full check: signature, expiry, and a live session. */
   authenticate(token: string): Promise<AuthenticatedUser | null>;
+  /** Throws STEP_UP_REQUIRED unless the session proved presence recently enough for `rule`. */
+  requireStepUp(user: AuthenticatedUser, rule: StepUpRule): Promise<void>;
+  /** Renews the session's proof of presence: a factor when one is active, else the password. */
+  stepUp(user: AuthenticatedUser, proof: Proof, wrong: WrongGuess): Promise<{ steppedUpAt: string }>;
+  emailOf(userId: string): Promise<string>;
+  sessions(user: TokenClaims): Promise<SessionView[]>;
+  /** Ends one of the user's live sessions (404 otherwise), at once on every instance. */
+  endSession(userId: string, sessionId: string): Promise<void>;
+  /** Ends every live session of the user but `keep`; how many ended. */
+  endOtherSessions(user: TokenClaims): Promise<number>;
+  changePassword(
+    user: TokenClaims,
+    change: { currentPassword: string; newPassword: string },
+    meta: RequestMeta,
+    wrong: WrongGuess,
+  ): Promise<{ endedSessions: number }>;
 }
 
 export function createAuthService(
   ctx: ServiceContext,
-  jwtSecret: Uint8Array,
-  addresses: AddressSource,
+  options: { jwtSecret: Uint8Array; addresses: AddressSource; mfa: MfaService; stepUpMaxAgeMs: number },
 ): AuthService {
   const { store, writer, clock } = ctx;
+  const { jwtSecret, addresses, mfa } = options;
 
   async function issueToken(userId: string, sessionId: string, issuedAtMs: number): Promise<string> {
     const iat = Math.floor(issuedAtMs / 1000);
@@ -60,7 +122,7 @@ export function createAuthService(
       .sign(jwtSecret);
   }
 
-  async function startSession(userId: string): Promise<string> {
+  async function startSession(userId: string, meta: RequestMeta): Promise<string> {
     const nowMs = clock.nowMs();
     const sessionId = newId('ses');
     // The session expires with the token: both are exactly 7 days from the whole second of issue.
@@ -73,12 +135,17 @@ export function createAuthService(
         created_at_ms: BigInt(nowMs),
         expires_at_ms: BigInt(expiresAtMs),
         revoked_at_ms: null,
+        last_used_at_ms: BigInt(nowMs),
+        ip: meta.ip,
+        user_agent: meta.userAgent?.slice(0, USER_AGENT_LENGTH_MAX) ?? null,
+        // Logging in is a proof of presence.
+        stepped_up_at_ms: BigInt(nowMs),
       })
       .execute();
     return issueToken(userId, sessionId, nowMs);
   }
 
-  async function signup(email: string, password: string): Promise<AuthResult> {
+  async function signup(email: string, password: string, meta: RequestMeta): Promise<AuthResult> {
     const passwordHash = await hashPassword(password);
     const nowMs = clock.nowMs();
     const userId = newId('usr');
@@ -101,11 +168,11 @@ export function createAuthService(
         throw new AppError('EMAIL_TAKEN', 'an account with this email already exists');
       throw error;
     }
-    const token = await startSession(userId);
+    const token = await startSession(userId, meta);
     return { user: { id: userId, email, createdAt: isoFromMs(nowMs) }, token };
   }
 
-  async function login(email: string, password: string): Promise<AuthResult> {
+  async function login(email: string, password: string, meta: RequestMeta, lockedOut: boolean) {
     const row = await store.db
       .selectFrom('users')
       .select(['id', 'email', 'password_hash', 'created_at_ms'])
@@ -115,8 +182,78 @@ export function createAuthService(
     if (row === undefined || !passwordOk) {
       throw new AppError('INVALID_CREDENTIALS', 'email or password is incorrect');
     }
-    const token = await startSession(row.id);
-    return { user: { id: row.id, email: row.email, createdAt: isoFromMs(row.created_at_ms) }, token };
+    const methods = await mfa.methods(row.id);
+    if (methods.length > 0) throw await mfaRequired(row.id, methods);
+    if (lockedOut) return null;
+    const token = await startSession(row.id, meta);
+    return { user: publicUser(row), token };
+  }
+
+  /** A single-use mfaToken for the second step; only its digest is stored. */
+  async function mfaRequired(userId: string, methods: FactorMethod[]): Promise<AppError> {
+    const nowMs = clock.nowMs();
+    const mfaToken = `mfa_${randomBase62(40)}`;
+    await store.db
+      .insertInto('auth_challenges')
+      .values({
+        id: secretDigest(mfaToken),
+        user_id: userId,
+        kind: 'mfa_login',
+        challenge: null,
+        session_id: null,
+        failures: 0n,
+        expires_at_ms: BigInt(nowMs + MFA_TOKEN_TTL_MS),
+        used_at_ms: null,
+        created_at_ms: BigInt(nowMs),
+      })
+      .execute();
+    return new AppError(
+      'MFA_REQUIRED',
+      'the password is right; a second factor is required: POST /api/v1/auth/login/mfa',
+      {
+        details: { mfaToken, methods },
+      },
+    );
+  }
+
+  async function loginWithCode(mfaToken: string, code: string, meta: RequestMeta, wrong: WrongGuess) {
+    const nowMs = clock.nowMs();
+    const id = secretDigest(mfaToken);
+    const challenge = await store.db
+      .selectFrom('auth_challenges')
+      .innerJoin('users', 'users.id', 'auth_challenges.user_id')
+      .select(['auth_challenges.user_id', 'auth_challenges.failures', 'users.email', 'users.created_at_ms'])
+      .where('auth_challenges.id', '=', id)
+      .where('kind', '=', 'mfa_login')
+      .where('used_at_ms', 'is', null)
+      .where('expires_at_ms', '>', BigInt(nowMs))
+      .executeTakeFirst();
+    if (challenge === undefined || challenge.failures >= BigInt(MFA_TOKEN_FAILURES_MAX)) {
+      throw new AppError(
+        'UNAUTHORIZED',
+        'the mfaToken is unknown, used, expired or was refused too often: log in again',
+      );
+    }
+    if (!(await mfa.useCode(challenge.user_id, code))) {
+      await store.db
+        .updateTable('auth_challenges')
+        .set((eb) => ({ failures: eb('failures', '+', 1n) }))
+        .where('id', '=', id)
+        .execute();
+      await wrong(challenge.email);
+      throw new AppError('INVALID_CREDENTIALS', 'the code is wrong or was already used');
+    }
+    // Single use: of two requests with one token, only the one that marks it starts a session.
+    const claimed = await store.db
+      .updateTable('auth_challenges')
+      .set({ used_at_ms: BigInt(nowMs) })
+      .where('id', '=', id)
+      .where('used_at_ms', 'is', null)
+      .executeTakeFirst();
+    if (claimed.numUpdatedRows !== 1n)
+      throw new AppError('UNAUTHORIZED', 'the mfaToken was already used: log in again');
+    const token = await startSession(challenge.user_id, meta);
+    return { user: publicUser({ id: challenge.user_id, ...challenge }), token };
   }
 
   async function logout(sessionId: string): Promise<void> {
@@ -138,7 +275,7 @@ export function createAuthService(
     return { id: row.id, email: row.email, createdAt: isoFromMs(row.created_at_ms) };
   }
 
-  async function verifyTokenSignature(token: string): Promise<AuthenticatedUser | null> {
+  async function verifyTokenSignature(token: string): Promise<TokenClaims | null> {
     try {
       const { payload } = await jwtVerify(token, jwtSecret, {
         algorithms: [JWT_ALGORITHM],
@@ -157,18 +294,207 @@ export function createAuthService(
     if (claims === null) return null;
     const session = await store.db
       .selectFrom('sessions')
-      .select(['user_id', 'expires_at_ms', 'revoked_at_ms'])
+      .select([
+        'user_id',
+        'expires_at_ms',
+        'revoked_at_ms',
+        'last_used_at_ms',
+        'stepped_up_at_ms',
+        'created_at_ms',
+      ])
       .where('id', '=', claims.sessionId)
       .executeTakeFirst();
+    const nowMs = clock.nowMs();
     const live =
       session !== undefined &&
       session.user_id === claims.userId &&
       session.revoked_at_ms === null &&
-      session.expires_at_ms > BigInt(clock.nowMs());
-    return live ? claims : null;
+      session.expires_at_ms > BigInt(nowMs);
+    if (!live) return null;
+    if (
+      session.last_used_at_ms === null ||
+      session.last_used_at_ms < BigInt(nowMs - SESSION_TOUCH_INTERVAL_MS)
+    ) {
+      await store.db
+        .updateTable('sessions')
+        .set({ last_used_at_ms: BigInt(nowMs) })
+        .where('id', '=', claims.sessionId)
+        .execute();
+    }
+    return { ...claims, steppedUpAtMs: Number(session.stepped_up_at_ms ?? session.created_at_ms) };
   }
 
-  return { signup, login, logout, me, verifyTokenSignature, authenticate };
+  async function requireStepUp(user: AuthenticatedUser, rule: StepUpRule): Promise<void> {
+    if (clock.nowMs() - user.steppedUpAtMs <= options.stepUpMaxAgeMs) return;
+    const methods = await mfa.methods(user.userId);
+    if (rule === 'withFactor' && methods.length === 0) return;
+    const accepted: StepUpMethod[] = methods.length === 0 ? ['password'] : methods;
+    throw new AppError(
+      'STEP_UP_REQUIRED',
+      `this operation needs presence proven in the last ${Math.round(options.stepUpMaxAgeMs / 1000)} seconds: POST /api/v1/auth/step-up`,
+      { details: { methods: accepted } },
+    );
+  }
+
+  async function stepUp(user: AuthenticatedUser, proof: Proof, wrong: WrongGuess) {
+    const methods = await mfa.methods(user.userId);
+    const email = await emailOf(user.userId);
+    let proven: boolean;
+    if (methods.length > 0) {
+      if (proof.code === undefined) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'a second factor is active: step up with code (TOTP or recovery code)',
+          {
+            details: { methods },
+          },
+        );
+      }
+      proven = await mfa.useCode(user.userId, proof.code);
+    } else {
+      if (proof.password === undefined) throw new AppError('VALIDATION_ERROR', 'password is required');
+      proven = await passwordMatches(user.userId, proof.password);
+    }
+    if (!proven) {
+      await wrong(email);
+      throw new AppError(
+        'INVALID_CREDENTIALS',
+        methods.length > 0 ? 'the code is wrong or was already used' : 'the password is incorrect',
+      );
+    }
+    const nowMs = clock.nowMs();
+    await store.db
+      .updateTable('sessions')
+      .set({ stepped_up_at_ms: BigInt(nowMs) })
+      .where('id', '=', user.sessionId)
+      .execute();
+    return { steppedUpAt: isoFromMs(nowMs) };
+  }
+
+  async function passwordMatches(userId: string, password: string): Promise<boolean> {
+    const row = await store.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return verifyPassword(row.password_hash, password);
+  }
+
+  async function emailOf(userId: string): Promise<string> {
+    const row = await store.db
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return row.email;
+  }
+
+  async function sessions(user: TokenClaims): Promise<SessionView[]> {
+    const rows = await liveSessions(user.userId)
+      .select(['id', 'created_at_ms', 'last_used_at_ms', 'ip', 'user_agent'])
+      .orderBy('created_at_ms', 'desc')
+      .orderBy('id', 'desc')
+      .limit(SESSIONS_LISTED_MAX)
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      current: r.id === user.sessionId,
+      createdAt: isoFromMs(r.created_at_ms),
+      lastUsedAt: r.last_used_at_ms === null ? null : isoFromMs(r.last_used_at_ms),
+      ip: r.ip,
+      userAgent: r.user_agent,
+    }));
+  }
+
+  function liveSessions(userId: string) {
+    return store.db
+      .selectFrom('sessions')
+      .where('user_id', '=', userId)
+      .where('revoked_at_ms', 'is', null)
+      .where('expires_at_ms', '>', BigInt(clock.nowMs()));
+  }
+
+  function revokeSessions(userId: string, filter: { only?: string; except?: string }) {
+    let query = store.db
+      .updateTable('sessions')
+      .set({ revoked_at_ms: BigInt(clock.nowMs()) })
+      .where('user_id', '=', userId)
+      .where('revoked_at_ms', 'is', null)
+      .where('expires_at_ms', '>', BigInt(clock.nowMs()));
+    if (filter.only !== undefined) query = query.where('id', '=', filter.only);
+    if (filter.except !== undefined) query = query.where('id', '!=', filter.except);
+    return query;
+  }
+
+  async function endSession(userId: string, sessionId: string): Promise<void> {
+    const ended = await revokeSessions(userId, { only: sessionId }).executeTakeFirst();
+    if (ended.numUpdatedRows !== 1n) throw new AppError('NOT_FOUND', 'no such session');
+  }
+
+  async function endOtherSessions(user: TokenClaims): Promise<number> {
+    const ended = await revokeSessions(user.userId, { except: user.sessionId }).executeTakeFirst();
+    return Number(ended.numUpdatedRows);
+  }
+
+  async function changePassword(
+    user: TokenClaims,
+    change: { currentPassword: string; newPassword: string },
+    meta: RequestMeta,
+    wrong: WrongGuess,
+  ) {
+    if (!(await passwordMatches(user.userId, change.currentPassword))) {
+      await wrong(await emailOf(user.userId));
+      throw new AppError('INVALID_CREDENTIALS', 'currentPassword is incorrect');
+    }
+    const passwordHash = await hashPassword(change.newPassword);
+    const nowMs = clock.nowMs();
+    return writer.run(async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({ password_hash: passwordHash, password_changed_at_ms: BigInt(nowMs) })
+        .where('id', '=', user.userId)
+        .execute();
+      const ended = await trx
+        .updateTable('sessions')
+        .set({ revoked_at_ms: BigInt(nowMs) })
+        .where('user_id', '=', user.userId)
+        .where('revoked_at_ms', 'is', null)
+        .where('id', '!=', user.sessionId)
+        .executeTakeFirst();
+      await recordSecurityEvent(trx, {
+        userId: user.userId,
+        type: 'security.password_changed',
+        detail: { endedSessions: String(ended.numUpdatedRows) },
+        meta,
+        nowMs,
+      });
+      return { endedSessions: Number(ended.numUpdatedRows) };
+    });
+  }
+
+  return {
+    signup,
+    login,
+    loginWithCode,
+    logout,
+    me,
+    verifyTokenSignature,
+    authenticate,
+    requireStepUp,
+    stepUp,
+    emailOf,
+    sessions,
+    endSession,
+    endOtherSessions,
+    changePassword,
+  };
+}
+
+/** Live sessions of one user are listed up to this many (each login makes one; they last 7 days). */
+export const SESSIONS_LISTED_MAX = 100;
+
+function publicUser(row: { id: string; email: string; created_at_ms: bigint }): PublicUser {
+  return { id: row.id, email: row.email, createdAt: isoFromMs(row.created_at_ms) };
 }
 
 /** Sessions that ended (expired or logged out) a day ago or more are kept no longer. */
@@ -178,5 +504,7 @@ export async function purgeEndedSessions(db: Kysely<Database>, nowMs: number): P
     .deleteFrom('sessions')
     .where((eb) => eb.or([eb('expires_at_ms', '<=', cutoff), eb('revoked_at_ms', '<=', cutoff)]))
     .executeTakeFirst();
+  // Login challenges live minutes; a day past expiry nothing can refer to them.
+  await db.deleteFrom('auth_challenges').where('expires_at_ms', '<=', cutoff).execute();
   return Number(result.numDeletedRows);
 }

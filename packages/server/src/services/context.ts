@@ -32,7 +32,8 @@ type ListedTable =
   | 'transactions'
   | 'policy_changes'
   | 'webhook_endpoints'
-  | 'webhook_deliveries';
+  | 'webhook_deliveries'
+  | 'security_events';
 
 /**
  * One page of a filtered table, newest first (created_at_ms, then id), and the total count of the filter, in

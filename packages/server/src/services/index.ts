@@ -25,6 +25,7 @@ import type { Page, ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
+import { createMfaService, type MfaService } from './mfa.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies.ts';
@@ -42,6 +43,7 @@ export interface Services {
   /** check_balance's reads (exactly cached on SQLite). */
   balances: BalanceViews;
   auth: AuthService;
+  mfa: MfaService;
   wallets: WalletService;
   deposits: DepositService;
   keys: KeyService;
@@ -217,6 +219,7 @@ function assembleServices(
       : (toAddress: string, amountMicros: bigint) =>
           evm.treasury.checkPayout(store.db, toAddress, amountMicros);
   const approvals = createApprovalService(ctx, payoutGate);
+  const mfa = createMfaService(ctx);
   const addresses: AddressSource =
     evm === null ? sandboxAddresses(config.addressSecret) : hdAddresses(evm.keys);
   const chain =
@@ -273,7 +276,13 @@ function assembleServices(
     store,
     writer,
     balances: createBalanceViews(store, options.clock),
-    auth: createAuthService(ctx, config.jwtSecret, addresses),
+    auth: createAuthService(ctx, {
+      jwtSecret: config.jwtSecret,
+      addresses,
+      mfa,
+      stepUpMaxAgeMs: config.stepUpMaxAgeSeconds * 1000,
+    }),
+    mfa,
     wallets: createWalletService(ctx, addresses),
     deposits: createDepositService(ctx),
     keys,

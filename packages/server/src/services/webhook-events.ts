@@ -21,6 +21,9 @@ export const EVENT_TYPES = [
   'key.rotated',
   'wallet.frozen',
   'wallet.unfrozen',
+  'security.password_changed',
+  'security.factor_added',
+  'security.factor_removed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

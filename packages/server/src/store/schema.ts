@@ -15,6 +15,74 @@ export interface SessionsTable {
   created_at_ms: bigint;
   expires_at_ms: bigint;
   revoked_at_ms: bigint | null;
+  /** Migration 0011: written at most once a minute (SESSION_TOUCH_INTERVAL_MS), not on every request. */
+  last_used_at_ms: bigint | null;
+  ip: string | null;
+  user_agent: string | null;
+  /** The last proof of presence (login, step-up): sensitive operations need it recent. */
+  stepped_up_at_ms: bigint | null;
+}
+
+export interface TotpFactorsTable {
+  user_id: string;
+  secret: string;
+  confirmed_at_ms: bigint | null;
+  last_time_step: bigint | null;
+  created_at_ms: bigint;
+}
+
+export interface RecoveryCodesTable {
+  id: string;
+  user_id: string;
+  code_hash: string;
+  used_at_ms: bigint | null;
+  created_at_ms: bigint;
+}
+
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  credential_id: string;
+  public_key: string;
+  sign_count: bigint;
+  transports_json: string;
+  label: string;
+  created_at_ms: bigint;
+  last_used_at_ms: bigint | null;
+}
+
+export type AuthChallengeKind = 'mfa_login' | 'passkey_registration' | 'passkey_authentication';
+
+export interface AuthChallengesTable {
+  id: string;
+  user_id: string;
+  kind: AuthChallengeKind;
+  challenge: string | null;
+  session_id: string | null;
+  failures: bigint;
+  expires_at_ms: bigint;
+  used_at_ms: bigint | null;
+  created_at_ms: bigint;
+}
+
+export interface WithdrawalAddressesTable {
+  id: string;
+  user_id: string;
+  /** Lower-case hex. */
+  address: string;
+  label: string;
+  activates_at_ms: bigint;
+  created_at_ms: bigint;
+}
+
+export interface SecurityEventsTable {
+  id: string;
+  user_id: string;
+  type: string;
+  detail_json: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at_ms: bigint;
 }
 
 export type WalletKind = 'master' | 'agent';
@@ -304,6 +372,12 @@ export interface Database {
   policies: PoliciesTable;
   service_settings: ServiceSettingsTable;
   chain_cursors: ChainCursorsTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  auth_challenges: AuthChallengesTable;
+  withdrawal_addresses: WithdrawalAddressesTable;
+  security_events: SecurityEventsTable;
   chain_deposits: ChainDepositsTable;
   chain_outbox: ChainOutboxTable;
   chain_leases: ChainLeasesTable;

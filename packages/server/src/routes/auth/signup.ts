@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requestMeta } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { emailSchema, passwordSchema } from '../../http/schemas.ts';
 import { authView } from '../views.ts';
@@ -15,5 +16,7 @@ export default defineRoute({
   body: z.strictObject({ email: emailSchema, password: passwordSchema }),
   response: authView,
   successStatus: 201,
-  handler: async ({ body, services }) => ({ data: await services.auth.signup(body.email, body.password) }),
+  handler: async ({ body, request, services }) => ({
+    data: await services.auth.signup(body.email, body.password, requestMeta(request)),
+  }),
 });

@@ -8,6 +8,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/keys',
   auth: 'user',
+  stepUp: 'withFactor',
   summary: 'Create an API key for an agent wallet',
   description:
     'The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its ' +

@@ -9,6 +9,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/keys/:keyId/rotate',
   auth: 'user',
+  stepUp: 'withFactor',
   summary: 'Rotate an API key',
   description:
     'A new key (shown once) with the same label and scopes. The old key keeps working until now + ' +

@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'DELETE',
   url: '/api/v1/agent-wallets/:walletId/policies/:policyId',
   auth: 'user',
+  stepUp: 'withFactor',
   summary: 'Delete a policy',
   tags: ['policies'],
   params: policyParams,

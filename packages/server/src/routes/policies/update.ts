@@ -1,12 +1,30 @@
 import { z } from 'zod';
+import { tightens } from '../../domain/policies.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
+import { ruleOf, storedParams } from '../../services/policies.ts';
 import { paramsDocumentation, parsePolicyParams, policyParams, policyView } from './schemas.ts';
 
 export default defineRoute({
   method: 'PATCH',
   url: '/api/v1/agent-wallets/:walletId/policies/:policyId',
   auth: 'user',
+  stepUp: 'withFactor',
+  // Pausing, or new params that do not provably tighten the policy; resuming and tightening need nothing.
+  stepUpWhen: async ({ request, params, body, services }) => {
+    if (body.active === false) return true;
+    if (body.params === undefined) return false;
+    const existing = await services.policies.get(
+      currentUser(request).userId,
+      params.walletId,
+      params.policyId,
+    );
+    const after = parsePolicyParams(existing.type, body.params);
+    return !tightens(
+      ruleOf(existing.type, storedParams(existing.params)),
+      ruleOf(existing.type, storedParams(after)),
+    );
+  },
   summary: 'Change or pause a policy',
   description:
     'New params (validated against the policy’s type, which cannot change) and/or active: false to pause.',

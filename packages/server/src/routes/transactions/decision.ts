@@ -11,6 +11,7 @@ export const approveRoute = defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/transactions/:transactionId/approve',
   auth: 'user',
+  stepUp: 'withFactor',
   summary: 'Approve a held payment',
   description:
     'Executes the held payment from its hold (it cannot fail for lack of funds). Policies are not evaluated ' +

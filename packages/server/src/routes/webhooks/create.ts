@@ -8,6 +8,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/webhooks',
   auth: 'user',
+  stepUp: 'withFactor',
   summary: 'Add a webhook endpoint',
   description:
     'Events are POSTed to `url` as `{id, type, createdAt, data}` with `Agent-Wallet-Signature: t=<unix seconds>,' +

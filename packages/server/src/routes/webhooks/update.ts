@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'PATCH',
   url: '/api/v1/webhooks/:id',
   auth: 'user',
+  stepUp: 'withFactor',
   summary: 'Change a webhook endpoint',
   tags: ['webhooks'],
   params: endpointParams,

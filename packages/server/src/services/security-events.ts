@@ -1,0 +1,75 @@
+// What happened to an account's guards (password changed, factor added or removed): a row the owner sees in
+// the dashboard, and a webhook event — written in the same database transaction as the change, so neither is
+// lost. Never a secret: the detail names what changed, not its value.
+import type { Kysely } from 'kysely';
+import { isoFromMs } from '../clock.ts';
+import { newId } from '../domain/ids.ts';
+import type { Database } from '../store/schema.ts';
+import { type Page, pageOf } from './context.ts';
+import { emitEvent } from './webhook-events.ts';
+
+export type SecurityEventType =
+  | 'security.password_changed'
+  | 'security.factor_added'
+  | 'security.factor_removed';
+
+/** Where a request came from: recorded with sessions and security events. */
+export interface RequestMeta {
+  ip: string;
+  userAgent: string | null;
+}
+
+export interface SecurityEventView {
+  id: string;
+  type: SecurityEventType;
+  detail: Record<string, string>;
+  ip: string | null;
+  userAgent: string | null;
+  createdAt: string;
+}
+
+export async function recordSecurityEvent(
+  trx: Kysely<Database>,
+  event: {
+    userId: string;
+    type: SecurityEventType;
+    detail: Record<string, string>;
+    meta: RequestMeta;
+    nowMs: number;
+  },
+): Promise<void> {
+  const view: SecurityEventView = {
+    id: newId('sev'),
+    type: event.type,
+    detail: event.detail,
+    ip: event.meta.ip,
+    userAgent: event.meta.userAgent,
+    createdAt: isoFromMs(event.nowMs),
+  };
+  await trx
+    .insertInto('security_events')
+    .values({
+      id: view.id,
+      user_id: event.userId,
+      type: event.type,
+      detail_json: JSON.stringify(event.detail),
+      ip: view.ip,
+      user_agent: view.userAgent,
+      created_at_ms: BigInt(event.nowMs),
+    })
+    .execute();
+  await emitEvent(trx, { userId: event.userId, type: event.type, data: () => view, nowMs: event.nowMs });
+}
+
+export async function listSecurityEvents(db: Kysely<Database>, userId: string, page: Page) {
+  const { rows, total } = await pageOf(db.selectFrom('security_events').where('user_id', '=', userId), page);
+  const items: SecurityEventView[] = rows.map((r) => ({
+    id: r.id,
+    type: r.type as SecurityEventType,
+    detail: JSON.parse(r.detail_json) as Record<string, string>,
+    ip: r.ip,
+    userAgent: r.user_agent,
+    createdAt: isoFromMs(r.created_at_ms),
+  }));
+  return { items, total, page: page.page, limit: page.limit };
+}
