@@ -61,6 +61,9 @@ test('invalid settings stop the server with a message naming the variable', () =
       [{ RATE_LIMITS: '{"login":0}' }, /RATE_LIMITS: .*between 1/],
       [{ RATE_LIMITS: 'not json' }, /RATE_LIMITS: .*not valid JSON/],
       [{ LEDGER_BATCH_MAX: '0' }, /LEDGER_BATCH_MAX must be between 1/],
+      [{ PUBLIC_URL: 'wallet.example.com' }, /PUBLIC_URL: .* is not a URL/],
+      [{ PUBLIC_URL: 'ftp://wallet.example.com' }, /PUBLIC_URL must be an http:\/\/ or https:\/\/ URL/],
+      [{ PUBLIC_URL: 'https://a:b@wallet.example.com' }, /PUBLIC_URL must not carry credentials/],
     ];
     for (const [env, message] of cases) {
       assert.throws(
@@ -72,6 +75,16 @@ test('invalid settings stop the server with a message naming the variable', () =
         },
       );
     }
+  });
+});
+
+test('PUBLIC_URL is optional; an http(s) URL is kept without its trailing slash', () => {
+  withDataDir((dir) => {
+    assert.equal(loadConfig({ DATA_DIR: dir }).publicUrl, undefined);
+    assert.equal(loadConfig({ DATA_DIR: dir, PUBLIC_URL: '' }).publicUrl, undefined);
+    const publicUrl = (value: string) => loadConfig({ DATA_DIR: dir, PUBLIC_URL: value }).publicUrl;
+    assert.equal(publicUrl('https://wallet.example.com/'), 'https://wallet.example.com');
+    assert.equal(publicUrl('http://10.0.0.5:8787/wallet/'), 'http://10.0.0.5:8787/wallet');
   });
 });
 

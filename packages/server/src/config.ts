@@ -39,6 +39,8 @@ export interface Config {
   webhookPollIntervalMs: number;
   /** Bearer token of GET /metrics (METRICS_TOKEN); undefined turns the endpoint off. */
   metricsToken: string | undefined;
+  /** PUBLIC_URL: where users reach the service (behind any proxy); an https:// one turns HSTS on. */
+  publicUrl: string | undefined;
   http: HttpLimits;
   rail: Rail;
   /** The `evm` rail's settings; null on the sandbox rail. */
@@ -113,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       3_600_000,
     ),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
+    publicUrl: parsePublicUrl(env.PUBLIC_URL),
     http: parseHttpLimits(env),
     rail,
     evm: rail === 'evm' ? evmConfigFrom(env, dataDir) : null,
@@ -225,6 +228,25 @@ function parseMetricsToken(value: string | undefined): string | undefined {
     throw new ConfigError(`METRICS_TOKEN must be at least ${METRICS_TOKEN_LENGTH_MIN} characters`);
   }
   return value;
+}
+
+function parsePublicUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ConfigError(
+      `PUBLIC_URL: ${JSON.stringify(value)} is not a URL such as https://wallet.example.com`,
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new ConfigError('PUBLIC_URL must not carry credentials, a query or a fragment');
+  }
+  return url.href.replace(/\/$/, '');
 }
 
 function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {

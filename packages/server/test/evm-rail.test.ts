@@ -11,7 +11,7 @@ import { anvilAvailable, mine, revert, rpc, snapshot } from './support/anvil.ts'
 import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, secondInstance, startHarness, storeTargets } from './support/harness.ts';
-import { expectError, signupUser, type TestUser } from './support/http.ts';
+import { call, expectError, signupUser, type TestUser } from './support/http.ts';
 
 const CONFIRMATIONS = 3;
 const probe = await anvilAvailable();
@@ -71,6 +71,31 @@ for (const target of await storeTargets()) {
       assert.equal(health.body.data.confirmations, CONFIRMATIONS);
       const sandbox = await user.api.post('/api/v1/wallet/sandbox/deposit', { amount: '5' });
       assert.equal(sandbox.status, 404, 'the sandbox deposit does not exist on the evm rail');
+    });
+
+    // Outside finding 11: the treasury's address and holdings are not for anyone who asks.
+    test('health shows the treasury to the operator and signed-in users only', async () => {
+      const treasury = world.treasury.toLowerCase();
+      const anonymous = await call(h.app, 'GET', '/api/v1/health');
+      assert.equal(anonymous.status, 200, anonymous.raw);
+      assert.equal('treasury' in anonymous.body.data, false, anonymous.raw);
+      assert.ok(!anonymous.raw.toLowerCase().includes(treasury), 'the address appears nowhere');
+      assert.equal(anonymous.body.data.rail, 'evm');
+      assert.equal(anonymous.body.data.database, 'up');
+      const withToken = (token: string) => call(h.app, 'GET', '/api/v1/health', undefined, { token });
+      const operator = await withToken('evm-metrics-token-0123456789');
+      assert.equal(operator.body.data.treasury.address, treasury);
+      assert.equal(operator.body.data.treasury.gasWei, String(10n ** 18n));
+      for (const token of ['evm-metrics-token-0123456789x', 'garbage', 'svc_live_not_a_real_key']) {
+        assert.equal('treasury' in (await withToken(token)).body.data, false, token);
+      }
+      const user = await signupUser(h.app);
+      const wallet = await user.api.post('/api/v1/agent-wallets', { label: 'health' });
+      const agentKey = (await createKey(user, wallet.body.data.id, { label: 'k' })).key;
+      assert.equal('treasury' in (await withToken(agentKey)).body.data, false, 'an agent key is not enough');
+      assert.equal((await user.api.get('/api/v1/health')).body.data.treasury.address, treasury);
+      await user.api.post('/api/v1/auth/logout');
+      assert.equal('treasury' in (await user.api.get('/api/v1/health')).body.data, false, 'logged out');
     });
 
     test('/metrics shows the treasury’s gas and USDC', async () => {
@@ -304,6 +329,9 @@ for (const target of await storeTargets()) {
           assert.equal(toolOk(await tool(h, agent.key, 'check_balance'), 'check_balance').balance, before);
           const health = await agent.user.api.get('/api/v1/health');
           assert.equal(health.body.data.status, 'degraded');
+          const anonymous = await call(h.app, 'GET', '/api/v1/health');
+          assert.match(anonymous.body.data.reasons.join(' '), /treasury is low on gas/);
+          assert.ok(!anonymous.raw.toLowerCase().includes(world.treasury.toLowerCase()), anonymous.raw);
         } finally {
           await rpc(world.anvil, 'anvil_setBalance', [world.treasury, numberToHex(10n ** 18n)]);
           await duties().send();

@@ -36,7 +36,41 @@ function assertCommonHeaders(reply: Reply): void {
   assert.equal(reply.headers['x-content-type-options'], 'nosniff');
   assert.equal(typeof reply.headers['x-request-id'], 'string');
   assert.ok(String(reply.headers['x-request-id']).length > 0);
+  const permissions = String(reply.headers['permissions-policy'] ?? '');
+  for (const feature of ['camera=()', 'microphone=()', 'geolocation=()', 'payment=()', 'usb=()']) {
+    assert.ok(permissions.includes(feature), `${feature} missing from ${JSON.stringify(permissions)}`);
+  }
+  assert.match(permissions, /publickey-credentials-get=\(self\)/, 'passkeys stay usable by the dashboard');
 }
+
+// Outside finding 15: HSTS once the service is reached over https, on API answers and documents alike.
+describe('Strict-Transport-Security follows PUBLIC_URL', () => {
+  const hsts = async (publicUrl: string) => {
+    const h = await startHarness('sqlite', 'http_hsts', { env: { PUBLIC_URL: publicUrl } });
+    try {
+      return await Promise.all(
+        ['/api/v1/health', '/api/v1/wallet', '/'].map(async (url) => {
+          const reply = await call(h.app, 'GET', url);
+          assertCommonHeaders(reply);
+          return reply.headers['strict-transport-security'];
+        }),
+      );
+    } finally {
+      await h.close();
+    }
+  };
+
+  test('https: one year, subdomains included, on every answer', async () => {
+    assert.deepEqual(
+      await hsts('https://wallet.example.com'),
+      Array(3).fill('max-age=31536000; includeSubDomains'),
+    );
+  });
+
+  test('http: none', async () => {
+    assert.deepEqual(await hsts('http://wallet.internal:8787'), [undefined, undefined, undefined]);
+  });
+});
 
 for (const target of await storeTargets()) {
   describe(`HTTP envelope (${target.name})`, { skip: target.skip }, () => {
@@ -152,6 +186,13 @@ for (const target of await storeTargets()) {
         [200, 200, 400, 401, 404],
       );
       for (const reply of replies) assertCommonHeaders(reply);
+      assertCommonHeaders(await call(h.app, 'GET', '/'));
+    });
+
+    test('no Strict-Transport-Security without an https PUBLIC_URL', async () => {
+      for (const url of ['/api/v1/health', '/']) {
+        assert.equal((await call(h.app, 'GET', url)).headers['strict-transport-security'], undefined, url);
+      }
     });
 
     test('request ids are unique and cannot be forged by the client', async () => {

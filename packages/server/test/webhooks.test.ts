@@ -247,6 +247,23 @@ describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE', () => {
     }
     assert.equal((await user.api.get('/api/v1/webhooks')).body.data.total, 0);
   });
+
+  test('IPv6 forms that carry a private IPv4 address are refused (outside finding 5)', async () => {
+    const user = await signupUser(h.app);
+    for (const host of [
+      '[64:ff9b::169.254.169.254]',
+      '[::127.0.0.1]',
+      '[::ffff:0:127.0.0.1]',
+      '[64:ff9b::10.0.0.1]',
+      '[2002:a9fe:a9fe::]',
+      '[2001:0:a9fe:a9fe::]',
+    ]) {
+      const reply = await user.api.post('/api/v1/webhooks', { url: `https://${host}/hooks` });
+      expectError(reply, 400, 'VALIDATION_ERROR');
+      assert.match(reply.body.error.message, /^url must point to a public address/, host);
+    }
+    assert.equal((await user.api.get('/api/v1/webhooks')).body.data.total, 0);
+  });
 });
 
 describe('webhooks across a crash', () => {

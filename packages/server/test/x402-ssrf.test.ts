@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { OutboundError, outboundRequest } from '../src/services/outbound-http.ts';
+import {
+  OutboundError,
+  type OutboundRequest,
+  outboundRequest,
+  UNREACHABLE,
+} from '../src/services/outbound-http.ts';
 import { createKey, tool } from './support/agent.ts';
 import { anvilAvailable } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
@@ -40,6 +45,14 @@ describe('x402_fetch refuses private targets', { skip: probe.available ? false :
     'https://169.254.169.254/latest/meta-data/',
     'https://[::1]/report',
     'https://[fe80::1]/report',
+    // IPv6 forms that carry a private IPv4 address (outside finding 5), and a documentation range.
+    'https://[64:ff9b::169.254.169.254]/report',
+    'https://[::127.0.0.1]/report',
+    'https://[::ffff:0:127.0.0.1]/report',
+    'https://[64:ff9b::10.0.0.1]/report',
+    'https://[2002:a9fe:a9fe::]/report',
+    'https://[2001:0:a9fe:a9fe::]/report',
+    'https://192.0.2.1/report',
     'https://user:secret@example.com/report',
     'ftp://example.com/report',
   ]) {
@@ -56,7 +69,8 @@ describe('x402_fetch refuses private targets', { skip: probe.available ? false :
     assert.equal(history.body.data.total, 0);
   });
 
-  test('a name that resolves to a private address is refused when the socket connects', async () => {
+  /** A loopback server that records whether it was reached; `run` gets its port. */
+  const withServer = async (run: (port: number) => Promise<void>): Promise<boolean> => {
     const server = createServer((_req, res) => res.end('should not be reached'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     let reached = false;
@@ -64,25 +78,48 @@ describe('x402_fetch refuses private targets', { skip: probe.available ? false :
       reached = true;
     });
     try {
-      const { port } = server.address() as AddressInfo;
-      await assert.rejects(
-        outboundRequest({
-          url: new URL(`http://localhost:${port}/`),
-          method: 'GET',
-          headers: {},
-          body: null,
-          totalTimeoutMs: 5_000,
-          idleTimeoutMs: 5_000,
-          bodyBytesMax: 1024,
-          overflow: 'fail',
-          allowPrivate: false,
-        }),
-        (error: unknown) => error instanceof OutboundError && /private address/.test(error.message),
-      );
-      assert.equal(reached, false);
+      await run((server.address() as AddressInfo).port);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+    return reached;
+  };
+  const get = (url: string): OutboundRequest => ({
+    url: new URL(url),
+    method: 'GET',
+    headers: {},
+    body: null,
+    totalTimeoutMs: 5_000,
+    idleTimeoutMs: 5_000,
+    bodyBytesMax: 1024,
+    overflow: 'fail',
+    allowPrivate: false,
+  });
+  const refusedAsUnreachable = (error: unknown) =>
+    error instanceof OutboundError && error.message === UNREACHABLE;
+
+  test('a name that resolves to a private address is refused when the socket connects', async () => {
+    const reached = await withServer((port) =>
+      assert.rejects(outboundRequest(get(`http://localhost:${port}/`)), refusedAsUnreachable),
+    );
+    assert.equal(reached, false);
+  });
+
+  // Node connects to an address literal without calling the socket's lookup: the literal is checked itself.
+  test('an address literal is refused at request time too, in any of its forms', async () => {
+    const reached = await withServer(async (port) => {
+      for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::127.0.0.1]', '[::ffff:0:127.0.0.1]']) {
+        await assert.rejects(outboundRequest(get(`http://${host}:${port}/`)), refusedAsUnreachable, host);
+      }
+    });
+    assert.equal(reached, false);
+  });
+
+  test('a refused address reads like a host that cannot be reached', async () => {
+    await assert.rejects(
+      outboundRequest(get('https://name-that-does-not-exist.invalid/')),
+      refusedAsUnreachable,
+    );
   });
 
   test('an API key of this service in the headers is never sent to a third party', async () => {

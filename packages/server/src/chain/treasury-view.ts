@@ -11,10 +11,9 @@ export interface TreasuryReading {
 /** Pure: what health says about the treasury, in words an operator can act on. */
 export function treasuryReasons(reading: TreasuryReading | null, minGasWei: bigint): string[] {
   if (reading === null) return ['the evm chain cannot be reached: deposits wait and payouts are refused'];
+  // No address: reasons are public, and the treasury's address is shown only to the operator and users.
   if (reading.gasWei < minGasWei) {
-    return [
-      `the treasury ${reading.address} is low on gas (below TREASURY_MIN_GAS_WEI): payouts are refused`,
-    ];
+    return ['the treasury is low on gas (below TREASURY_MIN_GAS_WEI): payouts are refused'];
   }
   return [];
 }

@@ -23,6 +23,8 @@ test('a payout is refused before any debit when the chain is unreachable, gas is
 test('health names a treasury problem and shows amounts as strings', () => {
   assert.deepEqual(treasuryReasons(reading, 10n ** 15n), []);
   assert.match(treasuryReasons({ ...reading, gasWei: 0n }, 10n ** 15n)[0] ?? '', /low on gas/);
+  // Reasons are public (health needs no auth): the address is shown only where the treasury is.
+  assert.ok(!(treasuryReasons({ ...reading, gasWei: 0n }, 10n ** 15n)[0] ?? '').includes(reading.address));
   assert.match(treasuryReasons(null, 1n)[0] ?? '', /cannot be reached/);
   assert.deepEqual(treasuryView(reading), {
     address: reading.address,

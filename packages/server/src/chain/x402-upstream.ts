@@ -6,7 +6,12 @@ import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { checkWebhookUrl } from '../domain/webhook-url.ts';
 import type { PaymentRequiredInfo } from '../domain/x402.ts';
 import { AppError, invalid } from '../errors.ts';
-import { type OutboundAnswer, OutboundError, outboundRequest } from '../services/outbound-http.ts';
+import {
+  hostAddresses,
+  type OutboundAnswer,
+  OutboundError,
+  outboundRequest,
+} from '../services/outbound-http.ts';
 
 export const X402_TOTAL_TIMEOUT_MS = 20_000;
 const X402_IDLE_TIMEOUT_MS = 10_000;
@@ -57,7 +62,7 @@ export interface UpstreamAnswer {
 
 /** The URL the agent asked for, refused (400) unless it is one this service may fetch. */
 export function upstreamUrl(value: string, allowPrivate: boolean): URL {
-  const check = checkWebhookUrl(value, allowPrivate);
+  const check = checkWebhookUrl(value, allowPrivate, hostAddresses());
   if (!check.ok) throw invalid(`url ${check.reason}`);
   return check.url;
 }

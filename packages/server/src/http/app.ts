@@ -60,7 +60,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerJsonParser(app);
   app.setErrorHandler(errorHandler);
   const isClosing = registerShutdownHooks(app);
-  const headers = commonHeaders(services.config.rail);
+  const headers = commonHeaders(services.config.rail, services.config.publicUrl);
   const checkOrigin = originCheck(services.config);
   const authenticate = requestAuthenticator(app, services);
   // One gate for every request, in order: the headers every answer carries, refusal while shutting down, the
@@ -171,10 +171,25 @@ const API_SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
-function commonHeaders(rail: string) {
+// Powerful browser features the dashboard never uses are off for it and anything it could load; passkeys
+// (WebAuthn) stay allowed for the dashboard's own origin. On every answer: a JSON body opened as a page too.
+const PERMISSIONS_POLICY =
+  'camera=(), microphone=(), geolocation=(), payment=(), usb=(), ' +
+  'publickey-credentials-get=(self), publickey-credentials-create=(self)';
+
+// HSTS only when users reach the service over https (PUBLIC_URL; TLS usually ends at a proxy, so the socket
+// cannot tell): a deployment on plain http on purpose (a private network) must not be pinned to https.
+const HSTS = 'max-age=31536000; includeSubDomains';
+
+function commonHeaders(rail: string, publicUrl: string | undefined) {
   // Contract section 4: every response of a sandbox server says so. Balances, tokens and keys must not sit in
   // shared caches; the dashboard's assets set their own policy.
-  const shared = { 'x-agent-wallet-rail': rail, 'cache-control': 'no-store' };
+  const shared = {
+    'x-agent-wallet-rail': rail,
+    'cache-control': 'no-store',
+    'permissions-policy': PERMISSIONS_POLICY,
+    ...(publicUrl?.startsWith('https://') === true ? { 'strict-transport-security': HSTS } : {}),
+  };
   return {
     api: { ...API_SECURITY_HEADERS, ...shared },
     document: { ...DOCUMENT_SECURITY_HEADERS, ...shared },

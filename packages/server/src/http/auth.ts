@@ -1,6 +1,7 @@
 // Who is calling. Runs in onRequest — before the body is parsed or validated — so an unauthenticated
 // request is refused before anything else happens, and the rate limiter (which needs the caller's identity)
 // can run between identification and the database-backed session check.
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { API_KEY_PREFIX } from '../domain/api-keys.ts';
 import { AppError } from '../errors.ts';
@@ -25,6 +26,13 @@ export function bearerToken(request: FastifyRequest): string | null {
   if (typeof header !== 'string' || header.length > AUTHORIZATION_LENGTH_MAX) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
+}
+
+/** Whether the bearer credential is `secret` (an operator's token), compared in constant time. */
+export function bearerMatches(request: FastifyRequest, secret: string): boolean {
+  const given = Buffer.from(bearerToken(request) ?? '');
+  const expected = Buffer.from(secret);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 export function unauthorized(message = 'a valid session token is required (Authorization: Bearer <JWT>)') {

@@ -1,9 +1,9 @@
 // GET /metrics (Prometheus text format) behind METRICS_TOKEN, and the hook that counts every answered request
 // by method, route pattern (never the raw URL: ids would explode the label set) and status.
-import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services/index.ts';
+import { bearerMatches } from './auth.ts';
 
 export function registerMetrics(app: FastifyInstance, services: Services): void {
   app.addHook('onResponse', async (request, reply) => {
@@ -23,11 +23,4 @@ export function registerMetrics(app: FastifyInstance, services: Services): void 
     reply.header('content-type', services.metrics.registry.contentType);
     return services.metrics.registry.metrics();
   });
-}
-
-function bearerMatches(request: FastifyRequest, token: string): boolean {
-  const header = request.headers.authorization ?? '';
-  const given = Buffer.from(header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '');
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }

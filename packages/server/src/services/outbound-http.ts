@@ -1,8 +1,9 @@
 // Every request this service makes to a URL someone else chose (webhook deliveries, x402_fetch) goes through
 // here: bounded in time (an idle limit and a total deadline), in what it reads back (a size cap), no redirect
-// followed, and — unless private targets are allowed — a DNS lookup that refuses loopback, private and
-// link-local addresses, run by the socket itself so the check is on the address actually connected to (a name
-// cannot be re-pointed at this machine between a check and the request).
+// followed, and — unless private targets are allowed — only public addresses (domain/webhook-url.ts): a name
+// through a DNS lookup run by the socket itself, so the check is on the address actually connected to (a name
+// cannot be re-pointed at this machine between a check and the request); an address literal, which the socket
+// connects to without any lookup, checked here before the request starts.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import {
   type ClientRequest,
@@ -11,7 +12,9 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isPrivateAddress } from '../domain/webhook-url.ts';
+import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { addressSet, isPrivateAddress } from '../domain/webhook-url.ts';
 
 export interface OutboundRequest {
   url: URL;
@@ -37,6 +40,34 @@ export interface OutboundAnswer {
 /** Why no answer came: unreachable, refused address, timeout, too large. The message names no secret. */
 export class OutboundError extends Error {}
 
+/**
+ * A refused address and a host that cannot be reached read alike, so an answer to the caller (x402_fetch's
+ * error, a delivery's lastError) tells neither what a name resolves to inside nor whether a port is open.
+ */
+export const UNREACHABLE = 'no connection could be made';
+const UNREACHABLE_CODES = new Set([
+  'EPRIVATE',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EADDRNOTAVAIL',
+  'ETIMEDOUT',
+]);
+
+let ownAddresses: ReadonlySet<string> | undefined;
+
+/** This host's interface addresses, read once (they are refused like private ones). */
+export function hostAddresses(): ReadonlySet<string> {
+  ownAddresses ??= addressSet(
+    Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address)),
+  );
+  return ownAddresses;
+}
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],
@@ -48,11 +79,9 @@ export function publicOnlyLookup(hostname: string, options: object, callback: Lo
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error !== null) return callback(error, []);
     const list = addresses as LookupAddress[];
-    const refused = list.find((a) => isPrivateAddress(a.address));
-    if (refused !== undefined || list.length === 0) {
-      const denied = new Error(
-        `${hostname} resolves to a private address (${refused?.address ?? 'none'})`,
-      ) as NodeJS.ErrnoException;
+    const own = hostAddresses();
+    if (list.length === 0 || list.some((a) => isPrivateAddress(a.address, own))) {
+      const denied = new Error(`${hostname} does not resolve to a public address`) as NodeJS.ErrnoException;
       denied.code = 'EPRIVATE';
       return callback(denied, []);
     }
@@ -61,7 +90,22 @@ export function publicOnlyLookup(hostname: string, options: object, callback: Lo
   });
 }
 
+/** An address literal is connected to without a lookup: it is checked here instead. */
+function isRefusedLiteral(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) !== 0 && isPrivateAddress(host, hostAddresses());
+}
+
+/** What the caller is told of a failed request: the transport's words, except where they would tell too much. */
+function failure(error: NodeJS.ErrnoException): OutboundError {
+  if (error.code !== undefined && UNREACHABLE_CODES.has(error.code)) return new OutboundError(UNREACHABLE);
+  return new OutboundError(error.message.slice(0, 200));
+}
+
 export function outboundRequest(request: OutboundRequest): Promise<OutboundAnswer> {
+  if (!request.allowPrivate && isRefusedLiteral(request.url)) {
+    return Promise.reject(new OutboundError(UNREACHABLE));
+  }
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (error: OutboundError | null, answer?: OutboundAnswer) => {
@@ -89,7 +133,7 @@ export function outboundRequest(request: OutboundRequest): Promise<OutboundAnswe
     const deadline = setTimeout(() => timedOut(request.totalTimeoutMs), request.totalTimeoutMs);
     req.on('response', (res) => readBody(res, request, req, finish));
     req.on('timeout', () => timedOut(request.idleTimeoutMs));
-    req.on('error', (error) => finish(new OutboundError(error.message.slice(0, 200))));
+    req.on('error', (error) => finish(failure(error)));
     req.end(request.body ?? undefined);
   });
 }

@@ -8,6 +8,7 @@ import { isoFromMs } from '../clock.ts';
 import { checkWebhookUrl } from '../domain/webhook-url.ts';
 import type { WebhookDeliveriesTable } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
+import { hostAddresses } from './outbound-http.ts';
 import { postJson } from './webhook-http.ts';
 
 /** Retries stop (the delivery fails) once the event is this old. */
@@ -135,7 +136,7 @@ async function attempt(
     data: JSON.parse(event.data_json) as unknown,
   });
   const nowMs = deps.ctx.clock.nowMs();
-  const checked = checkWebhookUrl(endpoint.url, deps.allowPrivate);
+  const checked = checkWebhookUrl(endpoint.url, deps.allowPrivate, hostAddresses());
   const answer = checked.ok
     ? await postJson(
         checked.url,

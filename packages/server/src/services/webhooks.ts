@@ -10,6 +10,7 @@ import { invalid, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
+import { hostAddresses } from './outbound-http.ts';
 import type { EventType } from './webhook-events.ts';
 
 export const ENDPOINTS_PER_USER_MAX = 20;
@@ -69,9 +70,14 @@ function deliveryView(row: Selectable<WebhookDeliveriesTable>): DeliveryView {
   };
 }
 
-/** The URL's shape, then (unless private targets are allowed) every address it resolves to now. */
+/**
+ * The URL's shape, then (unless private targets are allowed) every address it resolves to now. A name that
+ * does not resolve and one that resolves to a private address are told apart in no way: what a name means
+ * inside this network is not the caller's to learn.
+ */
 export async function assertDeliverableUrl(url: string, allowPrivate: boolean): Promise<void> {
-  const checked = checkWebhookUrl(url, allowPrivate);
+  const own = hostAddresses();
+  const checked = checkWebhookUrl(url, allowPrivate, own);
   if (!checked.ok) throw invalid(`url ${checked.reason}`);
   if (allowPrivate) return;
   const host = checked.url.hostname.replace(/^\[|\]$/g, '');
@@ -79,9 +85,8 @@ export async function assertDeliverableUrl(url: string, allowPrivate: boolean): 
     lookup(host, { all: true }).catch(() => null),
     new Promise<null>((done) => setTimeout(() => done(null), DNS_TIMEOUT_MS).unref()),
   ]);
-  if (resolved === null || resolved.length === 0) throw invalid(`url: ${host} does not resolve`);
-  if (resolved.some((a) => isPrivateAddress(a.address))) {
-    throw invalid('url must not resolve to a loopback, private or link-local address');
+  if (resolved === null || resolved.length === 0 || resolved.some((a) => isPrivateAddress(a.address, own))) {
+    throw invalid(`url: ${host} does not resolve to a public address`);
   }
 }
 

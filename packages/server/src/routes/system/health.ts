@@ -1,6 +1,18 @@
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { bearerMatches, bearerToken, isApiKeyShaped } from '../../http/auth.ts';
 import { defineRoute } from '../../http/route.ts';
+import type { Services } from '../../services/index.ts';
 import { VERSION } from '../../version.ts';
+
+/** The treasury (address and holdings) is for the operator (METRICS_TOKEN) and signed-in users, not anyone. */
+async function maySeeTreasury(request: FastifyRequest, services: Services): Promise<boolean> {
+  const token = bearerToken(request);
+  if (token === null || isApiKeyShaped(token)) return false;
+  const operatorToken = services.config.metricsToken;
+  if (operatorToken !== undefined && bearerMatches(request, operatorToken)) return true;
+  return (await services.auth.authenticate(token)) !== null;
+}
 
 export default defineRoute({
   method: 'GET',
@@ -9,7 +21,9 @@ export default defineRoute({
   summary: 'Service health',
   description:
     'Whether the database (and Redis, when configured) answer, and which settlement rail is active. ' +
-    '`degraded` with `reasons` when any of them cannot serve requests (the database check is bounded at 2 s).',
+    '`degraded` with `reasons` when any of them cannot serve requests (the database check is bounded at 2 s). ' +
+    'No authentication needed; on the `evm` rail, `treasury` is added only for `Authorization: Bearer ' +
+    '<METRICS_TOKEN>` (when set) or a valid session JWT.',
   tags: ['system'],
   response: z.object({
     status: z.enum(['ok', 'degraded']),
@@ -23,7 +37,8 @@ export default defineRoute({
       .nullable()
       .optional()
       .describe(
-        '`evm` rail only: the treasury address, its native gas (wei) and USDC; null when the chain cannot be read.',
+        '`evm` rail, for the operator (`Bearer <METRICS_TOKEN>`) or a signed-in user only: the treasury address, ' +
+          'its native gas (wei) and USDC; null when the chain cannot be read.',
       ),
     explorerUrl: z
       .string()
@@ -41,8 +56,9 @@ export default defineRoute({
       .optional()
       .describe('Present when degraded: what is wrong, in words (database down, Redis down or quarantined).'),
   }),
-  handler: async ({ services }) => {
-    const health = await services.health();
+  handler: async ({ request, services }) => {
+    const { treasury, ...health } = await services.health();
+    const shown = treasury !== undefined && (await maySeeTreasury(request, services)) ? { treasury } : {};
     const evm = services.config.evm;
     const chain =
       evm === null
@@ -51,6 +67,6 @@ export default defineRoute({
             confirmations: evm.confirmations,
             ...(evm.explorerUrl === undefined ? {} : { explorerUrl: evm.explorerUrl }),
           };
-    return { data: { ...health, ...chain, version: VERSION } };
+    return { data: { ...health, ...shown, ...chain, version: VERSION } };
   },
 });
