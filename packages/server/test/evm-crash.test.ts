@@ -145,6 +145,51 @@ describe('evm rail: SIGKILL at every step of a payout', {
     });
   }
 
+  test('a master withdrawal killed after signing, before broadcast: paid once, completed after restart', async () => {
+    const recipient = '0x000000000000000000000000000000000000b001' as Address;
+    const s = await start({
+      AGENT_WALLET_TEST_CRASH: 'payout-after-sign',
+      WITHDRAWAL_ADDRESS_DELAY_SECONDS: '0',
+    });
+    const token = (
+      await request(s.url, 'POST', '/api/v1/auth/login', undefined, {
+        email: 'crash@example.test',
+        password: 'password123',
+      })
+    ).body.data.token;
+    const added = await request(s.url, 'POST', '/api/v1/wallet/withdrawal-addresses', token, {
+      address: recipient,
+      label: 'exchange',
+    });
+    assert.equal(added.body.data.status, 'active', JSON.stringify(added.body));
+    const body = { toAddress: recipient, amount: '5', idempotencyKey: 'master-withdrawal-crash' };
+    const withdrawn = await request(s.url, 'POST', '/api/v1/wallet/withdrawals', token, body);
+    assert.equal(withdrawn.status, 201, JSON.stringify(withdrawn.body));
+    assert.equal(withdrawn.body.data.status, 'processing');
+    await waitFor('the service kills itself', async () => s.child.signalCode === 'SIGKILL', WAIT_MS);
+    const restarted = await start();
+    const id = withdrawn.body.data.id;
+    await waitFor(
+      'the withdrawal completes',
+      async () =>
+        (await request(restarted.url, 'GET', `/api/v1/wallet/withdrawals/${id}`, token)).body.data.status ===
+        'completed',
+      WAIT_MS,
+    );
+    const logs = await transfersTo(recipient);
+    assert.equal(logs.length, 1, 'exactly one transfer on chain');
+    assert.equal(logs[0]!.args.value, 5_000_000n);
+    const shown = (await request(restarted.url, 'GET', `/api/v1/wallet/withdrawals/${id}`, token)).body.data;
+    assert.equal(shown.txHash, logs[0]!.transactionHash);
+    const replay = await request(restarted.url, 'POST', '/api/v1/wallet/withdrawals', token, body);
+    assert.equal(replay.body.data.id, id, 'a retry replays, never pays again');
+    await restarted.stop();
+    assert.equal((await transfersTo(recipient)).length, 1);
+    const verified = cliVerify(env);
+    assert.equal(verified.status, 0, verified.stdout + verified.stderr);
+    assert.match(verified.stdout, /chain OK/);
+  });
+
   test('killed while a deposit is seen but not yet deep enough: credited once after restarts', async () => {
     const deep = { CONFIRMATIONS: '4' };
     const s = await start(deep);

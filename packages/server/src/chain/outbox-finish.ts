@@ -5,8 +5,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { accountIds, postTransfer } from '../ledger/ledger.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { setTransactionStatus } from '../services/transactions.ts';
-import { emitTransactionEvent } from '../services/webhook-events.ts';
+import { setTransactionStatus, withdrawalView } from '../services/transactions.ts';
+import { emitEvent, emitTransactionEvent } from '../services/webhook-events.ts';
 import type { ChainOutboxTable, Database } from '../store/schema.ts';
 
 export type OutboxRow = Selectable<ChainOutboxTable>;
@@ -96,7 +96,7 @@ export async function finishChainPayment(
       nowMs,
       txHash: ending.txHash,
     });
-    await emitTransactionEvent(trx, tx.id, 'payment.completed', nowMs);
+    await emitChainEnding(trx, tx, 'completed', nowMs);
     return;
   }
   await postTransfer(trx, {
@@ -115,7 +115,41 @@ export async function finishChainPayment(
     nowMs,
     txHash: ending.txHash,
   });
-  await emitTransactionEvent(trx, tx.id, 'payment.failed', nowMs);
+  await emitChainEnding(trx, tx, 'failed', nowMs);
+}
+
+/** payment.* for an agent's payment; withdrawal.* for a payment of a master wallet (the owner's withdrawal). */
+async function emitChainEnding(
+  trx: Kysely<Database>,
+  tx: { id: string; wallet_id: string },
+  ending: 'completed' | 'failed',
+  nowMs: number,
+): Promise<void> {
+  const wallet = await trx
+    .selectFrom('wallets')
+    .select('kind')
+    .where('id', '=', tx.wallet_id)
+    .executeTakeFirstOrThrow();
+  if (wallet.kind === 'agent') {
+    await emitTransactionEvent(
+      trx,
+      tx.id,
+      ending === 'completed' ? 'payment.completed' : 'payment.failed',
+      nowMs,
+    );
+    return;
+  }
+  const row = await trx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', tx.id)
+    .executeTakeFirstOrThrow();
+  await emitEvent(trx, {
+    userId: row.user_id,
+    type: ending === 'completed' ? 'withdrawal.completed' : 'withdrawal.failed',
+    data: () => withdrawalView(row),
+    nowMs,
+  });
 }
 
 /** Stores a signed transaction before it is broadcast: from here a crash resumes by rebroadcasting this very one. */

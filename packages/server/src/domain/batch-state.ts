@@ -113,6 +113,8 @@ export interface BatchContext {
 export interface RecordSpec extends NewTransaction {
   id: string;
   type: 'payment' | 'incoming' | 'fund' | 'withdraw';
+  /** A payment of a master wallet: the owner's withdrawal (its webhook events are `withdrawal.*`). Not stored. */
+  withdrawal?: true;
   status: 'completed' | 'processing' | 'pending' | 'rejected';
   toAddress: string;
   rail: string;

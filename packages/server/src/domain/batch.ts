@@ -18,8 +18,14 @@ import {
 import { type DepositCommand, decideDeposit, decideMove, type MoveCommand } from './movement-batch.ts';
 import type { Outcome } from './outcome.ts';
 import { decidePayment, type PaymentCommand } from './payment-batch.ts';
+import { decideMasterWithdrawal, type MasterWithdrawalCommand } from './withdrawal-batch.ts';
 
-export type BatchCommand = PaymentCommand | MoveCommand | DepositCommand | ResolveCommand;
+export type BatchCommand =
+  | PaymentCommand
+  | MoveCommand
+  | DepositCommand
+  | ResolveCommand
+  | MasterWithdrawalCommand;
 
 /** Decides every command in order against `state` (which it updates) and collects the effects. */
 export function decideBatch(
@@ -48,6 +54,8 @@ function decideCommand(
       return decideMove(state, command, context, effects);
     case 'deposit':
       return decideDeposit(state, command, context, effects);
+    case 'master_withdrawal':
+      return decideMasterWithdrawal(state, command, context, effects);
     case 'approve':
     case 'reject':
     case 'expire':

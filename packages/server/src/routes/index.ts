@@ -46,6 +46,12 @@ import walletDeposits from './wallet/deposits.ts';
 import getWallet from './wallet/get.ts';
 import pendingDeposits from './wallet/pending-deposits.ts';
 import sandboxDeposit from './wallet/sandbox-deposit.ts';
+import withdrawMaster from './wallet/withdraw.ts';
+import getWithdrawal from './wallet/withdrawal.ts';
+import addWithdrawalAddress from './wallet/withdrawal-address-add.ts';
+import removeWithdrawalAddress from './wallet/withdrawal-address-remove.ts';
+import listWithdrawalAddresses from './wallet/withdrawal-addresses.ts';
+import listWithdrawals from './wallet/withdrawals.ts';
 import createWebhook from './webhooks/create.ts';
 import deleteWebhook from './webhooks/delete.ts';
 import webhookDeliveries from './webhooks/deliveries.ts';
@@ -81,6 +87,12 @@ export const ROUTE_TABLE = {
   walletDeposits,
   sandboxDeposit,
   pendingDeposits,
+  addWithdrawalAddress,
+  listWithdrawalAddresses,
+  removeWithdrawalAddress,
+  withdrawMaster,
+  listWithdrawals,
+  getWithdrawal,
   createAgentWallet,
   listAgentWallets,
   getAgentWallet,

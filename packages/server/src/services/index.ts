@@ -34,6 +34,7 @@ import { type AgentWalletView, agentWalletView, agentWalletViews } from './walle
 import { createWalletService, type WalletService } from './wallets.ts';
 import { deliverDue, deliveryHolder } from './webhook-delivery.ts';
 import { createWebhookService, type WebhookService } from './webhooks.ts';
+import { createWithdrawalService, type WithdrawalService } from './withdrawals.ts';
 
 export interface Services {
   config: Config;
@@ -44,6 +45,7 @@ export interface Services {
   balances: BalanceViews;
   auth: AuthService;
   mfa: MfaService;
+  withdrawals: WithdrawalService;
   wallets: WalletService;
   deposits: DepositService;
   keys: KeyService;
@@ -283,6 +285,10 @@ function assembleServices(
       stepUpMaxAgeMs: config.stepUpMaxAgeSeconds * 1000,
     }),
     mfa,
+    withdrawals: createWithdrawalService(ctx, {
+      delayMs: config.withdrawalAddressDelaySeconds * 1000,
+      payoutGate,
+    }),
     wallets: createWalletService(ctx, addresses),
     deposits: createDepositService(ctx),
     keys,

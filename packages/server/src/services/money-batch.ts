@@ -41,7 +41,13 @@ import {
   spendingChanges,
   spendingWindowsStep,
 } from './spending-windows.ts';
-import { creationEventRow, eventRow, transactionRow, transactionView } from './transactions.ts';
+import {
+  creationEventRow,
+  eventRow,
+  transactionRow,
+  transactionView,
+  withdrawalView,
+} from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
 import { agentWalletViewOf } from './wallet-views.ts';
 import { type EventType, eventWrites, type NewEvent } from './webhook-events.ts';
@@ -82,6 +88,18 @@ export function batchEvents(effects: BatchEffects): NewEvent[] {
   const events: NewEvent[] = [];
   for (const record of effects.records) {
     if (record.type !== 'payment') continue;
+    if (record.withdrawal === true) {
+      if (record.status === 'completed') {
+        const row = transactionRow(record);
+        events.push({
+          userId: record.userId,
+          type: 'withdrawal.completed',
+          data: () => withdrawalView(row),
+          nowMs: record.nowMs,
+        });
+      }
+      continue;
+    }
     const type = PAYMENT_EVENT_BY_STATUS[record.status];
     if (type === undefined) continue;
     events.push({
@@ -188,6 +206,10 @@ function namedBy(commands: readonly BatchCommand[], held: ReadonlyMap<string, He
         break;
       case 'deposit':
         masterUsers.add(c.userId);
+        break;
+      case 'master_withdrawal':
+        masterUsers.add(c.userId);
+        addresses.add(c.toAddress);
         break;
       case 'fund':
       case 'withdraw':

@@ -215,6 +215,20 @@ export function transactionView(row: TransactionRow) {
 
 export type TransactionView = ReturnType<typeof transactionView>;
 
+/** A payment of a master wallet as the owner's withdrawal (contract section 8). */
+export function withdrawalView(row: TransactionRow) {
+  return {
+    id: row.id,
+    toAddress: toChecksumAddress(row.to_address!),
+    amount: formatMicros(row.amount_micros),
+    memo: row.memo,
+    status: row.status,
+    txHash: row.tx_hash,
+    rail: row.rail,
+    createdAt: isoFromMs(row.created_at_ms),
+  };
+}
+
 /** The transaction as get_tx_history shows it to an agent (contract section 4). */
 export function toolTransactionView(row: TransactionRow) {
   return {

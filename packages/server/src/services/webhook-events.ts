@@ -24,6 +24,9 @@ export const EVENT_TYPES = [
   'security.password_changed',
   'security.factor_added',
   'security.factor_removed',
+  'withdrawal.completed',
+  'withdrawal.failed',
+  'withdrawal_address.added',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { unwrap } from '../../domain/outcome.ts';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { addressSchema, amountSchema, idempotencyKeySchema, memoSchema } from '../../http/schemas.ts';
+import { chooseIdempotencyKey } from '../../services/idempotency.ts';
+import { withdrawalAnswer } from '../../services/withdrawals.ts';
+import { idempotencyRequest } from '../agent-wallets/shared.ts';
+import { withdrawalView } from './withdrawal-schemas.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/api/v1/wallet/withdrawals',
+  auth: 'user',
+  stepUp: 'always',
+  summary: 'Withdraw from the master wallet',
+  description:
+    'To an **active** address of the withdrawal book (else 422 WITHDRAWAL_ADDRESS_NOT_ALLOWED, saying when a ' +
+    'pending one activates). `completed` at once on the sandbox or to an address of this service (internal ' +
+    'ledger); `processing` on evm until the payout is CONFIRMATIONS deep, then `completed` with its txHash, or ' +
+    '`failed` with the money back in the master wallet (`withdrawal.completed` / `withdrawal.failed`). 422 ' +
+    'INSUFFICIENT_BALANCE. Send an Idempotency-Key header (or idempotencyKey) to retry safely.',
+  tags: ['wallet'],
+  body: z.strictObject({
+    toAddress: addressSchema,
+    amount: amountSchema,
+    memo: memoSchema.optional(),
+    idempotencyKey: idempotencyKeySchema.optional(),
+  }),
+  response: withdrawalView,
+  successStatus: 201,
+  handler: async ({ request, body, services }) => {
+    const { userId } = currentUser(request);
+    const key = chooseIdempotencyKey(request.headers['idempotency-key'], body.idempotencyKey);
+    const idempotency = idempotencyRequest(`user:${userId}`, key, {
+      operation: 'master_withdrawal',
+      toAddress: body.toAddress,
+      amountMicros: body.amount.toString(),
+      memo: body.memo ?? null,
+    });
+    const outcome = await services.withdrawals.withdraw({
+      userId,
+      toAddress: body.toAddress,
+      amountMicros: body.amount,
+      memo: body.memo ?? null,
+      idempotency,
+    });
+    return { data: withdrawalAnswer(unwrap(outcome)) };
+  },
+});
