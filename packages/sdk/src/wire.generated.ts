@@ -32,7 +32,7 @@ export interface paths {
     put?: never;
     /**
      * Create an account
-     * @description Creates a user and their master wallet and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased; passwords are 8-128 characters and stored only as an argon2id hash.
+     * @description Creates a user and their master wallet and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
      */
     post: operations['signup'];
     delete?: never;
@@ -813,6 +813,7 @@ export interface operations {
       content: {
         'application/json': {
           email: string;
+          /** @description Not only spaces, no control characters, and not one of the 10,000 most common passwords (case-insensitive). */
           password: string;
         };
       };

@@ -82,7 +82,7 @@ describe('rate limits: the seed defaults (memory store)', () => {
         h.app,
         'POST',
         '/api/v1/auth/signup',
-        { email: `s${n++}@limits.test`, password: 'password123' },
+        { email: `s${n++}@limits.test`, password: 'a long enough password' },
         { ip: '10.0.0.1' },
       );
     await exerciseLimit(h, 3, send);
@@ -91,7 +91,7 @@ describe('rate limits: the seed defaults (memory store)', () => {
       h.app,
       'POST',
       '/api/v1/auth/signup',
-      { email: 'refused@limits.test', password: 'password123' },
+      { email: 'refused@limits.test', password: 'a long enough password' },
       { ip: '10.0.0.1' },
     );
     assert.equal(refused.status, 429);
@@ -99,7 +99,7 @@ describe('rate limits: the seed defaults (memory store)', () => {
       h.app,
       'POST',
       '/api/v1/auth/login',
-      { email: 'refused@limits.test', password: 'password123' },
+      { email: 'refused@limits.test', password: 'a long enough password' },
       { ip: '10.0.0.9' },
     );
     assert.equal(login.body.error.code, 'INVALID_CREDENTIALS', 'the refused signup wrote nothing');

@@ -274,7 +274,7 @@ describe('webhooks across a crash', () => {
     started.push(first);
     const signup = await request(first.url, 'POST', '/api/v1/auth/signup', undefined, {
       email: 'hooks@example.test',
-      password: 'password123',
+      password: 'a long enough password',
     });
     const token = signup.body.data.token;
     await request(first.url, 'POST', '/api/v1/webhooks', token, {
