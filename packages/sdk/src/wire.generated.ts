@@ -2087,7 +2087,7 @@ export interface operations {
                       window?: '1h' | '24h' | '7d' | '30d';
                     }[]
                   | null;
-                /** @description "user:<id>" or "key:<id>" */
+                /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
@@ -2279,7 +2279,7 @@ export interface operations {
                       window?: '1h' | '24h' | '7d' | '30d';
                     }[]
                   | null;
-                /** @description "user:<id>" or "key:<id>" */
+                /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
@@ -4454,7 +4454,7 @@ export interface operations {
                       window?: '1h' | '24h' | '7d' | '30d';
                     }[]
                   | null;
-                /** @description "user:<id>" or "key:<id>" */
+                /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
@@ -4605,7 +4605,7 @@ export interface operations {
                       window?: '1h' | '24h' | '7d' | '30d';
                     }[]
                   | null;
-                /** @description "user:<id>" or "key:<id>" */
+                /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
@@ -4753,7 +4753,7 @@ export interface operations {
                     window?: '1h' | '24h' | '7d' | '30d';
                   }[]
                 | null;
-              /** @description "user:<id>" or "key:<id>" */
+              /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
@@ -4771,7 +4771,7 @@ export interface operations {
               events: {
                 /** @enum {string} */
                 status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-                /** @description "user:<id>", "key:<id>" or "system" */
+                /** @description "user:<id>", "key:<id>", "system", "chain", or "external" (another account paid this wallet) */
                 actor: string;
                 note: string | null;
                 at: string;
@@ -4909,7 +4909,7 @@ export interface operations {
                     window?: '1h' | '24h' | '7d' | '30d';
                   }[]
                 | null;
-              /** @description "user:<id>" or "key:<id>" */
+              /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
@@ -5059,7 +5059,7 @@ export interface operations {
                     window?: '1h' | '24h' | '7d' | '30d';
                   }[]
                 | null;
-              /** @description "user:<id>" or "key:<id>" */
+              /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
