@@ -106,6 +106,22 @@ describe('rate limits: the seed defaults (memory store)', () => {
     h.clock.advanceSeconds(120);
   });
 
+  test('signup probes for taken emails count too: the 4th probe in a minute is a 429, whatever it names', async () => {
+    // Bounds account enumeration through 409 EMAIL_TAKEN (SECURITY.md): every signup counts, answered or not.
+    const ip = '10.0.0.2';
+    const taken = await signupUser(h.app);
+    h.clock.advanceSeconds(120);
+    const probe = (email: string) =>
+      call(h.app, 'POST', '/api/v1/auth/signup', { email, password: 'a long enough password' }, { ip });
+    for (let i = 0; i < 3; i += 1) assert.equal((await probe(taken.email)).status, 409);
+    for (const email of [taken.email, 'free@limits.test']) {
+      const refused = await probe(email);
+      assert.equal(refused.status, 429, refused.raw);
+      assert.equal(refused.body.error.code, 'RATE_LIMITED');
+    }
+    h.clock.advanceSeconds(120);
+  });
+
   test('login: 5 per minute per IP; another IP has its own bucket', async () => {
     const user = await signupUser(h.app);
     const send = () =>
