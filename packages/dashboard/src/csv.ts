@@ -1,6 +1,7 @@
 // CSV export of transactions: an audit file a spreadsheet opens as is. Amounts are the server's exact decimal
-// strings with a separate direction column (no sign to misread); text a spreadsheet would run as a formula is
-// defused. Pure except downloadText.
+// strings with a separate direction column (no sign to misread); every cell is quoted, and text a spreadsheet
+// could run as a formula (a memo, a label: anyone who can pay this wallet writes the memo) is defused. Pure
+// except downloadText.
 import type { Transaction } from '@agent-wallet/sdk';
 import { amountView, counterpartyOf, TX_TYPE_NAMES } from './format.ts';
 
@@ -21,11 +22,35 @@ export const CSV_COLUMNS = [
   'transaction_id',
 ] as const;
 
-/** One cell: quoted when needed; a leading = + - @ tab or CR (a formula to a spreadsheet) gets a ' first. */
+/**
+ * One cell, always quoted (RFC 4180: a quote inside is doubled). Text a spreadsheet could run as a formula gets
+ * a ' first, so it shows as text: see startsFormula. An exact decimal number (an amount, "-5.000000") is left
+ * as it is, so it still reads as a number.
+ */
 export function csvCell(value: string | number | null | undefined): string {
   let text = value === null || value === undefined ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  if (startsFormula(text)) text = `'${text}`;
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+const DECIMAL_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+/**
+ * What a spreadsheet may pass over before it looks for "=": spaces of every kind, invisible format and control
+ * characters, and the separators ; | , that some of them split on even inside quotes.
+ */
+const SKIPPED_LEAD = /^[\p{White_Space}\p{Cf}\p{Cc};|,]+/u;
+/** = + - @ and the minus sign U+2212 (the full-width and small forms become these under NFKC). */
+const FORMULA_CHAR = /^[=+\-@\u2212]/;
+
+/**
+ * Whether a spreadsheet could take the cell for a formula: it starts with = + - @ tab or CR, or does once its
+ * compatibility forms are folded (NFKC: "＝" is "=") and what a spreadsheet may pass over is skipped (a leading
+ * space, NBSP, zero-width character, or ";=1+1"). Generous on purpose: a ' too many only shows.
+ */
+export function startsFormula(text: string): boolean {
+  if (DECIMAL_NUMBER.test(text)) return false;
+  if (/^[\t\r]/.test(text)) return true;
+  return FORMULA_CHAR.test(text.normalize('NFKC').replace(SKIPPED_LEAD, ''));
 }
 
 export interface CsvRow {
@@ -33,9 +58,9 @@ export interface CsvRow {
   walletName: string;
 }
 
-/** The rows as CSV (RFC 4180: CRLF line ends, a header line). */
+/** The rows as CSV (RFC 4180: CRLF line ends, a header line, every cell quoted). */
 export function transactionsCsv(rows: readonly CsvRow[], ownWallets: ReadonlyMap<string, string>): string {
-  const lines = [CSV_COLUMNS.join(',')];
+  const lines = [CSV_COLUMNS.map(csvCell).join(',')];
   for (const { tx, walletName } of rows) {
     const view = amountView(tx);
     const other = counterpartyOf(tx, ownWallets);

@@ -66,6 +66,8 @@ export function describeActor(
     return label === undefined ? 'an API key of this wallet' : `API key ‘${label}’`;
   }
   if (actor === 'system') return status === 'expired' ? 'expired automatically' : 'the service';
+  // An internal payment from another account: the server does not say whose key paid.
+  if (actor === 'external') return 'a payer outside your account';
   return 'someone else';
 }
 

@@ -270,20 +270,20 @@ describe('transaction filters and CSV', () => {
       rows.map((t) => ({ tx: t, walletName: 'Bot, "prod"' })),
       new Map(),
     ).split('\r\n');
-    expect(lines[0]).toBe(CSV_COLUMNS.join(','));
+    expect(lines[0]).toBe(CSV_COLUMNS.map((name) => `"${name}"`).join(','));
     expect(lines).toHaveLength(rows.length + 2);
-    expect(lines[1]).toContain(`,"Bot, ""prod""",Payment,completed,out,1.000000,USDC,`);
+    expect(lines[1]).toContain(`,"Bot, ""prod""","Payment","completed","out","1.000000","USDC",`);
     expect(lines[1]).toContain(`"'=HYPERLINK(""x"")"`);
-    expect(lines[2]).toContain(',rejected,none,150.000000,');
-    expect(lines[3]).toContain(',Funding,completed,in,1.000000,USDC,From the master wallet,');
+    expect(lines[2]).toContain(',"rejected","none","150.000000",');
+    expect(lines[3]).toContain(',"Funding","completed","in","1.000000","USDC","From the master wallet",');
   });
 
   it('quotes and defuses single cells', () => {
-    expect(csvCell('plain')).toBe('plain');
+    expect(csvCell('plain')).toBe('"plain"');
     expect(csvCell('a,b')).toBe('"a,b"');
-    expect(csvCell('+1')).toBe("'+1");
-    expect(csvCell('@x')).toBe("'@x");
-    expect(csvCell(null)).toBe('');
+    expect(csvCell('+1')).toBe(`"'+1"`);
+    expect(csvCell('@x')).toBe(`"'@x"`);
+    expect(csvCell(null)).toBe('""');
     expect(csvFileName('Research bot ✨', new Date('2026-05-12T10:00:00Z'))).toBe(
       'transactions-research-bot-2026-05-12.csv',
     );

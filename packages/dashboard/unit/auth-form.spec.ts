@@ -23,4 +23,9 @@ describe('the login and sign-up checks', () => {
     expect(passwordError('x'.repeat(PASSWORD_MAX), true)).toBeNull();
     expect(passwordError('x'.repeat(PASSWORD_MAX + 1), true)).toBe('Use at most 128 characters.');
   });
+
+  it('counts characters as the server does: an emoji is one', () => {
+    expect(passwordError('😀'.repeat(PASSWORD_MIN - 1), true)).toBe('Use at least 8 characters.');
+    expect(passwordError('😀'.repeat(PASSWORD_MAX), true)).toBeNull();
+  });
 });

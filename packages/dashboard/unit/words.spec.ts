@@ -97,6 +97,7 @@ describe('actors', () => {
     expect(describeActor('user:usr_1')).toBe('you');
     expect(describeActor('system', undefined, 'expired')).toBe('expired automatically');
     expect(describeActor('system')).toBe('the service');
+    expect(describeActor('external')).toBe('a payer outside your account');
     expect(describeActor('admin:42')).not.toContain('42');
   });
 });

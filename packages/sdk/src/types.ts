@@ -355,7 +355,10 @@ export interface Transaction {
   rejectionReason: string | null;
   /** The policies a denied payment violated, or that a held approval would violate. */
   violations: PolicyViolation[] | null;
-  /** `"user:<id>"` or `"key:<id>"`. */
+  /**
+   * `"user:<id>"` or `"key:<id>"` of this account; `"chain"` for an on-chain deposit; `"external"` for an internal
+   * payment from another account (its key and user are not shown).
+   */
   initiatedBy: string;
   /** When an unanswered approval expires. */
   expiresAt: Timestamp | null;
@@ -367,7 +370,7 @@ export interface Transaction {
 
 export interface TransactionEvent {
   status: TransactionStatus;
-  /** `"user:<id>"`, `"key:<id>"` or `"system"`. */
+  /** `"user:<id>"`, `"key:<id>"`, `"system"`, `"chain"`, or `"external"` (another account paid this wallet). */
   actor: string;
   note: string | null;
   at: Timestamp;

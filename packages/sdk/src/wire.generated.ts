@@ -32,7 +32,7 @@ export interface paths {
     put?: never;
     /**
      * Create an account
-     * @description Creates a user and their master wallet and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased; passwords are 8-128 characters and stored only as an argon2id hash.
+     * @description Creates a user and their master wallet and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
      */
     post: operations['signup'];
     delete?: never;
@@ -813,6 +813,7 @@ export interface operations {
       content: {
         'application/json': {
           email: string;
+          /** @description Not only spaces, no control characters, and not one of the 10,000 most common passwords (case-insensitive). */
           password: string;
         };
       };
@@ -2086,7 +2087,7 @@ export interface operations {
                       window?: '1h' | '24h' | '7d' | '30d';
                     }[]
                   | null;
-                /** @description "user:<id>" or "key:<id>" */
+                /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
@@ -2278,7 +2279,7 @@ export interface operations {
                       window?: '1h' | '24h' | '7d' | '30d';
                     }[]
                   | null;
-                /** @description "user:<id>" or "key:<id>" */
+                /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
@@ -4453,7 +4454,7 @@ export interface operations {
                       window?: '1h' | '24h' | '7d' | '30d';
                     }[]
                   | null;
-                /** @description "user:<id>" or "key:<id>" */
+                /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
@@ -4604,7 +4605,7 @@ export interface operations {
                       window?: '1h' | '24h' | '7d' | '30d';
                     }[]
                   | null;
-                /** @description "user:<id>" or "key:<id>" */
+                /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
@@ -4752,7 +4753,7 @@ export interface operations {
                     window?: '1h' | '24h' | '7d' | '30d';
                   }[]
                 | null;
-              /** @description "user:<id>" or "key:<id>" */
+              /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
@@ -4770,7 +4771,7 @@ export interface operations {
               events: {
                 /** @enum {string} */
                 status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-                /** @description "user:<id>", "key:<id>" or "system" */
+                /** @description "user:<id>", "key:<id>", "system", "chain", or "external" (another account paid this wallet) */
                 actor: string;
                 note: string | null;
                 at: string;
@@ -4908,7 +4909,7 @@ export interface operations {
                     window?: '1h' | '24h' | '7d' | '30d';
                   }[]
                 | null;
-              /** @description "user:<id>" or "key:<id>" */
+              /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
@@ -5058,7 +5059,7 @@ export interface operations {
                     window?: '1h' | '24h' | '7d' | '30d';
                   }[]
                 | null;
-              /** @description "user:<id>" or "key:<id>" */
+              /** @description "user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown) */
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;

@@ -68,7 +68,7 @@ describe('evm rail: SIGKILL at every step of a payout', {
     const s = await start();
     const signup = await request(s.url, 'POST', '/api/v1/auth/signup', undefined, {
       email: 'crash@example.test',
-      password: 'password123',
+      password: 'a long enough password',
     });
     const token = signup.body.data.token;
     const master = (await request(s.url, 'GET', '/api/v1/wallet', token)).body.data;
@@ -154,7 +154,7 @@ describe('evm rail: SIGKILL at every step of a payout', {
     const token = (
       await request(s.url, 'POST', '/api/v1/auth/login', undefined, {
         email: 'crash@example.test',
-        password: 'password123',
+        password: 'a long enough password',
       })
     ).body.data.token;
     const added = await request(s.url, 'POST', '/api/v1/wallet/withdrawal-addresses', token, {
@@ -195,7 +195,7 @@ describe('evm rail: SIGKILL at every step of a payout', {
     const s = await start(deep);
     const signup = await request(s.url, 'POST', '/api/v1/auth/signup', undefined, {
       email: 'deposit-crash@example.test',
-      password: 'password123',
+      password: 'a long enough password',
     });
     const token = signup.body.data.token;
     const master = (await request(s.url, 'GET', '/api/v1/wallet', token)).body.data;

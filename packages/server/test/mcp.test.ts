@@ -46,7 +46,7 @@ describe('MCP', () => {
     token = (
       await json(service.url, 'POST', '/api/v1/auth/signup', undefined, {
         email: 'mcp@example.test',
-        password: 'password123',
+        password: 'a long enough password',
       })
     ).body.data.token;
     await json(service.url, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '100' });

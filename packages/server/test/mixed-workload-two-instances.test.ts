@@ -39,7 +39,7 @@ describe('mixed workload on two instances (postgres)', { skip: pg.available ? fa
     const [a, b] = instances as [ServiceProcess, ServiceProcess];
     const signup = await request(a.url, 'POST', '/api/v1/auth/signup', undefined, {
       email: 'mixed-two@example.test',
-      password: 'password123',
+      password: 'a long enough password',
     });
     const token = signup.body.data.token;
     await request(a.url, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '100000' });

@@ -48,7 +48,7 @@ describe('two instances sharing PostgreSQL and Redis', { skip }, () => {
     b = await startServiceProcess(env);
     const signup = await request(a.url, 'POST', '/api/v1/auth/signup', undefined, {
       email: 'multi@example.test',
-      password: 'password123',
+      password: 'a long enough password',
     });
     token = signup.body.data.token;
     await request(a.url, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '100' });
@@ -113,7 +113,7 @@ describe('two instances sharing PostgreSQL and Redis', { skip }, () => {
   test('a JWT logged out on one instance is dead on the other', async () => {
     const login = await request(b.url, 'POST', '/api/v1/auth/login', undefined, {
       email: 'multi@example.test',
-      password: 'password123',
+      password: 'a long enough password',
     });
     const session = login.body.data.token;
     assert.equal((await request(a.url, 'GET', '/api/v1/auth/me', session)).status, 200);

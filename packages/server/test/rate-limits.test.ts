@@ -82,7 +82,7 @@ describe('rate limits: the seed defaults (memory store)', () => {
         h.app,
         'POST',
         '/api/v1/auth/signup',
-        { email: `s${n++}@limits.test`, password: 'password123' },
+        { email: `s${n++}@limits.test`, password: 'a long enough password' },
         { ip: '10.0.0.1' },
       );
     await exerciseLimit(h, 3, send);
@@ -91,7 +91,7 @@ describe('rate limits: the seed defaults (memory store)', () => {
       h.app,
       'POST',
       '/api/v1/auth/signup',
-      { email: 'refused@limits.test', password: 'password123' },
+      { email: 'refused@limits.test', password: 'a long enough password' },
       { ip: '10.0.0.1' },
     );
     assert.equal(refused.status, 429);
@@ -99,10 +99,26 @@ describe('rate limits: the seed defaults (memory store)', () => {
       h.app,
       'POST',
       '/api/v1/auth/login',
-      { email: 'refused@limits.test', password: 'password123' },
+      { email: 'refused@limits.test', password: 'a long enough password' },
       { ip: '10.0.0.9' },
     );
     assert.equal(login.body.error.code, 'INVALID_CREDENTIALS', 'the refused signup wrote nothing');
+    h.clock.advanceSeconds(120);
+  });
+
+  test('signup probes for taken emails count too: the 4th probe in a minute is a 429, whatever it names', async () => {
+    // Bounds account enumeration through 409 EMAIL_TAKEN (SECURITY.md): every signup counts, answered or not.
+    const ip = '10.0.0.2';
+    const taken = await signupUser(h.app);
+    h.clock.advanceSeconds(120);
+    const probe = (email: string) =>
+      call(h.app, 'POST', '/api/v1/auth/signup', { email, password: 'a long enough password' }, { ip });
+    for (let i = 0; i < 3; i += 1) assert.equal((await probe(taken.email)).status, 409);
+    for (const email of [taken.email, 'free@limits.test']) {
+      const refused = await probe(email);
+      assert.equal(refused.status, 429, refused.raw);
+      assert.equal(refused.body.error.code, 'RATE_LIMITED');
+    }
     h.clock.advanceSeconds(120);
   });
 

@@ -31,7 +31,7 @@ test('SIGTERM finishes in-flight payments, loses none, and exits 0', async () =>
   const token = (
     await post(service.url, '/api/v1/auth/signup', undefined, {
       email: 'stop@example.test',
-      password: 'password123',
+      password: 'a long enough password',
     })
   ).body.data.token;
   await post(service.url, '/api/v1/wallet/sandbox/deposit', token, { amount: '1000' });

@@ -56,7 +56,7 @@ interface Written {
 async function writeHistory(base: string): Promise<Written> {
   const signup = await request(base, 'POST', '/api/v1/auth/signup', undefined, {
     email: 'upgrade@example.test',
-    password: 'password123',
+    password: 'a long enough password',
   });
   const token = signup.body.data.token;
   await request(base, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '1000' });

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { verifyWebhook } from '../../sdk/src/webhooks.ts';
 import { RETRY_WINDOW_MS } from '../src/services/webhook-delivery.ts';
 import { addPolicy, createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
+import { expectValidation } from './support/foundation.ts';
 import { GENEROUS_RATE_LIMITS, type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { expectError, fundedUser, signupUser } from './support/http.ts';
 import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
@@ -198,6 +199,44 @@ for (const target of await storeTargets()) {
       assert.equal(got[1]!.data.status, 'rejected');
     });
 
+    test('a description or URL holding an unpaired surrogate is a 400 naming it; nothing is stored or changed', async () => {
+      const { user, endpoint } = await agentWithEndpoint({ description: 'kept' });
+      // This user's endpoints only: the suite's other tests run alongside.
+      const endpoints = async () =>
+        JSON.stringify(
+          await h.services.store.db
+            .selectFrom('webhook_endpoints')
+            .select(['id', 'url', 'events_json', 'description'])
+            .where('user_id', '=', user.id)
+            .orderBy('id')
+            .execute(),
+        );
+      const before = await endpoints();
+      for (const description of ['bad\ud800', '\udc00']) {
+        expectValidation(
+          await user.api.post('/api/v1/webhooks', { url: receiver.url, description }),
+          'description',
+          /unpaired surrogate/,
+        );
+        expectValidation(
+          await user.api.patch(`/api/v1/webhooks/${endpoint.id}`, { description }),
+          'description',
+          /unpaired surrogate/,
+        );
+      }
+      expectValidation(
+        await user.api.post('/api/v1/webhooks', { url: `${receiver.url}?\ud800` }),
+        'url',
+        /unpaired surrogate/,
+      );
+      assert.equal(await endpoints(), before);
+      const list = await user.api.get('/api/v1/webhooks');
+      assert.deepEqual(
+        list.body.data.items.map((item: { description: string | null }) => item.description),
+        ['kept'],
+      );
+    });
+
     test('another user’s endpoint is a 404; bad input a 400', async () => {
       const { endpoint } = await agentWithEndpoint();
       const stranger = await signupUser(h.app);
@@ -291,7 +330,7 @@ describe('webhooks across a crash', () => {
     started.push(first);
     const signup = await request(first.url, 'POST', '/api/v1/auth/signup', undefined, {
       email: 'hooks@example.test',
-      password: 'password123',
+      password: 'a long enough password',
     });
     const token = signup.body.data.token;
     await request(first.url, 'POST', '/api/v1/webhooks', token, {

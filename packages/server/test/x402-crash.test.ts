@@ -72,7 +72,7 @@ describe('x402: SIGKILL after signing', { skip: probe.available ? false : probe.
     token = (
       await request(s.url, 'POST', '/api/v1/auth/signup', undefined, {
         email: 'x402-crash@example.test',
-        password: 'password123',
+        password: 'a long enough password',
       })
     ).body.data.token;
     const master = (await request(s.url, 'GET', '/api/v1/wallet', token)).body.data;

@@ -9,11 +9,16 @@ export function emailError(email: string): string | null {
   return EMAIL_PATTERN.test(email.trim()) ? null : 'Enter your email address, e.g. name@example.com.';
 }
 
-/** What is wrong with the password typed, or null: any password logs in; a new one has a length. */
+/**
+ * What is wrong with the password typed, or null: any password logs in; a new one has a length, counted in
+ * characters (code points) as the server counts it. The server's other rules (not a common password, not only
+ * spaces) come back as its own message.
+ */
 export function passwordError(password: string, signup: boolean): string | null {
   if (password === '')
     return signup ? `Choose a password of at least ${PASSWORD_MIN} characters.` : 'Enter your password.';
-  if (signup && password.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
-  if (signup && password.length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`;
+  const length = [...password].length;
+  if (signup && length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
+  if (signup && length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`;
   return null;
 }

@@ -1,4 +1,6 @@
-// argon2id password hashing with explicit parameters (OWASP 2024: 19 MiB, 2 passes, 1 lane).
+// argon2id password hashing with explicit parameters (OWASP 2024: 19 MiB, 2 passes, 1 lane), and the rules a
+// new password must meet.
+import { createRequire } from 'node:module';
 import { hash, type Options, verify } from '@node-rs/argon2';
 
 const ARGON2ID = 2 as Options['algorithm']; // Algorithm.Argon2id; a const enum cannot be imported under type stripping
@@ -6,6 +8,41 @@ const ARGON2_OPTIONS: Options = { algorithm: ARGON2ID, memoryCost: 19_456, timeC
 
 export const PASSWORD_LENGTH_MIN = 8;
 export const PASSWORD_LENGTH_MAX = 128;
+/** How many of the ranked list's most common passwords are refused (NIST SP 800-63B: "commonly used"). */
+export const COMMON_PASSWORDS_REFUSED = 10_000;
+
+/**
+ * Why a new password is refused, or null when it may be set. Every place that sets a password calls this (a
+ * login does not: it must not reveal the policy). The reason never quotes the password. Length counts Unicode
+ * code points, as JSON Schema's minLength/maxLength in the published document do.
+ */
+export function passwordProblem(password: string): string | null {
+  if (/\p{Cs}/u.test(password)) return 'must be valid Unicode (it holds an unpaired surrogate)';
+  if (/\p{Cc}/u.test(password)) return 'must not contain control characters';
+  const length = [...password].length;
+  if (length < PASSWORD_LENGTH_MIN) return `must be at least ${PASSWORD_LENGTH_MIN} characters`;
+  if (length > PASSWORD_LENGTH_MAX) return `must be at most ${PASSWORD_LENGTH_MAX} characters`;
+  if (/^[\p{White_Space}\p{Cf}]*$/u.test(password)) return 'must not be only spaces or invisible characters';
+  if (commonPasswords().has(password.trim().toLowerCase())) {
+    return 'is too common (one of the 10,000 most used); choose another';
+  }
+  return null;
+}
+
+let common: ReadonlySet<string> | undefined;
+
+/**
+ * The most common passwords, lower-cased, from zxcvbn-ts's ranked list (most used first). Loaded on the first
+ * password set, once: about 20 ms and a few MB that a server which never sees a signup does not pay.
+ */
+function commonPasswords(): ReadonlySet<string> {
+  if (common !== undefined) return common;
+  const require = createRequire(import.meta.url);
+  const { dictionary } = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+  const ranked = dictionary['passwords-common'].slice(0, COMMON_PASSWORDS_REFUSED);
+  common = new Set(ranked.map((word) => word.toLowerCase()));
+  return common;
+}
 
 /**
  * argon2 runs on libuv's worker threads (four), 19 MiB each; on this project's 2-core machine more hashes at

@@ -256,11 +256,23 @@ function creditRecipient(
     rail: 'internal',
     rejectionReason: null,
     violations: null,
-    initiatedBy: payment.initiatedBy,
+    initiatedBy: recipientSideActor(recipient, payment),
     idempotencyKey: null,
     expiresAtMs: null,
     relatedTransactionId: payment.id,
   });
+}
+
+/** What the recipient's record names as its initiator when the payer is another account. */
+export const ANOTHER_ACCOUNT = 'external';
+
+/**
+ * Who the recipient's record says started it: the payer's key or owner when both wallets are the same user's;
+ * otherwise only "external". Another customer's key and user ids are theirs, not the recipient's to read (the
+ * record, its audit trail and its webhook event all show this value).
+ */
+function recipientSideActor(recipient: WalletState, payment: Payment): string {
+  return recipient.userId === payment.payer.userId ? payment.initiatedBy : ANOTHER_ACCOUNT;
 }
 
 function spend(wallet: WalletState, amountMicros: bigint, toAddress: string): void {

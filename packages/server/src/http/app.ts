@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { requestIdSource } from '../domain/ids.ts';
+import { findUnpairedSurrogate, mayHoldSurrogateEscape, type SurrogateFinding } from '../domain/unicode.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 import { EVM_ONLY_ROUTES, OPERATION_IDS, ROUTES, SANDBOX_ONLY_ROUTES } from '../routes/index.ts';
@@ -197,7 +198,8 @@ function commonHeaders(rail: string, publicUrl: string | undefined) {
 }
 
 // An empty body is "no body" (POST /freeze sent with a JSON content type); anything else must be valid JSON.
-// Fastify's parser refuses __proto__ and constructor.prototype keys (prototype poisoning).
+// Fastify's parser refuses __proto__ and constructor.prototype keys (prototype poisoning). A string that is not
+// Unicode (an unpaired surrogate) is refused here, once for every field of every route, tool and MCP call.
 function registerJsonParser(app: FastifyInstance) {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
@@ -210,7 +212,22 @@ function registerJsonParser(app: FastifyInstance) {
         done(null, undefined);
         return;
       }
-      parseJson(request, text, done);
+      if (!mayHoldSurrogateEscape(text)) {
+        parseJson(request, text, done);
+        return;
+      }
+      parseJson(request, text, (error, parsed) => {
+        const found = error === null ? findUnpairedSurrogate(parsed) : null;
+        if (found === null) done(error, parsed);
+        else done(notUnicode(found), undefined);
+      });
     },
   );
+}
+
+/** Names the field as validation messages do; a field name itself is not echoed. */
+function notUnicode({ path, inFieldName }: SurrogateFinding): AppError {
+  const where = path.length === 0 ? 'body' : path.join('.');
+  const what = inFieldName ? `${where} has a field name that` : where;
+  return new AppError('VALIDATION_ERROR', `${what} must be valid Unicode (it holds an unpaired surrogate)`);
 }

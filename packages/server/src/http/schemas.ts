@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { parseAddress } from '../domain/address.ts';
 import { AMOUNT_STRING_LENGTH_MAX, parseAmount } from '../domain/money.ts';
-import { PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN } from '../domain/passwords.ts';
+import { PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN, passwordProblem } from '../domain/passwords.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../services/idempotency.ts';
 
@@ -55,7 +55,19 @@ export const emailSchema = z
   .toLowerCase()
   .max(EMAIL_LENGTH_MAX)
   .pipe(z.email({ message: 'must be a valid email address' }));
-export const passwordSchema = z.string().min(PASSWORD_LENGTH_MIN).max(PASSWORD_LENGTH_MAX);
+/** A password being set: every rule is passwordProblem's (length included: it counts code points, zod would not). */
+export const passwordSchema = z
+  .string()
+  .superRefine((password, ctx) => {
+    const problem = passwordProblem(password);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({
+    minLength: PASSWORD_LENGTH_MIN,
+    maxLength: PASSWORD_LENGTH_MAX,
+    description:
+      'Not only spaces, no control characters, and not one of the 10,000 most common passwords (case-insensitive).',
+  });
 
 export const idSchema = z
   .string()

@@ -93,7 +93,11 @@ export const transactionView = z.object({
   txHash: z.string().nullable(),
   rejectionReason: z.string().nullable(),
   violations: z.array(violationView).nullable(),
-  initiatedBy: z.string().describe('"user:<id>" or "key:<id>"'),
+  initiatedBy: z
+    .string()
+    .describe(
+      '"user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown)',
+    ),
   resource: z.string().nullable().describe('x402 payments: the paid URL without its query'),
   expiresAt: timestamp.nullable(),
   createdAt: timestamp,

@@ -13,6 +13,7 @@ import * as x402 from './migrations/0008_x402.ts';
 import * as leanIndexes from './migrations/0009_lean_indexes.ts';
 import * as spendingWindows from './migrations/0010_spending_windows.ts';
 import * as custody from './migrations/0011_custody.ts';
+import * as privateIncomingInitiator from './migrations/0012_private_incoming_initiator.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_lean_indexes': leanIndexes,
   '0010_spending_windows': spendingWindows,
   '0011_custody': custody,
+  '0012_private_incoming_initiator': privateIncomingInitiator,
 };
 
 export interface MigrationReport {

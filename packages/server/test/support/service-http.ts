@@ -36,7 +36,7 @@ export async function request(
 export async function fundedAgentKey(base: string, email: string): Promise<string> {
   const signup = await request(base, 'POST', '/api/v1/auth/signup', undefined, {
     email,
-    password: 'password123',
+    password: 'a long enough password',
   });
   const token = signup.body.data.token;
   await request(base, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '100000' });

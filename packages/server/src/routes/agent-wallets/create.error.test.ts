@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertStoreUnchanged, expectValidation, storeState } from '../../../test/support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from '../../../test/support/harness.ts';
@@ -27,6 +28,19 @@ for (const target of await storeTargets()) {
       expectValidation(await user.api.post(CREATE, { label: '   ' }), 'label', /empty/);
       expectValidation(await user.api.post(CREATE, { label: 'L'.repeat(101) }), 'label', /100/);
       await assertStoreUnchanged(h, state, 'a refused creation');
+    });
+
+    test('a label holding an unpaired surrogate is 400 naming label, on every store; nothing is stored', async () => {
+      const state = await storeState(h);
+      for (const label of ['bad\ud800', '\udc00', 'a\udfff\ud800b', 'pair 😀 then \ud83d']) {
+        expectValidation(await user.api.post(CREATE, { label }), 'label', /valid Unicode/);
+      }
+      // The escape as a client writes it by hand, too.
+      expectValidation(await user.api.post(CREATE, '{"label":"bad\\uD800"}'), 'label', /unpaired surrogate/);
+      await assertStoreUnchanged(h, state, 'a refused creation');
+      const ok = await user.api.post(CREATE, { label: 'pair \ud83d\ude00 ok' });
+      assert.equal(ok.status, 201, ok.raw);
+      assert.equal(ok.body.data.label, 'pair 😀 ok');
     });
 
     test('a label of the wrong type is 400 naming label', async () => {

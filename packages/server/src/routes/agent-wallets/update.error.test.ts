@@ -29,6 +29,15 @@ for (const target of await storeTargets()) {
       assert.equal((await user.api.get(url)).body.data.label, 'agent one');
     });
 
+    test('a label holding an unpaired surrogate is 400 naming label; the label is unchanged', async () => {
+      const state = await storeState(h);
+      for (const label of ['bad\ud800', '\udc00x']) {
+        expectValidation(await user.api.patch(url, { label }), 'label', /unpaired surrogate/);
+      }
+      await assertStoreUnchanged(h, state, 'a refused rename');
+      assert.equal((await user.api.get(url)).body.data.label, 'agent one');
+    });
+
     test('unknown fields (frozen, balance, address) are 400 naming them; nothing changes', async () => {
       const state = await storeState(h);
       expectValidation(await user.api.patch(url, { label: 'ok', frozen: true }), 'frozen', /unknown field/);

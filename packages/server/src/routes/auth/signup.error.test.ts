@@ -84,6 +84,25 @@ for (const target of await storeTargets()) {
       await assertStoreUnchanged(h, state, 'a refused signup');
     });
 
+    test('weak passwords are 400 naming the password and why; nothing is created', async () => {
+      const state = await storeState(h);
+      const refused: Array<[string, RegExp]> = [
+        ['password', /too common/],
+        ['12345678', /too common/],
+        ['PassWord123', /too common/],
+        [' '.repeat(8), /only spaces/],
+        ['\u00a0\u200b'.repeat(4), /only spaces or invisible/],
+        ['\u0000'.repeat(8), /control characters/],
+        ['a long\tenough password', /control characters/],
+        ['😀'.repeat(7), /at least 8/],
+      ];
+      for (const [password, reason] of refused) {
+        const reply = await call(h.app, 'POST', SIGNUP, { email: 'weak@example.com', password });
+        expectValidation(reply, 'password', reason);
+      }
+      await assertStoreUnchanged(h, state, 'a refused signup');
+    });
+
     test('missing fields are 400 naming each field', async () => {
       const state = await storeState(h);
       expectValidation(await call(h.app, 'POST', SIGNUP, { password: PASSWORD }), 'email', /required/);

@@ -11,7 +11,8 @@ export default defineRoute({
   summary: 'Create an account',
   description:
     'Creates a user and their master wallet and returns a session token (JWT, 7 days). Emails are trimmed and ' +
-    'lower-cased; passwords are 8-128 characters and stored only as an argon2id hash.',
+    'lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and ' +
+    'not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.',
   tags: ['auth'],
   body: z.strictObject({ email: emailSchema, password: passwordSchema }),
   response: authView,

@@ -36,6 +36,15 @@ for (const target of await storeTargets()) {
       await assertAgentStateUnchanged(h, state, 'a bad label');
     });
 
+    test('a label holding an unpaired surrogate is a 400 naming label, and creates nothing', async () => {
+      const { user, walletId } = await fundedUser(h.app, '10');
+      const state = await agentState(h);
+      for (const label of ['bad\ud800', '\udfff']) {
+        expectValidation(await user.api.post(keysUrl(walletId), { label }), 'label', /unpaired surrogate/);
+      }
+      await assertAgentStateUnchanged(h, state, 'a label that is not Unicode');
+    });
+
     test('bad scopes are a 400 naming scopes, and create nothing', async () => {
       const { user, walletId } = await fundedUser(h.app, '10');
       const state = await agentState(h);

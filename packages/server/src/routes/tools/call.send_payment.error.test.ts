@@ -232,6 +232,20 @@ for (const target of await storeTargets()) {
       await assertAgentStateUnchanged(h, state, 'an idempotency conflict');
     });
 
+    test('memo, idempotencyKey or a param name holding an unpaired surrogate is a 400 naming it; nothing moves', async () => {
+      const agent = await agentWithKey(h);
+      const state = await agentState(h);
+      const payment = { toAddress: EXTERNAL, amount: '1' };
+      for (const [params, field] of [
+        [{ ...payment, memo: 'bad\ud800' }, 'memo'],
+        [{ ...payment, idempotencyKey: '\udc00' }, 'idempotencyKey'],
+        [{ ...payment, 'x\ud800': 1 }, 'params has a field name'],
+      ] as const) {
+        expectValidation(await tool(h, agent.key, 'send_payment', params), field, /unpaired surrogate/);
+      }
+      await assertAgentStateUnchanged(h, state, 'a payment whose text is not Unicode');
+    });
+
     test('memo or idempotencyKey with a NUL character: a 400 naming it or kept verbatim, never a 500', async () => {
       const agent = await agentWithKey(h);
       const memo = await tool(h, agent.key, 'send_payment', {

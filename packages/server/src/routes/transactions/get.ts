@@ -19,7 +19,11 @@ export default defineRoute({
     events: z.array(
       z.object({
         status: transactionView.shape.status,
-        actor: z.string().describe('"user:<id>", "key:<id>" or "system"'),
+        actor: z
+          .string()
+          .describe(
+            '"user:<id>", "key:<id>", "system", "chain", or "external" (another account paid this wallet)',
+          ),
         note: z.string().nullable(),
         at: z.string(),
       }),
