@@ -21,7 +21,7 @@ test('backoff doubles from 30 s to at most an hour, with ±20% jitter, and stops
 
 test('the signature is hex HMAC-SHA256 of "<t>.<body>" with the secret', () => {
   const expected = createHmac('sha256', 'whsec_x').update('1700000000.{"a":1}').digest('hex');
-  assert.equal(signatureHeader('whsec_x', 1_700_000_000, '{"a":1}'), `t=1700000000,v1=${expected}`);
+  assert.equal(signatureHeader(['whsec_x'], 1_700_000_000, '{"a":1}'), `t=1700000000,v1=${expected}`);
 });
 
 test('events go to the endpoints of their user that subscribe to their type', () => {

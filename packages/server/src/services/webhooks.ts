@@ -54,7 +54,15 @@ function endpointView(row: Selectable<WebhookEndpointsTable>): EndpointView {
   };
 }
 
-function deliveryView(row: Selectable<WebhookDeliveriesTable>): DeliveryView {
+/** `backoffUntilMs`: the endpoint's backoff, which holds its pending deliveries back until then too. */
+function deliveryView(
+  row: Selectable<WebhookDeliveriesTable>,
+  backoffUntilMs: bigint | null = null,
+): DeliveryView {
+  const next =
+    row.next_attempt_at_ms === null || backoffUntilMs === null || row.next_attempt_at_ms >= backoffUntilMs
+      ? row.next_attempt_at_ms
+      : backoffUntilMs;
   return {
     id: row.id,
     eventId: row.event_id,
@@ -62,8 +70,7 @@ function deliveryView(row: Selectable<WebhookDeliveriesTable>): DeliveryView {
     status: row.status,
     attempts: Number(row.attempts),
     responseStatus: row.response_status === null ? null : Number(row.response_status),
-    nextAttemptAt:
-      row.status === 'pending' && row.next_attempt_at_ms !== null ? isoFromMs(row.next_attempt_at_ms) : null,
+    nextAttemptAt: row.status === 'pending' && next !== null ? isoFromMs(next) : null,
     lastError: row.last_error,
     createdAt: isoFromMs(row.created_at_ms),
   };
@@ -89,6 +96,10 @@ interface WebhookContext extends ServiceContext {
   allowPrivate: boolean;
 }
 
+function newSecret(): string {
+  return `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`;
+}
+
 async function ownedEndpoint(ctx: WebhookContext, userId: string, endpointId: string) {
   const row = await ctx.store.db
     .selectFrom('webhook_endpoints')
@@ -109,9 +120,12 @@ async function createEndpoint(ctx: WebhookContext, userId: string, input: Endpoi
     url: input.url,
     events_json: input.events === undefined || input.events === null ? null : JSON.stringify(input.events),
     description: input.description ?? null,
-    secret: `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`,
+    secret: newSecret(),
+    previous_secret: null,
+    previous_secret_expires_at_ms: null,
     lease_holder: null,
     lease_until_ms: null,
+    backoff_until_ms: null,
     created_at_ms: nowMs,
     updated_at_ms: nowMs,
   };
@@ -144,7 +158,8 @@ async function updateEndpoint(
   await ctx.store.db
     .updateTable('webhook_endpoints')
     .set({
-      ...(change.url === undefined ? {} : { url: change.url }),
+      // A new URL starts without the old one's backoff.
+      ...(change.url === undefined ? {} : { url: change.url, backoff_until_ms: null }),
       ...(change.events === undefined ? {} : { events_json: events }),
       ...(change.description === undefined ? {} : { description: change.description }),
       updated_at_ms: BigInt(ctx.clock.nowMs()),
@@ -164,13 +179,16 @@ async function removeEndpoint(ctx: WebhookContext, userId: string, endpointId: s
 }
 
 async function listDeliveries(ctx: WebhookContext, userId: string, endpointId: string, page: Page) {
-  await ownedEndpoint(ctx, userId, endpointId);
+  const endpoint = await ownedEndpoint(ctx, userId, endpointId);
   const base = ctx.store.db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
   const { rows, total } = await pageOf(base, page);
-  return { items: rows.map(deliveryView), total };
+  return { items: rows.map((row) => deliveryView(row, endpoint.backoff_until_ms)), total };
 }
 
-/** Queues the delivery again now, whatever its state: the receiver gets the same event id again. */
+/**
+ * Queues the delivery again now, whatever its state: the receiver gets the same event id again. The owner
+ * asking is a reason to try the endpoint now, so its backoff ends too.
+ */
 async function redeliver(ctx: WebhookContext, userId: string, endpointId: string, deliveryId: string) {
   await ownedEndpoint(ctx, userId, endpointId);
   const nowMs = BigInt(ctx.clock.nowMs());
@@ -181,6 +199,11 @@ async function redeliver(ctx: WebhookContext, userId: string, endpointId: string
     .where('endpoint_id', '=', endpointId)
     .executeTakeFirst();
   if (updated.numUpdatedRows !== 1n) throw notFound('delivery');
+  await ctx.store.db
+    .updateTable('webhook_endpoints')
+    .set({ backoff_until_ms: null })
+    .where('id', '=', endpointId)
+    .execute();
   const row = await ctx.store.db
     .selectFrom('webhook_deliveries')
     .selectAll()

@@ -12,6 +12,7 @@ import * as webhooks from './migrations/0007_webhooks.ts';
 import * as x402 from './migrations/0008_x402.ts';
 import * as leanIndexes from './migrations/0009_lean_indexes.ts';
 import * as spendingWindows from './migrations/0010_spending_windows.ts';
+import * as webhookSecretRotation from './migrations/0012_webhook_secret_rotation.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_x402': x402,
   '0009_lean_indexes': leanIndexes,
   '0010_spending_windows': spendingWindows,
+  '0012_webhook_secret_rotation': webhookSecretRotation,
 };
 
 export interface MigrationReport {

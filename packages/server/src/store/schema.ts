@@ -259,8 +259,13 @@ export interface WebhookEndpointsTable {
   events_json: string | null;
   description: string | null;
   secret: string;
+  /** The secret the last rotation replaced; it signs too until previous_secret_expires_at_ms (0012). */
+  previous_secret: string | null;
+  previous_secret_expires_at_ms: bigint | null;
   lease_holder: string | null;
   lease_until_ms: bigint | null;
+  /** No delivery to the endpoint before this, after a failed attempt (0012). */
+  backoff_until_ms: bigint | null;
   created_at_ms: bigint;
   updated_at_ms: bigint;
 }
