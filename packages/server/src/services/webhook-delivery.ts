@@ -2,11 +2,11 @@
 // domain/webhook-scheduling.ts — one in flight per endpoint (a lease on the endpoint row, so across instances
 // too), a few per user, a global cap, free slots shared round-robin between users — so one account's endpoints
 // that never answer cannot delay anyone else's events. Each delivery is signed `Agent-Wallet-Signature:
-// t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. Any 2xx within 10 s is delivered; anything else
-// is retried with exponential backoff and jitter for at least 24 hours, then marked failed; an endpoint that
-// does not answer at all gets nothing more until its backoff has passed. At least once: the delivery row is the
-// truth — a crash mid-delivery leaves it pending and the endpoint's lease runs out — and receivers deduplicate
-// on the event id.
+// t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, one v1 per signing secret (two during a
+// rotation's overlap). Any 2xx within 10 s is delivered; anything else is retried with exponential backoff and
+// jitter for at least 24 hours, then marked failed; an endpoint that does not answer at all gets nothing more
+// until its backoff has passed. At least once: the delivery row is the truth — a crash mid-delivery leaves it
+// pending and the endpoint's lease runs out — and receivers deduplicate on the event id.
 import { createHmac, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type Selectable, sql } from 'kysely';
@@ -18,6 +18,7 @@ import {
   WEBHOOK_IN_FLIGHT_MAX,
   WEBHOOK_IN_FLIGHT_PER_USER,
 } from '../domain/webhook-scheduling.ts';
+import { signingSecrets } from '../domain/webhook-secrets.ts';
 import { checkWebhookUrl } from '../domain/webhook-url.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
@@ -189,15 +190,25 @@ async function takeLease(deps: DeliveryDeps, endpointId: string, nowMs: number):
   return taken.numUpdatedRows === 1n;
 }
 
-/** Gives the endpoint back: no lease, and the backoff this round ended with (null: none). */
+/**
+ * Gives the endpoint back: no lease, the backoff this round ended with (null: none), and a previous secret
+ * whose overlap is over is dropped rather than kept at rest until the next rotation.
+ */
 async function releaseLease(deps: DeliveryDeps, endpointId: string, backoffUntilMs: number | null) {
+  const now = BigInt(deps.ctx.clock.nowMs());
   await deps.ctx.store.db
     .updateTable('webhook_endpoints')
-    .set({
+    .set((eb) => ({
       lease_holder: null,
       lease_until_ms: null,
       backoff_until_ms: backoffUntilMs === null ? null : BigInt(backoffUntilMs),
-    })
+      previous_secret: eb
+        .case()
+        .when('previous_secret_expires_at_ms', '<=', now)
+        .then(sql<string | null>`null`)
+        .else(eb.ref('previous_secret'))
+        .end(),
+    }))
     .where('id', '=', endpointId)
     .where('lease_holder', '=', deps.holder)
     .execute();
@@ -273,13 +284,24 @@ async function attempt(
     data: JSON.parse(event.data_json) as unknown,
   });
   const sentMs = deps.ctx.clock.nowMs();
+  const secrets = signingSecrets(
+    {
+      secret: endpoint.secret,
+      previousSecret: endpoint.previous_secret,
+      previousSecretExpiresAtMs:
+        endpoint.previous_secret_expires_at_ms === null
+          ? null
+          : Number(endpoint.previous_secret_expires_at_ms),
+    },
+    sentMs,
+  );
   const checked = checkWebhookUrl(endpoint.url, deps.allowPrivate);
   const answer = checked.ok
     ? await postJson(
         checked.url,
         body,
         {
-          'agent-wallet-signature': signatureHeader([endpoint.secret], Math.floor(sentMs / 1000), body),
+          'agent-wallet-signature': signatureHeader(secrets, Math.floor(sentMs / 1000), body),
           'user-agent': 'agent-wallet-webhooks/1',
         },
         deps.allowPrivate,

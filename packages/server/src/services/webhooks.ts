@@ -1,10 +1,12 @@
-// A user's webhook endpoints (contract section 7): create (the secret shown once), list, change, delete, the
-// delivery log and a manual redelivery. URLs are checked for shape and, unless private targets are allowed, for
-// what they resolve to now (the worker checks again on every delivery).
+// A user's webhook endpoints (contract section 7): create (the secret shown once), list, change, delete, rotate
+// the secret (the new one shown once), the delivery log and a manual redelivery. URLs are checked for shape
+// and, unless private targets are allowed, for what they resolve to now (the worker checks again on every
+// delivery).
 import { lookup } from 'node:dns/promises';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { newId, randomBase62 } from '../domain/ids.ts';
+import { rotationPlan } from '../domain/webhook-secrets.ts';
 import { checkWebhookUrl, isPrivateAddress } from '../domain/webhook-url.ts';
 import { invalid, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
@@ -212,6 +214,30 @@ async function redeliver(ctx: WebhookContext, userId: string, endpointId: string
   return deliveryView(row);
 }
 
+/**
+ * A new secret, shown in this answer only. The one it replaces keeps signing too until the overlap ends.
+ * Rotating during an overlap replaces the previous secret with the current one (the older one stops signing).
+ * One statement reads and moves the current secret, so concurrent rotations act as if made one after the other.
+ */
+async function rotateSecret(ctx: WebhookContext, userId: string, endpointId: string, overlapSeconds: number) {
+  const nowMs = ctx.clock.nowMs();
+  const plan = rotationPlan(nowMs, overlapSeconds);
+  const secret = newSecret();
+  const updated = await ctx.store.db
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({
+      secret,
+      previous_secret: plan.keepPrevious ? eb.ref('secret') : sql<null>`null`,
+      previous_secret_expires_at_ms: BigInt(plan.previousSecretExpiresAtMs),
+      updated_at_ms: BigInt(nowMs),
+    }))
+    .where('id', '=', endpointId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (updated.numUpdatedRows !== 1n) throw notFound('webhook endpoint');
+  return { secret, previousSecretExpiresAt: isoFromMs(plan.previousSecretExpiresAtMs) };
+}
+
 async function listEndpoints(ctx: WebhookContext, userId: string, page: Page) {
   const base = ctx.store.db.selectFrom('webhook_endpoints').where('user_id', '=', userId);
   const { rows, total } = await pageOf(base, page);
@@ -226,6 +252,8 @@ export function createWebhookService(ctx: ServiceContext, allowPrivate: boolean)
     update: (userId: string, endpointId: string, change: Partial<EndpointInput>) =>
       updateEndpoint(wctx, userId, endpointId, change),
     remove: (userId: string, endpointId: string) => removeEndpoint(wctx, userId, endpointId),
+    rotateSecret: (userId: string, endpointId: string, overlapSeconds: number) =>
+      rotateSecret(wctx, userId, endpointId, overlapSeconds),
     deliveries: (userId: string, endpointId: string, page: Page) =>
       listDeliveries(wctx, userId, endpointId, page),
     redeliver: (userId: string, endpointId: string, deliveryId: string) =>
