@@ -66,7 +66,7 @@ export interface DeliveryDeps {
   allowPrivate: boolean;
   /** This process's lease holder id. */
   holder: string;
-  /** A round that failed on its own (the database), when nobody awaits it. */
+  /** A round that failed (the database): logged, the endpoint's lease runs out, the deliveries stay due. */
   onError: (error: unknown) => void;
 }
 
@@ -101,10 +101,8 @@ export function createWebhookWorker(deps: DeliveryDeps): WebhookWorker {
       if (!(await takeLease(deps, pick.endpointId, nowMs))) continue;
       inFlight.set(pick.endpointId, pick.userId);
       const round = endpointRound(deps, pick.endpointId, stopping.signal);
-      const settled: Promise<void> = round.then(
-        () => undefined,
-        () => undefined,
-      );
+      // Reported here, whoever else awaits the round: a background round has nobody else to tell.
+      const settled: Promise<void> = round.then(() => undefined, deps.onError);
       running.add(settled);
       void settled.then(() => {
         inFlight.delete(pick.endpointId);
@@ -123,7 +121,7 @@ export function createWebhookWorker(deps: DeliveryDeps): WebhookWorker {
 
   return {
     async tick() {
-      for (const round of await start()) round.catch(deps.onError);
+      await start();
     },
     async deliverDue() {
       const delivered = await Promise.all(await start());
