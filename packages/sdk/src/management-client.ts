@@ -30,7 +30,9 @@ import type {
   PolicyChange,
   PolicyRule,
   RotatedApiKey,
+  RotatedWebhookSecret,
   RotateKeyParams,
+  RotateWebhookSecretParams,
   SandboxDeposit,
   Session,
   SimulatePaymentParams,
@@ -453,6 +455,21 @@ export class WebhooksApi {
   /** No more events go to the endpoint; its waiting deliveries are dropped. */
   async delete(endpointId: string): Promise<Deleted> {
     return this.#rest({ method: 'DELETE', path: webhookPath(endpointId) });
+  }
+
+  /**
+   * A new signing secret, in this response only. Until `previousSecretExpiresAt` deliveries carry both
+   * signatures (`verifyWebhook` accepts either), so receivers can switch secrets without losing an event.
+   */
+  async rotateSecret(
+    endpointId: string,
+    params: RotateWebhookSecretParams = {},
+  ): Promise<RotatedWebhookSecret> {
+    return this.#rest({
+      method: 'POST',
+      path: `${webhookPath(endpointId)}/rotate-secret`,
+      body: { overlapSeconds: params.overlapSeconds },
+    });
   }
 
   /** The endpoint's delivery log, newest first. */

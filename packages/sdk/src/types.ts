@@ -598,6 +598,19 @@ export interface CreateWebhookParams {
 
 export type UpdateWebhookParams = Partial<CreateWebhookParams>;
 
+/** A rotated signing secret: `secret` is in this response only, never again. */
+export interface RotatedWebhookSecret {
+  /** The new `whsec_…`: deliveries are signed with it from now on. */
+  secret: string;
+  /** Until then deliveries carry a second signature, with the replaced secret; after it only the new one. */
+  previousSecretExpiresAt: Timestamp;
+}
+
+export interface RotateWebhookSecretParams {
+  /** How long the replaced secret keeps signing: default 86400, 0 = at once, at most 604800 (7 days). */
+  overlapSeconds?: number;
+}
+
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface WebhookDelivery {

@@ -15,6 +15,7 @@ import type {
   Page,
   Policy,
   RotatedApiKey,
+  RotatedWebhookSecret,
   Session,
   Transaction,
   TransactionPage,
@@ -78,4 +79,5 @@ export type WireChecks = [
   Expect<Fits<Page<WebhookEndpoint>, Data<'listWebhooks'>>>,
   Expect<Fits<CreatedWebhookEndpoint, Data<'createWebhook'>>>,
   Expect<Fits<Page<WebhookDelivery>, Data<'webhookDeliveries'>>>,
+  Expect<Fits<RotatedWebhookSecret, Data<'rotateWebhookSecret'>>>,
 ];

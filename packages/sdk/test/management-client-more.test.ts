@@ -47,7 +47,7 @@ describe('ManagementClient: list totals, policy simulate and changes, webhooks',
     assert.equal((await mgmt.policies.changes(walletId, { page: 2, limit: 1 })).items[0]?.action, 'created');
   });
 
-  test('webhooks: create (secret once), list, update, deliveries, redeliver, delete', async () => {
+  test('webhooks: create (secret once), list, update, rotateSecret, deliveries, redeliver, delete', async () => {
     const { mgmt } = await newOwner(server.url, {}, '0');
     const created = await mgmt.webhooks.create({
       url: 'http://127.0.0.1:9/hook',
@@ -65,6 +65,15 @@ describe('ManagementClient: list totals, policy simulate and changes, webhooks',
     const updated = await mgmt.webhooks.update(created.id, { events: null, description: 'all events' });
     assert.equal(updated.events, null);
     assert.equal(updated.description, 'all events');
+    const rotated = await mgmt.webhooks.rotateSecret(created.id, { overlapSeconds: 60 });
+    assert.match(rotated.secret, /^whsec_/);
+    assert.notEqual(rotated.secret, created.secret);
+    assert.ok(Date.parse(rotated.previousSecretExpiresAt) > Date.now());
+    assert.match((await mgmt.webhooks.rotateSecret(created.id)).secret, /^whsec_/);
+    assert.ok(
+      (await rejection(() => mgmt.webhooks.rotateSecret(created.id, { overlapSeconds: -1 }))) instanceof
+        ValidationError,
+    );
 
     const wallet = await mgmt.agentWallets.create({ label: 'hooked' });
     await mgmt.agentWallets.freeze(wallet.id);

@@ -95,6 +95,12 @@ async function writeHistory(base: string): Promise<Written> {
     },
   );
   assert.equal((await pay(OUTSIDE, '500')).status, 422, 'over the caps: denied');
+  // An endpoint no event goes to (nothing listens on port 9): it must survive migration 0013 and rotate.
+  const hook = await request(base, 'POST', '/api/v1/webhooks', token, {
+    url: 'http://127.0.0.1:9/hooks',
+    events: ['wallet.unfrozen'],
+  });
+  assert.equal(hook.status, 201, JSON.stringify(hook.body));
   return { token, agentKey, walletId, snapshot: await snapshot(base, token, agentKey, walletId) };
 }
 
@@ -109,6 +115,7 @@ async function snapshot(base: string, token: string, agentKey: string, walletId:
     // lastUsedAt moves with every call the snapshot itself makes with the key.
     keys: withoutLastUse(await read(`/api/v1/agent-wallets/${walletId}/keys`)),
     deposits: await read('/api/v1/wallet/deposits'),
+    webhooks: await read('/api/v1/webhooks'),
     me: await read('/api/v1/auth/me'),
     balance: (await request(base, 'POST', '/mcp/v1/tools/check_balance', agentKey, {})).body,
   };
@@ -162,6 +169,7 @@ for (const target of await storeTargets()) {
       const env: Record<string, string> = {
         DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-upgrade-')),
         RATE_LIMITS: LIMITS,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
         JWT_SECRET: 'upgrade-test-secret-upgrade-test-secret',
         ...(target.name === 'postgres'
           ? { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: uniqueName('upgrade'), DB_POOL_MAX: '5' }
@@ -213,6 +221,17 @@ for (const target of await storeTargets()) {
           },
         );
         assert.equal(key.status, 201, JSON.stringify(key.body));
+        // The old release's webhook endpoint takes a secret rotation (columns of migration 0013).
+        const [hook] = (await request(next.url, 'GET', '/api/v1/webhooks', written.token)).body.data.items;
+        const rotated = await request(
+          next.url,
+          'POST',
+          `/api/v1/webhooks/${hook.id}/rotate-secret`,
+          written.token,
+          { overlapSeconds: 60 },
+        );
+        assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+        assert.match(rotated.body.data.secret, /^whsec_/);
       } finally {
         await next.stop();
       }

@@ -42,6 +42,15 @@ async function startReceiver() {
   return { url, received, state, close: () => new Promise<void>((done) => server.close(() => done())) };
 }
 
+/** A loopback URL nothing listens on: every attempt is refused at once, with no answer. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return `http://127.0.0.1:${port}/hooks`;
+}
+
 const events = (received: Received[]) =>
   // biome-ignore lint/suspicious/noExplicitAny: event data is arbitrary JSON
   received.map((r) => JSON.parse(r.body) as { id: string; type: string; data: any });
@@ -165,6 +174,49 @@ for (const target of await storeTargets()) {
       } finally {
         receiver.state.failures = 0;
       }
+    });
+
+    test('an endpoint that does not answer gets one attempt per round, then nothing until its backoff has passed', async () => {
+      const { user, key, endpoint } = await agentWithEndpoint();
+      await user.api.patch(`/api/v1/webhooks/${endpoint.id}`, { url: await closedPortUrl() });
+      for (let i = 0; i < 3; i += 1) {
+        await tool(h.app, key, 'send_payment', { toAddress: OUTSIDE_ADDRESS, amount: '1' });
+      }
+      const attempts = async () => {
+        const log = await user.api.get(`/api/v1/webhooks/${endpoint.id}/deliveries`);
+        return log.body.data.items.map((d: { attempts: number }) => d.attempts).sort();
+      };
+      assert.equal(await h.services.deliverWebhooks(), 0);
+      assert.deepEqual(await attempts(), [0, 0, 1], 'the round stopped at the first unanswered attempt');
+      const log = await user.api.get(`/api/v1/webhooks/${endpoint.id}/deliveries`);
+      for (const d of log.body.data.items) {
+        assert.ok(Date.parse(d.nextAttemptAt) > h.clock.nowMs(), 'every delivery waits out the backoff');
+      }
+      await h.services.deliverWebhooks();
+      assert.deepEqual(await attempts(), [0, 0, 1], 'backing off: not tried again');
+      h.clock.advanceSeconds(40);
+      await h.services.deliverWebhooks();
+      assert.deepEqual(await attempts(), [0, 0, 2], 'after the backoff, the oldest once more');
+      receiver.received.length = 0;
+      await user.api.patch(`/api/v1/webhooks/${endpoint.id}`, { url: receiver.url });
+      assert.equal(await h.services.deliverWebhooks(), 2, 'a new URL starts without the old one’s backoff');
+      h.clock.advanceSeconds(90);
+      assert.equal(await h.services.deliverWebhooks(), 1, 'the one tried twice, at its own retry time');
+      assert.equal(receiver.received.length, 3);
+    });
+
+    test('an endpoint that answers with an error keeps its round: the events after a refused one go out', async () => {
+      const { key } = await agentWithEndpoint();
+      receiver.received.length = 0;
+      receiver.state.failures = 1;
+      for (let i = 0; i < 3; i += 1) {
+        await tool(h.app, key, 'send_payment', { toAddress: OUTSIDE_ADDRESS, amount: '1' });
+      }
+      assert.equal(await h.services.deliverWebhooks(), 2);
+      assert.equal(receiver.received.length, 3);
+      h.clock.advanceSeconds(40);
+      assert.equal(await h.services.deliverWebhooks(), 1, 'the refused one is retried after its backoff');
+      assert.equal(new Set(events(receiver.received).map((e) => e.id)).size, 3);
     });
 
     test('key and approval events carry the resource as the REST API shows it', async () => {

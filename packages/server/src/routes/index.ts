@@ -57,6 +57,7 @@ import deleteWebhook from './webhooks/delete.ts';
 import webhookDeliveries from './webhooks/deliveries.ts';
 import listWebhooks from './webhooks/list.ts';
 import redeliverWebhook from './webhooks/redeliver.ts';
+import rotateWebhookSecret from './webhooks/rotate-secret.ts';
 import updateWebhook from './webhooks/update.ts';
 
 export type AnyRoute = ReturnType<typeof defineRoute>;
@@ -122,6 +123,7 @@ export const ROUTE_TABLE = {
   listWebhooks,
   updateWebhook,
   deleteWebhook,
+  rotateWebhookSecret,
   webhookDeliveries,
   redeliverWebhook,
 } satisfies Record<string, AnyRoute>;

@@ -32,7 +32,7 @@ import { createPolicyService, type PolicyService } from './policies.ts';
 import { ownedWallet, type WalletRow } from './wallet-rows.ts';
 import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallet-views.ts';
 import { createWalletService, type WalletService } from './wallets.ts';
-import { deliverDue, deliveryHolder } from './webhook-delivery.ts';
+import { createWebhookWorker, deliveryHolder } from './webhook-delivery.ts';
 import { createWebhookService, type WebhookService } from './webhooks.ts';
 import { createWithdrawalService, type WithdrawalService } from './withdrawals.ts';
 
@@ -242,11 +242,17 @@ function assembleServices(
             }),
         };
   const webhooks = createWebhookService(ctx, config.webhookAllowPrivate);
-  const delivery = { ctx, allowPrivate: config.webhookAllowPrivate, holder: deliveryHolder() };
+  const webhookWorker = createWebhookWorker({
+    ctx,
+    allowPrivate: config.webhookAllowPrivate,
+    holder: deliveryHolder(),
+    onError: (error) => options.logger.error({ err: error }, 'webhook delivery round failed'),
+  });
+  // Each tick only starts what is due: deliveries run on, side by side, across ticks.
   const webhookBackground = startBackground(
     options.backgroundIntervalMs === null ? null : config.webhookPollIntervalMs,
     options.logger,
-    { 'deliver webhooks': () => deliverDue(delivery) },
+    { 'deliver webhooks': () => webhookWorker.tick() },
   );
   const chainBackground = startBackground(
     chain === null || options.backgroundIntervalMs === null ? null : chain.rail.config.pollIntervalMs,
@@ -297,7 +303,7 @@ function assembleServices(
     approvals,
     checkPayment: (request) => checkPayment(store, batchOptions, request),
     webhooks,
-    deliverWebhooks: () => deliverDue(delivery),
+    deliverWebhooks: () => webhookWorker.deliverDue(),
     async simulatePayment(userId, walletId, payment) {
       const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
       const nowMs = options.clock.nowMs();
@@ -318,7 +324,7 @@ function assembleServices(
       closeInOrder(options.logger, [
         ['background duties', () => background.stop()],
         ['chain duties', () => chainBackground.stop()],
-        ['webhook deliveries', () => webhookBackground.stop()],
+        ['webhook deliveries', () => webhookBackground.stop().then(() => webhookWorker.stop())],
         ['sender lease', () => chain?.duties.release() ?? Promise.resolve()],
         ['lastUsedAt flush', () => keys.flushLastUsed()],
         ['ledger writer', () => writer.close()],

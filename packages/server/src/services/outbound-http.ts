@@ -29,6 +29,8 @@ export interface OutboundRequest {
   /** `truncate`: keep the first bodyBytesMax bytes (an excerpt); `fail`: a larger body is an error. */
   overflow: 'truncate' | 'fail';
   allowPrivate: boolean;
+  /** Gives up at once when aborted (shutdown), like a timeout. */
+  signal?: AbortSignal;
 }
 
 export interface OutboundAnswer {
@@ -107,11 +109,16 @@ export function outboundRequest(request: OutboundRequest): Promise<OutboundAnswe
     return Promise.reject(new OutboundError(UNREACHABLE));
   }
   return new Promise((resolve, reject) => {
+    if (request.signal?.aborted === true) {
+      reject(new OutboundError('aborted: the service is stopping'));
+      return;
+    }
     let settled = false;
     const finish = (error: OutboundError | null, answer?: OutboundAnswer) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      request.signal?.removeEventListener('abort', aborted);
       if (error !== null) reject(error);
       else resolve(answer!);
     };
@@ -134,6 +141,11 @@ export function outboundRequest(request: OutboundRequest): Promise<OutboundAnswe
     req.on('response', (res) => readBody(res, request, req, finish));
     req.on('timeout', () => timedOut(request.idleTimeoutMs));
     req.on('error', (error) => finish(failure(error)));
+    const aborted = () => {
+      req.destroy();
+      finish(new OutboundError('aborted: the service is stopping'));
+    };
+    request.signal?.addEventListener('abort', aborted, { once: true });
     req.end(request.body ?? undefined);
   });
 }

@@ -21,7 +21,15 @@ test('backoff doubles from 30 s to at most an hour, with ±20% jitter, and stops
 
 test('the signature is hex HMAC-SHA256 of "<t>.<body>" with the secret', () => {
   const expected = createHmac('sha256', 'whsec_x').update('1700000000.{"a":1}').digest('hex');
-  assert.equal(signatureHeader('whsec_x', 1_700_000_000, '{"a":1}'), `t=1700000000,v1=${expected}`);
+  assert.equal(signatureHeader(['whsec_x'], 1_700_000_000, '{"a":1}'), `t=1700000000,v1=${expected}`);
+});
+
+test('during a rotation the header carries one v1 per secret, the new one first', () => {
+  const mac = (secret: string) => createHmac('sha256', secret).update('1700000000.{}').digest('hex');
+  assert.equal(
+    signatureHeader(['whsec_new', 'whsec_old'], 1_700_000_000, '{}'),
+    `t=1700000000,v1=${mac('whsec_new')},v1=${mac('whsec_old')}`,
+  );
 });
 
 test('events go to the endpoints of their user that subscribe to their type', () => {

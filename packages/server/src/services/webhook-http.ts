@@ -17,6 +17,7 @@ export async function postJson(
   body: string,
   headers: Record<string, string>,
   allowPrivate: boolean,
+  signal?: AbortSignal,
 ): Promise<DeliveryAnswer> {
   try {
     const answer = await outboundRequest({
@@ -29,6 +30,7 @@ export async function postJson(
       bodyBytesMax: EXCERPT_BYTES_MAX,
       overflow: 'truncate',
       allowPrivate,
+      ...(signal === undefined ? {} : { signal }),
     });
     return answerOf(answer.status, answer.body);
   } catch (error) {

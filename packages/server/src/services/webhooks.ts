@@ -1,10 +1,12 @@
-// A user's webhook endpoints (contract section 7): create (the secret shown once), list, change, delete, the
-// delivery log and a manual redelivery. URLs are checked for shape and, unless private targets are allowed, for
-// what they resolve to now (the worker checks again on every delivery).
+// A user's webhook endpoints (contract section 7): create (the secret shown once), list, change, delete, rotate
+// the secret (the new one shown once), the delivery log and a manual redelivery. URLs are checked for shape
+// and, unless private targets are allowed, for what they resolve to now (the worker checks again on every
+// delivery).
 import { lookup } from 'node:dns/promises';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { newId, randomBase62 } from '../domain/ids.ts';
+import { rotationPlan } from '../domain/webhook-secrets.ts';
 import { checkWebhookUrl, isPrivateAddress } from '../domain/webhook-url.ts';
 import { invalid, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
@@ -55,7 +57,15 @@ function endpointView(row: Selectable<WebhookEndpointsTable>): EndpointView {
   };
 }
 
-function deliveryView(row: Selectable<WebhookDeliveriesTable>): DeliveryView {
+/** `backoffUntilMs`: the endpoint's backoff, which holds its pending deliveries back until then too. */
+function deliveryView(
+  row: Selectable<WebhookDeliveriesTable>,
+  backoffUntilMs: bigint | null = null,
+): DeliveryView {
+  const next =
+    row.next_attempt_at_ms === null || backoffUntilMs === null || row.next_attempt_at_ms >= backoffUntilMs
+      ? row.next_attempt_at_ms
+      : backoffUntilMs;
   return {
     id: row.id,
     eventId: row.event_id,
@@ -63,8 +73,7 @@ function deliveryView(row: Selectable<WebhookDeliveriesTable>): DeliveryView {
     status: row.status,
     attempts: Number(row.attempts),
     responseStatus: row.response_status === null ? null : Number(row.response_status),
-    nextAttemptAt:
-      row.status === 'pending' && row.next_attempt_at_ms !== null ? isoFromMs(row.next_attempt_at_ms) : null,
+    nextAttemptAt: row.status === 'pending' && next !== null ? isoFromMs(next) : null,
     lastError: row.last_error,
     createdAt: isoFromMs(row.created_at_ms),
   };
@@ -94,6 +103,10 @@ interface WebhookContext extends ServiceContext {
   allowPrivate: boolean;
 }
 
+function newSecret(): string {
+  return `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`;
+}
+
 async function ownedEndpoint(ctx: WebhookContext, userId: string, endpointId: string) {
   const row = await ctx.store.db
     .selectFrom('webhook_endpoints')
@@ -114,9 +127,12 @@ async function createEndpoint(ctx: WebhookContext, userId: string, input: Endpoi
     url: input.url,
     events_json: input.events === undefined || input.events === null ? null : JSON.stringify(input.events),
     description: input.description ?? null,
-    secret: `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`,
+    secret: newSecret(),
+    previous_secret: null,
+    previous_secret_expires_at_ms: null,
     lease_holder: null,
     lease_until_ms: null,
+    backoff_until_ms: null,
     created_at_ms: nowMs,
     updated_at_ms: nowMs,
   };
@@ -149,7 +165,8 @@ async function updateEndpoint(
   await ctx.store.db
     .updateTable('webhook_endpoints')
     .set({
-      ...(change.url === undefined ? {} : { url: change.url }),
+      // A new URL starts without the old one's backoff.
+      ...(change.url === undefined ? {} : { url: change.url, backoff_until_ms: null }),
       ...(change.events === undefined ? {} : { events_json: events }),
       ...(change.description === undefined ? {} : { description: change.description }),
       updated_at_ms: BigInt(ctx.clock.nowMs()),
@@ -169,13 +186,16 @@ async function removeEndpoint(ctx: WebhookContext, userId: string, endpointId: s
 }
 
 async function listDeliveries(ctx: WebhookContext, userId: string, endpointId: string, page: Page) {
-  await ownedEndpoint(ctx, userId, endpointId);
+  const endpoint = await ownedEndpoint(ctx, userId, endpointId);
   const base = ctx.store.db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
   const { rows, total } = await pageOf(base, page);
-  return { items: rows.map(deliveryView), total };
+  return { items: rows.map((row) => deliveryView(row, endpoint.backoff_until_ms)), total };
 }
 
-/** Queues the delivery again now, whatever its state: the receiver gets the same event id again. */
+/**
+ * Queues the delivery again now, whatever its state: the receiver gets the same event id again. The owner
+ * asking is a reason to try the endpoint now, so its backoff ends too.
+ */
 async function redeliver(ctx: WebhookContext, userId: string, endpointId: string, deliveryId: string) {
   await ownedEndpoint(ctx, userId, endpointId);
   const nowMs = BigInt(ctx.clock.nowMs());
@@ -186,12 +206,41 @@ async function redeliver(ctx: WebhookContext, userId: string, endpointId: string
     .where('endpoint_id', '=', endpointId)
     .executeTakeFirst();
   if (updated.numUpdatedRows !== 1n) throw notFound('delivery');
+  await ctx.store.db
+    .updateTable('webhook_endpoints')
+    .set({ backoff_until_ms: null })
+    .where('id', '=', endpointId)
+    .execute();
   const row = await ctx.store.db
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('id', '=', deliveryId)
     .executeTakeFirstOrThrow();
   return deliveryView(row);
+}
+
+/**
+ * A new secret, shown in this answer only. The one it replaces keeps signing too until the overlap ends.
+ * Rotating during an overlap replaces the previous secret with the current one (the older one stops signing).
+ * One statement reads and moves the current secret, so concurrent rotations act as if made one after the other.
+ */
+async function rotateSecret(ctx: WebhookContext, userId: string, endpointId: string, overlapSeconds: number) {
+  const nowMs = ctx.clock.nowMs();
+  const plan = rotationPlan(nowMs, overlapSeconds);
+  const secret = newSecret();
+  const updated = await ctx.store.db
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({
+      secret,
+      previous_secret: plan.keepPrevious ? eb.ref('secret') : sql<null>`null`,
+      previous_secret_expires_at_ms: BigInt(plan.previousSecretExpiresAtMs),
+      updated_at_ms: BigInt(nowMs),
+    }))
+    .where('id', '=', endpointId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (updated.numUpdatedRows !== 1n) throw notFound('webhook endpoint');
+  return { secret, previousSecretExpiresAt: isoFromMs(plan.previousSecretExpiresAtMs) };
 }
 
 async function listEndpoints(ctx: WebhookContext, userId: string, page: Page) {
@@ -208,6 +257,8 @@ export function createWebhookService(ctx: ServiceContext, allowPrivate: boolean)
     update: (userId: string, endpointId: string, change: Partial<EndpointInput>) =>
       updateEndpoint(wctx, userId, endpointId, change),
     remove: (userId: string, endpointId: string) => removeEndpoint(wctx, userId, endpointId),
+    rotateSecret: (userId: string, endpointId: string, overlapSeconds: number) =>
+      rotateSecret(wctx, userId, endpointId, overlapSeconds),
     deliveries: (userId: string, endpointId: string, page: Page) =>
       listDeliveries(wctx, userId, endpointId, page),
     redeliver: (userId: string, endpointId: string, deliveryId: string) =>

@@ -14,6 +14,7 @@ import * as leanIndexes from './migrations/0009_lean_indexes.ts';
 import * as spendingWindows from './migrations/0010_spending_windows.ts';
 import * as custody from './migrations/0011_custody.ts';
 import * as privateIncomingInitiator from './migrations/0012_private_incoming_initiator.ts';
+import * as webhookSecretRotation from './migrations/0013_webhook_secret_rotation.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_spending_windows': spendingWindows,
   '0011_custody': custody,
   '0012_private_incoming_initiator': privateIncomingInitiator,
+  '0013_webhook_secret_rotation': webhookSecretRotation,
 };
 
 export interface MigrationReport {

@@ -327,8 +327,13 @@ export interface WebhookEndpointsTable {
   events_json: string | null;
   description: string | null;
   secret: string;
+  /** The secret the last rotation replaced; it signs too until previous_secret_expires_at_ms (0013). */
+  previous_secret: string | null;
+  previous_secret_expires_at_ms: bigint | null;
   lease_holder: string | null;
   lease_until_ms: bigint | null;
+  /** No delivery to the endpoint before this, after a failed attempt (0013). */
+  backoff_until_ms: bigint | null;
   created_at_ms: bigint;
   updated_at_ms: bigint;
 }

@@ -65,6 +65,11 @@ export interface HarnessOptions {
   clock?: ManualClock;
   /** Log at info into this stream (tests that read log lines); no logs otherwise. */
   logTo?: DestinationStream;
+  /**
+   * Run the background duties on real timers (webhooks every WEBHOOK_POLL_INTERVAL_MS, the rest every this
+   * many ms); by default they are off and tests call them by hand.
+   */
+  backgroundIntervalMs?: number;
 }
 
 /** Another instance on the harness's database (PostgreSQL: the same schema), with the same clock. */
@@ -98,8 +103,8 @@ export async function startHarness(
     clock,
     logLevel: options.logTo === undefined ? false : 'info',
     ...(options.logTo === undefined ? {} : { logDestination: options.logTo }),
-    // Tests move time by hand and call expiry and flushes themselves.
-    backgroundIntervalMs: null,
+    // Tests move time by hand and call expiry and flushes themselves, unless they ask for the real timers.
+    backgroundIntervalMs: options.backgroundIntervalMs ?? null,
     ...(postgresSchema === undefined ? {} : { postgresSchema }),
   });
   try {
