@@ -187,7 +187,7 @@ export const TOOL_SPECS = [
         },
         headers: {
           description:
-            'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII',
+            'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused',
           type: 'object',
           propertyNames: {
             type: 'string',

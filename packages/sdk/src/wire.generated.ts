@@ -5286,7 +5286,7 @@ export interface operations {
                      * @enum {string}
                      */
                     method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-                    /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII */
+                    /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused */
                     headers?: {
                       [key: string]: string;
                     };
@@ -5373,7 +5373,7 @@ export interface operations {
                    * @enum {string}
                    */
                   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-                  /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII */
+                  /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused */
                   headers?: {
                     [key: string]: string;
                   };

@@ -1,6 +1,8 @@
-// What an agent puts in x402_fetch's request (outside finding 6). A header name that is no token, or a value
-// with CR, LF, NUL or a character outside visible ASCII, was a 500 with an error-level stack in the log; it is a
-// 400 naming the header. An upstream on this machine counts what reaches it.
+// What an agent puts in x402_fetch's request (outside findings 6 and 7). A header name that is no token, or a
+// value with CR, LF, NUL or a character outside visible ASCII, was a 500 with an error-level stack in the log;
+// it is a 400 naming the header. And the agent's own key went out in the URL (query or path) or the body, or in a
+// header in another case (`svc_LIVE_…`): refused like a key in a header, before anything is asked. An upstream
+// on this machine counts what reaches it.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +12,7 @@ import { createKey, tool } from './support/agent.ts';
 import { anvilAvailable } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
 import { type Harness, startHarness } from './support/harness.ts';
-import { expectError, type Reply, signupUser } from './support/http.ts';
+import { call, expectError, type Reply, signupUser } from './support/http.ts';
 
 const probe = await anvilAvailable();
 const PINO_ERROR = 50;
@@ -102,5 +104,62 @@ describe('x402_fetch checks the request it makes', { skip: probe.available ? fal
   test('a key sent as a header name is not echoed back', async () => {
     const reply = await fetchWith({ headers: { [`${key}:`]: 'v' } });
     await expectRefused(reply, /^headers: "\[redacted\]/, [key.slice(9)]);
+  });
+
+  const recased = () => `svc_LIVE_${key.slice('svc_live_'.length)}`;
+  const random = () => key.slice('svc_live_'.length);
+
+  test('the key in a header, in another case: refused', async () => {
+    const reply = await fetchWith({ headers: { 'X-Api-Key': recased() } });
+    await expectRefused(reply, /^headers: x-api-key carries an API key of this service; it is never sent/, [
+      random(),
+    ]);
+  });
+
+  for (const [where, url] of [
+    ['the query', () => `${origin}/free?api_key=${key}`],
+    ['the query, recased', () => `${origin}/free?api_key=${recased()}`],
+    ['the query, percent-encoded', () => `${origin}/free?api_key=%73vc%5Flive%5F${random()}`],
+    ['the path', () => `${origin}/keys/${key}/free`],
+    ['the query, without its prefix (the caller’s own key)', () => `${origin}/free?t=${random()}`],
+  ] as const) {
+    test(`the key in ${where}: refused`, async () => {
+      const reply = await fetchWith({ url: url() });
+      await expectRefused(reply, /^url carries an API key of this service; it is never sent/, [random()]);
+    });
+  }
+
+  for (const [what, body] of [
+    ['in JSON', () => JSON.stringify({ apiKey: key })],
+    ['recased, in a form', () => `api_key=${recased()}`],
+    ['JSON-escaped', () => `{"k":"\\u0073vc_live_${random()}"}`],
+    ['without its prefix (the caller’s own key)', () => JSON.stringify({ token: random() })],
+  ] as const) {
+    test(`the key in the body, ${what}: refused`, async () => {
+      const reply = await fetchWith({ method: 'POST', body: body() });
+      await expectRefused(reply, /^body carries an API key of this service; it is never sent/, [random()]);
+    });
+  }
+
+  test('over MCP too: the caller’s own key without its prefix is refused', async () => {
+    const reply = await call(
+      h.app,
+      'POST',
+      '/mcp',
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'x402_fetch',
+          arguments: { url: `${origin}/free?t=${random()}`, maxAmount: '1', idempotencyKey: 'mcp-leak' },
+        },
+      },
+      { token: key, headers: { accept: 'application/json, text/event-stream' } },
+    );
+    assert.equal(reply.status, 200, reply.raw);
+    assert.equal(reply.body.result.isError, true, reply.raw);
+    assert.match(reply.body.result.content[0].text, /^VALIDATION_ERROR: url carries an API key/);
+    assert.equal(seen.length, 0, 'nothing reached the upstream');
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN } from '../domain/x402-request.ts';
+import { HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN, keyLeakIn } from '../domain/x402-request.ts';
+import { invalid } from '../errors.ts';
 import { amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
 import { x402FetchOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
@@ -34,7 +35,7 @@ const input = z.strictObject({
     .optional()
     .describe(
       'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); ' +
-        'names are RFC 9110 tokens, values visible ASCII',
+        'names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused',
     ),
   body: z.string().max(BODY_LENGTH_MAX).optional().describe('request body (UTF-8 text, e.g. JSON)'),
   maxAmount: amountSchema.describe('the most this call may pay (USDC); a higher price is refused unsigned'),
@@ -58,7 +59,8 @@ export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
     'idempotencyKey.',
   input,
   output: x402FetchOutput,
-  run({ key, input: params, idempotencyKey, services }) {
+  run({ key, input: params, idempotencyKey, services, credential }) {
+    refuseKeyLeak(params, credential);
     return x402ServiceOf(services).fetch(
       key,
       {
@@ -73,3 +75,11 @@ export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
     );
   },
 };
+
+/** An API key of this service, the caller's above all, is never sent to a third party (before anything is asked). */
+function refuseKeyLeak(params: z.output<typeof input>, credential: string | null): void {
+  const request = { url: params.url, headers: params.headers ?? {}, body: params.body ?? null };
+  const where = keyLeakIn(request, credential);
+  if (where !== null)
+    throw invalid(`${where} carries an API key of this service; it is never sent to a third party`);
+}
