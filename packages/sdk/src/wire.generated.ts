@@ -268,7 +268,7 @@ export interface paths {
     put?: never;
     /**
      * Freeze an agent wallet
-     * @description Every write tool (send_payment, request_approval) answers 403 WALLET_FROZEN until unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. Freezing a frozen wallet changes nothing.
+     * @description Every write tool (send_payment, request_approval, x402_fetch, x402_sign) answers 403 WALLET_FROZEN until unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. An approved x402 payment is not signed while frozen: it stays approved until unfrozen (given back if unused a day after approval). Freezing a frozen wallet changes nothing.
      */
     post: operations['freezeAgentWallet'];
     delete?: never;

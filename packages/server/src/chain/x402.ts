@@ -25,6 +25,7 @@ import {
   findX402Row,
   type PaymentView,
   paymentNow,
+  refuseFrozen,
   signRow,
   storedOutcome,
   storeFinal,
@@ -105,6 +106,8 @@ async function fetchFor(
   const claim = claimOf(key, idempotencyKey, fetchFingerprint(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return resumeFetch(deps, request, stored, claim);
+  // A write tool: a frozen wallet asks nothing, paid or free.
+  await refuseFrozen(deps, key.walletId);
   const first = await callUpstream(request, {}, { allowPrivate: deps.allowPrivate, failureData: undefined });
   if (first.status !== 402) return success({ ...answerForAgent(first), payment: null });
   const required = paymentRequiredOf(first);
@@ -263,6 +266,7 @@ async function signFor(
   const claim = claimOf(key, idempotencyKey, signFingerprint(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return signedAnswer(deps, stored);
+  await refuseFrozen(deps, key.walletId);
   await refuseUncovered(deps, chosen.amountMicros);
   const decided = await decideX402(deps, key, {
     chosen,
