@@ -16,7 +16,6 @@ import {
 import { AppError } from '../errors.ts';
 import { requestFingerprint } from '../services/idempotency.ts';
 import type { AgentKeyRef } from '../services/payments.ts';
-import { payoutRefusal } from './treasury.ts';
 import { confirmX402 } from './x402-settle.ts';
 import {
   type Claim,
@@ -143,10 +142,11 @@ function refuseAbove(chosen: ChosenRequirement, maxAmountMicros: bigint): void {
 
 /**
  * The treasury signs every authorization: one it cannot cover would fail at the seller and come back only after
- * validBefore, so it is refused (503) before anything is decided or debited. Gas is the facilitator's.
+ * validBefore, so it is refused (503) before anything is decided or debited — on a fresh reading, never on one
+ * taken before a sweep landed. Gas is the facilitator's.
  */
 async function refuseUncovered(deps: X402Deps, amountMicros: bigint): Promise<void> {
-  const refusal = payoutRefusal(await deps.rail.treasury.read(), 0n, amountMicros, 'payment');
+  const refusal = await deps.rail.treasury.refusal(amountMicros, 0n, 'payment');
   if (refusal !== null) throw new AppError('SERVICE_UNAVAILABLE', refusal);
 }
 
