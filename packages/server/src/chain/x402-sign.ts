@@ -90,7 +90,8 @@ const newNonce = () => `0x${randomBytes(32).toString('hex')}`;
 
 /**
  * An approved payment becomes signed once (a fresh nonce and validity); false if someone else claimed it. On a
- * frozen wallet it stays approved (checked under the wallet's lock, so a freeze is never raced): WALLET_FROZEN.
+ * frozen wallet it stays approved: WALLET_FROZEN. (A freeze that commits between this claim and the signature is
+ * caught by signRow: nothing is signed, and the claimed payment goes back to the wallet after its validity.)
  */
 export async function claimApproved(deps: X402Deps, row: X402Row): Promise<boolean> {
   const nowMs = deps.ctx.clock.nowMs();
