@@ -187,16 +187,18 @@ export const TOOL_SPECS = [
         },
         headers: {
           description:
-            'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site)',
+            'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused',
           type: 'object',
           propertyNames: {
             type: 'string',
             minLength: 1,
             maxLength: 128,
+            pattern: "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$",
           },
           additionalProperties: {
             type: 'string',
             maxLength: 4096,
+            pattern: '^[\\t\\x20-\\x7E]*$',
           },
         },
         body: {

@@ -268,7 +268,7 @@ export interface paths {
     put?: never;
     /**
      * Freeze an agent wallet
-     * @description Every write tool (send_payment, request_approval) answers 403 WALLET_FROZEN until unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. Freezing a frozen wallet changes nothing.
+     * @description Every write tool (send_payment, request_approval, x402_fetch, x402_sign) answers 403 WALLET_FROZEN until unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. An approved x402 payment is not signed while frozen: it stays approved until unfrozen (given back if unused a day after approval). Freezing a frozen wallet changes nothing.
      */
     post: operations['freezeAgentWallet'];
     delete?: never;
@@ -5307,7 +5307,7 @@ export interface operations {
                      * @enum {string}
                      */
                     method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-                    /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site) */
+                    /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused */
                     headers?: {
                       [key: string]: string;
                     };
@@ -5394,7 +5394,7 @@ export interface operations {
                    * @enum {string}
                    */
                   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-                  /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site) */
+                  /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused */
                   headers?: {
                     [key: string]: string;
                   };

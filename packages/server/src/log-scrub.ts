@@ -3,7 +3,7 @@
 // it appears in an error's message or stack. Pure functions; the logger applies them as serializers.
 
 const SECRET_PATTERNS = [
-  /svc_live_[0-9A-Za-z]+/g, // API keys
+  /svc_live_[0-9A-Za-z]+/gi, // API keys (in any case: a recased key still gives its random part away)
   /whsec_[0-9A-Za-z]+/g, // webhook secrets
   /eyJ[0-9A-Za-z_-]+\.[0-9A-Za-z_-]+\.[0-9A-Za-z_-]+/g, // JWTs (base64url JSON header)
 ];

@@ -325,6 +325,78 @@ for (const target of await storeTargets()) {
       assert.equal(await world.usdc.balanceOf(SELLER_PAY_TO), sellerBefore + REPORT_MICROS);
     });
 
+    // Outside finding 3: the owner approved, then froze the wallet, and the agent's repeat was signed and paid.
+    test('approved, then frozen: the repeat is 403 WALLET_FROZEN, nothing signed or paid; unfrozen, it pays', async () => {
+      await createPolicy(owner, walletId, 'require_approval_above', { amount: '1' });
+      const asked = seller.requests.length;
+      const paidBefore = seller.paidRequests().length;
+      const sellerBefore = await world.usdc.balanceOf(SELLER_PAY_TO);
+      const before = await balance();
+      const pending = toolOk(await fetchReport({ idempotencyKey: 'ok-then-frozen' }), 'x402_fetch');
+      assert.equal(pending.payment.status, 'pending');
+      const txId = pending.payment.txId;
+      const approved = await owner.api.post(
+        `/api/v1/agent-wallets/${walletId}/transactions/${txId}/approve`,
+        {},
+      );
+      assert.equal(approved.status, 200, approved.raw);
+      const frozen = await owner.api.post(`/api/v1/agent-wallets/${walletId}/freeze`, {});
+      assert.equal(frozen.status, 200, frozen.raw);
+      try {
+        const refused = await fetchReport({ idempotencyKey: 'ok-then-frozen' });
+        expectError(refused, 403, 'WALLET_FROZEN');
+        const free = await tool(h, key, 'x402_fetch', { url: `${seller.origin}/free`, maxAmount: '1' });
+        expectError(free, 403, 'WALLET_FROZEN');
+        assert.equal(seller.requests.length, asked + 1, 'only the first, unpaid request reached the seller');
+        assert.equal(seller.paidRequests().length, paidBefore, 'no payment header reached the seller');
+        assert.equal(await world.usdc.balanceOf(SELLER_PAY_TO), sellerBefore, 'nothing moved on chain');
+        const row = await h.services.store.db
+          .selectFrom('x402_payments')
+          .select(['state', 'nonce'])
+          .where('transaction_id', '=', txId)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(row, { state: 'approved', nonce: null }, 'nothing signed: the approval waits');
+        const wallet = toolOk(await tool(h, key, 'check_balance', {}), 'check_balance');
+        assert.equal(wallet.frozen, true);
+        assert.equal(wallet.balance, minus(before, '1.5'), 'the approved amount stays set aside');
+      } finally {
+        const unfrozen = await owner.api.post(`/api/v1/agent-wallets/${walletId}/unfreeze`, {});
+        assert.equal(unfrozen.status, 200, unfrozen.raw);
+      }
+      const paid = toolOk(await fetchReport({ idempotencyKey: 'ok-then-frozen' }), 'x402_fetch');
+      assert.equal(paid.status, 200, JSON.stringify(paid));
+      assert.equal(paid.payment.txId, txId);
+      assert.equal(seller.paidRequests().length, paidBefore + 1);
+      assert.equal(await world.usdc.balanceOf(SELLER_PAY_TO), sellerBefore + REPORT_MICROS);
+      assert.equal(await balance(), minus(before, '1.5'), 'paid once');
+    });
+
+    test('x402_sign on a frozen wallet hands out no authorization, not even one signed before the freeze', async () => {
+      const answer = await plainFetch(`${seller.origin}/report`);
+      const required = JSON.parse(
+        Buffer.from(answer.headers.get('payment-required')!, 'base64').toString('utf8'),
+      );
+      const params = { paymentRequirements: required, idempotencyKey: 'signed-then-frozen' };
+      const before = await balance();
+      const signed = toolOk(await tool(h, key, 'x402_sign', params), 'x402_sign');
+      assert.equal(typeof signed.header, 'string');
+      await owner.api.post(`/api/v1/agent-wallets/${walletId}/freeze`, {});
+      try {
+        expectError(await tool(h, key, 'x402_sign', params), 403, 'WALLET_FROZEN');
+        const fresh = { ...params, idempotencyKey: 'frozen-fresh' };
+        expectError(await tool(h, key, 'x402_sign', fresh), 403, 'WALLET_FROZEN');
+      } finally {
+        await owner.api.post(`/api/v1/agent-wallets/${walletId}/unfreeze`, {});
+      }
+      const again = toolOk(await tool(h, key, 'x402_sign', params), 'x402_sign');
+      assert.equal(again.header, signed.header, 'unfrozen: the same authorization, never a second one');
+      // Never used: it comes back after validBefore (and leaves the next tests' balances alone).
+      await rpc(world.anvil, 'evm_increaseTime', [400]);
+      h.clock.advanceMs(400_000);
+      await settle();
+      assert.equal(await balance(), before);
+    });
+
     test('the same idempotency key at the same instant: one payment, one paid request', async () => {
       const paidBefore = seller.paidRequests().length;
       const sellerBefore = await world.usdc.balanceOf(SELLER_PAY_TO);

@@ -73,6 +73,8 @@ export function chainDuties(
     async send() {
       await rail.treasury.refresh();
       const round = await sendOnce({ ...base, holder: rail.holder, warn });
+      // A confirmed sweep (or payout) changed what the treasury holds: health and metrics follow at once.
+      if (round.finished > 0) await rail.treasury.refresh();
       if (!round.leased) return round;
       const swept = await planSweepsOnce({ ...base, tokenName });
       return { ...round, swept };

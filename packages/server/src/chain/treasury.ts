@@ -1,6 +1,8 @@
 // The treasury's health: native gas (it pays for every payout and sweep) and USDC (what payouts are sent from).
 // Read at most every TREASURY_FRESH_MS; a payout is refused with a 503 *before* any debit when the treasury
-// cannot pay for it, so no payment sits in `processing` waiting for gas that is not coming.
+// cannot pay for it, so no payment sits in `processing` waiting for gas that is not coming. A refusal is never
+// made on a cached reading alone: a sweep may have landed since (on this instance or another), so the chain is
+// read again — once, bounded in time — before a payment the treasury may now cover is refused.
 
 import type { Kysely } from 'kysely';
 import { formatMicros } from '../domain/money.ts';
@@ -12,6 +14,8 @@ import type { ServiceKeys } from './keys.ts';
 import { usdcAbi } from './token.ts';
 
 const TREASURY_FRESH_MS = 5_000;
+/** The fresh read before a refusal waits this long at most; then the cached reading decides. */
+const TREASURY_RECHECK_TIMEOUT_MS = 2_000;
 
 import type { TreasuryReading } from './treasury-view.ts';
 
@@ -24,6 +28,11 @@ export interface TreasuryMonitor {
   refresh(): Promise<TreasuryReading | null>;
   /** The last reading taken, without asking the chain (metrics). */
   latest(): TreasuryReading | null;
+  /**
+   * Why a payout (or an x402 payment: minGasWei 0, the facilitator pays the gas) of this amount cannot go out
+   * now, or null. A refusal from a reading taken before the call is decided again on a fresh one.
+   */
+  refusal(amountMicros: bigint, minGasWei: bigint, what: 'payout' | 'payment'): Promise<string | null>;
   /** Throws 503 SERVICE_UNAVAILABLE when a payout of this amount to an outside address cannot be paid now. */
   checkPayout(db: Kysely<Database>, toAddress: string, amountMicros: bigint): Promise<void>;
 }
@@ -33,12 +42,16 @@ const monotonicMs = () => performance.now();
 
 export function createTreasuryMonitor(
   client: ChainClient,
-  config: EvmConfig,
-  keys: ServiceKeys,
+  config: Pick<EvmConfig, 'usdcAddress' | 'minTreasuryGasWei'>,
+  keys: Pick<ServiceKeys, 'treasury'>,
+  nowMs: () => number = monotonicMs,
 ): TreasuryMonitor {
   let latest: TreasuryReading | null = null;
-  const refresh = async (): Promise<TreasuryReading> => {
+  let reading: Promise<TreasuryReading | null> | null = null;
+  const readChain = async (): Promise<TreasuryReading> => {
     const address = keys.treasury.address;
+    // The time the read starts: the chain's state is at least this recent.
+    const readAtMs = nowMs();
     const [gasWei, usdcMicros] = await Promise.all([
       client.getBalance({ address }),
       client.readContract({
@@ -48,17 +61,35 @@ export function createTreasuryMonitor(
         args: [address],
       }),
     ]);
-    latest = { address: address.toLowerCase(), gasWei, usdcMicros, readAtMs: monotonicMs() };
+    latest = { address: address.toLowerCase(), gasWei, usdcMicros, readAtMs };
     return latest;
   };
+  // One read at a time: requests refused together, and the sender's round, share it.
+  const refresh = () => {
+    reading ??= readChain()
+      .catch(() => null)
+      .finally(() => {
+        reading = null;
+      });
+    return reading;
+  };
   const read = async () => {
-    if (latest !== null && monotonicMs() - latest.readAtMs < TREASURY_FRESH_MS) return latest;
-    return refresh().catch(() => null);
+    if (latest !== null && nowMs() - latest.readAtMs < TREASURY_FRESH_MS) return latest;
+    return refresh();
+  };
+  const refusal = async (amountMicros: bigint, minGasWei: bigint, what: 'payout' | 'payment') => {
+    const askedAtMs = nowMs();
+    const cached = await read();
+    const refused = payoutRefusal(cached, minGasWei, amountMicros, what);
+    if (refused === null || cached === null || cached.readAtMs >= askedAtMs) return refused;
+    const fresh = await within(refresh(), TREASURY_RECHECK_TIMEOUT_MS, cached);
+    return payoutRefusal(fresh ?? cached, minGasWei, amountMicros, what);
   };
   return {
     read,
-    refresh: () => refresh().catch(() => null),
+    refresh,
     latest: () => latest,
+    refusal,
     async checkPayout(db, toAddress, amountMicros) {
       const internal = await db
         .selectFrom('wallets')
@@ -66,11 +97,19 @@ export function createTreasuryMonitor(
         .where('address', '=', toAddress)
         .executeTakeFirst();
       if (internal !== undefined) return;
-      const reading = await read();
-      const refusal = payoutRefusal(reading, config.minTreasuryGasWei, amountMicros);
-      if (refusal !== null) throw new AppError('SERVICE_UNAVAILABLE', refusal);
+      const refused = await refusal(amountMicros, config.minTreasuryGasWei, 'payout');
+      if (refused !== null) throw new AppError('SERVICE_UNAVAILABLE', refused);
     },
   };
+}
+
+/** The promise's value, or `otherwise` when it takes longer than timeoutMs. */
+function within<T>(promise: Promise<T>, timeoutMs: number, otherwise: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(otherwise), timeoutMs);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /**

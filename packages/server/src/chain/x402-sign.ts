@@ -4,6 +4,7 @@
 // the same signature, so a retry or a resumed crash re-sends the very authorization, never a second one), and
 // the stored idempotent outcome read back and replaced by the final answer.
 import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { getAddress } from 'viem';
 import { toChecksumAddress } from '../domain/address.ts';
 import { formatMicros } from '../domain/money.ts';
@@ -16,10 +17,11 @@ import {
   paymentPayloadOf,
   validBeforeSeconds,
 } from '../domain/x402.ts';
+import { AppError } from '../errors.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { type IdempotentResult, idempotencyConflict, keyIsLive } from '../services/idempotency.ts';
 import type { AgentKeyRef } from '../services/payments.ts';
-import type { X402PaymentsTable } from '../store/schema.ts';
+import type { Database, X402PaymentsTable } from '../store/schema.ts';
 import type { EvmRail } from './rail.ts';
 import { transferWithAuthorizationTypes, USDC_DOMAIN_VERSION } from './token.ts';
 
@@ -86,12 +88,17 @@ export async function decideX402(
 
 const newNonce = () => `0x${randomBytes(32).toString('hex')}`;
 
-/** An approved payment becomes signed once (a fresh nonce and validity); false if someone else claimed it. */
+/**
+ * An approved payment becomes signed once (a fresh nonce and validity); false if someone else claimed it. On a
+ * frozen wallet it stays approved: WALLET_FROZEN. (A freeze that commits between this claim and the signature is
+ * caught by signRow: nothing is signed, and the claimed payment goes back to the wallet after its validity.)
+ */
 export async function claimApproved(deps: X402Deps, row: X402Row): Promise<boolean> {
   const nowMs = deps.ctx.clock.nowMs();
   const requirement = JSON.parse(row.requirement_json) as { maxTimeoutSeconds?: number };
-  return deps.ctx.writer.run(
+  const claim = await deps.ctx.writer.run(
     async (trx) => {
+      if (await isFrozen(trx, row.wallet_id)) return 'frozen';
       const updated = await trx
         .updateTable('x402_payments')
         .set({
@@ -103,11 +110,37 @@ export async function claimApproved(deps: X402Deps, row: X402Row): Promise<boole
         .where('transaction_id', '=', row.transaction_id)
         .where('state', '=', 'approved')
         .executeTakeFirst();
-      return updated.numUpdatedRows === 1n;
+      return updated.numUpdatedRows === 1n ? 'claimed' : 'taken';
     },
     { wallets: [row.wallet_id] },
   );
+  if (claim === 'frozen') throw walletFrozen();
+  return claim === 'claimed';
 }
+
+/**
+ * Nothing is signed for a frozen wallet — not a fresh payment, not an approved one, not a retry of one signed
+ * before the freeze. The owner's approval stands: the payment stays approved (debited) until the wallet is
+ * unfrozen, and goes back to the wallet if nobody fetches it within APPROVED_UNUSED_MS of the approval.
+ */
+export async function refuseFrozen(deps: X402Deps, walletId: string): Promise<void> {
+  if (await isFrozen(deps.ctx.store.db, walletId)) throw walletFrozen();
+}
+
+async function isFrozen(db: Kysely<Database>, walletId: string): Promise<boolean> {
+  const wallet = await db
+    .selectFrom('wallets')
+    .select('frozen_at_ms')
+    .where('id', '=', walletId)
+    .executeTakeFirst();
+  return wallet !== undefined && wallet.frozen_at_ms !== null;
+}
+
+const walletFrozen = () =>
+  new AppError(
+    'WALLET_FROZEN',
+    'this agent wallet is frozen by its owner; nothing is signed (an approved payment waits until it is unfrozen)',
+  );
 
 /** The x402 row of a payment; undefined for a denied one (a rejected record has nothing to sign). */
 export function findX402Row(deps: X402Deps, transactionId: string): Promise<X402Row | undefined> {
@@ -135,6 +168,7 @@ export interface SignedPayment {
 export async function signRow(deps: X402Deps, row: X402Row): Promise<SignedPayment> {
   if (row.nonce === null || row.valid_before_s === null)
     throw new Error(`x402 payment ${row.transaction_id} has no authorization to sign`);
+  await refuseFrozen(deps, row.wallet_id);
   const { config, keys } = deps.rail;
   const message = {
     from: keys.treasury.address,

@@ -67,16 +67,15 @@ export function upstreamUrl(value: string, allowPrivate: boolean): URL {
   return check.url;
 }
 
-/** The agent's headers, minus those it may not set; an API key of this service is never forwarded. */
+/**
+ * The agent's headers, minus those it may not set. Names and values are checked by the tool's input schema, and
+ * an API key of this service anywhere in the request by the tool (domain/x402-request.ts).
+ */
 export function upstreamHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (FORBIDDEN_REQUEST_HEADERS.has(lower)) throw invalid(`headers: ${lower} cannot be set`);
-    if (/svc_(live|test)_/.test(value))
-      throw invalid(
-        `headers: ${lower} carries an API key of this service; it is never sent to a third party`,
-      );
     out[lower] = value;
   }
   return out;

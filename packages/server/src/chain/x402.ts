@@ -16,7 +16,6 @@ import {
 import { AppError } from '../errors.ts';
 import { requestFingerprint } from '../services/idempotency.ts';
 import type { AgentKeyRef } from '../services/payments.ts';
-import { payoutRefusal } from './treasury.ts';
 import { confirmX402 } from './x402-settle.ts';
 import {
   type Claim,
@@ -25,6 +24,7 @@ import {
   findX402Row,
   type PaymentView,
   paymentNow,
+  refuseFrozen,
   signRow,
   storedOutcome,
   storeFinal,
@@ -105,6 +105,8 @@ async function fetchFor(
   const claim = claimOf(key, idempotencyKey, fetchFingerprint(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return resumeFetch(deps, request, stored, claim);
+  // A write tool: a frozen wallet asks nothing, paid or free.
+  await refuseFrozen(deps, key.walletId);
   const first = await callUpstream(request, {}, { allowPrivate: deps.allowPrivate, failureData: undefined });
   if (first.status !== 402) return success({ ...answerForAgent(first), payment: null });
   const required = paymentRequiredOf(first);
@@ -140,10 +142,11 @@ function refuseAbove(chosen: ChosenRequirement, maxAmountMicros: bigint): void {
 
 /**
  * The treasury signs every authorization: one it cannot cover would fail at the seller and come back only after
- * validBefore, so it is refused (503) before anything is decided or debited. Gas is the facilitator's.
+ * validBefore, so it is refused (503) before anything is decided or debited — on a fresh reading, never on one
+ * taken before a sweep landed. Gas is the facilitator's.
  */
 async function refuseUncovered(deps: X402Deps, amountMicros: bigint): Promise<void> {
-  const refusal = payoutRefusal(await deps.rail.treasury.read(), 0n, amountMicros, 'payment');
+  const refusal = await deps.rail.treasury.refusal(amountMicros, 0n, 'payment');
   if (refusal !== null) throw new AppError('SERVICE_UNAVAILABLE', refusal);
 }
 
@@ -263,6 +266,7 @@ async function signFor(
   const claim = claimOf(key, idempotencyKey, signFingerprint(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return signedAnswer(deps, stored);
+  await refuseFrozen(deps, key.walletId);
   await refuseUncovered(deps, chosen.amountMicros);
   const decided = await decideX402(deps, key, {
     chosen,

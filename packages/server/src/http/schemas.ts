@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseAddress } from '../domain/address.ts';
 import { AMOUNT_STRING_LENGTH_MAX, parseAmount } from '../domain/money.ts';
 import { PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN, passwordProblem } from '../domain/passwords.ts';
+import { scrubSecrets } from '../log-scrub.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../services/idempotency.ts';
 
@@ -129,12 +130,21 @@ export function paginated<T extends z.ZodType>(item: T, listName: 'items' | 'tra
 
 /** Turns zod issues into one sentence naming each bad field. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], where: string): string {
-  const parts = issues.slice(0, 5).map((issue) => describeIssue(issue, where));
+  // Masked: a message echoes field names, and a caller may have sent a secret as one.
+  const parts = issues.slice(0, 5).map((issue) => scrubSecrets(describeIssue(issue, where)));
   return parts.join('; ');
 }
 
 function describeIssue(issue: z.core.$ZodIssue, where: string): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : where;
+  if (issue.code === 'invalid_key') {
+    // The bad key is shown escaped and short (it may hold a CR, an LF, or a secret sent as a name).
+    const key = String(issue.path.at(-1) ?? '');
+    const shown = JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
+    const owner = issue.path.length > 1 ? issue.path.slice(0, -1).join('.') : where;
+    const why = issue.issues[0]?.message ?? 'is not allowed';
+    return `${owner}: ${shown} ${why}`;
+  }
   if (issue.code === 'unrecognized_keys') {
     const prefix = issue.path.length > 0 ? `${issue.path.join('.')}.` : '';
     // Field names are echoed short: a client that sent a secret as a field name must not get it back whole.

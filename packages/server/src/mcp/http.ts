@@ -3,6 +3,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { bearerToken } from '../http/auth.ts';
 import { currentAgentKey } from '../http/auth-hooks.ts';
 import { failureEnvelope } from '../http/schemas.ts';
 import type { Services } from '../services/index.ts';
@@ -45,7 +46,11 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
     validatorCompiler: () => () => true,
     handler: async (request, reply) => {
       const key = currentAgentKey(request);
-      const server = createMcpServer(services, key, { requestId: request.id, log: request.log });
+      const server = createMcpServer(services, key, {
+        requestId: request.id,
+        log: request.log,
+        credential: bearerToken(request),
+      });
       // Stateless: no session to keep between requests, so any instance can answer any request.
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

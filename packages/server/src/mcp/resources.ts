@@ -68,6 +68,7 @@ export async function readResource(
       key,
       body: resource.params,
       headerIdempotencyKey: undefined,
+      credential: context.credential,
     });
   } catch (thrown) {
     const error = serviceError(thrown, context.log, context.requestId);

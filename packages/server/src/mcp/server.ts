@@ -23,6 +23,8 @@ import { listResources, readResource } from './resources.ts';
 export interface McpRequestContext {
   requestId: string;
   log: FastifyBaseLogger;
+  /** The API key of the request (see ToolCall.credential). */
+  credential: string | null;
 }
 
 export function createMcpServer(services: Services, key: AgentKey, context: McpRequestContext): Server {
@@ -60,7 +62,13 @@ async function callTool(
   try {
     const tool = toolByName(name);
     if (tool !== undefined) await enforceToolLimit(services.limiter, tool.name, key.id);
-    const outcome = await executeTool(services, { name, key, body: args, headerIdempotencyKey: undefined });
+    const outcome = await executeTool(services, {
+      name,
+      key,
+      body: args,
+      headerIdempotencyKey: undefined,
+      credential: context.credential,
+    });
     if (outcome.ok) {
       const data = outcome.data as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };

@@ -16,6 +16,8 @@ export interface ToolInvocation {
   body: unknown;
   /** The Idempotency-Key header, if any. */
   headerIdempotencyKey: string | string[] | undefined;
+  /** The API key the call was made with (see ToolCall); null where no tool can send it anywhere. */
+  credential: string | null;
 }
 
 export async function executeTool(services: Services, invocation: ToolInvocation): Promise<Outcome<unknown>> {
@@ -34,7 +36,13 @@ export async function executeTool(services: Services, invocation: ToolInvocation
     tool.scope === 'write'
       ? chooseIdempotencyKey(invocation.headerIdempotencyKey, input.idempotencyKey)
       : null;
-  const outcome = await tool.run({ key: invocation.key, input, idempotencyKey, services });
+  const outcome = await tool.run({
+    key: invocation.key,
+    input,
+    idempotencyKey,
+    services,
+    credential: invocation.credential,
+  });
   if (tool.name === 'send_payment') services.metrics.payment(paymentStatusOf(outcome), services.config.rail);
   return outcome;
 }

@@ -30,6 +30,8 @@ export interface ToolCall<I> {
   /** From the Idempotency-Key header or the idempotencyKey param (write tools only). */
   idempotencyKey: string | null;
   services: Services;
+  /** The API key the caller presented, only so x402_fetch can refuse to send it on; never stored or logged. */
+  credential: string | null;
 }
 
 export interface ToolDefinition<I = unknown> {

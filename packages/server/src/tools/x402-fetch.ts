@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN, keyLeakIn } from '../domain/x402-request.ts';
+import { invalid } from '../errors.ts';
 import { amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
 import { x402FetchOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
@@ -8,6 +10,18 @@ const HEADERS_MAX = 32;
 const HEADER_VALUE_LENGTH_MAX = 4_096;
 const BODY_LENGTH_MAX = 64 * 1024;
 
+// Checked here, not by the HTTP client: it refuses what it cannot send with an exception (a 500), not a reason.
+const NAME_ERROR = "is not a header name (an RFC 9110 token of 1 to 128 letters, digits and !#$%&'*+-.^_`|~)";
+const headerName = z
+  .string()
+  .min(1, { error: NAME_ERROR })
+  .max(128, { error: NAME_ERROR })
+  .regex(HEADER_NAME_PATTERN, { error: NAME_ERROR });
+const headerValue = z.string().max(HEADER_VALUE_LENGTH_MAX).regex(HEADER_VALUE_PATTERN, {
+  error:
+    'must be visible ASCII, spaces and tabs only (no CR, LF, NUL or other control or non-ASCII character)',
+});
+
 const input = z.strictObject({
   url: z
     .string()
@@ -16,11 +30,12 @@ const input = z.strictObject({
     .describe('the resource to request: https:// (private targets are refused)'),
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional().describe('default GET'),
   headers: z
-    .record(z.string().min(1).max(128), z.string().max(HEADER_VALUE_LENGTH_MAX))
+    .record(headerName, headerValue)
     .refine((h) => Object.keys(h).length <= HEADERS_MAX, `at most ${HEADERS_MAX} headers`)
     .optional()
     .describe(
-      'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site)',
+      'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); ' +
+        'names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused',
     ),
   body: z.string().max(BODY_LENGTH_MAX).optional().describe('request body (UTF-8 text, e.g. JSON)'),
   maxAmount: amountSchema.describe('the most this call may pay (USDC); a higher price is refused unsigned'),
@@ -44,7 +59,8 @@ export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
     'idempotencyKey.',
   input,
   output: x402FetchOutput,
-  run({ key, input: params, idempotencyKey, services }) {
+  run({ key, input: params, idempotencyKey, services, credential }) {
+    refuseKeyLeak(params, credential);
     return x402ServiceOf(services).fetch(
       key,
       {
@@ -59,3 +75,11 @@ export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
     );
   },
 };
+
+/** An API key of this service, the caller's above all, is never sent to a third party (before anything is asked). */
+function refuseKeyLeak(params: z.output<typeof input>, credential: string | null): void {
+  const request = { url: params.url, headers: params.headers ?? {}, body: params.body ?? null };
+  const where = keyLeakIn(request, credential);
+  if (where !== null)
+    throw invalid(`${where} carries an API key of this service; it is never sent to a third party`);
+}

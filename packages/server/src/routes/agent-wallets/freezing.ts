@@ -11,8 +11,10 @@ export function freezingRoute(action: 'freeze' | 'unfreeze') {
     summary: action === 'freeze' ? 'Freeze an agent wallet' : 'Unfreeze an agent wallet',
     description:
       action === 'freeze'
-        ? 'Every write tool (send_payment, request_approval) answers 403 WALLET_FROZEN until unfrozen. Reads still ' +
-          'work, and the owner can still fund, withdraw, approve and reject. Freezing a frozen wallet changes nothing.'
+        ? 'Every write tool (send_payment, request_approval, x402_fetch, x402_sign) answers 403 WALLET_FROZEN until ' +
+          'unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. An approved x402 ' +
+          'payment is not signed while frozen: it stays approved until unfrozen (given back if unused a day after ' +
+          'approval). Freezing a frozen wallet changes nothing.'
         : 'Lets the agent write again. Unfreezing a wallet that is not frozen changes nothing.',
     tags: ['agent-wallets'],
     params: walletIdParams,

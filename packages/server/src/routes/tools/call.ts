@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { unwrap } from '../../domain/outcome.ts';
+import { bearerToken } from '../../http/auth.ts';
 import { currentAgentKey } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { executeTool } from '../../tools/execute.ts';
@@ -27,6 +28,7 @@ export default defineRoute({
       key: currentAgentKey(request),
       body: request.body,
       headerIdempotencyKey: request.headers['idempotency-key'],
+      credential: bearerToken(request),
     });
     return { data: unwrap(outcome), envelope: { tool: params.name } };
   },
