@@ -483,7 +483,7 @@ describe('dashboard end to end: spending controls and webhooks', { skip: skipRea
       const form = tab.getByRole('form', { name: 'Add a webhook endpoint' });
       const url = form.getByLabel('Endpoint URL');
       for (const [target, words] of [
-        ['https://127.0.0.1/hook', 'The server refused this URL: it must not point to a loopback, private'],
+        ['https://127.0.0.1/hook', 'The server refused this URL: it must point to a public address.'],
         ['http://hooks.example.com/hook', 'The server refused this URL: it must be an https:// URL.'],
       ] as const) {
         await url.fill(target);

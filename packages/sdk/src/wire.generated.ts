@@ -10,7 +10,7 @@ export interface paths {
     };
     /**
      * Service health
-     * @description Whether the database (and Redis, when configured) answer, and which settlement rail is active. `degraded` with `reasons` when any of them cannot serve requests (the database check is bounded at 2 s).
+     * @description Whether the database (and Redis, when configured) answer, and which settlement rail is active. `degraded` with `reasons` when any of them cannot serve requests (the database check is bounded at 2 s). No authentication needed; on the `evm` rail, `treasury` is added only for `Authorization: Bearer <METRICS_TOKEN>` (when set) or a valid session JWT.
      */
     get: operations['health'];
     put?: never;
@@ -52,9 +52,29 @@ export interface paths {
     put?: never;
     /**
      * Log in
-     * @description A wrong email and a wrong password get the same 401 INVALID_CREDENTIALS, in the same time. Failed attempts also count per account (bucket `login_account`, 10 per 15 minutes by default), whatever the IP: past it that email answers 429 RATE_LIMITED with Retry-After.
+     * @description A wrong email and a wrong password get the same 401 INVALID_CREDENTIALS, in the same time. Failed attempts also count per account (bucket `login_account`, 10 per 15 minutes by default), whatever the IP: past it that email answers 429 RATE_LIMITED with Retry-After — except that the right password of an account with a second factor still answers MFA_REQUIRED (the factor is what guessing cannot pass). With a factor active the right password answers 401 MFA_REQUIRED with `error.mfaToken` (single use, 5 minutes) and `error.methods`; finish with POST /auth/login/mfa.
      */
     post: operations['login'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/login/mfa': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Finish a login with a second factor
+     * @description The mfaToken of a login that answered MFA_REQUIRED and a TOTP code (accepted once) or a recovery code (once, ever) as `code`, or a passkey’s answer as `passkey` (after POST /auth/passkeys/authentication-options). A wrong one is 401 INVALID_CREDENTIALS and counts in `login_account`; five wrong ones end the mfaToken (401 UNAUTHORIZED: log in again).
+     */
+    post: operations['loginMfa'];
     delete?: never;
     options?: never;
     head?: never;
@@ -90,6 +110,294 @@ export interface paths {
     };
     /** The current user */
     get: operations['me'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/step-up': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Prove presence again
+     * @description Renews the session’s proof of presence, which sensitive operations need no older than STEP_UP_MAX_AGE_SECONDS (else 403 STEP_UP_REQUIRED). `{code}` (TOTP or recovery code) or `{passkey}` (after POST /auth/step-up/passkey-options) when a second factor is active — the password alone is then not enough — else `{password}`. A wrong one is 401 INVALID_CREDENTIALS and counts in the account’s `login_account` bucket; while it is full, 429.
+     */
+    post: operations['stepUp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List your sessions
+     * @description Every live session of the account (newest first, at most 100): where and when it began and was last used.
+     */
+    get: operations['listSessions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * End a session
+     * @description Its token is refused from the next request on, on every instance. Another user’s session, or one already ended, is 404.
+     */
+    delete: operations['endSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/sessions/end-others': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Log out everywhere else
+     * @description Ends every session of the account but this one, at once on every instance.
+     */
+    post: operations['endOtherSessions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Change your password
+     * @description Needs step-up and the current password (a wrong one is 401 INVALID_CREDENTIALS, counted in `login_account`). Every other session ends at once; this one stays. Sends `security.password_changed`. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     */
+    post: operations['changePassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/mfa': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your second factors
+     * @description Whether TOTP is active, how many passkeys are registered, how many recovery codes are unused.
+     */
+    get: operations['mfaStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/mfa/totp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start enrolling TOTP
+     * @description A new secret for an authenticator app (RFC 6238: SHA-1, 6 digits, 30 s) and its otpauth:// URL (render it as a QR code locally). Not active until POST /auth/mfa/totp/confirm; starting again replaces an unconfirmed secret. 409 INVALID_STATE while TOTP is active. Needs step-up. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     */
+    post: operations['startTotp'];
+    /**
+     * Remove TOTP
+     * @description Needs step-up. With no factor left the recovery codes go too. Sends `security.factor_removed`. 404 when TOTP is not active. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     */
+    delete: operations['removeTotp'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/mfa/totp/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm TOTP
+     * @description The first code from the authenticator app activates TOTP and returns ten recovery codes, shown here only (stored hashed; each works once, and replaces a lost authenticator at login or step-up). A code that does not match is 400. Sends `security.factor_added`. Needs step-up. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     */
+    post: operations['confirmTotp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/passkeys/registration-options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start registering a passkey
+     * @description WebAuthn creation options for navigator.credentials.create (with @simplewebauthn/browser: startRegistration). The challenge is single use and lives 5 minutes. Needs step-up (adding a factor). Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     */
+    post: operations['passkeyRegistrationOptions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/passkeys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your passkeys
+     * @description Newest first: label, when added, when last used.
+     */
+    get: operations['listPasskeys'];
+    put?: never;
+    /**
+     * Register a passkey
+     * @description The browser’s answer to the registration options. From now on a login needs a second factor. Sends `security.factor_added`. A response that does not verify is 400; no live challenge is 409 INVALID_STATE. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     */
+    post: operations['registerPasskey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/passkeys/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a passkey
+     * @description Needs step-up. Sends `security.factor_removed`. Another user’s passkey is 404. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     */
+    delete: operations['removePasskey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/passkeys/authentication-options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Passkey options for a login’s second step
+     * @description For the mfaToken of a login that answered MFA_REQUIRED: WebAuthn request options (with @simplewebauthn/browser: startAuthentication) allowing the account’s passkeys. Then POST /auth/login/mfa {mfaToken, passkey}. An unknown or used mfaToken is 401.
+     */
+    post: operations['passkeyLoginOptions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/step-up/passkey-options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Passkey options for a step-up
+     * @description WebAuthn request options bound to this session; answer with POST /auth/step-up {passkey}. 409 INVALID_STATE when the account has no passkey.
+     */
+    post: operations['passkeyStepUpOptions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/security-events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Recent security events
+     * @description Password changes and factors added or removed, newest first, with where they came from.
+     */
+    get: operations['securityEvents'];
     put?: never;
     post?: never;
     delete?: never;
@@ -169,6 +477,94 @@ export interface paths {
      * @description Exists only on a server whose rail is "sandbox": simulated money for trying the service.
      */
     post: operations['sandboxDeposit'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/wallet/withdrawal-addresses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The withdrawal address book
+     * @description Newest first (at most 100), each pending or active as of now.
+     */
+    get: operations['listWithdrawalAddresses'];
+    put?: never;
+    /**
+     * Add a withdrawal address
+     * @description The master wallet can withdraw only to addresses of this book, each usable from `activatesAt` = now + WITHDRAWAL_ADDRESS_DELAY_SECONDS (default 24 h; 0: at once), so that an address added by someone else can be removed before it is used. Sends `withdrawal_address.added`. At most 100; the same address twice is 409 INVALID_STATE. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     */
+    post: operations['addWithdrawalAddress'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/wallet/withdrawal-addresses/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a withdrawal address
+     * @description At once, with no delay and no step-up: removing an address only ever makes the account safer.
+     */
+    delete: operations['removeWithdrawalAddress'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/wallet/withdrawals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Withdrawals from the master wallet
+     * @description Newest first, with their status as it stands now.
+     */
+    get: operations['listWithdrawals'];
+    put?: never;
+    /**
+     * Withdraw from the master wallet
+     * @description To an **active** address of the withdrawal book (else 422 WITHDRAWAL_ADDRESS_NOT_ALLOWED, saying when a pending one activates). `completed` at once on the sandbox or to an address of this service (internal ledger); `processing` on evm until the payout is CONFIRMATIONS deep, then `completed` with its txHash, or `failed` with the money back in the master wallet (`withdrawal.completed` / `withdrawal.failed`). 422 INSUFFICIENT_BALANCE. Send an Idempotency-Key header (or idempotencyKey) to retry safely. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     */
+    post: operations['withdrawMaster'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/wallet/withdrawals/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One withdrawal
+     * @description Another user’s withdrawal is 404.
+     */
+    get: operations['getWithdrawal'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -312,7 +708,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key for an agent wallet
-     * @description The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its SHA-256 hash is stored. It acts on this wallet only, within its scopes.
+     * @description The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its SHA-256 hash is stored. It acts on this wallet only, within its scopes. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['createKey'];
     delete?: never;
@@ -352,7 +748,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate an API key
-     * @description A new key (shown once) with the same label and scopes. The old key keeps working until now + gracePeriodSeconds (default 3600, 0 = at once, max 604800), then is refused: rotation without downtime. A key already rotated, revoked or expired: 409 INVALID_STATE.
+     * @description A new key (shown once) with the same label and scopes. The old key keeps working until now + gracePeriodSeconds (default 3600, 0 = at once, max 604800), then is refused: rotation without downtime. A key already rotated, revoked or expired: 409 INVALID_STATE. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['rotateKey'];
     delete?: never;
@@ -395,13 +791,16 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a policy */
+    /**
+     * Delete a policy
+     * @description Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     */
     delete: operations['deletePolicy'];
     options?: never;
     head?: never;
     /**
      * Change or pause a policy
-     * @description New params (validated against the policy’s type, which cannot change) and/or active: false to pause.
+     * @description New params (validated against the policy’s type, which cannot change) and/or active: false to pause. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     patch: operations['updatePolicy'];
     trace?: never;
@@ -517,7 +916,7 @@ export interface paths {
     put?: never;
     /**
      * Approve a held payment
-     * @description Executes the held payment from its hold (it cannot fail for lack of funds). Policies are not evaluated again: the owner’s approval is the decision. Answers the updated transaction (completed, processing or failed).
+     * @description Executes the held payment from its hold (it cannot fail for lack of funds). Policies are not evaluated again: the owner’s approval is the decision. Answers the updated transaction (completed, processing or failed). Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['approveTransaction'];
     delete?: never;
@@ -601,7 +1000,7 @@ export interface paths {
     put?: never;
     /**
      * Add a webhook endpoint
-     * @description Events are POSTed to `url` as `{id, type, createdAt, data}` with `Agent-Wallet-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. The `secret` (`whsec_…`) appears in this answer only. Any 2xx within 10 s is delivered; anything else is retried with exponential backoff for at least 24 h.
+     * @description Events are POSTed to `url` as `{id, type, createdAt, data}` with `Agent-Wallet-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. The `secret` (`whsec_…`) appears in this answer only. Any 2xx within 10 s is delivered; anything else is retried with exponential backoff for at least 24 h. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -627,7 +1026,10 @@ export interface paths {
     delete: operations['deleteWebhook'];
     options?: never;
     head?: never;
-    /** Change a webhook endpoint */
+    /**
+     * Change a webhook endpoint
+     * @description Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     */
     patch: operations['updateWebhook'];
     trace?: never;
   };
@@ -642,7 +1044,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate a webhook endpoint's signing secret
-     * @description A new `secret` (`whsec_…`), shown in this answer only. Until `previousSecretExpiresAt` (now + overlapSeconds: default 86400, 0 = at once, max 604800) every delivery carries both signatures, `Agent-Wallet-Signature: t=<unix seconds>,v1=<new>,v1=<old>`, so receivers can switch without refusing an event; after it, only the new one. Rotating again during an overlap replaces the previous secret with the current one (the older one stops signing at once).
+     * @description A new `secret` (`whsec_…`), shown in this answer only. Until `previousSecretExpiresAt` (now + overlapSeconds: default 86400, 0 = at once, max 604800) every delivery carries both signatures, `Agent-Wallet-Signature: t=<unix seconds>,v1=<new>,v1=<old>`, so receivers can switch without refusing an event; after it, only the new one. Rotating again during an overlap replaces the previous secret with the current one (the older one stops signing at once). Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['rotateWebhookSecret'];
     delete?: never;
@@ -754,7 +1156,7 @@ export interface operations {
               rail: string;
               /** @enum {string} */
               redis?: 'up' | 'down';
-              /** @description `evm` rail only: the treasury address, its native gas (wei) and USDC; null when the chain cannot be read. */
+              /** @description `evm` rail, for the operator (`Bearer <METRICS_TOKEN>`) or a signed-in user only: the treasury address, its native gas (wei) and USDC; null when the chain cannot be read. */
               treasury?: {
                 address: string;
                 gasWei: string;
@@ -1013,6 +1415,121 @@ export interface operations {
       };
     };
   };
+  loginMfa: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          mfaToken: string;
+          code?: string;
+          /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
+          passkey?: {
+            id: string;
+            rawId: string;
+            /** @enum {string} */
+            type: 'public-key';
+            clientExtensionResults: {
+              [key: string]: unknown;
+            };
+            authenticatorAttachment?: string;
+            response: {
+              clientDataJSON: string;
+              authenticatorData: string;
+              signature: string;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Finish a login with a second factor */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              user: {
+                id: string;
+                email: string;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                createdAt: string;
+              };
+              /** @description JWT, valid for 7 days */
+              token: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
   logout: {
     parameters: {
       query?: never;
@@ -1126,6 +1643,1422 @@ export interface operations {
                  */
                 createdAt: string;
               };
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  stepUp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          password?: string;
+          code?: string;
+          /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
+          passkey?: {
+            id: string;
+            rawId: string;
+            /** @enum {string} */
+            type: 'public-key';
+            clientExtensionResults: {
+              [key: string]: unknown;
+            };
+            authenticatorAttachment?: string;
+            response: {
+              clientDataJSON: string;
+              authenticatorData: string;
+              signature: string;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Prove presence again */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              steppedUpAt: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listSessions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List your sessions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              items: {
+                id: string;
+                /** @description the session of this request */
+                current: boolean;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                createdAt: string;
+                /** @description to the minute */
+                lastUsedAt: string | null;
+                ip: string | null;
+                userAgent: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  endSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description End a session */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  endOtherSessions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': Record<string, never> | null;
+      };
+    };
+    responses: {
+      /** @description Log out everywhere else */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @description how many sessions ended */
+              ended: number;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  changePassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          currentPassword: string;
+          /** @description Not only spaces, no control characters, and not one of the 10,000 most common passwords (case-insensitive). */
+          newPassword: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Change your password */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @enum {boolean} */
+              passwordChanged: true;
+              endedSessions: number;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  mfaStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Your second factors */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              totp: boolean;
+              passkeys: number;
+              recoveryCodesLeft: number;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  startTotp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': Record<string, never> | null;
+      };
+    };
+    responses: {
+      /** @description Start enrolling TOTP */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @description base32; shown here only */
+              secret: string;
+              otpauthUrl: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  removeTotp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Remove TOTP */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @enum {string} */
+              id: 'totp';
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  confirmTotp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Confirm TOTP */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              recoveryCodes: string[];
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  passkeyRegistrationOptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': Record<string, never> | null;
+      };
+    };
+    responses: {
+      /** @description Start registering a passkey */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description PublicKeyCredentialCreationOptionsJSON / PublicKeyCredentialRequestOptionsJSON for the browser */
+            data: {
+              challenge: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listPasskeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Your passkeys */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              items: {
+                id: string;
+                label: string;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                createdAt: string;
+                lastUsedAt: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  registerPasskey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          label: string;
+          /** @description the browser’s RegistrationResponseJSON (navigator.credentials.create) */
+          response: {
+            id: string;
+            rawId: string;
+            /** @enum {string} */
+            type: 'public-key';
+            clientExtensionResults: {
+              [key: string]: unknown;
+            };
+            authenticatorAttachment?: string;
+            response: {
+              clientDataJSON: string;
+              attestationObject: string;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Register a passkey */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              label: string;
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              createdAt: string;
+              lastUsedAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  removePasskey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Remove a passkey */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  passkeyLoginOptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          mfaToken: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Passkey options for a login’s second step */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description PublicKeyCredentialCreationOptionsJSON / PublicKeyCredentialRequestOptionsJSON for the browser */
+            data: {
+              challenge: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  passkeyStepUpOptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': Record<string, never> | null;
+      };
+    };
+    responses: {
+      /** @description Passkey options for a step-up */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description PublicKeyCredentialCreationOptionsJSON / PublicKeyCredentialRequestOptionsJSON for the browser */
+            data: {
+              challenge: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  securityEvents: {
+    parameters: {
+      query?: {
+        page?: string;
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Recent security events */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              items: {
+                id: string;
+                /** @enum {string} */
+                type: 'security.password_changed' | 'security.factor_added' | 'security.factor_removed';
+                detail: {
+                  [key: string]: string;
+                };
+                ip: string | null;
+                userAgent: string | null;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                createdAt: string;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
             };
           };
         };
@@ -1508,6 +3441,596 @@ export interface operations {
               createdAt: string;
               /** @description master wallet balance after the deposit */
               balance: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listWithdrawalAddresses: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The withdrawal address book */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              items: {
+                id: string;
+                /** @description EIP-55 */
+                address: string;
+                label: string;
+                /**
+                 * @description computed from the clock: active from activatesAt
+                 * @enum {string}
+                 */
+                status: 'pending' | 'active';
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                activatesAt: string;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                createdAt: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  addWithdrawalAddress: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description EVM address (0x + 40 hex) */
+          address: string;
+          label: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Add a withdrawal address */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @description EIP-55 */
+              address: string;
+              label: string;
+              /**
+               * @description computed from the clock: active from activatesAt
+               * @enum {string}
+               */
+              status: 'pending' | 'active';
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              activatesAt: string;
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  removeWithdrawalAddress: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Remove a withdrawal address */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listWithdrawals: {
+    parameters: {
+      query?: {
+        page?: string;
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Withdrawals from the master wallet */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              items: {
+                id: string;
+                toAddress: string;
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
+                amount: string;
+                memo: string | null;
+                /** @enum {string} */
+                status: 'processing' | 'completed' | 'failed';
+                txHash: string | null;
+                /** @description "sandbox", "evm", or "internal" for an address of this service */
+                rail: string;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                createdAt: string;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  withdrawMaster: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description EVM address (0x + 40 hex) */
+          toAddress: string;
+          /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+          amount: string;
+          memo?: string;
+          idempotencyKey?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Withdraw from the master wallet */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              toAddress: string;
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
+              amount: string;
+              memo: string | null;
+              /** @enum {string} */
+              status: 'processing' | 'completed' | 'failed';
+              txHash: string | null;
+              /** @description "sandbox", "evm", or "internal" for an address of this service */
+              rail: string;
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getWithdrawal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One withdrawal */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              toAddress: string;
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
+              amount: string;
+              memo: string | null;
+              /** @enum {string} */
+              status: 'processing' | 'completed' | 'failed';
+              txHash: string | null;
+              /** @description "sandbox", "evm", or "internal" for an address of this service */
+              rail: string;
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              createdAt: string;
             };
           };
         };
@@ -5538,6 +8061,12 @@ export interface operations {
                       | 'key.rotated'
                       | 'wallet.frozen'
                       | 'wallet.unfrozen'
+                      | 'security.password_changed'
+                      | 'security.factor_added'
+                      | 'security.factor_removed'
+                      | 'withdrawal.completed'
+                      | 'withdrawal.failed'
+                      | 'withdrawal_address.added'
                     )[]
                   | null;
                 description: string | null;
@@ -5629,6 +8158,12 @@ export interface operations {
                 | 'key.rotated'
                 | 'wallet.frozen'
                 | 'wallet.unfrozen'
+                | 'security.password_changed'
+                | 'security.factor_added'
+                | 'security.factor_removed'
+                | 'withdrawal.completed'
+                | 'withdrawal.failed'
+                | 'withdrawal_address.added'
               )[]
             | null;
           description?: string | null;
@@ -5664,6 +8199,12 @@ export interface operations {
                     | 'key.rotated'
                     | 'wallet.frozen'
                     | 'wallet.unfrozen'
+                    | 'security.password_changed'
+                    | 'security.factor_added'
+                    | 'security.factor_removed'
+                    | 'withdrawal.completed'
+                    | 'withdrawal.failed'
+                    | 'withdrawal_address.added'
                   )[]
                 | null;
               description: string | null;
@@ -5835,6 +8376,12 @@ export interface operations {
                 | 'key.rotated'
                 | 'wallet.frozen'
                 | 'wallet.unfrozen'
+                | 'security.password_changed'
+                | 'security.factor_added'
+                | 'security.factor_removed'
+                | 'withdrawal.completed'
+                | 'withdrawal.failed'
+                | 'withdrawal_address.added'
               )[]
             | null;
           description?: string | null;
@@ -5870,6 +8417,12 @@ export interface operations {
                     | 'key.rotated'
                     | 'wallet.frozen'
                     | 'wallet.unfrozen'
+                    | 'security.password_changed'
+                    | 'security.factor_added'
+                    | 'security.factor_removed'
+                    | 'withdrawal.completed'
+                    | 'withdrawal.failed'
+                    | 'withdrawal_address.added'
                   )[]
                 | null;
               description: string | null;

@@ -123,9 +123,9 @@ export function checkWebhookDraft(draft: WebhookDraft): WebhookDraftCheck {
 }
 
 /**
- * The server's refusal of a URL (400 "url must be an https:// URL", "url must not point to a loopback, private
- * or link-local address", "url: host does not resolve"), as a sentence for under the URL field; null for
- * anything else.
+ * The server's refusal of a URL (400 "url must be an https:// URL", "url must point to a public address",
+ * "url: host does not resolve to a public address"), as a sentence for under the URL field; null for anything
+ * else.
  */
 export function urlRefusal(error: ApiError | null | undefined): string | null {
   if (error === null || error === undefined || error.code !== 'VALIDATION_ERROR') return null;

@@ -131,7 +131,12 @@ export function restBucketFor(method: string, routeUrl: string): BucketName {
   // Every way to prove a password or code: the login form, its second step, a step-up.
   if (
     verb === 'POST' &&
-    ['/api/v1/auth/login', '/api/v1/auth/login/mfa', '/api/v1/auth/step-up'].includes(path)
+    [
+      '/api/v1/auth/login',
+      '/api/v1/auth/login/mfa',
+      '/api/v1/auth/step-up',
+      '/api/v1/auth/passkeys/authentication-options',
+    ].includes(path)
   )
     return 'login';
   if (verb === 'POST' && path === '/api/v1/auth/signup') return 'signup';

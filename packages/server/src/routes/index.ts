@@ -15,6 +15,12 @@ import loginMfa from './auth/login-mfa.ts';
 import logout from './auth/logout.ts';
 import me from './auth/me.ts';
 import mfaStatus from './auth/mfa-status.ts';
+import passkeyLoginOptions from './auth/passkey-login-options.ts';
+import registerPasskey from './auth/passkey-register.ts';
+import passkeyRegistrationOptions from './auth/passkey-registration-options.ts';
+import removePasskey from './auth/passkey-remove.ts';
+import passkeyStepUpOptions from './auth/passkey-step-up-options.ts';
+import listPasskeys from './auth/passkeys.ts';
 import changePassword from './auth/password.ts';
 import securityEvents from './auth/security-events.ts';
 import listSessions from './auth/sessions.ts';
@@ -82,6 +88,12 @@ export const ROUTE_TABLE = {
   startTotp,
   confirmTotp,
   removeTotp,
+  passkeyRegistrationOptions,
+  registerPasskey,
+  listPasskeys,
+  removePasskey,
+  passkeyLoginOptions,
+  passkeyStepUpOptions,
   securityEvents,
   getWallet,
   walletBalance,

@@ -3,6 +3,7 @@
 // it came from, when it was last used, and when presence was last proven (login, step-up): sensitive
 // operations need that proof recent (requireStepUp). A user with a second factor logs in in two steps: the
 // password gets a single-use mfaToken, the factor gets the session.
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import { isoFromMs } from '../clock.ts';
@@ -15,6 +16,7 @@ import type { Database } from '../store/schema.ts';
 import type { AddressSource } from './addresses.ts';
 import type { ServiceContext } from './context.ts';
 import type { FactorMethod, MfaService } from './mfa.ts';
+import type { PasskeyService } from './passkeys.ts';
 import { type RequestMeta, recordSecurityEvent } from './security-events.ts';
 import { createMasterWallet } from './wallets.ts';
 
@@ -68,7 +70,12 @@ export type WrongGuess = (email: string) => Promise<void>;
 export interface Proof {
   password?: string | undefined;
   code?: string | undefined;
+  /** The browser's AuthenticationResponseJSON, after authentication options were asked for. */
+  passkey?: AuthenticationResponseJSON | undefined;
 }
+
+/** The second step of a login: a TOTP or recovery code, or a passkey's answer. */
+export type FactorProof = { code: string } | { passkey: AuthenticationResponseJSON };
 
 export interface AuthService {
   signup(email: string, password: string, meta: RequestMeta): Promise<AuthResult>;
@@ -78,8 +85,15 @@ export interface AuthService {
    * means "refuse" (the caller answers 429 whether or not the password was right).
    */
   login(email: string, password: string, meta: RequestMeta, lockedOut: boolean): Promise<AuthResult | null>;
-  /** The second step of a login: the mfaToken and a TOTP or recovery code. */
-  loginWithCode(mfaToken: string, code: string, meta: RequestMeta, wrong: WrongGuess): Promise<AuthResult>;
+  /** The second step of a login: the mfaToken and a TOTP or recovery code, or a passkey. */
+  loginWithFactor(
+    mfaToken: string,
+    proof: FactorProof,
+    meta: RequestMeta,
+    wrong: WrongGuess,
+  ): Promise<AuthResult>;
+  /** WebAuthn options for a login's second step (the challenge rides on the mfaToken). */
+  passkeyLoginOptions(mfaToken: string): Promise<unknown>;
   logout(sessionId: string): Promise<void>;
   me(userId: string): Promise<PublicUser>;
   /** Signature and expiry only (no database): enough to key a rate limit by user. */
@@ -106,10 +120,16 @@ export interface AuthService {
 
 export function createAuthService(
   ctx: ServiceContext,
-  options: { jwtSecret: Uint8Array; addresses: AddressSource; mfa: MfaService; stepUpMaxAgeMs: number },
+  options: {
+    jwtSecret: Uint8Array;
+    addresses: AddressSource;
+    mfa: MfaService;
+    passkeys: PasskeyService;
+    stepUpMaxAgeMs: number;
+  },
 ): AuthService {
   const { store, writer, clock } = ctx;
-  const { jwtSecret, addresses, mfa } = options;
+  const { jwtSecret, addresses, mfa, passkeys } = options;
 
   async function issueToken(userId: string, sessionId: string, issuedAtMs: number): Promise<string> {
     const iat = Math.floor(issuedAtMs / 1000);
@@ -216,17 +236,23 @@ export function createAuthService(
     );
   }
 
-  async function loginWithCode(mfaToken: string, code: string, meta: RequestMeta, wrong: WrongGuess) {
-    const nowMs = clock.nowMs();
+  /** The live mfaToken's row with its user, or an UNAUTHORIZED refusal. */
+  async function liveMfaToken(mfaToken: string) {
     const id = secretDigest(mfaToken);
     const challenge = await store.db
       .selectFrom('auth_challenges')
       .innerJoin('users', 'users.id', 'auth_challenges.user_id')
-      .select(['auth_challenges.user_id', 'auth_challenges.failures', 'users.email', 'users.created_at_ms'])
+      .select([
+        'auth_challenges.user_id',
+        'auth_challenges.failures',
+        'auth_challenges.challenge',
+        'users.email',
+        'users.created_at_ms',
+      ])
       .where('auth_challenges.id', '=', id)
       .where('kind', '=', 'mfa_login')
       .where('used_at_ms', 'is', null)
-      .where('expires_at_ms', '>', BigInt(nowMs))
+      .where('expires_at_ms', '>', BigInt(clock.nowMs()))
       .executeTakeFirst();
     if (challenge === undefined || challenge.failures >= BigInt(MFA_TOKEN_FAILURES_MAX)) {
       throw new AppError(
@@ -234,26 +260,47 @@ export function createAuthService(
         'the mfaToken is unknown, used, expired or was refused too often: log in again',
       );
     }
-    if (!(await mfa.useCode(challenge.user_id, code))) {
+    return { id, ...challenge };
+  }
+
+  async function passkeyLoginOptions(mfaToken: string) {
+    const token = await liveMfaToken(mfaToken);
+    return passkeys.authenticationOptions(token.user_id, { mfaTokenId: token.id });
+  }
+
+  async function loginWithFactor(mfaToken: string, proof: FactorProof, meta: RequestMeta, wrong: WrongGuess) {
+    const nowMs = clock.nowMs();
+    const token = await liveMfaToken(mfaToken);
+    const proven =
+      'code' in proof
+        ? await mfa.useCode(token.user_id, proof.code)
+        : token.challenge !== null && (await passkeys.verify(token.user_id, token.challenge, proof.passkey));
+    if (!proven) {
       await store.db
         .updateTable('auth_challenges')
-        .set((eb) => ({ failures: eb('failures', '+', 1n) }))
-        .where('id', '=', id)
+        .set((eb) => ({ failures: eb('failures', '+', 1n), challenge: null }))
+        .where('id', '=', token.id)
         .execute();
-      await wrong(challenge.email);
-      throw new AppError('INVALID_CREDENTIALS', 'the code is wrong or was already used');
+      await wrong(token.email);
+      throw new AppError(
+        'INVALID_CREDENTIALS',
+        'code' in proof ? 'the code is wrong or was already used' : 'the passkey was not accepted',
+      );
     }
     // Single use: of two requests with one token, only the one that marks it starts a session.
     const claimed = await store.db
       .updateTable('auth_challenges')
       .set({ used_at_ms: BigInt(nowMs) })
-      .where('id', '=', id)
+      .where('id', '=', token.id)
       .where('used_at_ms', 'is', null)
       .executeTakeFirst();
     if (claimed.numUpdatedRows !== 1n)
       throw new AppError('UNAUTHORIZED', 'the mfaToken was already used: log in again');
-    const token = await startSession(challenge.user_id, meta);
-    return { user: publicUser({ id: challenge.user_id, ...challenge }), token };
+    const session = await startSession(token.user_id, meta);
+    return {
+      user: publicUser({ id: token.user_id, email: token.email, created_at_ms: token.created_at_ms }),
+      token: session,
+    };
   }
 
   async function logout(sessionId: string): Promise<void> {
@@ -475,7 +522,8 @@ export function createAuthService(
   return {
     signup,
     login,
-    loginWithCode,
+    loginWithFactor,
+    passkeyLoginOptions,
     logout,
     me,
     verifyTokenSignature,

@@ -27,6 +27,7 @@ import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { createMfaService, type MfaService } from './mfa.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
+import { createPasskeyService, type PasskeyService, relyingParty } from './passkeys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies.ts';
 import { ownedWallet, type WalletRow } from './wallet-rows.ts';
@@ -45,6 +46,7 @@ export interface Services {
   balances: BalanceViews;
   auth: AuthService;
   mfa: MfaService;
+  passkeys: PasskeyService;
   withdrawals: WithdrawalService;
   wallets: WalletService;
   deposits: DepositService;
@@ -222,6 +224,7 @@ function assembleServices(
           evm.treasury.checkPayout(store.db, toAddress, amountMicros);
   const approvals = createApprovalService(ctx, payoutGate);
   const mfa = createMfaService(ctx);
+  const passkeys = createPasskeyService(ctx, relyingParty(config.publicUrl, config.port));
   const addresses: AddressSource =
     evm === null ? sandboxAddresses(config.addressSecret) : hdAddresses(evm.keys);
   const chain =
@@ -288,9 +291,11 @@ function assembleServices(
       jwtSecret: config.jwtSecret,
       addresses,
       mfa,
+      passkeys,
       stepUpMaxAgeMs: config.stepUpMaxAgeSeconds * 1000,
     }),
     mfa,
+    passkeys,
     withdrawals: createWithdrawalService(ctx, {
       delayMs: config.withdrawalAddressDelaySeconds * 1000,
       payoutGate,

@@ -1,11 +1,14 @@
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { requestMeta } from '../../http/auth-hooks.ts';
 import { countWrongGuess } from '../../http/rate-limit.ts';
 import { defineRoute } from '../../http/route.ts';
 import { authView } from '../views.ts';
+import { authenticationResponseSchema } from './webauthn-schemas.ts';
 
 export const CODE_LENGTH_MAX = 64;
 export const codeSchema = z.string().trim().min(1).max(CODE_LENGTH_MAX);
+export const mfaTokenSchema = z.string().min(1).max(128);
 
 export default defineRoute({
   method: 'POST',
@@ -14,15 +17,26 @@ export default defineRoute({
   summary: 'Finish a login with a second factor',
   description:
     'The mfaToken of a login that answered MFA_REQUIRED and a TOTP code (accepted once) or a recovery code ' +
-    '(once, ever). A wrong code is 401 INVALID_CREDENTIALS and counts in `login_account`; five wrong codes ' +
-    'end the mfaToken (401 UNAUTHORIZED: log in again).',
+    '(once, ever) as `code`, or a passkey’s answer as `passkey` (after POST /auth/passkeys/authentication-options). ' +
+    'A wrong one is 401 INVALID_CREDENTIALS and counts in `login_account`; five wrong ones end the mfaToken ' +
+    '(401 UNAUTHORIZED: log in again).',
   tags: ['auth'],
-  body: z.strictObject({ mfaToken: z.string().min(1).max(128), code: codeSchema }),
+  body: z
+    .strictObject({
+      mfaToken: mfaTokenSchema,
+      code: codeSchema.optional(),
+      passkey: authenticationResponseSchema.optional(),
+    })
+    .refine((b) => (b.code === undefined) !== (b.passkey === undefined), {
+      message: 'give exactly one of code and passkey',
+    }),
   response: authView,
   handler: async ({ body, request, services }) => ({
-    data: await services.auth.loginWithCode(
+    data: await services.auth.loginWithFactor(
       body.mfaToken,
-      body.code,
+      body.code === undefined
+        ? { passkey: body.passkey as unknown as AuthenticationResponseJSON }
+        : { code: body.code },
       requestMeta(request),
       countWrongGuess(services.limiter),
     ),
