@@ -565,7 +565,13 @@ export type WebhookEventType =
   | 'key.revoked'
   | 'key.rotated'
   | 'wallet.frozen'
-  | 'wallet.unfrozen';
+  | 'wallet.unfrozen'
+  | 'security.password_changed'
+  | 'security.factor_added'
+  | 'security.factor_removed'
+  | 'withdrawal.completed'
+  | 'withdrawal.failed'
+  | 'withdrawal_address.added';
 
 export interface WebhookEndpoint {
   id: string;

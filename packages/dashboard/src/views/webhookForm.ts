@@ -35,6 +35,12 @@ export const EVENT_INFO: Record<WebhookEventType, string> = {
   'key.rotated': 'An API key was rotated',
   'wallet.frozen': 'An agent wallet was frozen',
   'wallet.unfrozen': 'An agent wallet was unfrozen',
+  'security.password_changed': 'Your password was changed',
+  'security.factor_added': 'A second factor (TOTP or passkey) was added',
+  'security.factor_removed': 'A second factor was removed',
+  'withdrawal.completed': 'A withdrawal from the master wallet went through',
+  'withdrawal.failed': 'A withdrawal failed and its money came back',
+  'withdrawal_address.added': 'An address was added to the withdrawal book',
 };
 
 export interface WebhookDraft {
