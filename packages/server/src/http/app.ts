@@ -80,6 +80,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       info: {
         title: 'Agent Wallet Service',
         version: VERSION,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
         description:
           'Wallets, a double-entry ledger and spending policies for AI agents. Humans use the REST API with a JWT; ' +
           'agents call tools with a scoped API key. Every answer is `{success, data}` or `{success: false, error: ' +
