@@ -5,13 +5,12 @@
 // makes V8 collect instead of growing the heap towards its default limit of several GB (PostgreSQL, internal
 // payments: 234–290 → 168 MB, heap 98–134 → 65 MB). 512 MB is 4× the largest live heap measured; everything the
 // service keeps in memory is bounded (queues, caches, bodies). Run node with a larger value to raise it.
+// On a Node older than the project needs (the stdio bridge is started by desktop clients with whatever `node` they
+// find), run again under the Node 24 the project keeps in $HOME/.cache/node24 (fetched from the npm registry once).
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
-  process.stderr.write(
-    `agent-wallet needs Node.js 22.18 or newer (24 LTS recommended); this is ${process.version}. ` +
-      'Get it with `nvm install 24`, or `npm install --prefix "$HOME/.cache/node24" node@24` and run ' +
-      '$HOME/.cache/node24/node_modules/.bin/node instead of node\n',
-  );
-  process.exit(1);
+  const { fileURLToPath } = await import('node:url');
+  const { onSuitableNode } = await import('../../../scripts/node-runtime.mjs');
+  await onSuitableNode(fileURLToPath(import.meta.url));
 }
 await import('../src/cli.ts');
