@@ -13,6 +13,8 @@ export const NODE_MIN = [22, 18];
 export const NODE_CACHE_DIR = process.env.AGENT_WALLET_NODE_DIR ?? join(homedir(), '.cache', 'node24');
 const CACHED_NODE_BIN = join(NODE_CACHE_DIR, 'node_modules', '.bin');
 const FORWARDED_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+/** How often a runner looks whether it was orphaned (its parent shell killed): the delay a stop may take. */
+const ORPHAN_CHECK_MS = 200;
 
 /** Pure: is this `process.versions.node` new enough? */
 export function isSuitable(version) {
@@ -67,11 +69,20 @@ export function envWith(node, env = process.env) {
 export function runForwarding(command, args, options = {}) {
   const child = spawn(command, args, { stdio: 'inherit', ...options });
   for (const signal of FORWARDED_SIGNALS) process.on(signal, () => child.kill(signal));
+  // npm runs a script under `sh -c`, and a SIGTERM to npm ends that shell without passing it on: this process is
+  // then an orphan (its parent changes). Treat that as the SIGTERM it was meant to get.
+  const parent = process.ppid;
+  const orphanWatch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(orphanWatch);
+    child.kill('SIGTERM');
+  }, ORPHAN_CHECK_MS);
   child.on('error', (error) => {
     process.stderr.write(`could not start ${command}: ${error.message}\n`);
     process.exit(1);
   });
   child.on('exit', (code, signal) => {
+    clearInterval(orphanWatch);
     if (signal !== null) {
       for (const s of FORWARDED_SIGNALS) process.removeAllListeners(s);
       process.kill(process.pid, signal);

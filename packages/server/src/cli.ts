@@ -59,9 +59,13 @@ async function main(argv: string[]): Promise<number> {
 async function serve(): Promise<number> {
   const config = loadConfig();
   const server = await startServer(config, { clock: systemClock, logLevel: config.logLevel });
-  closeOnSignals(server, SHUTDOWN_DEADLINE_MS);
+  closeOnSignals(server, { drainMs: config.shutdownDrainMs, shutdownDeadlineMs: SHUTDOWN_DEADLINE_MS });
   for (const warning of config.warnings) server.app.log.warn(warning);
-  const dashboard = config.dashboardDir === undefined ? ' (dashboard not built: npm run build)' : '';
+  // Browsers refuse passkeys on an IP address: the dashboard is given by name.
+  const dashboard =
+    config.dashboardDir === undefined
+      ? ' (dashboard not built: npm run build)'
+      : `; dashboard at ${config.publicUrl ?? `http://localhost:${config.port}`}`;
   server.app.log.info(`agent-wallet ${VERSION} listening on ${server.url}${dashboard}; rail ${config.rail}`);
   return -1; // keep running
 }

@@ -47,6 +47,8 @@ export interface Config {
   evm: EvmConfig | null;
   rateLimitsPerMinute: Record<BucketName, number>;
   approvalTtlSeconds: number;
+  /** SHUTDOWN_DRAIN_MS: after SIGTERM, how long ready says 503 while requests are still served, before closing. */
+  shutdownDrainMs: number;
   /** STEP_UP_MAX_AGE_SECONDS: how old a session's proof of presence may be for a sensitive operation. */
   stepUpMaxAgeSeconds: number;
   /** WITHDRAWAL_ADDRESS_DELAY_SECONDS: a new withdrawal address is usable this long after it is added. */
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       60,
       30 * 24 * 60 * 60,
     ),
+    shutdownDrainMs: parseInteger('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 5_000, 0, 600_000),
     stepUpMaxAgeSeconds: parseInteger(
       'STEP_UP_MAX_AGE_SECONDS',
       env.STEP_UP_MAX_AGE_SECONDS,

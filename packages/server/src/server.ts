@@ -78,25 +78,38 @@ export async function startServer(config: Config, options: StartOptions): Promis
   return { ...server, url };
 }
 
-/** SIGTERM/SIGINT: stop gracefully; a second signal or a stuck shutdown past the deadline exits at once. */
-export function closeOnSignals(server: RunningServer, shutdownDeadlineMs: number): void {
+/**
+ * SIGTERM: drain, then stop gracefully — /health/ready answers 503 at once while every request (in flight or
+ * new) is still served for `drainMs`, so a load balancer moves traffic elsewhere before the socket closes; then
+ * in-flight requests finish, the ledger writer drains and the database closes. SIGINT (Ctrl-C) skips the drain.
+ * A second signal, or a shutdown stuck past the deadline, exits at once.
+ */
+export function closeOnSignals(
+  server: RunningServer,
+  timing: { drainMs: number; shutdownDeadlineMs: number },
+): void {
   let closing = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (closing) process.exit(1);
     closing = true;
-    server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const drainMs = signal === 'SIGTERM' ? timing.drainMs : 0;
+    server.services.lifecycle.draining = true;
+    server.app.log.info({ signal, drainMs }, 'shutting down: ready says 503, still serving while draining');
     const deadline = setTimeout(() => {
       server.app.log.error('shutdown deadline passed; exiting');
       process.exit(1);
-    }, shutdownDeadlineMs);
+    }, drainMs + timing.shutdownDeadlineMs);
     deadline.unref();
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        server.app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    setTimeout(() => {
+      server.app.log.info('drained: closing, finishing in-flight requests');
+      server.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          server.app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    }, drainMs);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

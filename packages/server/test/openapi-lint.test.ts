@@ -18,7 +18,9 @@ describe('redocly lint (recommended) of /api/v1/openapi.json', () => {
   test('no errors and no warnings', async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config });
-    const reported = problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? '?'}`);
+    const reported = problems.map(
+      (p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? '?'}`,
+    );
     assert.deepEqual(reported, []);
     assert.deepEqual(JSON.parse(source).info.license, { name: 'Apache-2.0', identifier: 'Apache-2.0' });
   });

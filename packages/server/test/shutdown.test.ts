@@ -80,3 +80,26 @@ test('SIGTERM finishes in-flight payments, loses none, and exits 0', async () =>
     await restarted.stop();
   }
 });
+
+test('SIGTERM drains: ready answers 503 at once, requests are still served for SHUTDOWN_DRAIN_MS, then it exits', async () => {
+  const service = await startServiceProcess({ SHUTDOWN_DRAIN_MS: '1500' });
+  const get = (path: string) => fetch(`${service.url}${path}`).then((r) => r.status);
+  assert.equal(await get('/api/v1/health/ready'), 200);
+  assert.equal(await get('/api/v1/health/live'), 200);
+  const startedMs = Date.now();
+  const exited = service.stop();
+  let ready = 200;
+  for (let i = 0; i < 50 && ready === 200; i += 1) {
+    ready = await get('/api/v1/health/ready');
+    if (ready === 200) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(ready, 503, 'ready says 503 once SIGTERM arrived');
+  assert.equal(await get('/api/v1/health/live'), 200, 'still alive');
+  const signup = await post(service.url, '/api/v1/auth/signup', undefined, {
+    email: 'draining@example.test',
+    password: 'a long enough password',
+  });
+  assert.equal(signup.status, 201, 'a new request during the drain is served');
+  assert.equal(await exited, 0, service.output());
+  assert.ok(Date.now() - startedMs >= 1_400, 'it waited out the drain');
+});

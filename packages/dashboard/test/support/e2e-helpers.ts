@@ -107,6 +107,7 @@ export async function startServer(
         RATE_LIMITS: JSON.stringify(rateLimits),
         RAIL: 'sandbox',
         LOG_LEVEL: 'warn',
+        SHUTDOWN_DRAIN_MS: '0',
         DATABASE_URL: '',
         REDIS_URL: '',
         ...extraEnv,

@@ -142,7 +142,7 @@ export function restBucketFor(method: string, routeUrl: string): BucketName {
   if (verb === 'POST' && path === '/api/v1/auth/signup') return 'signup';
   if (isRead && isAtOrUnder(path, '/api/v1/wallet')) return 'wallet';
   if (isAtOrUnder(path, '/api/v1/agent-wallets')) return 'agent_wallets';
-  if (isRead && path === '/api/v1/health') return 'health';
+  if (isRead && isAtOrUnder(path, '/api/v1/health')) return 'health';
   return 'default';
 }
 

@@ -40,6 +40,8 @@ import listPolicies from './policies/list.ts';
 import simulatePolicies from './policies/simulate.ts';
 import updatePolicy from './policies/update.ts';
 import health from './system/health.ts';
+import healthLive from './system/health-live.ts';
+import healthReady from './system/health-ready.ts';
 import callTool from './tools/call.ts';
 import listTools from './tools/list.ts';
 import approveTransaction from './transactions/approve.ts';
@@ -74,6 +76,8 @@ export type AnyRoute = ReturnType<typeof defineRoute>;
  */
 export const ROUTE_TABLE = {
   health,
+  healthLive,
+  healthReady,
   signup,
   login,
   loginMfa,

@@ -83,6 +83,8 @@ export interface Services {
     userId: string,
   ): Promise<{ items: AgentWalletView[]; pendingOfUser: number }>;
   health(): Promise<HealthView>;
+  /** Set when a SIGTERM began the drain: /health/ready answers 503 so load balancers stop sending requests. */
+  lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
 
@@ -325,6 +327,7 @@ function assembleServices(
     agentWalletView: (row) => agentWalletView(store.db, row, options.clock.nowMs()),
     agentWalletViews: (rows, userId) => agentWalletViews(store.db, rows, options.clock.nowMs(), userId),
     health: () => health(store, config, limiter, evm),
+    lifecycle: { draining: false },
     close: () =>
       closeInOrder(options.logger, [
         ['background duties', () => background.stop()],

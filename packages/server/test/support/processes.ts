@@ -79,6 +79,8 @@ export async function startServiceProcess(
         ...process.env,
         DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-proc-')),
         LOG_LEVEL: 'warn',
+        // Tests stop processes all the time: no drain unless a test asks for one.
+        SHUTDOWN_DRAIN_MS: '0',
         ...env,
         PORT: String(port),
         HOST: '127.0.0.1',
