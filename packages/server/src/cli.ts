@@ -20,6 +20,10 @@ Commands:
                   --chain (RAIL=evm): also prove reserves: on-chain USDC covers every liability, and every
                   transfer of the service's addresses matches exactly one ledger record
   mcp             MCP stdio bridge for desktop clients (AGENT_WALLET_API_KEY, AGENT_WALLET_URL)
+  backup --out FILE   a consistent snapshot of the store, online, with the deployment's secrets (file 0600)
+  restore --in FILE   load a backup into an empty store (DATA_DIR / DATABASE_URL) and verify the ledger
+  move --to URL       carry the embedded store into an empty PostgreSQL schema (--schema NAME), checked
+                      table by table; stop the service first
   --help          this text
 
 Configuration is read from the environment; see the README.`;
@@ -34,6 +38,10 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
       chain: { type: 'boolean' },
+      out: { type: 'string' },
+      in: { type: 'string' },
+      to: { type: 'string' },
+      schema: { type: 'string' },
     },
   });
   const command = positionals[0];
@@ -46,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
       return migrate();
     case 'verify-ledger':
       return verify(values.chain === true);
+    case 'backup':
+    case 'restore':
+    case 'move':
+      return operate(command, values);
     case 'mcp': {
       const { runStdioBridge } = await import('./mcp/stdio.ts');
       return runStdioBridge(process.env);
@@ -70,12 +82,37 @@ async function serve(): Promise<number> {
   return -1; // keep running
 }
 
-async function openConfiguredStore() {
+async function operate(
+  command: 'backup' | 'restore' | 'move',
+  values: {
+    out?: string | undefined;
+    in?: string | undefined;
+    to?: string | undefined;
+    schema?: string | undefined;
+  },
+): Promise<number> {
+  const operations = await import('./operate.ts');
+  const ctx = {
+    config: loadConfig(),
+    openStore: (target?: { databaseUrl: string; schema: string | undefined }) => openConfiguredStore(target),
+    print: (text: string) => void print(text),
+    nowIso: () => new Date(systemClock.nowMs()).toISOString(),
+  };
+  const need = (value: string | undefined, flag: string) => {
+    if (value === undefined || value === '') throw new ConfigError(`${command} needs ${flag}`);
+    return value;
+  };
+  if (command === 'backup') return operations.backup(ctx, need(values.out, '--out FILE'));
+  if (command === 'restore') return operations.restore(ctx, need(values.in, '--in FILE'));
+  return operations.move(ctx, { databaseUrl: need(values.to, '--to postgres://…'), schema: values.schema });
+}
+
+async function openConfiguredStore(target?: { databaseUrl: string; schema: string | undefined }) {
   const config = loadConfig();
   return openStore({
-    databaseUrl: config.databaseUrl,
+    databaseUrl: target === undefined ? config.databaseUrl : target.databaseUrl,
     dataDir: config.dataDir,
-    postgresSchema: config.databaseSchema,
+    postgresSchema: target === undefined ? config.databaseSchema : target.schema,
     postgresPoolSizeMax: 2,
     sqliteBusyTimeoutMs: 5_000,
     connectTimeoutMs: config.dbConnectTimeoutMs,

@@ -33,6 +33,37 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_webhook_secret_rotation': webhookSecretRotation,
 };
 
+/** Every migration of this release, in order. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
+
+/**
+ * Migrates up to and including `name` (a restore from an older release's backup loads its rows into the schema
+ * they were written for, then migrates the rest of the way).
+ */
+export async function migrateTo(db: Kysely<Database>, name: string, postgresSchema?: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    ...(postgresSchema === undefined ? {} : { migrationTableSchema: postgresSchema }),
+  });
+  const { error, results } = await migrator.migrateTo(name);
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The names of the migrations applied to this database, in order. */
+export async function appliedMigrations(db: Kysely<Database>, postgresSchema?: string): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    ...(postgresSchema === undefined ? {} : { migrationTableSchema: postgresSchema }),
+  });
+  const all = await migrator.getMigrations();
+  return all.filter((m) => m.executedAt !== undefined).map((m) => m.name);
+}
+
 export interface MigrationReport {
   applied: string[];
 }
