@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Config } from './config.ts';
 import { verifyLedger } from './ledger/verify.ts';
-import { openStore, type Store } from './store/db.ts';
+import type { Store } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import {
   decodeLine,
