@@ -118,6 +118,7 @@ async function openConfiguredStore(target?: { databaseUrl: string; schema: strin
     connectTimeoutMs: config.dbConnectTimeoutMs,
     // Operator commands read the whole ledger: no statement bound (the operator sees a hang, not a user).
     statementTimeoutMs: 0,
+    transactionPooling: config.databaseTransactionPooling,
     onConnectionError: (error) => process.stderr.write(`database connection error: ${error.message}\n`),
   });
 }

@@ -16,6 +16,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL schema to create and use (DATABASE_SCHEMA); undefined uses the connection's default. */
   databaseSchema: string | undefined;
+  /** DATABASE_POOL_MODE=transaction: PostgreSQL behind PgBouncer's transaction pooling (no session state). */
+  databaseTransactionPooling: boolean;
   dataDir: string;
   redisUrl: string | undefined;
   /** Prefix of every Redis key this deployment uses (several deployments can share one Redis). */
@@ -100,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: emptyToUndefined(env.DATABASE_URL),
     databaseSchema: emptyToUndefined(env.DATABASE_SCHEMA),
+    databaseTransactionPooling: parsePoolMode(env),
     dataDir,
     redisUrl: emptyToUndefined(env.REDIS_URL),
     redisKeyPrefix: env.REDIS_PREFIX ?? 'agent-wallet:',
@@ -307,6 +310,18 @@ function generatedSecret(dataDir: string, name: string): Uint8Array {
 function dashboardDirFrom(value: string | undefined): string | undefined {
   const dir = value ?? resolve(import.meta.dirname, '../../dashboard/dist');
   return existsSync(join(dir, 'index.html')) ? dir : undefined;
+}
+
+function parsePoolMode(env: NodeJS.ProcessEnv): boolean {
+  const mode = emptyToUndefined(env.DATABASE_POOL_MODE) ?? 'session';
+  if (mode !== 'session' && mode !== 'transaction')
+    throw new ConfigError('DATABASE_POOL_MODE must be "session" (the default) or "transaction"');
+  if (mode === 'transaction' && emptyToUndefined(env.DATABASE_SCHEMA) !== undefined) {
+    throw new ConfigError(
+      'DATABASE_SCHEMA needs a session setting, which transaction pooling does not keep: with DATABASE_POOL_MODE=transaction give the schema as the role’s search_path (ALTER ROLE … SET search_path) or in PgBouncer’s connect_query',
+    );
+  }
+  return mode === 'transaction';
 }
 
 function parseInteger(name: string, value: string | undefined, fallback: number, min: number, max: number) {

@@ -121,6 +121,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     sqliteBusyTimeoutMs: config.dbStatementTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
+    transactionPooling: config.databaseTransactionPooling,
     onConnectionError: (error) => options.logger.warn({ err: error }, 'database connection error'),
   });
   // Gauges read their sources at scrape time; the writer and limiter exist by then.

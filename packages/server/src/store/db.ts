@@ -57,6 +57,12 @@ export interface StoreOptions {
   connectTimeoutMs: number;
   /** Server-side statement_timeout; the client gives up on an unanswered query shortly after it. */
   statementTimeoutMs: number;
+  /**
+   * PostgreSQL behind a transaction-pooling proxy (PgBouncer pool_mode=transaction): no session state — no
+   * startup settings (statement_timeout, search_path: set them on the role or in the pooler), no named prepared
+   * statements (a statement prepared on one server connection is unknown on the next).
+   */
+  transactionPooling?: boolean;
   /** Told of errors on idle or checked-out connections (a restart, a failover); the pool survives them. */
   onConnectionError: (error: Error) => void;
 }
@@ -211,6 +217,26 @@ const QUERY_TIMEOUT_MARGIN_MS = 1_000;
 /** A transaction left open by a vanished client must not hold its row locks for long. */
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
+/** What a connection asks of its session at start; nothing behind a transaction-pooling proxy. */
+function sessionSettings(options: StoreOptions, schema: string | undefined) {
+  if (options.transactionPooling === true) return {};
+  return {
+    // 0: unbounded (operator commands such as verify-ledger on a large ledger).
+    ...(options.statementTimeoutMs === 0 ? {} : { statement_timeout: options.statementTimeoutMs }),
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  };
+}
+
+/** A pooler that refuses session settings at connect time gets a message that says what to set. */
+function explainStartFailure(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/unsupported startup parameter/i.test(message)) return error;
+  return new Error(
+    `the database proxy refused this service's session settings (${message}): behind PgBouncer with pool_mode=transaction, set DATABASE_POOL_MODE=transaction, and give the schema as the role's search_path or PgBouncer's connect_query instead of DATABASE_SCHEMA`,
+  );
+}
+
 async function openPostgres(url: string, options: StoreOptions): Promise<Store> {
   const schema = options.postgresSchema;
   if (schema !== undefined) await createSchema(url, schema, options.connectTimeoutMs);
@@ -219,28 +245,31 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     max: options.postgresPoolSizeMax,
     connectionTimeoutMillis: options.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    // 0: unbounded (operator commands such as verify-ledger on a large ledger).
+    // The client's own bound works through any proxy: an unanswered query fails after it.
     ...(options.statementTimeoutMs === 0
       ? {}
-      : {
-          statement_timeout: options.statementTimeoutMs,
-          query_timeout: options.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
-        }),
-    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      : { query_timeout: options.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS }),
+    ...sessionSettings(options, schema),
     keepAlive: true,
-    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
     types: { getTypeParser: pgTypeParser },
   });
   const counter = { statements: 0 };
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: survivingPool(pool, options.onConnectionError, counter) }),
+    dialect: new PostgresDialect({
+      pool: survivingPool(
+        pool,
+        options.onConnectionError,
+        counter,
+        options.transactionPooling === true ? 0 : PREPARED_STATEMENTS_MAX,
+      ),
+    }),
   });
   // Fails at start, not at the first request, when the database is unreachable (and leaves no pool open).
   const current = await sql<{ schema: string }>`select current_schema() as schema`
     .execute(db)
     .catch(async (error: unknown) => {
       await db.destroy().catch(() => undefined);
-      throw error;
+      throw explainStartFailure(error);
     });
   const safeUrl = new URL(url);
   safeUrl.password = '';
@@ -275,6 +304,7 @@ function survivingPool(
   pool: pg.Pool,
   onConnectionError: (error: Error) => void,
   counter: { statements: number },
+  preparedMax: number,
 ) {
   const broken = new WeakSet<pg.PoolClient>();
   // One wrapper per pg client: Kysely keeps a connection object per client it is given.
@@ -286,7 +316,7 @@ function survivingPool(
       onConnectionError(error);
     });
   });
-  const prepared = preparedStatements(PREPARED_STATEMENTS_MAX);
+  const prepared = preparedStatements(preparedMax);
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     const wrapper = {
       processID: (client as unknown as { processID?: number }).processID,
