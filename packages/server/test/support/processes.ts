@@ -68,8 +68,9 @@ export interface ServiceProcess {
 export async function startServiceProcess(
   env: Record<string, string>,
   cli: string = CLI,
+  fixedPort?: number,
 ): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   // As `npm start` runs it (see bin/agent-wallet.js).
   const child = spawn(
     process.execPath,
