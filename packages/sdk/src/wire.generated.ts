@@ -21,6 +21,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/health/live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Liveness
+     * @description The process answers: 200 as long as it runs, also while draining or with the database down (restarting it would not help). For a supervisor’s liveness probe; use /health/ready for load balancing.
+     */
+    get: operations['healthLive'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/health/ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Readiness
+     * @description 200 while this instance should receive traffic; 503 SERVICE_UNAVAILABLE from the moment SIGTERM arrives (the instance keeps serving for SHUTDOWN_DRAIN_MS, then closes) and while the database cannot be reached. Point a load balancer’s health check here (see the README for HAProxy, nginx and Kubernetes).
+     */
+    get: operations['healthReady'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/auth/signup': {
     parameters: {
       query?: never;
@@ -1168,6 +1208,164 @@ export interface operations {
               confirmations?: number;
               /** @description Present when degraded: what is wrong, in words (database down, Redis down or quarantined). */
               reasons?: string[];
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  healthLive: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Liveness */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @enum {string} */
+              status: 'live';
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  healthReady: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Readiness */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @enum {string} */
+              status: 'ready';
             };
           };
         };

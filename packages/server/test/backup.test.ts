@@ -166,7 +166,7 @@ for (const target of await storeTargets()) {
 const pg = await probeService('PostgreSQL', POSTGRES_URL);
 describe('move from the embedded store to PostgreSQL', { skip: pg.available ? false : pg.skip }, () => {
   test('everything moves, checked table by table, and the service works on the new store', async () => {
-    const env = storeEnv('sqlite', 'move-src');
+    const env = { ...storeEnv('sqlite', 'move-src'), WEBHOOK_ALLOW_PRIVATE: 'true' };
     const service = await startServiceProcess(env);
     let who: Awaited<ReturnType<typeof customer>>;
     let paid: string;
@@ -178,6 +178,7 @@ describe('move from the embedded store to PostgreSQL', { skip: pg.available ? fa
         type: 'require_approval_above',
         params: { amount: '50' },
       });
+      await request(service.url, 'POST', '/api/v1/webhooks', who.token, { url: 'http://127.0.0.1:9/moved' });
       held = (
         await request(service.url, 'POST', '/mcp/v1/tools/request_approval', who.key, {
           params: { toAddress: OUTSIDE, amount: '60' },
@@ -223,6 +224,12 @@ describe('move from the embedded store to PostgreSQL', { skip: pg.available ? fa
         who!.token,
       );
       assert.equal(approved.body.data.status, 'completed', JSON.stringify(approved.body));
+      const hooks = await request(onPostgres.url, 'GET', '/api/v1/webhooks', who!.token);
+      assert.deepEqual(
+        hooks.body.data.items.map((h: { url: string }) => h.url),
+        ['http://127.0.0.1:9/moved'],
+        'webhooks moved',
+      );
     } finally {
       await onPostgres.stop();
     }
