@@ -14,6 +14,7 @@ import { AgentWalletView } from './views/AgentWalletView.tsx';
 import { ApprovalsView } from './views/Approvals.tsx';
 import { AuthScreen } from './views/AuthScreen.tsx';
 import { MasterWalletView } from './views/MasterWalletView.tsx';
+import { StepUpProvider } from './views/StepUp.tsx';
 import { WebhooksView } from './views/WebhooksView.tsx';
 
 export const MESSAGES = {
@@ -48,7 +49,7 @@ export function App() {
       {services === null ? (
         <AuthScreen
           key={signup ? 'signup' : 'login'}
-          sdk={client.sdk}
+          client={client}
           mode={signup ? 'signup' : 'login'}
           notice={notice}
           onAuthenticated={startSession}
@@ -56,6 +57,7 @@ export function App() {
       ) : (
         <AppContext.Provider value={services}>
           <Shell />
+          <StepUpProvider />
         </AppContext.Provider>
       )}
     </QueryClientProvider>
