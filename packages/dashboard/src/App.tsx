@@ -14,6 +14,7 @@ import { AgentWalletView } from './views/AgentWalletView.tsx';
 import { ApprovalsView } from './views/Approvals.tsx';
 import { AuthScreen } from './views/AuthScreen.tsx';
 import { MasterWalletView } from './views/MasterWalletView.tsx';
+import { SecurityView } from './views/SecurityView.tsx';
 import { StepUpProvider } from './views/StepUp.tsx';
 import { WebhooksView } from './views/WebhooksView.tsx';
 
@@ -223,6 +224,9 @@ function Shell() {
           <Link to="/webhooks" match="exact" data-testid="nav-webhooks">
             Webhooks
           </Link>
+          <Link to="/security" match="exact" data-testid="nav-security">
+            Security
+          </Link>
         </nav>
         <div className="account">
           <span className="account-email" title={session.user.email}>
@@ -265,6 +269,9 @@ function Views() {
       </Route>
       <Route path="/webhooks">
         <WebhooksView />
+      </Route>
+      <Route path="/security">
+        <SecurityView />
       </Route>
       <Route path="/">
         <MasterWalletView />
