@@ -14,6 +14,8 @@ import { AgentWalletView } from './views/AgentWalletView.tsx';
 import { ApprovalsView } from './views/Approvals.tsx';
 import { AuthScreen } from './views/AuthScreen.tsx';
 import { MasterWalletView } from './views/MasterWalletView.tsx';
+import { SecurityView } from './views/SecurityView.tsx';
+import { StepUpProvider } from './views/StepUp.tsx';
 import { WebhooksView } from './views/WebhooksView.tsx';
 
 export const MESSAGES = {
@@ -48,7 +50,7 @@ export function App() {
       {services === null ? (
         <AuthScreen
           key={signup ? 'signup' : 'login'}
-          sdk={client.sdk}
+          client={client}
           mode={signup ? 'signup' : 'login'}
           notice={notice}
           onAuthenticated={startSession}
@@ -56,6 +58,7 @@ export function App() {
       ) : (
         <AppContext.Provider value={services}>
           <Shell />
+          <StepUpProvider />
         </AppContext.Provider>
       )}
     </QueryClientProvider>
@@ -221,6 +224,9 @@ function Shell() {
           <Link to="/webhooks" match="exact" data-testid="nav-webhooks">
             Webhooks
           </Link>
+          <Link to="/security" match="exact" data-testid="nav-security">
+            Security
+          </Link>
         </nav>
         <div className="account">
           <span className="account-email" title={session.user.email}>
@@ -263,6 +269,9 @@ function Views() {
       </Route>
       <Route path="/webhooks">
         <WebhooksView />
+      </Route>
+      <Route path="/security">
+        <SecurityView />
       </Route>
       <Route path="/">
         <MasterWalletView />

@@ -41,6 +41,15 @@ export const K = {
   activity: (walletId: string) => ['activity', walletId] as const,
   tx: (walletId: string, txId: string) => ['tx', walletId, txId] as const,
   pending: (walletId: string) => ['pending', walletId] as const,
+  // The owner's custody (Security page, withdrawals): api/custody.ts.
+  mfa: ['mfa'] as const,
+  passkeys: ['passkeys'] as const,
+  sessions: ['sessions'] as const,
+  securityEvents: (page: number) => ['securityEvents', page] as const,
+  securityEventsAll: ['securityEvents'] as const,
+  withdrawalAddresses: ['withdrawalAddresses'] as const,
+  withdrawals: (page: number) => ['withdrawals', page] as const,
+  withdrawalsAll: ['withdrawals'] as const,
 };
 
 /** How long an answer is reused before a view that needs it loads it again (ms). */
@@ -55,6 +64,8 @@ export const STALE = {
   policyChanges: 30_000,
   webhooks: 60_000,
   deliveries: 10_000,
+  security: 30_000,
+  withdrawals: 30_000,
 };
 
 export const POLL_INTERVAL_MS = 15_000;
@@ -65,6 +76,10 @@ export const POLL_RESERVE = 6;
 export const DEPOSITS_PAGE_SIZE = 10;
 export const POLICY_CHANGES_PAGE_SIZE = 10;
 export const DELIVERIES_PAGE_SIZE = 20;
+export const SECURITY_EVENTS_PAGE_SIZE = 10;
+export const WITHDRAWALS_PAGE_SIZE = 10;
+/** A withdrawal on its way on chain (evm rail): its status is asked again this often while one is processing. */
+export const WITHDRAWAL_POLL_INTERVAL_MS = 5_000;
 export const PENDING_DEPOSITS_LIMIT = 20;
 /** A wallet's activity loads 100 transactions a request... */
 export const ACTIVITY_PAGE_SIZE = 100;

@@ -219,6 +219,21 @@ for (const target of await storeTargets()) {
         400,
         'VALIDATION_ERROR',
       );
+      // A passkey's answer is checked against this session's step-up challenge (none was asked for here),
+      // not refused for want of a code; a real one is proven in the dashboard's e2e-security test.
+      expectError(
+        await agent.user.api.post('/api/v1/auth/step-up', {
+          passkey: {
+            id: 'AAAA',
+            rawId: 'AAAA',
+            type: 'public-key',
+            clientExtensionResults: {},
+            response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' },
+          },
+        }),
+        409,
+        'INVALID_STATE',
+      );
       const stepped = await agent.user.api.post('/api/v1/auth/step-up', { code: await totpNow(secret) });
       assert.equal(stepped.status, 200, stepped.raw);
       const approved = await agent.user.api.post(decisionUrl(agent.walletId, held, 'approve'));

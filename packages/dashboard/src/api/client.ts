@@ -7,6 +7,9 @@
 // - 401 UNAUTHORIZED on a request that carried the session ends the session (onUnauthorized).
 // The SDK itself retries network errors and 5xx of reads and keyed writes (never a plain write), backoff < 1 s.
 import { type FetchInit, type FetchLike, type FetchResponse, ManagementClient } from '@agent-wallet/sdk';
+import { type CustodyApi, custodyApi } from './custody.ts';
+import { ApiError } from './errors.ts';
+import { isStepUpPath, type StepUpAsk, StepUpGate, stepUpMethods } from './stepUp.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -30,6 +33,18 @@ export interface ClientOptions {
 const MAX_AUTO_WAIT_SECONDS = 120;
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 const API_PREFIX = '/api/v1';
+/** Per attempt of a request() call, like the SDK's default; also the repeat of a request after a step-up. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** request(): retries of a read or a keyed write after a network error or a 5xx, like the SDK's. */
+const REQUEST_RETRIES = 2;
+const REQUEST_RETRY_BASE_MS = 200;
+
+export interface RequestParams {
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** Sent as the Idempotency-Key header: the write may then be repeated safely. */
+  idempotencyKey?: string;
+}
 
 /** The server's rate-limit bucket a request counts against (contract section 5), as far as a client can tell. */
 export function bucketOf(method: string, path: string): string {
@@ -50,6 +65,11 @@ export function parseRetryAfter(headers: { get(name: string): string | null }): 
 export class ApiClient {
   /** The SDK client every view calls. */
   readonly sdk: ManagementClient;
+  /** The custody routes the SDK has no methods for (second factor, sessions, withdrawals): see custody.ts. */
+  readonly custody: CustodyApi = custodyApi(this);
+  /** Holds a request refused with STEP_UP_REQUIRED until the person proved presence (see setStepUpAsk). */
+  readonly stepUp = new StepUpGate();
+  private readonly origin: string;
   private readonly fetchImpl: typeof fetch;
   private readonly onUnauthorized: (() => void) | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -66,8 +86,9 @@ export class ApiClient {
     this.onUnauthorized = options.onUnauthorized;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? (() => Date.now());
+    this.origin = options.origin ?? globalThis.location?.origin ?? 'http://localhost';
     this.sdk = new ManagementClient({
-      baseUrl: options.origin ?? globalThis.location?.origin ?? 'http://localhost',
+      baseUrl: this.origin,
       fetch: this.send,
       // 429s are this adapter's (Retry-After is at least 1 s, above this cap); transient failures the SDK's.
       maxRetries: 2,
@@ -78,6 +99,58 @@ export class ApiClient {
 
   setToken(token: string | undefined) {
     this.sdk.token = token;
+  }
+
+  /** Who is asked when a request needs a step-up (the app's dialog); null: nobody, the refusal stands. */
+  setStepUpAsk(ask: StepUpAsk | null) {
+    this.stepUp.setAsk(ask);
+  }
+
+  /**
+   * A REST call the SDK has no method for (the owner's custody routes: second factor, sessions, withdrawals),
+   * through the same adapter: rate-limit handling, the end of the session on a 401, step-up. `path` is under
+   * /api/v1. Resolves with the envelope's data; a failure is an ApiError. Reads and keyed writes are retried
+   * after a network error or a 5xx, like the SDK's calls.
+   */
+  async request<T>(method: Method, path: string, params: RequestParams = {}): Promise<T> {
+    const url = new URL(API_PREFIX + path, this.origin);
+    for (const [name, value] of Object.entries(params.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const token = this.sdk.token;
+    if (token !== undefined && token !== '') headers.authorization = `Bearer ${token}`;
+    if (params.idempotencyKey !== undefined) headers['idempotency-key'] = params.idempotencyKey;
+    const init: FetchInit = { method, headers };
+    if (params.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(params.body);
+    }
+    const retrySafe = method === 'GET' || params.idempotencyKey !== undefined;
+    for (let attempt = 0; ; attempt += 1) {
+      let response: FetchResponse;
+      let text: string;
+      try {
+        response = await this.send(url.toString(), {
+          ...init,
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        text = await response.text();
+      } catch {
+        if (retrySafe && attempt < REQUEST_RETRIES) {
+          await this.sleep(REQUEST_RETRY_BASE_MS * 2 ** attempt);
+          continue;
+        }
+        throw new ApiError('NETWORK_ERROR', 0, '');
+      }
+      const transient =
+        response.status >= 500 && response.status !== 501 && !/"TX_EXECUTION_FAILED"/.test(text);
+      if (transient && retrySafe && attempt < REQUEST_RETRIES) {
+        await this.sleep(REQUEST_RETRY_BASE_MS * 2 ** attempt);
+        continue;
+      }
+      return unwrap<T>(response, text);
+    }
   }
 
   /** The last RateLimit-* headers seen for a bucket, if still meaningful. */
@@ -114,6 +187,19 @@ export class ApiClient {
         if (response.status === 429) {
           this.blockedUntil.set(bucket, this.now() + parseRetryAfter(response.headers) * 1000);
         }
+      }
+    }
+    if (response.status === 403 && !isStepUpPath(path)) {
+      const methods = stepUpMethods(response.status, await response.text());
+      if (methods !== null && (await this.stepUp.request(methods))) {
+        // Nothing was done the first time (the refusal comes before any change), so the same request goes again.
+        // The SDK's timeout may have fired while the person answered: the repeat then has a timeout of its own.
+        const signal = init.signal?.aborted ? AbortSignal.timeout(REQUEST_TIMEOUT_MS) : init.signal;
+        response = await this.fetchOnce(
+          url,
+          { ...init, ...(signal === undefined ? {} : { signal }) },
+          bucket,
+        );
       }
     }
     if (response.status === 401 && init.headers.authorization !== undefined && path.startsWith(API_PREFIX)) {
@@ -163,4 +249,46 @@ export class ApiClient {
     if (!headers.has('ratelimit-remaining') || !Number.isFinite(remaining) || !Number.isFinite(reset)) return;
     this.budgets.set(bucket, { limit, remaining, resetAt: this.now() + reset * 1000 });
   }
+}
+
+/** The data of a success envelope, or the failure as an ApiError (with the error's extra fields). */
+function unwrap<T>(response: FetchResponse, text: string): T {
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const envelope = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  if (response.status >= 200 && response.status < 300 && envelope.success === true && 'data' in envelope) {
+    return envelope.data as T;
+  }
+  const error = envelope.error;
+  if (envelope.success !== false || typeof error !== 'object' || error === null) {
+    const unavailable = response.status >= 500 && response.status !== 501;
+    throw new ApiError(unavailable ? 'SERVICE_UNAVAILABLE' : 'BAD_RESPONSE', response.status, '');
+  }
+  const { code, message, ...details } = error as Record<string, unknown>;
+  return failWith(
+    typeof code === 'string' ? code : 'BAD_RESPONSE',
+    response,
+    typeof message === 'string' ? message : '',
+    details,
+  );
+}
+
+function failWith(
+  code: string,
+  response: FetchResponse,
+  message: string,
+  details: Record<string, unknown>,
+): never {
+  const violations = Array.isArray(details.violations)
+    ? (details.violations as ApiError['violations'])
+    : undefined;
+  throw new ApiError(code, response.status, message, {
+    ...(response.status === 429 ? { retryAfter: parseRetryAfter(response.headers) } : {}),
+    ...(violations === undefined ? {} : { violations }),
+    details,
+  });
 }

@@ -13,12 +13,14 @@ export class ApiError extends Error {
   /** Seconds to wait, for a 429. */
   readonly retryAfter: number | undefined;
   readonly violations: Violation[] | undefined;
+  /** The error's other fields (STEP_UP_REQUIRED's methods, MFA_REQUIRED's mfaToken and methods); `{}` when none. */
+  readonly details: Record<string, unknown>;
 
   constructor(
     code: string,
     status: number,
     serverMessage: string,
-    extra: { retryAfter?: number; violations?: Violation[] } = {},
+    extra: { retryAfter?: number; violations?: Violation[]; details?: Record<string, unknown> } = {},
   ) {
     super(describeError(code, status, serverMessage, extra.retryAfter));
     this.name = 'ApiError';
@@ -27,6 +29,7 @@ export class ApiError extends Error {
     this.serverMessage = serverMessage;
     this.retryAfter = extra.retryAfter;
     this.violations = extra.violations;
+    this.details = extra.details ?? {};
   }
 
   /** Worth retrying with the same Idempotency-Key: the outcome is unknown or was never decided. */
@@ -48,7 +51,10 @@ export function toApiError(error: unknown): ApiError {
     : undefined;
   // The SDK's own fallback text ("HTTP 502 without an error envelope: …") is not for people.
   const message = code === error.code ? error.message : '';
-  return new ApiError(code, error.status ?? 0, message, violations ? { violations } : {});
+  return new ApiError(code, error.status ?? 0, message, {
+    ...(violations ? { violations } : {}),
+    details: error.details,
+  });
 }
 
 /** The SDK's own codes in the dashboard's terms. */
@@ -94,6 +100,12 @@ export function describeError(code: string, status: number, message: string, ret
       return `Not enough available balance. ${detail}`.trim();
     case 'POLICY_DENIED':
       return `Blocked by a policy. ${detail}`.trim();
+    case 'STEP_UP_REQUIRED':
+      return 'This needs you to confirm it is you first. Try again and confirm when asked.';
+    case 'MFA_REQUIRED':
+      return 'This account has two-step verification: enter a code or use a passkey.';
+    case 'WITHDRAWAL_ADDRESS_NOT_ALLOWED':
+      return `This address cannot receive withdrawals now. ${detail}`.trim();
     case 'WALLET_FROZEN':
       return 'This wallet is frozen.';
     case 'INSUFFICIENT_SCOPE':

@@ -1,23 +1,32 @@
-import type { Session as AuthResult, ManagementClient } from '@agent-wallet/sdk';
+import type { Session as AuthResult } from '@agent-wallet/sdk';
 import { type FormEvent, useRef, useState } from 'react';
+import type { ApiClient } from '../api/client.ts';
+import type { MfaChallenge } from '../api/custody.ts';
+import { toApiError } from '../api/errors.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Link } from '../components/Link.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { TextField } from '../components/TextField.tsx';
 import { useAction } from '../queries.ts';
+import { answerWithPasskey } from '../webauthn.ts';
 import { emailError, PASSWORD_MAX, PASSWORD_MIN, passwordError } from './authForm.ts';
+import { codeFieldWords, mfaChallengeOf, stepUpRefusal } from './security.ts';
 
 interface AuthScreenProps {
-  sdk: ManagementClient;
+  client: ApiClient;
   mode: 'login' | 'signup';
   notice: string | null;
   onAuthenticated: (result: AuthResult) => void;
 }
 
-export function AuthScreen({ sdk, mode, notice, onAuthenticated }: AuthScreenProps) {
+export function AuthScreen({ client, mode, notice, onAuthenticated }: AuthScreenProps) {
+  const sdk = client.sdk;
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [submitted, setSubmitted] = useState(false);
+  // The password was right and the account has a second factor: the login's second step.
+  const [challenge, setChallenge] = useState<MfaChallenge | null>(null);
+  const [ended, setEnded] = useState<string | null>(null);
   const action = useAction();
   const emailRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
@@ -31,23 +40,48 @@ export function AuthScreen({ sdk, mode, notice, onAuthenticated }: AuthScreenPro
     setSubmitted(true);
     if (emailProblem !== null) return emailRef.current?.focus();
     if (passwordProblem !== null) return passwordRef.current?.focus();
+    setEnded(null);
     await action.run(async () => {
-      const result = signup
-        ? await sdk.signup({ email: email.trim(), password })
-        : await sdk.login({ email: email.trim(), password });
-      onAuthenticated(result);
+      if (signup) {
+        onAuthenticated(await sdk.signup({ email: email.trim(), password }));
+        return;
+      }
+      try {
+        onAuthenticated(await sdk.login({ email: email.trim(), password }));
+      } catch (caught) {
+        const second = mfaChallengeOf(toApiError(caught));
+        if (second === null) throw caught;
+        setPassword('');
+        setChallenge(second);
+      }
     });
   }
 
+  if (challenge !== null) {
+    return (
+      <SecondStep
+        client={client}
+        challenge={challenge}
+        onAuthenticated={onAuthenticated}
+        onRestart={(message) => {
+          setChallenge(null);
+          setSubmitted(false);
+          setEnded(message);
+        }}
+      />
+    );
+  }
+
   const title = signup ? 'Create an account' : 'Log in';
+  const shownNotice = ended ?? notice;
   return (
     <main id="main" className="auth-page" tabIndex={-1}>
       <div className="auth-card">
         <p className="brand-line">Agent Wallet</p>
         <PageHeading title={title}>{title}</PageHeading>
-        {notice !== null && (
+        {shownNotice !== null && (
           <p className="notice" role="status" data-testid="auth-notice">
-            {notice}
+            {shownNotice}
           </p>
         )}
         <form onSubmit={onSubmit} noValidate aria-label={title}>
@@ -78,6 +112,108 @@ export function AuthScreen({ sdk, mode, notice, onAuthenticated }: AuthScreenPro
           </button>
         </form>
         <SwitchMode signup={signup} />
+      </div>
+    </main>
+  );
+}
+
+/**
+ * A login's second step: a code (TOTP or recovery) or a passkey, for the mfaToken the password step returned
+ * (single use, 5 minutes; five wrong codes end it, and then the login starts again).
+ */
+function SecondStep({
+  client,
+  challenge,
+  onAuthenticated,
+  onRestart,
+}: {
+  client: ApiClient;
+  challenge: MfaChallenge;
+  onAuthenticated: (result: AuthResult) => void;
+  onRestart: (message: string | null) => void;
+}) {
+  const { mfaToken, methods } = challenge;
+  const code = codeFieldWords(methods);
+  const passkey = methods.includes('passkey');
+  const [value, setValue] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const action = useAction();
+  const inputRef = useRef<HTMLInputElement>(null);
+
+  async function finish(method: 'totp' | 'passkey', run: () => Promise<AuthResult>) {
+    await action.run(async () => {
+      let result: AuthResult;
+      try {
+        result = await run();
+      } catch (caught) {
+        const error = toApiError(caught);
+        if (error.code === 'UNAUTHORIZED') {
+          onRestart(
+            'That login attempt has ended (too many wrong codes, or 5 minutes passed). Log in again.',
+          );
+          return;
+        }
+        throw stepUpRefusal(error, method);
+      }
+      onAuthenticated(result);
+    });
+  }
+
+  function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    const typed = value.replace(/\s+/g, '');
+    if (typed === '') return inputRef.current?.focus();
+    void finish('totp', () => client.custody.loginWithCode(mfaToken, typed));
+  }
+
+  function onPasskey() {
+    void finish('passkey', async () => {
+      const options = await client.custody.passkeyLoginOptions(mfaToken);
+      return client.custody.loginWithPasskey(mfaToken, await answerWithPasskey(options));
+    });
+  }
+
+  const title = 'Two-step verification';
+  return (
+    <main id="main" className="auth-page" tabIndex={-1}>
+      <div className="auth-card">
+        <p className="brand-line">Agent Wallet</p>
+        <PageHeading title={title}>{title}</PageHeading>
+        <p>Your password is right. Now confirm it is you with your second factor.</p>
+        {passkey && (
+          <div className="actions">
+            <button type="button" className="button primary wide" onClick={onPasskey} disabled={action.busy}>
+              Use a passkey
+            </button>
+          </div>
+        )}
+        {code !== null && (
+          <form onSubmit={onSubmit} noValidate aria-label="Enter a code">
+            {passkey && <p className="hint">Or enter a code:</p>}
+            <TextField
+              label={code.label}
+              autoComplete="one-time-code"
+              spellCheck={false}
+              value={value}
+              onChange={setValue}
+              inputRef={inputRef}
+              hint={code.hint}
+              error={submitted && value.trim() === '' ? 'Enter a code.' : null}
+              name="code"
+              autoFocus={!passkey}
+            />
+            <button type="submit" className="button primary wide" disabled={action.busy}>
+              {action.busy ? 'Checking…' : 'Verify'}
+            </button>
+          </form>
+        )}
+        <ErrorMessage error={action.error} />
+        <p className="switch-mode">
+          <button type="button" className="button secondary small" onClick={() => onRestart(null)}>
+            Start over
+          </button>
+        </p>
       </div>
     </main>
   );

@@ -21,6 +21,7 @@ import {
   useResource,
 } from '../queries.ts';
 import { PendingDeposits } from './PendingDeposits.tsx';
+import { WithdrawSection } from './Withdrawals.tsx';
 
 export function MasterWalletView() {
   const { sandbox, chain } = useApp();
@@ -28,7 +29,10 @@ export function MasterWalletView() {
   return (
     <>
       <PageHeading title="Master wallet">Master wallet</PageHeading>
-      <p className="lead">Your main balance. Move money from here into agent wallets, and back.</p>
+      <p className="lead">
+        Your main balance. Move money from here into agent wallets and back, or withdraw it to an address of
+        your own.
+      </p>
       <section className="card" aria-label="Balance and address">
         {master.data !== undefined ? (
           <>
@@ -48,6 +52,7 @@ export function MasterWalletView() {
       </section>
       {sandbox && <SandboxDepositForm />}
       {chain !== null && <ChainDepositCard address={master.data?.address} />}
+      <WithdrawSection />
       <DepositsList />
     </>
   );

@@ -388,16 +388,20 @@ export function createAuthService(
     const email = await emailOf(user.userId);
     let proven: boolean;
     if (methods.length > 0) {
-      if (proof.code === undefined) {
+      if (proof.passkey !== undefined) {
+        // The answer to POST /auth/step-up/passkey-options: that session's challenge, taken once.
+        proven = await passkeys.verifyStepUp(user.userId, user.sessionId, proof.passkey);
+      } else if (proof.code !== undefined) {
+        proven = await mfa.useCode(user.userId, proof.code);
+      } else {
         throw new AppError(
           'VALIDATION_ERROR',
-          'a second factor is active: step up with code (TOTP or recovery code)',
+          'a second factor is active: step up with code (TOTP or recovery code) or passkey',
           {
             details: { methods },
           },
         );
       }
-      proven = await mfa.useCode(user.userId, proof.code);
     } else {
       if (proof.password === undefined) throw new AppError('VALIDATION_ERROR', 'password is required');
       proven = await passwordMatches(user.userId, proof.password);
@@ -406,7 +410,11 @@ export function createAuthService(
       await wrong(email);
       throw new AppError(
         'INVALID_CREDENTIALS',
-        methods.length > 0 ? 'the code is wrong or was already used' : 'the password is incorrect',
+        methods.length === 0
+          ? 'the password is incorrect'
+          : proof.passkey !== undefined
+            ? 'the passkey was not accepted'
+            : 'the code is wrong or was already used',
       );
     }
     const nowMs = clock.nowMs();
