@@ -82,6 +82,10 @@ after(() => {
   for (const path of folders) rmSync(path, { recursive: true, force: true });
 });
 
+// Known before any test is registered: with --test-force-exit, a file whose first tests finish while it still
+// awaits this would be ended before its suites ran.
+const targets = await storeTargets();
+const pg = await probeService('PostgreSQL', POSTGRES_URL);
 test('the snapshot names every table of the schema (a new table cannot be left out of backups)', async () => {
   const h: Harness = await startHarness('sqlite', 'backup-tables');
   try {
@@ -99,7 +103,7 @@ test('the snapshot names every table of the schema (a new table cannot be left o
   }
 });
 
-for (const target of await storeTargets()) {
+for (const target of targets) {
   describe(`backup and restore on ${target.name}`, { skip: target.skip }, () => {
     test('an online backup holds every payment acknowledged before it; restored, the service runs on it', async () => {
       const env = storeEnv(target.name, 'backup-src');
@@ -163,7 +167,6 @@ for (const target of await storeTargets()) {
   });
 }
 
-const pg = await probeService('PostgreSQL', POSTGRES_URL);
 describe('move from the embedded store to PostgreSQL', { skip: pg.available ? false : pg.skip }, () => {
   test('everything moves, checked table by table, and the service works on the new store', async () => {
     const env = { ...storeEnv('sqlite', 'move-src'), WEBHOOK_ALLOW_PRIVATE: 'true' };

@@ -16,6 +16,10 @@ const FAKE_REGISTRATION = {
   response: { clientDataJSON: 'AAAA', attestationObject: 'AAAA' },
 };
 
+// Known before any test is registered: with --test-force-exit, a file whose first tests finish while it still
+// awaits this would be ended before its suites ran.
+const targets = await storeTargets();
+
 test('the relying party: PUBLIC_URL’s host and origin, else localhost on the port', () => {
   assert.deepEqual(relyingParty(undefined, 8787), { id: 'localhost', origin: 'http://localhost:8787' });
   assert.deepEqual(relyingParty('https://wallet.example.com', 8787), {
@@ -28,7 +32,7 @@ test('the relying party: PUBLIC_URL’s host and origin, else localhost on the p
   });
 });
 
-for (const target of await storeTargets()) {
+for (const target of targets) {
   describe(`passkeys on ${target.name}`, { skip: target.skip }, () => {
     let h: Harness;
     before(async () => {
