@@ -20,8 +20,10 @@ import {
 } from './support/agent.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { as, call, expectError, signupUser, type TestUser } from './support/http.ts';
+import { probeService, REDIS_URL, uniqueName } from './support/services.ts';
 
 const STEP_UP_AGE_SECONDS = 300;
+const redis = await probeService('Redis', REDIS_URL);
 
 for (const target of await storeTargets()) {
   describe(`custody on ${target.name}`, { skip: target.skip }, () => {
@@ -32,6 +34,10 @@ for (const target of await storeTargets()) {
       h = await startHarness(target.name, 'custody', {
         env: {
           WEBHOOK_ALLOW_PRIVATE: 'true',
+          // On PostgreSQL the two instances share Redis too (the limiter, the account lock-out), as deployed.
+          ...(target.name === 'postgres' && redis.available
+            ? { REDIS_URL, REDIS_PREFIX: `${uniqueName('custody')}:` }
+            : {}),
           RATE_LIMITS: JSON.stringify({
             login: 1_000,
             signup: 1_000,
