@@ -14,6 +14,7 @@ import { VERSION } from '../version.ts';
 import { requestAuthenticator } from './auth-hooks.ts';
 import { registerDashboard } from './dashboard.ts';
 import { errorHandler, sendAppError } from './errors.ts';
+import { collectRouteMethods, methodNotAllowed } from './methods.ts';
 import { registerMetrics } from './metrics-route.ts';
 import { originCheck } from './origin.ts';
 import { toFastifyRoute } from './route.ts';
@@ -60,6 +61,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerJsonParser(app);
   app.setErrorHandler(errorHandler);
+  const routeMethods = collectRouteMethods(app);
   const isClosing = registerShutdownHooks(app);
   const headers = commonHeaders(services.config.rail, services.config.publicUrl);
   const checkOrigin = originCheck(services.config);
@@ -112,6 +114,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   const dashboard = await registerDashboard(app, services.config.dashboardDir);
   app.setNotFoundHandler((request, reply) => {
+    const wrongMethod = methodNotAllowed(routeMethods, request.method, request.url);
+    if (wrongMethod !== null) return sendAppError(reply, wrongMethod);
     if (dashboard.servesPath(request)) return dashboard.sendIndex(reply);
     return sendAppError(
       reply,

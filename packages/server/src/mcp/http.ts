@@ -68,22 +68,6 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
       await transport.handleRequest(request.raw, reply.raw, request.body);
     },
   });
-  // Stateless servers offer no server-to-client stream and no sessions to delete.
-  for (const method of ['GET', 'DELETE'] as const) {
-    app.route({
-      method,
-      url: '/mcp',
-      config: { auth: 'apiKey' },
-      schema: { hide: true },
-      handler: async (_request, reply) =>
-        reply
-          .code(405)
-          .header('allow', 'POST')
-          .send({
-            jsonrpc: '2.0',
-            error: { code: -32000, message: 'Method not allowed: use POST' },
-            id: null,
-          }),
-    });
-  }
+  // Stateless: no server-to-client stream (GET) and no session to delete (DELETE). Those methods answer 405
+  // with `Allow: POST` like every other method a path lacks (http/methods.ts), as the transport spec asks.
 }
