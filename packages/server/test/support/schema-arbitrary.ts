@@ -1,5 +1,5 @@
 // A small JSON Schema (2020-12, as OpenAPI 3.1 uses it) → fast-check arbitrary, for the subset the service's
-// OpenAPI document uses: object (properties, required, additionalProperties, propertyNames), string (enum, const,
+// OpenAPI document uses: object (properties, required, additionalProperties, propertyNames, min/maxProperties), string (enum, const,
 // pattern, minLength, maxLength, format date-time / email / uri), integer and number bounds, boolean, null,
 // array (items, minItems, maxItems, uniqueItems), anyOf / oneOf, and type lists (nullable). What it does not know
 // it refuses loudly (a new keyword in the document must be taught here, not silently ignored). Values are meant
@@ -32,6 +32,8 @@ const KNOWN = new Set([
   'required',
   'additionalProperties',
   'propertyNames',
+  'minProperties',
+  'maxProperties',
   'pattern',
   'minLength',
   'maxLength',
@@ -213,8 +215,12 @@ function objectOf(schema: Record<string, unknown>): fc.Arbitrary<Record<string, 
     Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, arbitraryOf(s)])),
     { requiredKeys: required.filter((name) => name in properties) },
   ) as fc.Arbitrary<Record<string, unknown>>;
+  const minProperties = (schema.minProperties as number | undefined) ?? 0;
+  const maxProperties = (schema.maxProperties as number | undefined) ?? Number.POSITIVE_INFINITY;
+  const counted = (o: Record<string, unknown>) =>
+    Object.keys(o).length >= minProperties && Object.keys(o).length <= maxProperties;
   const additional = schema.additionalProperties as Schema | undefined;
-  if (additional === false) return known;
+  if (additional === false) return known.filter(counted);
   const names =
     schema.propertyNames === undefined
       ? fc.string({ minLength: 1, maxLength: 12 })
@@ -224,7 +230,10 @@ function objectOf(schema: Record<string, unknown>): fc.Arbitrary<Record<string, 
     arbitraryOf(additional ?? true),
     { maxKeys: 2 },
   );
-  return fc.tuple(known, extra).map(([k, e]) => ({ ...e, ...k }));
+  return fc
+    .tuple(known, extra)
+    .map(([k, e]) => ({ ...e, ...k }))
+    .filter(counted);
 }
 
 /** One step away from a valid value; the fuzzer keeps the mutants the schema refuses. */
