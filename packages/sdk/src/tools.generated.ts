@@ -53,25 +53,28 @@ export const TOOL_SPECS = [
       properties: {
         toAddress: {
           type: 'string',
-          pattern: '^0x[0-9a-fA-F]{40}$',
-          description: 'recipient EVM address (0x + 40 hex)',
+          pattern: '^0x(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-fA-F]{40})$',
+          description: 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
         },
         amount: {
           type: 'string',
-          pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$',
-          maxLength: 32,
+          pattern:
+            '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
+          maxLength: 17,
           description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
         },
         memo: {
           description: 'free text stored with the payment',
           type: 'string',
           maxLength: 500,
+          pattern: '^[^\\u0000]*$',
         },
         idempotencyKey: {
           description: 'retrying with the same key returns the first result instead of paying twice',
           type: 'string',
           minLength: 1,
           maxLength: 255,
+          pattern: '^[^\\u0000]*$',
         },
       },
       required: ['toAddress', 'amount'],
@@ -88,30 +91,34 @@ export const TOOL_SPECS = [
       properties: {
         toAddress: {
           type: 'string',
-          pattern: '^0x[0-9a-fA-F]{40}$',
-          description: 'recipient EVM address (0x + 40 hex)',
+          pattern: '^0x(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-fA-F]{40})$',
+          description: 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
         },
         amount: {
           type: 'string',
-          pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$',
-          maxLength: 32,
+          pattern:
+            '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
+          maxLength: 17,
           description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
         },
         memo: {
           description: 'free text stored with the payment',
           type: 'string',
           maxLength: 500,
+          pattern: '^[^\\u0000]*$',
         },
         idempotencyKey: {
           description: 'retrying with the same key returns the first result instead of paying twice',
           type: 'string',
           minLength: 1,
           maxLength: 255,
+          pattern: '^[^\\u0000]*$',
         },
         reason: {
           description: 'why the agent needs this payment, shown to the owner',
           type: 'string',
           maxLength: 500,
+          pattern: '^[^\\u0000]*$',
         },
       },
       required: ['toAddress', 'amount'],
@@ -127,14 +134,15 @@ export const TOOL_SPECS = [
       type: 'object',
       properties: {
         toAddress: {
-          description: 'recipient EVM address (0x + 40 hex)',
+          description: 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
           type: 'string',
-          pattern: '^0x[0-9a-fA-F]{40}$',
+          pattern: '^0x(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-fA-F]{40})$',
         },
         amount: {
           type: 'string',
-          pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$',
-          maxLength: 32,
+          pattern:
+            '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
+          maxLength: 17,
           description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
         },
         paymentRequirements: {
@@ -200,6 +208,7 @@ export const TOOL_SPECS = [
             maxLength: 4096,
             pattern: '^[\\t\\x20-\\x7E]*$',
           },
+          maxProperties: 32,
         },
         body: {
           description: 'request body (UTF-8 text, e.g. JSON)',
@@ -208,14 +217,16 @@ export const TOOL_SPECS = [
         },
         maxAmount: {
           type: 'string',
-          pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$',
-          maxLength: 32,
+          pattern:
+            '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
+          maxLength: 17,
           description: 'the most this call may pay (USDC); a higher price is refused unsigned',
         },
         memo: {
           description: 'free text stored with the payment',
           type: 'string',
           maxLength: 500,
+          pattern: '^[^\\u0000]*$',
         },
         idempotencyKey: {
           description:
@@ -223,6 +234,7 @@ export const TOOL_SPECS = [
           type: 'string',
           minLength: 1,
           maxLength: 255,
+          pattern: '^[^\\u0000]*$',
         },
       },
       required: ['url', 'maxAmount'],
@@ -272,12 +284,14 @@ export const TOOL_SPECS = [
           description: 'free text stored with the payment',
           type: 'string',
           maxLength: 500,
+          pattern: '^[^\\u0000]*$',
         },
         idempotencyKey: {
           description: 'retrying with the same key returns the same authorization (never a second payment)',
           type: 'string',
           minLength: 1,
           maxLength: 255,
+          pattern: '^[^\\u0000]*$',
         },
       },
       required: ['paymentRequirements'],

@@ -357,7 +357,7 @@ export interface paths {
     put?: never;
     /**
      * Register a passkey
-     * @description The browser’s answer to the registration options. From now on a login needs a second factor. Sends `security.factor_added`. A response that does not verify is 400; no live challenge is 409 INVALID_STATE. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description The browser’s answer to the registration options. From now on a login needs a second factor. Sends `security.factor_added`. A response that does not verify is 400; no live challenge is 409 INVALID_STATE. At most 20 passkeys (past that, 400). Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['registerPasskey'];
     delete?: never;
@@ -538,7 +538,7 @@ export interface paths {
     put?: never;
     /**
      * Add a withdrawal address
-     * @description The master wallet can withdraw only to addresses of this book, each usable from `activatesAt` = now + WITHDRAWAL_ADDRESS_DELAY_SECONDS (default 24 h; 0: at once), so that an address added by someone else can be removed before it is used. Sends `withdrawal_address.added`. At most 100; the same address twice is 409 INVALID_STATE. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description The master wallet can withdraw only to addresses of this book, each usable from `activatesAt` = now + WITHDRAWAL_ADDRESS_DELAY_SECONDS (default 24 h; 0: at once), so that an address added by someone else can be removed before it is used. Sends `withdrawal_address.added`. At most 100 (past that, 400); the same address twice is 409 INVALID_STATE. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['addWithdrawalAddress'];
     delete?: never;
@@ -626,7 +626,7 @@ export interface paths {
     put?: never;
     /**
      * Create an agent wallet
-     * @description A wallet for one AI agent, with its own address, balance, policies and API keys. Starts empty.
+     * @description A wallet for one AI agent, with its own address, balance, policies and API keys. Starts empty. A user has at most 1000 agent wallets (past that, 400).
      */
     post: operations['createAgentWallet'];
     delete?: never;
@@ -748,7 +748,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key for an agent wallet
-     * @description The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its SHA-256 hash is stored. It acts on this wallet only, within its scopes. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its SHA-256 hash is stored. It acts on this wallet only, within its scopes. A wallet has at most 100 usable keys (past that, 400). Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['createKey'];
     delete?: never;
@@ -840,7 +840,7 @@ export interface paths {
     head?: never;
     /**
      * Change or pause a policy
-     * @description New params (validated against the policy’s type, which cannot change) and/or active: false to pause. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description New params (validated against the policy’s type, which cannot change: params of another type are 400) and/or active: false to pause. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     patch: operations['updatePolicy'];
     trace?: never;
@@ -1005,7 +1005,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/mcp/v1/tools/{name}': {
+  '/mcp/v1/tools/check_balance': {
     parameters: {
       query?: never;
       header?: never;
@@ -1015,10 +1015,90 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Call an agent tool
-     * @description Tools: check_balance, get_tx_history, send_payment, request_approval, check_payment, x402_fetch, x402_sign. Body {"params": {...}} or the params themselves. The API key decides the wallet; read tools need the "read" scope, send_payment and request_approval need "write". Responses carry "tool". Idempotency-Key header or idempotencyKey param on write tools.
+     * Tool check_balance
+     * @description Balance of this agent wallet: what can be spent now (balance), what is held for pending approvals (heldBalance), whether the wallet is frozen, and how much room the daily and total spending caps leave (null when no such cap is set). Amounts are USDC decimal strings. Scope: "read". Body {"params": {...}} or the params themselves (or no body at all); the answer carries "tool": "check_balance".
      */
-    post: operations['callTool'];
+    post: operations['checkBalance'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/mcp/v1/tools/get_tx_history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Tool get_tx_history
+     * @description This agent wallet's transactions, newest first: payments it made, payments it received, and funding or withdrawals by its owner. Filter by status (pending = awaiting the owner’s approval). Scope: "read". Body {"params": {...}} or the params themselves (or no body at all); the answer carries "tool": "get_tx_history".
+     */
+    post: operations['getTxHistory'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/mcp/v1/tools/send_payment': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Tool send_payment
+     * @description Pay USDC from this agent wallet to an address. Spending policies are checked first: a denial answers POLICY_DENIED listing every violated policy; a payment above an approval threshold is held as "pending" until the owner approves. Pass an idempotencyKey to retry safely. Scope: "write". Body {"params": {...}} or the params themselves; the answer carries "tool": "send_payment". Idempotency-Key header or idempotencyKey param to retry safely.
+     */
+    post: operations['sendPayment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/mcp/v1/tools/request_approval': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Tool request_approval
+     * @description Ask the wallet owner to approve a payment the policies would not allow on their own. The amount is held (it cannot be spent twice) until the owner approves, rejects, or the request expires. The answer lists no decision yet: check get_tx_history for the outcome. Scope: "write". Body {"params": {...}} or the params themselves; the answer carries "tool": "request_approval". Idempotency-Key header or idempotencyKey param to retry safely.
+     */
+    post: operations['requestApproval'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/mcp/v1/tools/check_payment': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Tool check_payment
+     * @description Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps. On the evm rail it also takes an x402 402’s paymentRequirements instead. Nothing is paid, held or stored. Scope: "read". Body {"params": {...}} or the params themselves; the answer carries "tool": "check_payment".
+     */
+    post: operations['checkPayment'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1040,7 +1120,7 @@ export interface paths {
     put?: never;
     /**
      * Add a webhook endpoint
-     * @description Events are POSTed to `url` as `{id, type, createdAt, data}` with `Agent-Wallet-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. The `secret` (`whsec_…`) appears in this answer only. Any 2xx within 10 s is delivered; anything else is retried with exponential backoff for at least 24 h. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Events are POSTed to `url` as `{id, type, createdAt, data}` with `Agent-Wallet-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. The `secret` (`whsec_…`) appears in this answer only. Any 2xx within 10 s is delivered; anything else is retried with exponential backoff for at least 24 h. A user has at most 20 endpoints (past that, 400). Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -1432,8 +1512,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description an email address; surrounding whitespace is trimmed and letters are lower-cased */
           email: string;
-          /** @description Not only spaces, no control characters, and not one of the 10,000 most common passwords (case-insensitive). */
+          /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
           password: string;
         };
       };
@@ -1528,6 +1609,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description an email address; surrounding whitespace is trimmed and letters are lower-cased */
           email: string;
           password: string;
         };
@@ -1624,6 +1706,7 @@ export interface operations {
       content: {
         'application/json': {
           mfaToken: string;
+          /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
           code?: string;
           /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
           passkey?: {
@@ -1645,7 +1728,7 @@ export interface operations {
           } & {
             [key: string]: unknown;
           };
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -1735,7 +1818,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -1908,6 +1991,7 @@ export interface operations {
       content: {
         'application/json': {
           password?: string;
+          /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
           code?: string;
           /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
           passkey?: {
@@ -1929,7 +2013,7 @@ export interface operations {
           } & {
             [key: string]: unknown;
           };
-        };
+        } & (unknown | unknown | unknown);
       };
     };
     responses: {
@@ -2186,7 +2270,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -2273,7 +2357,7 @@ export interface operations {
       content: {
         'application/json': {
           currentPassword: string;
-          /** @description Not only spaces, no control characters, and not one of the 10,000 most common passwords (case-insensitive). */
+          /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
           newPassword: string;
         };
       };
@@ -2437,7 +2521,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -2605,6 +2689,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description 6 digits; surrounding whitespace is trimmed */
           code: string;
         };
       };
@@ -2686,7 +2771,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -2861,6 +2946,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description not only whitespace; surrounding whitespace is trimmed */
           label: string;
           /** @description the browser’s RegistrationResponseJSON (navigator.credentials.create) */
           response: {
@@ -3137,7 +3223,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -3218,7 +3304,9 @@ export interface operations {
   securityEvents: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -3489,7 +3577,9 @@ export interface operations {
   walletDeposits: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -3803,8 +3893,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description EVM address (0x + 40 hex) */
+          /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
           address: string;
+          /** @description not only whitespace; surrounding whitespace is trimmed */
           label: string;
         };
       };
@@ -3982,7 +4073,9 @@ export interface operations {
   listWithdrawals: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -4092,7 +4185,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description EVM address (0x + 40 hex) */
+          /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
           toAddress: string;
           /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
           amount: string;
@@ -4288,7 +4381,9 @@ export interface operations {
   listAgentWallets: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -4414,6 +4509,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description not only whitespace; surrounding whitespace is trimmed */
           label: string;
         };
       };
@@ -4642,6 +4738,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description not only whitespace; surrounding whitespace is trimmed */
           label: string;
         };
       };
@@ -5140,7 +5237,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -5255,7 +5352,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -5364,7 +5461,9 @@ export interface operations {
   listKeys: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -5473,12 +5572,13 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description not only whitespace; surrounding whitespace is trimmed */
           label: string;
-          /** @description default ["read","write"] */
-          scopes?: ('read' | 'write')[] | ('read' | 'write' | 'read,write');
+          /** @description default ["read","write"]; also the text "read", "write" or "read,write" */
+          scopes?: ('read' | 'write')[] | string;
           /**
            * Format: date-time
-           * @description ISO-8601; the key is refused from then on
+           * @description ISO-8601 with an offset, in the future (else 400); the key is refused from then on
            */
           expiresAt?: string;
         };
@@ -5572,7 +5672,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -5669,7 +5769,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           gracePeriodSeconds?: number;
@@ -5772,7 +5872,9 @@ export interface operations {
   listPolicies: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -6000,69 +6102,111 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description A policy type and its params. spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
     requestBody: {
       content: {
-        'application/json': {
-          /** @enum {string} */
-          type:
-            | 'spend_cap_per_tx'
-            | 'spend_cap_daily'
-            | 'spend_cap_total'
-            | 'address_allowlist'
-            | 'require_approval_above'
-            | 'spend_cap_window'
-            | 'tx_count_cap'
-            | 'address_blocklist'
-            | 'recipient_cap'
-            | 'time_window';
-          /** @description spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
-          params:
-            | {
+        'application/json':
+          | {
+              /** @enum {string} */
+              type: 'spend_cap_per_tx';
+              /** spend_cap_per_tx params */
+              params: {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 limit: string;
-              }
-            | {
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'spend_cap_daily';
+              /** spend_cap_daily params */
+              params: {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 limit: string;
-              }
-            | {
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'spend_cap_total';
+              /** spend_cap_total params */
+              params: {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 limit: string;
-              }
-            | {
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'address_allowlist';
+              /** address_allowlist params */
+              params: {
                 addresses: string[];
-              }
-            | {
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'require_approval_above';
+              /** require_approval_above params */
+              params: {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
-              }
-            | {
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'spend_cap_window';
+              /** spend_cap_window params */
+              params: {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 limit: string;
                 /** @enum {string} */
                 window: '1h' | '24h' | '7d' | '30d';
-              }
-            | {
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'tx_count_cap';
+              /** tx_count_cap params */
+              params: {
                 count: number;
                 /** @enum {string} */
                 window: '1h' | '24h' | '7d' | '30d';
-              }
-            | {
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'address_blocklist';
+              /** address_blocklist params */
+              params: {
                 addresses: string[];
-              }
-            | {
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'recipient_cap';
+              /** recipient_cap params */
+              params: {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 limit: string;
                 /** @enum {string} */
                 window: '1h' | '24h' | '7d' | '30d';
-              }
-            | {
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'time_window';
+              /**
+               * time_window params
+               * @description start and end must differ (else 400); end before start wraps midnight
+               */
+              params: {
                 days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[];
+                /** @description HH:MM, 00:00 to 23:59 */
                 start: string;
+                /** @description HH:MM, 00:00 to 23:59 */
                 end: string;
+                /** @description an IANA time zone this server knows (e.g. Europe/Berlin, UTC; any case), else 400 */
                 timezone: string;
               };
-        };
+            };
       };
     };
     responses: {
@@ -6407,8 +6551,11 @@ export interface operations {
               }
             | {
                 days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[];
+                /** @description HH:MM, 00:00 to 23:59 */
                 start: string;
+                /** @description HH:MM, 00:00 to 23:59 */
                 end: string;
+                /** @description an IANA time zone this server knows (e.g. Europe/Berlin, UTC; any case), else 400 */
                 timezone: string;
               };
           active?: boolean;
@@ -6630,7 +6777,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description EVM address (0x + 40 hex) */
+          /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
           toAddress: string;
           /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
           amount: string;
@@ -6747,7 +6894,9 @@ export interface operations {
   policyChanges: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -7121,7 +7270,9 @@ export interface operations {
   listTransactions: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
         status?: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
       };
@@ -7273,7 +7424,9 @@ export interface operations {
   pendingTransactions: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -7583,7 +7736,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -7731,7 +7884,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           reason?: string;
@@ -7957,92 +8110,505 @@ export interface operations {
       };
     };
   };
-  callTool: {
+  checkBalance: {
     parameters: {
       query?: never;
       header?: never;
-      path: {
-        name: string;
-      };
+      path?: never;
       cookie?: never;
     };
-    /** @description The params of the tool named in the path, as {"params": {...}} or bare. */
+    requestBody?: {
+      content: {
+        'application/json':
+          | {
+              params: Record<string, never>;
+            }
+          | Record<string, never>
+          | null;
+      };
+    };
+    responses: {
+      /** @description check_balance: the tool's data */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            tool: 'check_balance';
+            data: {
+              walletId: string;
+              address: string;
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
+              balance: string;
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
+              heldBalance: string;
+              /** @constant */
+              currency: 'USDC';
+              frozen: boolean;
+              dailyCapRemaining: string | null;
+              totalCapRemaining: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getTxHistory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json':
+          | {
+              params: {
+                /** @description page number, from 1 */
+                page?: number;
+                /** @description 1-100, default 20 */
+                limit?: number;
+                /**
+                 * @description only transactions in this status
+                 * @enum {string}
+                 */
+                status?: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+              };
+            }
+          | {
+              /** @description page number, from 1 */
+              page?: number;
+              /** @description 1-100, default 20 */
+              limit?: number;
+              /**
+               * @description only transactions in this status
+               * @enum {string}
+               */
+              status?: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+            }
+          | null;
+      };
+    };
+    responses: {
+      /** @description get_tx_history: the tool's data */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            tool: 'get_tx_history';
+            data: {
+              transactions: ({
+                id: string;
+                /** @enum {string} */
+                type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
+                toAddress: string | null;
+                /**
+                 * @description decimal string with 6 places, e.g. "10.500000"
+                 * @example 10.500000
+                 */
+                amount: string;
+                memo: string | null;
+                /** @enum {string} */
+                status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+                txHash: string | null;
+                rail: string | null;
+                resource: string | null;
+                createdAt: string;
+              } & {
+                [key: string]: unknown;
+              })[];
+              total: number;
+              page: number;
+              limit: number;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  sendPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
     requestBody: {
       content: {
         'application/json':
           | {
-              params:
-                | Record<string, never>
+              params: {
+                /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+                toAddress: string;
+                /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+                amount: string;
+                /** @description free text stored with the payment */
+                memo?: string;
+                /** @description retrying with the same key returns the first result instead of paying twice */
+                idempotencyKey?: string;
+              };
+            }
+          | {
+              /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+              toAddress: string;
+              /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+              amount: string;
+              /** @description free text stored with the payment */
+              memo?: string;
+              /** @description retrying with the same key returns the first result instead of paying twice */
+              idempotencyKey?: string;
+            };
+      };
+    };
+    responses: {
+      /** @description send_payment: the tool's data */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            tool: 'send_payment';
+            data: {
+              txId: string;
+              /** @enum {string} */
+              status: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+              txHash: string | null;
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
+              amount: string;
+              toAddress: string;
+              rejectionReason: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  requestApproval: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              params: {
+                /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+                toAddress: string;
+                /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+                amount: string;
+                /** @description free text stored with the payment */
+                memo?: string;
+                /** @description retrying with the same key returns the first result instead of paying twice */
+                idempotencyKey?: string;
+                /** @description why the agent needs this payment, shown to the owner */
+                reason?: string;
+              };
+            }
+          | {
+              /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+              toAddress: string;
+              /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+              amount: string;
+              /** @description free text stored with the payment */
+              memo?: string;
+              /** @description retrying with the same key returns the first result instead of paying twice */
+              idempotencyKey?: string;
+              /** @description why the agent needs this payment, shown to the owner */
+              reason?: string;
+            };
+      };
+    };
+    responses: {
+      /** @description request_approval: the tool's data */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            /** @constant */
+            tool: 'request_approval';
+            data: {
+              txId: string;
+              /** @constant */
+              status: 'pending';
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  checkPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              params: {
+                /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+                toAddress?: string;
+                /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+                amount?: string;
+                /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
+                paymentRequirements?:
+                  | {
+                      [key: string]: unknown;
+                    }
+                  | {
+                      [key: string]: unknown;
+                    }[];
+              } & (
                 | {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description 1-100, default 20 */
-                    limit?: number;
-                    /**
-                     * @description only transactions in this status
-                     * @enum {string}
-                     */
-                    status?: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-                  }
-                | {
-                    /** @description recipient EVM address (0x + 40 hex) */
+                    /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
                     toAddress: string;
                     /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                     amount: string;
-                    /** @description free text stored with the payment */
-                    memo?: string;
-                    /** @description retrying with the same key returns the first result instead of paying twice */
-                    idempotencyKey?: string;
+                    paymentRequirements?: never;
                   }
                 | {
-                    /** @description recipient EVM address (0x + 40 hex) */
-                    toAddress: string;
-                    /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
-                    amount: string;
-                    /** @description free text stored with the payment */
-                    memo?: string;
-                    /** @description retrying with the same key returns the first result instead of paying twice */
-                    idempotencyKey?: string;
-                    /** @description why the agent needs this payment, shown to the owner */
-                    reason?: string;
-                  }
-                | {
-                    /** @description recipient EVM address (0x + 40 hex) */
-                    toAddress?: string;
-                    /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
-                    amount?: string;
                     /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
-                    paymentRequirements?:
-                      | {
-                          [key: string]: unknown;
-                        }
-                      | {
-                          [key: string]: unknown;
-                        }[];
-                  }
-                | {
-                    /** @description the resource to request: https:// (private targets are refused) */
-                    url: string;
-                    /**
-                     * @description default GET
-                     * @enum {string}
-                     */
-                    method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-                    /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused */
-                    headers?: {
-                      [key: string]: string;
-                    };
-                    /** @description request body (UTF-8 text, e.g. JSON) */
-                    body?: string;
-                    /** @description the most this call may pay (USDC); a higher price is refused unsigned */
-                    maxAmount: string;
-                    /** @description free text stored with the payment */
-                    memo?: string;
-                    /** @description retrying with the same key replays the first answer (never a second payment); after an approval it pays */
-                    idempotencyKey?: string;
-                  }
-                | {
-                    /** @description what the seller’s 402 offered: one requirement, a list of them, or the whole answer ({x402Version, accepts, resource}) */
                     paymentRequirements:
                       | {
                           [key: string]: unknown;
@@ -8050,86 +8616,34 @@ export interface operations {
                       | {
                           [key: string]: unknown;
                         }[];
-                    /** @description the URL being paid for (shown in history without its query) */
-                    resource?: string;
-                    /** @description free text stored with the payment */
-                    memo?: string;
-                    /** @description retrying with the same key returns the same authorization (never a second payment) */
-                    idempotencyKey?: string;
-                  };
+                    toAddress?: never;
+                    amount?: never;
+                  }
+              );
             }
-          | (
-              | Record<string, never>
+          | ({
+              /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+              toAddress?: string;
+              /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+              amount?: string;
+              /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
+              paymentRequirements?:
+                | {
+                    [key: string]: unknown;
+                  }
+                | {
+                    [key: string]: unknown;
+                  }[];
+            } & (
               | {
-                  /** @description page number, from 1 */
-                  page?: number;
-                  /** @description 1-100, default 20 */
-                  limit?: number;
-                  /**
-                   * @description only transactions in this status
-                   * @enum {string}
-                   */
-                  status?: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-                }
-              | {
-                  /** @description recipient EVM address (0x + 40 hex) */
+                  /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
                   toAddress: string;
                   /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                   amount: string;
-                  /** @description free text stored with the payment */
-                  memo?: string;
-                  /** @description retrying with the same key returns the first result instead of paying twice */
-                  idempotencyKey?: string;
+                  paymentRequirements?: never;
                 }
               | {
-                  /** @description recipient EVM address (0x + 40 hex) */
-                  toAddress: string;
-                  /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
-                  amount: string;
-                  /** @description free text stored with the payment */
-                  memo?: string;
-                  /** @description retrying with the same key returns the first result instead of paying twice */
-                  idempotencyKey?: string;
-                  /** @description why the agent needs this payment, shown to the owner */
-                  reason?: string;
-                }
-              | {
-                  /** @description recipient EVM address (0x + 40 hex) */
-                  toAddress?: string;
-                  /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
-                  amount?: string;
                   /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
-                  paymentRequirements?:
-                    | {
-                        [key: string]: unknown;
-                      }
-                    | {
-                        [key: string]: unknown;
-                      }[];
-                }
-              | {
-                  /** @description the resource to request: https:// (private targets are refused) */
-                  url: string;
-                  /**
-                   * @description default GET
-                   * @enum {string}
-                   */
-                  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-                  /** @description headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused */
-                  headers?: {
-                    [key: string]: string;
-                  };
-                  /** @description request body (UTF-8 text, e.g. JSON) */
-                  body?: string;
-                  /** @description the most this call may pay (USDC); a higher price is refused unsigned */
-                  maxAmount: string;
-                  /** @description free text stored with the payment */
-                  memo?: string;
-                  /** @description retrying with the same key replays the first answer (never a second payment); after an approval it pays */
-                  idempotencyKey?: string;
-                }
-              | {
-                  /** @description what the seller’s 402 offered: one requirement, a list of them, or the whole answer ({x402Version, accepts, resource}) */
                   paymentRequirements:
                     | {
                         [key: string]: unknown;
@@ -8137,30 +8651,50 @@ export interface operations {
                     | {
                         [key: string]: unknown;
                       }[];
-                  /** @description the URL being paid for (shown in history without its query) */
-                  resource?: string;
-                  /** @description free text stored with the payment */
-                  memo?: string;
-                  /** @description retrying with the same key returns the same authorization (never a second payment) */
-                  idempotencyKey?: string;
+                  toAddress?: never;
+                  amount?: never;
                 }
-            );
+            ));
       };
     };
     responses: {
-      /** @description Call an agent tool */
+      /** @description check_payment: the tool's data */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': {
-            /** @enum {boolean} */
+            /** @constant */
             success: true;
-            /** @description Tool responses (success and failure) name the tool. */
-            tool?: string;
-            /** @description The tool’s data (see GET /mcp/v1/tools for each shape). */
+            /** @constant */
+            tool: 'check_payment';
             data: {
+              allowed: boolean;
+              requiresApproval: boolean;
+              violations: ({
+                policyId: string;
+                policyType: string;
+                reason: string;
+              } & {
+                [key: string]: unknown;
+              })[];
+              /**
+               * @description decimal string with 6 places, e.g. "10.500000"
+               * @example 10.500000
+               */
+              balanceAfter: string;
+              dailyCapRemaining: string | null;
+              totalCapRemaining: string | null;
+              refusal:
+                | ({
+                    code: string;
+                    message: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+            } & {
               [key: string]: unknown;
             };
           };
@@ -8221,7 +8755,9 @@ export interface operations {
   listWebhooks: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -8340,7 +8876,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description https:// URL that receives POSTed events. */
+          /**
+           * Format: uri
+           * @description https:// URL that receives POSTed events: no credentials in it, and its host must not be or resolve to a loopback, private or link-local address (else 400); a server with WEBHOOK_ALLOW_PRIVATE=true also takes those, and http://.
+           */
           url: string;
           events?:
             | (
@@ -8558,7 +9097,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description https:// URL that receives POSTed events. */
+          /**
+           * Format: uri
+           * @description https:// URL that receives POSTed events: no credentials in it, and its host must not be or resolve to a loopback, private or link-local address (else 400); a server with WEBHOOK_ALLOW_PRIVATE=true also takes those, and http://.
+           */
           url?: string;
           events?:
             | (
@@ -8691,7 +9233,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           /** @description How long the replaced secret keeps signing, in seconds (default 86400). */
@@ -8775,7 +9317,9 @@ export interface operations {
   webhookDeliveries: {
     parameters: {
       query?: {
+        /** @description from 1 (default 1) */
         page?: string;
+        /** @description 1 to 100 (default 20) */
         limit?: string;
       };
       header?: never;
@@ -8968,55 +9512,249 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, ping). */
+    /** @description A JSON-RPC 2.0 message of the Model Context Protocol (a request such as initialize, tools/list, tools/call or ping; a notification; a response), or a batch of 1 to 100 of them. */
     requestBody: {
       content: {
-        'application/json': {
-          /** @enum {string} */
-          jsonrpc: '2.0';
-          id?: string | number;
-          method?: string;
-          params?: {
-            [key: string]: unknown;
-          };
-        } & {
-          [key: string]: unknown;
-        };
+        'application/json':
+          | (
+              | {
+                  /** @enum {string} */
+                  jsonrpc: '2.0';
+                  id: string | number;
+                  method: string;
+                  params?: {
+                    _meta?: {
+                      progressToken?: string | number;
+                      'io.modelcontextprotocol/related-task'?: {
+                        taskId: string;
+                      };
+                    } & {
+                      [key: string]: unknown;
+                    };
+                  } & {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  jsonrpc: '2.0';
+                  method: string;
+                  params?: {
+                    _meta?: {
+                      progressToken?: string | number;
+                      'io.modelcontextprotocol/related-task'?: {
+                        taskId: string;
+                      };
+                    } & {
+                      [key: string]: unknown;
+                    };
+                  } & {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  jsonrpc: '2.0';
+                  id: string | number;
+                  result: {
+                    _meta?: {
+                      progressToken?: string | number;
+                      'io.modelcontextprotocol/related-task'?: {
+                        taskId: string;
+                      };
+                    } & {
+                      [key: string]: unknown;
+                    };
+                  } & {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  jsonrpc: '2.0';
+                  id?: string | number;
+                  error: {
+                    code: number;
+                    message: string;
+                    data?: unknown;
+                  };
+                }
+            )
+          | (
+              | {
+                  /** @enum {string} */
+                  jsonrpc: '2.0';
+                  id: string | number;
+                  method: string;
+                  params?: {
+                    _meta?: {
+                      progressToken?: string | number;
+                      'io.modelcontextprotocol/related-task'?: {
+                        taskId: string;
+                      };
+                    } & {
+                      [key: string]: unknown;
+                    };
+                  } & {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  jsonrpc: '2.0';
+                  method: string;
+                  params?: {
+                    _meta?: {
+                      progressToken?: string | number;
+                      'io.modelcontextprotocol/related-task'?: {
+                        taskId: string;
+                      };
+                    } & {
+                      [key: string]: unknown;
+                    };
+                  } & {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  jsonrpc: '2.0';
+                  id: string | number;
+                  result: {
+                    _meta?: {
+                      progressToken?: string | number;
+                      'io.modelcontextprotocol/related-task'?: {
+                        taskId: string;
+                      };
+                    } & {
+                      [key: string]: unknown;
+                    };
+                  } & {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  jsonrpc: '2.0';
+                  id?: string | number;
+                  error: {
+                    code: number;
+                    message: string;
+                    data?: unknown;
+                  };
+                }
+            )[];
       };
     };
     responses: {
-      /** @description The JSON-RPC answer (JSON, or an event stream when the client accepts it). */
+      /** @description The JSON-RPC response (an array of them for a batch). A method MCP does not know, bad params or a failed tool call are JSON-RPC errors here, in a 200. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json':
+            | (
+                | {
+                    /** @enum {string} */
+                    jsonrpc: '2.0';
+                    id: string | number;
+                    result: {
+                      _meta?: {
+                        progressToken?: string | number;
+                        'io.modelcontextprotocol/related-task'?: {
+                          taskId: string;
+                        };
+                      } & {
+                        [key: string]: unknown;
+                      };
+                    } & {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @enum {string} */
+                    jsonrpc: '2.0';
+                    id?: string | number;
+                    error: {
+                      code: number;
+                      message: string;
+                      data?: unknown;
+                    };
+                  }
+              )
+            | (
+                | {
+                    /** @enum {string} */
+                    jsonrpc: '2.0';
+                    id: string | number;
+                    result: {
+                      _meta?: {
+                        progressToken?: string | number;
+                        'io.modelcontextprotocol/related-task'?: {
+                          taskId: string;
+                        };
+                      } & {
+                        [key: string]: unknown;
+                      };
+                    } & {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @enum {string} */
+                    jsonrpc: '2.0';
+                    id?: string | number;
+                    error: {
+                      code: number;
+                      message: string;
+                      data?: unknown;
+                    };
+                  }
+              )[];
         };
       };
-      /** @description Refused before MCP: a missing or invalid API key (401), a foreign Origin or Host (403), a body over the limit (413) or the rate limit (429). */
+      /** @description Accepted: the body held only notifications or responses, so nothing answers it. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401), a foreign Origin or Host (403), a body over the limit (413) or the rate limit (429). Refused by the MCP transport, as a JSON-RPC error with id null: a body that is no JSON-RPC message (400), an unsupported MCP-Protocol-Version (400), or an Accept header without both application/json and text/event-stream (406). */
       '4XX': {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            /** @description Tool responses (success and failure) name the tool. */
-            tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
-            error: {
-              code: string;
-              message: string;
-            } & {
-              [key: string]: unknown;
-            };
-            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
-            data?: {
-              [key: string]: unknown;
-            };
-          };
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Tool responses (success and failure) name the tool. */
+                tool?: string;
+                /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+                error: {
+                  code: string;
+                  message: string;
+                } & {
+                  [key: string]: unknown;
+                };
+                /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+                data?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                /** @enum {string} */
+                jsonrpc: '2.0';
+                error: {
+                  code: number;
+                  message: string;
+                  data?: unknown;
+                };
+                id: null;
+              };
         };
       };
       /** @description A backing store is down (503 `SERVICE_UNAVAILABLE`). */

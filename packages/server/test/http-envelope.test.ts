@@ -91,15 +91,28 @@ for (const target of targets) {
         ['GET', '/api/v1/nothing'],
         ['POST', '/api/v1/nothing'],
         ['GET', '/api/v1/agent-wallets/x/y/z/w'],
-        ['DELETE', '/api/v1/agent-wallets'],
         ['GET', '/api/v2/wallet'],
-        ['PUT', '/api/v1/wallet'],
       ] as const) {
         for (const token of [undefined, user.token]) {
           const reply = await call(h.app, method, url, undefined, token === undefined ? {} : { token });
           expectError(reply, 404, 'NOT_FOUND');
           assert.deepEqual(Object.keys(reply.body).sort(), ['error', 'success']);
           assert.match(String(reply.headers['content-type']), /^application\/json/);
+          assertCommonHeaders(reply);
+        }
+      }
+    });
+
+    test('a known path with a method it lacks is a 405 METHOD_NOT_ALLOWED envelope with Allow (RFC 9110)', async () => {
+      for (const [method, url, allow] of [
+        ['DELETE', '/api/v1/agent-wallets', 'GET, HEAD, POST'],
+        ['PUT', '/api/v1/wallet', 'GET, HEAD'],
+      ] as const) {
+        for (const token of [undefined, user.token]) {
+          const reply = await call(h.app, method, url, undefined, token === undefined ? {} : { token });
+          expectError(reply, 405, 'METHOD_NOT_ALLOWED');
+          assert.equal(reply.headers.allow, allow);
+          assert.deepEqual(Object.keys(reply.body).sort(), ['error', 'success']);
           assertCommonHeaders(reply);
         }
       }

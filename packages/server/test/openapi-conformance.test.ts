@@ -61,8 +61,8 @@ describe('OpenAPI conformance of real responses', () => {
       type: 'spend_cap_per_tx',
       params: { limit: '1' },
     });
-    const path = '/mcp/v1/tools/{name}';
-    assertConforms(path, 'post', await tool(h.app, key, 'check_balance'));
+    assertConforms('/mcp/v1/tools/check_balance', 'post', await tool(h.app, key, 'check_balance'));
+    const path = '/mcp/v1/tools/send_payment';
     assertConforms(
       path,
       'post',
@@ -84,17 +84,41 @@ describe('OpenAPI conformance of real responses', () => {
     assert.ok(ok({ count: 3, window: '1h' }, 'tx_count_cap'));
     assert.equal(ok({ limit: '5', window: '24h', extra: true }), false);
     assert.equal(ok({ window: 'forever' }), false);
+    // Each type with its own params only (issue 27): a cap's params under another type are refused.
+    assert.equal(ok({ limit: '5' }, 'tx_count_cap'), false);
+    assert.equal(ok({ addresses: [OUTSIDE_ADDRESS] }, 'spend_cap_daily'), false);
   });
 
-  test('the tool route documents a request body: each tool’s params, wrapped or bare', () => {
-    const body = doc.paths['/mcp/v1/tools/{name}'].post.requestBody;
-    assert.ok(body !== undefined, 'a generated client can send a body');
-    const validate = ajv.compile(body.content['application/json'].schema);
+  test('each tool is an operation of its own: its params (wrapped or bare) and its data', () => {
+    const body = (name: string) => {
+      const requestBody = doc.paths[`/mcp/v1/tools/${name}`].post.requestBody;
+      return {
+        required: requestBody.required,
+        validate: ajv.compile(requestBody.content['application/json'].schema),
+      };
+    };
+    const send = body('send_payment');
+    assert.equal(send.required, true);
     assert.ok(
-      validate({ params: { toAddress: OUTSIDE_ADDRESS, amount: '1' } }),
-      ajv.errorsText(validate.errors),
+      send.validate({ params: { toAddress: OUTSIDE_ADDRESS, amount: '1' } }),
+      ajv.errorsText(send.validate.errors),
     );
-    assert.ok(validate({ toAddress: OUTSIDE_ADDRESS, amount: '1', memo: 'bare params' }));
-    assert.ok(validate({}), 'check_balance takes no params');
+    assert.ok(send.validate({ toAddress: OUTSIDE_ADDRESS, amount: '1', memo: 'bare params' }));
+    assert.equal(send.validate({ toAddress: OUTSIDE_ADDRESS }), false, 'amount is required');
+    assert.equal(send.validate({ page: 1 }), false, 'another tool’s params');
+    const balance = body('check_balance');
+    assert.equal(balance.required, false, 'check_balance takes no body at all');
+    assert.ok(balance.validate({}) && balance.validate(null) && balance.validate({ params: {} }));
+    assert.equal(balance.validate({ toAddress: OUTSIDE_ADDRESS }), false);
+    const check = body('check_payment');
+    assert.ok(check.validate({ toAddress: OUTSIDE_ADDRESS, amount: '1' }));
+    assert.ok(check.validate({ paymentRequirements: { scheme: 'exact' } }));
+    assert.equal(check.validate({}), false, 'toAddress and amount, or paymentRequirements');
+    assert.equal(check.validate({ toAddress: OUTSIDE_ADDRESS, amount: '1', paymentRequirements: {} }), false);
+    assert.equal(doc.paths['/mcp/v1/tools/{name}'], undefined, 'the generic path is not an operation');
+    assert.equal(doc.paths['/mcp/v1/tools/x402_fetch'], undefined, 'x402 tools exist on the evm rail only');
+    const ok =
+      doc.paths['/mcp/v1/tools/check_balance'].post.responses['200'].content['application/json'].schema;
+    assert.deepEqual(ok.properties.tool, { type: 'string', const: 'check_balance' });
   });
 });

@@ -14,7 +14,9 @@ import { VERSION } from '../version.ts';
 import { requestAuthenticator } from './auth-hooks.ts';
 import { registerDashboard } from './dashboard.ts';
 import { errorHandler, sendAppError } from './errors.ts';
+import { collectRouteMethods, methodNotAllowed } from './methods.ts';
 import { registerMetrics } from './metrics-route.ts';
+import { refineDocument } from './openapi.ts';
 import { originCheck } from './origin.ts';
 import { toFastifyRoute } from './route.ts';
 import { successEnvelope } from './schemas.ts';
@@ -60,6 +62,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerJsonParser(app);
   app.setErrorHandler(errorHandler);
+  const routeMethods = collectRouteMethods(app);
   const isClosing = registerShutdownHooks(app);
   const headers = commonHeaders(services.config.rail, services.config.publicUrl);
   const checkOrigin = originCheck(services.config);
@@ -84,7 +87,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
         description:
           'Wallets, a double-entry ledger and spending policies for AI agents. Humans use the REST API with a JWT; ' +
           'agents call tools with a scoped API key. Every answer is `{success, data}` or `{success: false, error: ' +
-          '{code, message}}`; amounts are decimal strings of USDC.',
+          '{code, message}}`; amounts are decimal strings of USDC. A JSON body may not hold a `__proto__` key, nor a ' +
+          '`constructor` object with a `prototype` key, anywhere (400 VALIDATION_ERROR). A method a path does not ' +
+          'have is 405 METHOD_NOT_ALLOWED with `Allow`.',
       },
       servers: [{ url: '/', description: 'this server' }],
       components: {
@@ -99,6 +104,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       },
     },
     transform: jsonSchemaTransform,
+    transformObject: (documents) =>
+      'openapiObject' in documents ? refineDocument(documents.openapiObject, services.config.rail) : {},
   });
   for (const route of ROUTES) {
     if (SANDBOX_ONLY_ROUTES.has(route) && services.config.rail !== 'sandbox') continue;
@@ -113,6 +120,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   const dashboard = await registerDashboard(app, services.config.dashboardDir);
   app.setNotFoundHandler((request, reply) => {
+    const wrongMethod = methodNotAllowed(routeMethods, request.method, request.url);
+    if (wrongMethod !== null) return sendAppError(reply, wrongMethod);
     if (dashboard.servesPath(request)) return dashboard.sendIndex(reply);
     return sendAppError(
       reply,
@@ -202,7 +211,14 @@ function commonHeaders(rail: string, publicUrl: string | undefined) {
 // Fastify's parser refuses __proto__ and constructor.prototype keys (prototype poisoning). A string that is not
 // Unicode (an unpaired surrogate) is refused here, once for every field of every route, tool and MCP call.
 function registerJsonParser(app: FastifyInstance) {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const parseSafely = app.getDefaultJsonParser('error', 'error');
+  // Valid JSON refused for a "__proto__" key or a "constructor" holding "prototype" says so (the default parser
+  // calls it invalid JSON); only the error path parses again.
+  const parseJson: typeof parseSafely = (request, text, done) =>
+    parseSafely(request, text, (error, parsed) => {
+      if (error !== null && isPlainJson(text as string)) done(prototypeKey(), undefined);
+      else done(error, parsed);
+    });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/json',
@@ -223,6 +239,22 @@ function registerJsonParser(app: FastifyInstance) {
         else done(notUnicode(found), undefined);
       });
     },
+  );
+}
+
+function isPlainJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function prototypeKey(): AppError {
+  return new AppError(
+    'VALIDATION_ERROR',
+    'the body holds a "__proto__" key or a "constructor" object with a "prototype" key, which no body may (prototype poisoning)',
   );
 }
 

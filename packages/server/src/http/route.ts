@@ -47,7 +47,10 @@ export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B ext
   body?: B;
   /** The handler validates the body itself (a tool call's params depend on the tool named in the path). */
   bodyValidatedByHandler?: true;
-  /** With bodyValidatedByHandler: the body as the OpenAPI document shows it (never used to validate). */
+  /**
+   * The body as the OpenAPI document shows it, never used to validate: with bodyValidatedByHandler, or beside
+   * `body` where zod's JSON Schema cannot say what the validation does (a rule across fields).
+   */
   documentedBody?: z.ZodType;
   /** Documented success data (the envelope's `data`), for the OpenAPI document only. */
   response?: z.ZodType;
@@ -75,9 +78,17 @@ function refuseBodyFields(body: unknown): void {
   throw new AppError('VALIDATION_ERROR', `body: this endpoint takes no body fields, got ${what}`);
 }
 
-/** Validates params and query as usual; a documented-only body passes through to the handler, which validates it. */
-const documentedBodyCompiler: FastifySchemaCompiler<z.ZodType> = (route) =>
-  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route);
+/**
+ * For a route whose documented body is not its validating one: params and query as usual; the body by `body`
+ * when there is one, else passed through to the handler, which validates it.
+ */
+function documentedBodyCompiler(validating: z.ZodType | undefined): FastifySchemaCompiler<z.ZodType> {
+  return (route) => {
+    if (route.httpPart !== 'body') return validatorCompiler(route);
+    if (validating === undefined) return (data: unknown) => ({ value: data });
+    return validatorCompiler({ ...route, schema: validating });
+  };
+}
 
 const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   none: [],
@@ -149,7 +160,7 @@ export function toFastifyRoute(
       : {}),
     ...(definition.documentedBody === undefined
       ? {}
-      : { validatorCompiler: documentedBodyCompiler as never }),
+      : { validatorCompiler: documentedBodyCompiler(definition.body) as never }),
     handler: async (request, reply) => {
       const input = {
         params: request.params,

@@ -2,7 +2,7 @@
 // document. Objects are strict: an unknown field is a 400, never silently ignored (no mass assignment).
 import { z } from 'zod';
 import { parseAddress } from '../domain/address.ts';
-import { AMOUNT_STRING_LENGTH_MAX, parseAmount } from '../domain/money.ts';
+import { parseAmount } from '../domain/money.ts';
 import { PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN, passwordProblem } from '../domain/passwords.ts';
 import { scrubSecrets } from '../log-scrub.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
@@ -12,6 +12,18 @@ export const EMAIL_LENGTH_MAX = 254;
 export const MEMO_LENGTH_MAX = 500;
 export const ID_LENGTH_MAX = 64;
 export const LABEL_LENGTH_MAX = 100;
+
+/**
+ * What the validator accepts, as a JSON Schema pattern (issue 27: the document must refuse what the server refuses):
+ * a decimal string above 0 and at most 1000000000 with up to 6 decimals — 1 to 999999999 with any decimals,
+ * 1000000000 with zeros only, or 0 with at least one non-zero decimal. No look-ahead, so every JSON Schema tool
+ * (and every regex engine a generated client uses) reads it.
+ */
+export const AMOUNT_JSON_PATTERN =
+  '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|' +
+  '0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$';
+/** The longest amount the pattern allows: "1000000000.000000". */
+const AMOUNT_TEXT_LENGTH_MAX = 17;
 
 /** A decimal string amount -> micro-units (bigint). Every malformed form gets its own message. */
 export const amountSchema = z
@@ -24,8 +36,8 @@ export const amountSchema = z
   })
   .meta({
     type: 'string',
-    pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$',
-    maxLength: AMOUNT_STRING_LENGTH_MAX,
+    pattern: AMOUNT_JSON_PATTERN,
+    maxLength: AMOUNT_TEXT_LENGTH_MAX,
     description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
     examples: ['10.5'],
   });
@@ -39,23 +51,70 @@ export const addressSchema = z
     ctx.addIssue({ code: 'custom', message: parsed.reason });
     return z.NEVER;
   })
-  .meta({ type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address (0x + 40 hex)' });
+  .meta({
+    type: 'string',
+    // The three forms accepted, spelled out: a checksum cannot be a pattern, so the mixed-case one is described.
+    pattern: '^0x(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-fA-F]{40})$',
+    description:
+      'EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400)',
+  });
 
-/** Free text the service stores: no NUL characters (PostgreSQL text cannot hold them; SQLite would). */
-function storedText(schema: z.ZodString) {
+/** No NUL character, as a JSON Schema pattern. */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+/** At least one character that is not whitespace (what String.prototype.trim removes, which is \\s), no NUL. */
+const NOT_BLANK_NO_NUL_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+
+/** Refuses a NUL character (PostgreSQL text cannot hold one; SQLite would); the caller documents it. */
+export function noNul<T extends z.ZodType<string, string>>(schema: T) {
   return schema.refine((text) => !text.includes('\u0000'), { message: 'must not contain NUL characters' });
 }
 
-export const labelSchema = storedText(z.string().trim().min(1).max(LABEL_LENGTH_MAX));
+/** Free text the service stores: no NUL characters, as the document says. */
+function storedText<T extends z.ZodType<string, string>>(schema: T) {
+  return noNul(schema).meta({ pattern: NO_NUL_PATTERN });
+}
+
+// Lengths are checked before trimming, so the document's maxLength bounds exactly what a client sends.
+export const labelSchema = storedText(z.string().max(LABEL_LENGTH_MAX).trim().min(1)).meta({
+  pattern: NOT_BLANK_NO_NUL_PATTERN,
+  description: 'not only whitespace; surrounding whitespace is trimmed',
+});
 export const memoSchema = storedText(z.string().max(MEMO_LENGTH_MAX));
 export const idempotencyKeySchema = storedText(z.string().min(1).max(IDEMPOTENCY_KEY_LENGTH_MAX));
 
+/** zod's email rule (z.email()) as a pattern, with the whitespace the schema trims around it. */
+const EMAIL_JSON_PATTERN = `^\\s*${z.regexes.email.source.slice(1, -1)}\\s*$`;
+
 export const emailSchema = z
   .string()
+  .max(EMAIL_LENGTH_MAX)
   .trim()
   .toLowerCase()
-  .max(EMAIL_LENGTH_MAX)
-  .pipe(z.email({ message: 'must be a valid email address' }));
+  .pipe(z.email({ message: 'must be a valid email address' }))
+  .meta({
+    pattern: EMAIL_JSON_PATTERN,
+    description: 'an email address; surrounding whitespace is trimmed and letters are lower-cased',
+  });
+/** Every character of the Basic Multilingual Plane matching `test`, as the body of a character class. */
+function bmpClass(test: RegExp): string {
+  let out = '';
+  for (let start = 0; start <= 0xffff; start += 1) {
+    if (!test.test(String.fromCharCode(start))) continue;
+    let end = start;
+    while (end < 0xffff && test.test(String.fromCharCode(end + 1))) end += 1;
+    const hex = (n: number) => `\\u${n.toString(16).padStart(4, '0')}`;
+    out += start === end ? hex(start) : `${hex(start)}-${hex(end)}`;
+    start = end;
+  }
+  return out;
+}
+// passwordProblem as a pattern: no control character (Cc), and at least one character that is neither
+// whitespace nor an invisible format character (Cf). Spelled as \\u ranges (no \\p{…}), so engines without
+// Unicode property escapes read it too; format characters beyond the BMP are left to the description.
+const CONTROL = bmpClass(/\p{Cc}/u);
+const BLANK = bmpClass(/[\p{White_Space}\p{Cf}]/u);
+const PASSWORD_JSON_PATTERN = `^[^${CONTROL}]*[^${CONTROL}${BLANK}][^${CONTROL}]*$`;
+
 /** A password being set: every rule is passwordProblem's (length included: it counts code points, zod would not). */
 export const passwordSchema = z
   .string()
@@ -66,8 +125,9 @@ export const passwordSchema = z
   .meta({
     minLength: PASSWORD_LENGTH_MIN,
     maxLength: PASSWORD_LENGTH_MAX,
+    pattern: PASSWORD_JSON_PATTERN,
     description:
-      'Not only spaces, no control characters, and not one of the 10,000 most common passwords (case-insensitive).',
+      'Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document).',
   });
 
 export const idSchema = z
@@ -78,17 +138,25 @@ export const idSchema = z
 export const walletIdParams = z.strictObject({ walletId: idSchema });
 
 // Query strings arrive as text; only canonical positive integers are accepted ("01", "1.0", "1e1" are not).
+// The `limit` pattern below spells 1 to 100.
+if (PAGE_LIMIT_MAX !== 100) throw new Error('paginationQuery.limit documents 1-100: change its pattern');
+
 const positiveIntText = z
   .string()
   .regex(/^[1-9][0-9]{0,8}$/, { message: 'must be a positive whole number' })
   .transform(Number);
 
 export const paginationQuery = z.strictObject({
-  page: positiveIntText.optional().default(1),
+  page: positiveIntText.optional().default(1).meta({ description: 'from 1 (default 1)' }),
   limit: positiveIntText
     .optional()
     .default(PAGE_LIMIT_DEFAULT)
-    .refine((n) => n <= PAGE_LIMIT_MAX, { message: `must be between 1 and ${PAGE_LIMIT_MAX}` }),
+    .refine((n) => n <= PAGE_LIMIT_MAX, { message: `must be between 1 and ${PAGE_LIMIT_MAX}` })
+    .meta({
+      // 1 to PAGE_LIMIT_MAX (100) as text: what the refinement above accepts.
+      pattern: '^(?:[1-9][0-9]?|100)$',
+      description: `1 to ${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT})`,
+    }),
 });
 
 /**

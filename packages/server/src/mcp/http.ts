@@ -1,6 +1,9 @@
 // POST /mcp: MCP over Streamable HTTP (stateless, JSON responses), authenticated with the agent's API key
 // like the REST tool routes. Each request gets its own MCP server bound to the key that sent it.
+
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { JSONRPCMessageSchema, JSONRPCResponseSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { bearerToken } from '../http/auth.ts';
@@ -8,6 +11,31 @@ import { currentAgentKey } from '../http/auth-hooks.ts';
 import { failureEnvelope } from '../http/schemas.ts';
 import type { Services } from '../services/index.ts';
 import { createMcpServer } from './server.ts';
+
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  return json;
+}
+
+const message = jsonSchemaOf(JSONRPCMessageSchema);
+const rpcResponse = jsonSchemaOf(JSONRPCResponseSchema);
+/** What the transport answers a request it refuses: a JSON-RPC error whose id is null (it read none). */
+const rpcTransportError = {
+  type: 'object',
+  properties: {
+    jsonrpc: { type: 'string', const: '2.0' },
+    error: {
+      type: 'object',
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+      required: ['code', 'message'],
+    },
+    id: { type: 'null' },
+  },
+  required: ['jsonrpc', 'error', 'id'],
+};
 
 export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
   app.route({
@@ -22,30 +50,51 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
         'scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool.',
       tags: ['tools'],
       security: [{ agentApiKey: [] }],
-      // Documentation only: the MCP transport validates JSON-RPC itself (see validatorCompiler below).
+      // Documentation only: the MCP transport validates JSON-RPC itself (see validatorCompiler below), with the
+      // SDK's own schemas, which the document therefore shows.
       body: z
-        .looseObject({
-          jsonrpc: z.literal('2.0'),
-          id: z.union([z.string(), z.number()]).optional(),
-          method: z.string().optional(),
-          params: z.record(z.string(), z.unknown()).optional(),
+        .unknown()
+        .meta({
+          anyOf: [message, { type: 'array', items: message, minItems: 1, maxItems: MAX_BATCH_SIZE }],
         })
         .describe(
-          'A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, ping).',
+          'A JSON-RPC 2.0 message of the Model Context Protocol (a request such as initialize, tools/list, ' +
+            `tools/call or ping; a notification; a response), or a batch of 1 to ${MAX_BATCH_SIZE} of them.`,
         ),
       response: {
         200: z
           .unknown()
-          .describe('The JSON-RPC answer (JSON, or an event stream when the client accepts it).'),
-        '4XX': failureEnvelope.describe(
-          'Refused before MCP: a missing or invalid API key (401), a foreign Origin or Host (403), a body over the limit (413) or the rate limit (429).',
-        ),
+          .meta({ anyOf: [rpcResponse, { type: 'array', items: rpcResponse }] })
+          .describe(
+            'The JSON-RPC response (an array of them for a batch). A method MCP does not know, bad params or a ' +
+              'failed tool call are JSON-RPC errors here, in a 200.',
+          ),
+        202: z
+          .null()
+          .describe('Accepted: the body held only notifications or responses, so nothing answers it.'),
+        '4XX': z
+          .unknown()
+          .meta({ anyOf: [jsonSchemaOf(failureEnvelope), rpcTransportError] })
+          .describe(
+            'Refused before MCP, in the failure envelope: a missing or invalid API key (401), a foreign Origin ' +
+              'or Host (403), a body over the limit (413) or the rate limit (429). Refused by the MCP transport, ' +
+              'as a JSON-RPC error with id null: a body that is no JSON-RPC message (400), an unsupported ' +
+              'MCP-Protocol-Version (400), or an Accept header without both application/json and text/event-stream (406).',
+          ),
         '5XX': failureEnvelope.describe('A backing store is down (503 `SERVICE_UNAVAILABLE`).'),
       },
     },
     validatorCompiler: () => () => true,
     handler: async (request, reply) => {
       const key = currentAgentKey(request);
+      // JSON-RPC 2.0: an empty batch is an invalid request (the SDK's transport would accept it with a 202).
+      if (Array.isArray(request.body) && request.body.length === 0) {
+        return reply.code(400).send({
+          jsonrpc: '2.0',
+          error: { code: -32600, message: 'Invalid Request: an empty batch' },
+          id: null,
+        });
+      }
       const server = createMcpServer(services, key, {
         requestId: request.id,
         log: request.log,
@@ -68,22 +117,6 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
       await transport.handleRequest(request.raw, reply.raw, request.body);
     },
   });
-  // Stateless servers offer no server-to-client stream and no sessions to delete.
-  for (const method of ['GET', 'DELETE'] as const) {
-    app.route({
-      method,
-      url: '/mcp',
-      config: { auth: 'apiKey' },
-      schema: { hide: true },
-      handler: async (_request, reply) =>
-        reply
-          .code(405)
-          .header('allow', 'POST')
-          .send({
-            jsonrpc: '2.0',
-            error: { code: -32000, message: 'Method not allowed: use POST' },
-            id: null,
-          }),
-    });
-  }
+  // Stateless: no server-to-client stream (GET) and no session to delete (DELETE). Those methods answer 405
+  // with `Allow: POST` like every other method a path lacks (http/methods.ts), as the transport spec asks.
 }

@@ -8,7 +8,9 @@ import { checkPaymentOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject({
-  toAddress: addressSchema.optional().describe('recipient EVM address (0x + 40 hex)'),
+  toAddress: addressSchema
+    .optional()
+    .describe('recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)'),
   amount: amountSchema.optional(),
   paymentRequirements: z
     .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown())).min(1).max(32)])
@@ -30,6 +32,12 @@ export const checkPaymentTool: ToolDefinition<Input> = {
     'under the daily and total caps. On the evm rail it also takes an x402 402’s paymentRequirements instead. ' +
     'Nothing is paid, held or stored.',
   input,
+  inputRule: {
+    oneOf: [
+      { required: ['toAddress', 'amount'], properties: { paymentRequirements: false } },
+      { required: ['paymentRequirements'], properties: { toAddress: false, amount: false } },
+    ],
+  },
   output: checkPaymentOutput,
   async run({ key, input: params, services }) {
     const payment = paymentOf(params, services);

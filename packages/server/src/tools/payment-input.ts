@@ -3,7 +3,9 @@ import { requestFingerprint } from '../services/idempotency.ts';
 import type { AgentKey } from '../services/keys.ts';
 
 export const paymentInputShape = {
-  toAddress: addressSchema.describe('recipient EVM address (0x + 40 hex)'),
+  toAddress: addressSchema.describe(
+    'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
+  ),
   amount: amountSchema,
   memo: memoSchema.optional().describe('free text stored with the payment'),
   idempotencyKey: idempotencyKeySchema

@@ -41,6 +41,11 @@ export interface ToolDefinition<I = unknown> {
   input: z.ZodType<I>;
   /** The success data (MCP `outputSchema`, `structuredContent`). */
   output: z.ZodType;
+  /**
+   * JSON Schema keywords the OpenAPI document adds to the input for a rule across params (check_payment: toAddress
+   * and amount, or paymentRequirements alone). Not in tools/list: LLM tool formats refuse a top-level oneOf.
+   */
+  inputRule?: Record<string, unknown>;
   /** The rails the tool exists on; every rail when absent. */
   rails?: readonly string[];
   run(call: ToolCall<I>): Promise<Outcome<unknown>>;

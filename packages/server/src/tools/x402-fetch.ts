@@ -32,6 +32,7 @@ const input = z.strictObject({
   headers: z
     .record(headerName, headerValue)
     .refine((h) => Object.keys(h).length <= HEADERS_MAX, `at most ${HEADERS_MAX} headers`)
+    .meta({ maxProperties: HEADERS_MAX })
     .optional()
     .describe(
       'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); ' +

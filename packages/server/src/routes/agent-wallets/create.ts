@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { labelSchema } from '../../http/schemas.ts';
+import { AGENT_WALLETS_PER_USER_MAX } from '../../services/wallets.ts';
 import { agentWalletView } from '../views.ts';
 
 export default defineRoute({
@@ -10,7 +11,8 @@ export default defineRoute({
   auth: 'user',
   summary: 'Create an agent wallet',
   description:
-    'A wallet for one AI agent, with its own address, balance, policies and API keys. Starts empty.',
+    'A wallet for one AI agent, with its own address, balance, policies and API keys. Starts empty. A user has at ' +
+    `most ${AGENT_WALLETS_PER_USER_MAX} agent wallets (past that, 400).`,
   tags: ['agent-wallets'],
   body: z.strictObject({ label: labelSchema }),
   response: agentWalletView,

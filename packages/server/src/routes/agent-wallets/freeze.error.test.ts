@@ -59,8 +59,10 @@ for (const target of await storeTargets()) {
       await assertStoreUnchanged(h, state, 'a refused freeze');
     });
 
-    test('GET on /freeze is not a route: 404 envelope', async () => {
-      expectError(await user.api.get(`/api/v1/agent-wallets/${walletId}/freeze`), 404, 'NOT_FOUND');
+    test('GET on /freeze is a method the path lacks: 405 envelope with Allow: POST', async () => {
+      const reply = await user.api.get(`/api/v1/agent-wallets/${walletId}/freeze`);
+      expectError(reply, 405, 'METHOD_NOT_ALLOWED');
+      assert.equal(reply.headers.allow, 'POST');
     });
   });
 }

@@ -7,7 +7,13 @@ import { authView } from '../views.ts';
 import { authenticationResponseSchema } from './webauthn-schemas.ts';
 
 export const CODE_LENGTH_MAX = 64;
-export const codeSchema = z.string().trim().min(1).max(CODE_LENGTH_MAX);
+// The length is checked before trimming, so the document's maxLength bounds what a client sends.
+export const codeSchema = z
+  .string()
+  .max(CODE_LENGTH_MAX)
+  .trim()
+  .min(1)
+  .meta({ pattern: '\\S', description: 'a TOTP or recovery code; surrounding whitespace is trimmed' });
 export const mfaTokenSchema = z.string().min(1).max(128);
 
 export default defineRoute({
@@ -29,7 +35,8 @@ export default defineRoute({
     })
     .refine((b) => (b.code === undefined) !== (b.passkey === undefined), {
       message: 'give exactly one of code and passkey',
-    }),
+    })
+    .meta({ oneOf: [{ required: ['code'] }, { required: ['passkey'] }] }),
   response: authView,
   handler: async ({ body, request, services }) => ({
     data: await services.auth.loginWithFactor(

@@ -42,9 +42,9 @@ for (const target of await storeTargets()) {
       expectError(await user.api.post('/api/v1/auth/logout'), 401, 'UNAUTHORIZED');
     });
 
-    test('GET /auth/logout is not a route: 404 envelope, and the session stays alive', async () => {
+    test('GET /auth/logout is a method the path lacks: 405 envelope, and the session stays alive', async () => {
       const user = await signupUser(h.app);
-      expectError(await user.api.get('/api/v1/auth/logout'), 404, 'NOT_FOUND');
+      expectError(await user.api.get('/api/v1/auth/logout'), 405, 'METHOD_NOT_ALLOWED');
       assert.equal((await user.api.get('/api/v1/auth/me')).status, 200);
     });
   });

@@ -24,10 +24,10 @@ for (const target of await storeTargets()) {
       }
     });
 
-    test('other methods on /auth/me are 404 envelopes', async () => {
+    test('other methods on /auth/me are 405 envelopes (Allow: GET, HEAD)', async () => {
       const user = await signupUser(h.app);
-      expectError(await user.api.post('/api/v1/auth/me', {}), 404, 'NOT_FOUND');
-      expectError(await user.api.delete('/api/v1/auth/me'), 404, 'NOT_FOUND');
+      expectError(await user.api.post('/api/v1/auth/me', {}), 405, 'METHOD_NOT_ALLOWED');
+      expectError(await user.api.delete('/api/v1/auth/me'), 405, 'METHOD_NOT_ALLOWED');
     });
   });
 }

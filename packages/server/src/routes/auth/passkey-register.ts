@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { currentUser, requestMeta } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { labelSchema } from '../../http/schemas.ts';
+import { PASSKEYS_PER_USER_MAX } from '../../services/passkeys.ts';
 import { timestamp } from '../views.ts';
 import { registrationResponseSchema } from './webauthn-schemas.ts';
 
@@ -21,7 +22,8 @@ export default defineRoute({
   summary: 'Register a passkey',
   description:
     'The browser’s answer to the registration options. From now on a login needs a second factor. Sends ' +
-    '`security.factor_added`. A response that does not verify is 400; no live challenge is 409 INVALID_STATE.',
+    '`security.factor_added`. A response that does not verify is 400; no live challenge is 409 INVALID_STATE. At ' +
+    `most ${PASSKEYS_PER_USER_MAX} passkeys (past that, 400).`,
   tags: ['auth'],
   body: z.strictObject({ label: labelSchema, response: registrationResponseSchema }),
   response: passkeyView,

@@ -27,7 +27,8 @@ export default defineRoute({
     })
     .refine((b) => [b.password, b.code, b.passkey].filter((p) => p !== undefined).length === 1, {
       message: 'give exactly one of password, code and passkey',
-    }),
+    })
+    .meta({ oneOf: [{ required: ['password'] }, { required: ['code'] }, { required: ['passkey'] }] }),
   response: z.object({ steppedUpAt: timestamp }),
   handler: async ({ body, request, services }) => {
     const user = currentUser(request);

@@ -17,7 +17,8 @@ export default defineRoute({
     code: z
       .string()
       .trim()
-      .regex(/^[0-9]{6}$/, { message: 'must be 6 digits' }),
+      .regex(/^[0-9]{6}$/, { message: 'must be 6 digits' })
+      .meta({ pattern: '^\\s*[0-9]{6}\\s*$', description: '6 digits; surrounding whitespace is trimmed' }),
   }),
   response: z.object({ recoveryCodes: z.array(z.string()).length(10) }),
   handler: async ({ body, request, services }) => ({

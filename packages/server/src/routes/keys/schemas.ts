@@ -15,10 +15,17 @@ export const scopesSchema = z
   })
   .meta({
     anyOf: [
-      { type: 'array', items: { type: 'string', enum: ['read', 'write'] }, minItems: 1, maxItems: 2 },
-      { type: 'string', enum: ['read', 'write', 'read,write'] },
+      {
+        type: 'array',
+        items: { type: 'string', enum: ['read', 'write'] },
+        minItems: 1,
+        maxItems: 2,
+        uniqueItems: true,
+      },
+      // parseScopes: one or both names, comma-separated, each trimmed, none twice.
+      { type: 'string', pattern: '^\\s*(?:read\\s*(?:,\\s*write\\s*)?|write\\s*(?:,\\s*read\\s*)?)$' },
     ],
-    description: 'default ["read","write"]',
+    description: 'default ["read","write"]; also the text "read", "write" or "read,write"',
   });
 
 const scope = z.enum(['read', 'write']);

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { walletIdParams } from '../../http/schemas.ts';
-import { paramsDocumentation, parsePolicyParams, policyTypeSchema, policyView } from './schemas.ts';
+import {
+  newPolicyDocumentation,
+  paramsDocumentation,
+  parsePolicyParams,
+  policyTypeSchema,
+  policyView,
+} from './schemas.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -16,6 +22,7 @@ export default defineRoute({
   tags: ['policies'],
   params: walletIdParams,
   body: z.strictObject({ type: policyTypeSchema, params: paramsDocumentation }),
+  documentedBody: newPolicyDocumentation,
   response: policyView,
   successStatus: 201,
   handler: async ({ request, params, body, services }) => {

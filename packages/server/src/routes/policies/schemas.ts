@@ -17,7 +17,10 @@ const addressList = z
   .transform((addresses) => [...new Set(addresses)]);
 const clock = z
   .string()
-  .refine((value) => parseClock(value) !== null, 'must be HH:MM between 00:00 and 23:59');
+  .refine((value) => parseClock(value) !== null, 'must be HH:MM between 00:00 and 23:59')
+  .meta({ pattern: '^(?:[01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM, 00:00 to 23:59' });
+/** What Intl may know as a zone: a name of letters, digits and _ + - / (Etc/GMT+5), or an offset (+01:00). */
+const TIMEZONE_JSON_PATTERN = '^(?:[A-Za-z][A-Za-z0-9_+/-]*|[+-][0-9]{2}(?::?[0-9]{2})?)$';
 /** Most payments a tx_count_cap may allow in its window: a bound, like every other. */
 export const TX_COUNT_CAP_MAX = 1_000_000;
 
@@ -43,24 +46,50 @@ const PARAMS_BY_TYPE: Record<PolicyType, z.ZodType> = {
         .max(7),
       start: clock,
       end: clock,
-      timezone: z.string().refine(isTimezone, 'must be an IANA timezone such as Europe/Berlin or UTC'),
+      timezone: z.string().refine(isTimezone, 'must be an IANA timezone such as Europe/Berlin or UTC').meta({
+        minLength: 1,
+        maxLength: 64,
+        pattern: TIMEZONE_JSON_PATTERN,
+        description: 'an IANA time zone this server knows (e.g. Europe/Berlin, UTC; any case), else 400',
+      }),
     })
     .refine((p) => p.start !== p.end, { message: 'start and end must differ', path: ['end'] })
+    .meta({ description: 'start and end must differ (else 400); end before start wraps midnight' })
     .transform((p) => ({ ...p, days: DAYS.filter((d) => p.days.includes(d)) })),
 };
 
+/** The JSON Schema of one policy type's params, as a client sends them. */
+function paramsJsonSchema(type: PolicyType): Record<string, unknown> {
+  const schema = z.toJSONSchema(PARAMS_BY_TYPE[type], { io: 'input', unrepresentable: 'any' });
+  const { $schema: _, ...rest } = schema as Record<string, unknown>;
+  return { title: `${type} params`, ...rest };
+}
+
+const PARAMS_DESCRIPTION =
+  'spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: ' +
+  '{addresses: [...]} (1 to 1,000); require_approval_above: {amount}; spend_cap_window / recipient_cap: ' +
+  '{limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", ' +
+  'end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d".';
+
 /** Documentation of `params`: any of the types' schemas (validation is per type in parsePolicyParams). */
 export const paramsDocumentation = z.unknown().meta({
-  description:
-    'spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: ' +
-    '{addresses: [...]} (1 to 1,000); require_approval_above: {amount}; spend_cap_window / recipient_cap: ' +
-    '{limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", ' +
-    'end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d".',
-  anyOf: POLICY_TYPES.map((type) => {
-    const schema = z.toJSONSchema(PARAMS_BY_TYPE[type], { io: 'input', unrepresentable: 'any' });
-    const { $schema: _, ...rest } = schema as Record<string, unknown>;
-    return { title: `${type} params`, ...rest };
-  }),
+  description: PARAMS_DESCRIPTION,
+  anyOf: POLICY_TYPES.map(paramsJsonSchema),
+});
+
+/**
+ * Documentation of a new policy's body: one branch per type, each pairing `type` with that type's params, so the
+ * document says exactly which params go with which type (validation: `type`, then parsePolicyParams).
+ */
+export const newPolicyDocumentation = z.unknown().meta({
+  description: `A policy type and its params. ${PARAMS_DESCRIPTION}`,
+  oneOf: POLICY_TYPES.map((type) => ({
+    title: `${type} policy`,
+    type: 'object',
+    properties: { type: { type: 'string', const: type }, params: paramsJsonSchema(type) },
+    required: ['type', 'params'],
+    additionalProperties: false,
+  })),
 });
 
 export const policyTypeSchema = z.enum(POLICY_TYPES);

@@ -27,7 +27,8 @@ export default defineRoute({
   },
   summary: 'Change or pause a policy',
   description:
-    'New params (validated against the policy’s type, which cannot change) and/or active: false to pause.',
+    'New params (validated against the policy’s type, which cannot change: params of another type are 400) and/or ' +
+    'active: false to pause.',
   tags: ['policies'],
   params: policyParams,
   body: z.strictObject({ params: paramsDocumentation.optional(), active: z.boolean().optional() }),

@@ -25,9 +25,9 @@ for (const target of await storeTargets()) {
       if (h.postgresSchema !== undefined) assert.ok(!reply.raw.includes(h.postgresSchema));
     });
 
-    test('only GET exists: other methods are 404 envelopes', async () => {
-      expectError(await call(h.app, 'POST', '/api/v1/health', {}), 404, 'NOT_FOUND');
-      expectError(await call(h.app, 'DELETE', '/api/v1/health'), 404, 'NOT_FOUND');
+    test('only GET exists: other methods are 405 envelopes', async () => {
+      expectError(await call(h.app, 'POST', '/api/v1/health', {}), 405, 'METHOD_NOT_ALLOWED');
+      expectError(await call(h.app, 'DELETE', '/api/v1/health'), 405, 'METHOD_NOT_ALLOWED');
     });
   });
 }

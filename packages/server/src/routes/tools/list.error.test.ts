@@ -48,14 +48,15 @@ for (const target of await storeTargets()) {
       }
     });
 
-    test('other methods on the listing are a 404', async () => {
+    test('other methods on the listing are a 405 with Allow', async () => {
       const agent = await agentWithKey(h);
       for (const method of ['POST', 'DELETE'] as const) {
         const reply = await call(h.app, method, '/mcp/v1/tools', method === 'POST' ? {} : undefined, {
           token: agent.key,
         });
-        assert.equal(reply.status, 404, reply.raw);
-        assert.equal(reply.body.success, false);
+        assert.equal(reply.status, 405, reply.raw);
+        assert.equal(reply.headers.allow, 'GET, HEAD');
+        assert.equal(reply.body.error.code, 'METHOD_NOT_ALLOWED');
       }
     });
   });

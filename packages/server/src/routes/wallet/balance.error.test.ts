@@ -15,10 +15,18 @@ for (const target of await storeTargets()) {
       expectError(await call(h.app, 'GET', '/api/v1/wallet/balance'), 401, 'UNAUTHORIZED');
     });
 
-    test('writing a balance is not a route: 404 envelope', async () => {
+    test('writing a balance is a method the path lacks: 405 envelope', async () => {
       const user = await signupUser(h.app);
-      expectError(await user.api.post('/api/v1/wallet/balance', { balance: '100' }), 404, 'NOT_FOUND');
-      expectError(await user.api.patch('/api/v1/wallet/balance', { balance: '100' }), 404, 'NOT_FOUND');
+      expectError(
+        await user.api.post('/api/v1/wallet/balance', { balance: '100' }),
+        405,
+        'METHOD_NOT_ALLOWED',
+      );
+      expectError(
+        await user.api.patch('/api/v1/wallet/balance', { balance: '100' }),
+        405,
+        'METHOD_NOT_ALLOWED',
+      );
       const balance = await user.api.get('/api/v1/wallet/balance');
       assert.equal(balance.body.data.balance, '0.000000');
     });

@@ -14,11 +14,11 @@ for (const target of await storeTargets()) {
       expectError(await call(h.app, 'GET', '/api/v1/wallet'), 401, 'UNAUTHORIZED');
     });
 
-    test('methods the route does not have are 404 envelopes', async () => {
+    test('methods the route does not have are 405 envelopes', async () => {
       const user = await signupUser(h.app);
-      expectError(await user.api.post('/api/v1/wallet', {}), 404, 'NOT_FOUND');
-      expectError(await user.api.patch('/api/v1/wallet', { balance: '1000' }), 404, 'NOT_FOUND');
-      expectError(await user.api.delete('/api/v1/wallet'), 404, 'NOT_FOUND');
+      expectError(await user.api.post('/api/v1/wallet', {}), 405, 'METHOD_NOT_ALLOWED');
+      expectError(await user.api.patch('/api/v1/wallet', { balance: '1000' }), 405, 'METHOD_NOT_ALLOWED');
+      expectError(await user.api.delete('/api/v1/wallet'), 405, 'METHOD_NOT_ALLOWED');
     });
 
     test('an unknown path below /wallet is a 404 envelope', async () => {

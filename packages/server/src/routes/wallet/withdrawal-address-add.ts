@@ -13,7 +13,7 @@ export default defineRoute({
   description:
     'The master wallet can withdraw only to addresses of this book, each usable from `activatesAt` = now + ' +
     'WITHDRAWAL_ADDRESS_DELAY_SECONDS (default 24 h; 0: at once), so that an address added by someone else can ' +
-    'be removed before it is used. Sends `withdrawal_address.added`. At most 100; the same address twice is ' +
+    'be removed before it is used. Sends `withdrawal_address.added`. At most 100 (past that, 400); the same address twice is ' +
     '409 INVALID_STATE.',
   tags: ['wallet'],
   body: z.strictObject({ address: addressSchema, label: labelSchema }),

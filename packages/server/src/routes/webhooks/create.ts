@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { EVENT_TYPES } from '../../services/webhook-events.ts';
+import { ENDPOINTS_PER_USER_MAX } from '../../services/webhooks.ts';
 import { endpointInput } from './schemas.ts';
 
 export default defineRoute({
@@ -13,7 +14,8 @@ export default defineRoute({
   description:
     'Events are POSTed to `url` as `{id, type, createdAt, data}` with `Agent-Wallet-Signature: t=<unix seconds>,' +
     'v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. The `secret` (`whsec_…`) appears in this answer only. ' +
-    'Any 2xx within 10 s is delivered; anything else is retried with exponential backoff for at least 24 h.',
+    'Any 2xx within 10 s is delivered; anything else is retried with exponential backoff for at least 24 h. A ' +
+    `user has at most ${ENDPOINTS_PER_USER_MAX} endpoints (past that, 400).`,
   tags: ['webhooks'],
   body: z.strictObject(endpointInput),
   response: z.object({

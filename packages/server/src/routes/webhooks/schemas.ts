@@ -1,10 +1,18 @@
 import { z } from 'zod';
 import { WEBHOOK_URL_LENGTH_MAX } from '../../domain/webhook-url.ts';
-import { idSchema } from '../../http/schemas.ts';
+import { idSchema, NO_NUL_PATTERN, noNul } from '../../http/schemas.ts';
 import { EVENT_TYPES } from '../../services/webhook-events.ts';
 
 export const endpointParams = z.strictObject({ id: idSchema });
 export const deliveryParams = z.strictObject({ id: idSchema, deliveryId: idSchema });
+
+/**
+ * The URL's shape, checked before it is parsed: the WHATWG parser would silently drop surrounding spaces and
+ * tabs or newlines inside, and the URL is stored as sent. http:// passes here; checkWebhookUrl takes it only with
+ * WEBHOOK_ALLOW_PRIVATE=true (the document shows https:// and says so).
+ */
+const URL_AFTER_SCHEME = '://[^\\s/?#@\\u0000]+(?:[/?#][^\\s\\u0000]*)?$';
+const URL_SHAPE = new RegExp(`^https?${URL_AFTER_SCHEME}`);
 
 const eventsSchema = z
   .array(z.enum(EVENT_TYPES))
@@ -14,9 +22,22 @@ const eventsSchema = z
   .describe('Event types to receive; omitted or null = every type.');
 
 export const endpointInput = {
-  url: z.string().min(1).max(WEBHOOK_URL_LENGTH_MAX).describe('https:// URL that receives POSTed events.'),
+  url: z
+    .string()
+    .min(1)
+    .max(WEBHOOK_URL_LENGTH_MAX)
+    .regex(URL_SHAPE, { message: 'must be an https:// URL without whitespace or credentials' })
+    .meta({
+      format: 'uri',
+      // https, a host without credentials (no @ before the path), then anything but whitespace and NUL.
+      pattern: `^https${URL_AFTER_SCHEME}`,
+      description:
+        'https:// URL that receives POSTed events: no credentials in it, and its host must not be or resolve to a ' +
+        'loopback, private or link-local address (else 400); a server with WEBHOOK_ALLOW_PRIVATE=true also takes ' +
+        'those, and http://.',
+    }),
   events: eventsSchema.nullable().optional(),
-  description: z.string().max(200).nullable().optional(),
+  description: noNul(z.string().max(200)).meta({ pattern: NO_NUL_PATTERN }).nullable().optional(),
 };
 
 export const endpointView = z.object({

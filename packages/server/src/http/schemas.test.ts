@@ -1,0 +1,100 @@
+// The JSON Schema patterns the OpenAPI document publishes say exactly what the validators accept (issue 27):
+// for amounts, emails, labels and passwords, a pattern match and the validator's verdict agree on generated
+// strings near and far from the rules' edges.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { z } from 'zod';
+import { parseAmount } from '../domain/money.ts';
+import { passwordProblem } from '../domain/passwords.ts';
+import { amountSchema, emailSchema, labelSchema, paginationQuery, passwordSchema } from './schemas.ts';
+
+const patternOf = (schema: z.ZodType) =>
+  new RegExp(
+    (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { pattern: string }).pattern,
+    'u',
+  );
+
+const RUNS = { numRuns: 2_000, seed: 27 };
+
+test('amount: the published pattern accepts exactly what parseAmount accepts', () => {
+  const pattern = patternOf(amountSchema);
+  const digits = fc.string({ unit: fc.constantFrom(...'0123456789'), maxLength: 12 });
+  const amountLike = fc.oneof(
+    fc.tuple(digits, fc.option(digits)).map(([w, f]) => (f === null ? w : `${w}.${f}`)),
+    fc.constantFrom(
+      '0',
+      '0.0',
+      '0.000001',
+      '0.0000001',
+      '1000000000',
+      '1000000000.000000',
+      '1000000000.000001',
+    ),
+    fc.constantFrom('999999999.999999', '1000000001', '01', '1.', '.5', '-1', '1e3', '00.1', '0.10'),
+    fc.string({ maxLength: 20 }),
+  );
+  fc.assert(
+    fc.property(amountLike, (text) => {
+      assert.equal(pattern.test(text), parseAmount(text).ok, JSON.stringify(text));
+    }),
+    RUNS,
+  );
+});
+
+test('email, label, password and page limit: pattern match and validation agree', () => {
+  const cases: Array<[z.ZodType, fc.Arbitrary<unknown>, (value: unknown) => boolean]> = [
+    [
+      emailSchema,
+      fc.oneof(
+        fc.emailAddress(),
+        fc.emailAddress().map((e) => ` ${e.toUpperCase()}\t`),
+        fc.string({ maxLength: 30 }),
+        fc.constantFrom('a@b.co', 'a..b@c.de', '.a@b.cd', "a'@b.cd", 'a@b', 'a@-b.cd', ' @b.cd'),
+      ),
+      (v) => emailSchema.safeParse(v).success,
+    ],
+    [
+      labelSchema,
+      fc.oneof(
+        fc.string({ maxLength: 110 }),
+        fc.string({ maxLength: 110, unit: 'binary' }),
+        fc.constantFrom('   ', ' a ', 'a\u0000b', '\u00a0', '\ufeffx', ''),
+      ),
+      (v) => labelSchema.safeParse(v).success,
+    ],
+    [
+      passwordSchema,
+      fc.oneof(
+        fc.string({ minLength: 8, maxLength: 20, unit: 'binary' }),
+        fc.constantFrom(
+          '        ',
+          '\u200b'.repeat(9),
+          'abcdefg\u0007x',
+          '\u00a0\u2003\u3000\u00a0\u2003\u3000 \t\n',
+        ),
+      ),
+      // passwordProblem's list of common passwords is not in the pattern (the description names it).
+      (v) => passwordProblem(v as string) === null || /too common/.test(passwordProblem(v as string) ?? ''),
+    ],
+    [
+      paginationQuery.shape.limit,
+      fc.oneof(fc.nat({ max: 1_000 }).map(String), fc.constantFrom('0', '01', '100', '101', '1.0', '')),
+      (v) => paginationQuery.safeParse({ limit: v }).success,
+    ],
+  ];
+  for (const [schema, values, accepts] of cases) {
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, number>;
+    const pattern = patternOf(schema);
+    const fits = (v: string) =>
+      pattern.test(v) &&
+      [...v].length >= (json.minLength ?? 0) &&
+      [...v].length <= (json.maxLength ?? Number.POSITIVE_INFINITY);
+    fc.assert(
+      fc.property(values, (value) => {
+        assert.equal(fits(value as string), accepts(value), JSON.stringify(value));
+      }),
+      RUNS,
+    );
+  }
+});
