@@ -47,7 +47,8 @@ function ownedAgent(state: BatchState, userId: string, walletId: string): Wallet
   return agent;
 }
 
-function masterOf(state: BatchState, userId: string): WalletState {
+/** The user's master wallet among the batch's wallets (loaded for every command that moves its money). */
+export function masterOf(state: BatchState, userId: string): WalletState {
   const id = state.masterIdByUser.get(userId);
   const master = id === undefined ? undefined : state.wallets.get(id);
   if (master === undefined) throw notFound('wallet');

@@ -3,10 +3,10 @@
 // way it pays an agent's payment — at once on the sandbox, through the payout outbox on evm (a failed payout
 // returns the money), on the internal ledger when the address is a wallet of this service. The address book's
 // delay is checked before the command is submitted (services/withdrawals.ts). Pure.
-import { notFound } from '../errors.ts';
 import { accountIds } from '../ledger/ledger.ts';
-import type { BatchContext, BatchEffects, BatchState, WalletState } from './batch-state.ts';
+import type { BatchContext, BatchEffects, BatchState } from './batch-state.ts';
 import { formatMicros } from './money.ts';
+import { masterOf } from './movement-batch.ts';
 import { failure, type Outcome, success } from './outcome.ts';
 import { payRecipient, recipientOf } from './payment-batch.ts';
 
@@ -29,13 +29,6 @@ export interface WithdrawalData {
   status: 'completed' | 'processing';
   rail: string;
   nowMs: number;
-}
-
-function masterOf(state: BatchState, userId: string): WalletState {
-  const id = state.masterIdByUser.get(userId);
-  const master = id === undefined ? undefined : state.wallets.get(id);
-  if (master === undefined) throw notFound('wallet');
-  return master;
 }
 
 export function decideMasterWithdrawal(
