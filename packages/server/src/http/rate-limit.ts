@@ -62,6 +62,10 @@ export async function enforceToolLimit(
   if (decision !== null && !decision.allowed) throw rateLimited(decision, tool);
 }
 
+/** The `login_account` bucket's key of an email (every way to prove a password or code counts in it). */
+const accountKey = (normalisedEmail: string) =>
+  bucketKeyFor({ bucket: 'login_account', subject: accountSubject(normalisedEmail) });
+
 /**
  * Failed logins per account (contract section 5, bucket `login_account`): an account whose window is full
  * answers 429 before its password is even hashed, whatever the client's IP, so guessing from many addresses
@@ -73,7 +77,7 @@ export async function limitFailedLogins<T>(
   normalisedEmail: string,
   attempt: (lockedOut: boolean) => Promise<T | null>,
 ): Promise<T> {
-  const key = bucketKeyFor({ bucket: 'login_account', subject: accountSubject(normalisedEmail) });
+  const key = accountKey(normalisedEmail);
   const before = await unavailableAs503(() => limiter.peek('login_account', key));
   if (!before.allowed) {
     // Locked out: guessing passwords stops here, but the owner with a second factor still gets in — the right
@@ -101,7 +105,7 @@ export async function limitFailedLogins<T>(
 /** A wrong password or code outside the login form (second step, step-up, password change) counts too. */
 export function countWrongGuess(limiter: RateLimiter): (normalisedEmail: string) => Promise<void> {
   return async (normalisedEmail) => {
-    const key = bucketKeyFor({ bucket: 'login_account', subject: accountSubject(normalisedEmail) });
+    const key = accountKey(normalisedEmail);
     await unavailableAs503(() => limiter.hit('login_account', key));
   };
 }
@@ -111,7 +115,7 @@ export function countWrongGuess(limiter: RateLimiter): (normalisedEmail: string)
  * out: a stolen session must not become a way around the login limit.
  */
 export async function refuseWhileLockedOut(limiter: RateLimiter, normalisedEmail: string): Promise<void> {
-  const key = bucketKeyFor({ bucket: 'login_account', subject: accountSubject(normalisedEmail) });
+  const key = accountKey(normalisedEmail);
   const before = await unavailableAs503(() => limiter.peek('login_account', key));
   if (!before.allowed) throw rateLimited(before, 'login_account');
 }

@@ -151,14 +151,7 @@ export function createMfaService(ctx: ServiceContext): MfaService {
       const active = await activeTotp(trx, userId);
       await trx.deleteFrom('totp_factors').where('user_id', '=', userId).execute();
       if (!active) return false;
-      const passkeys = await trx
-        .selectFrom('passkeys')
-        .select('id')
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      // Recovery codes back up a factor: with none left they would be a password of their own.
-      if (passkeys === undefined)
-        await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+      await dropRecoveryCodesWithoutFactor(trx, userId);
       await recordSecurityEvent(trx, {
         userId,
         type: 'security.factor_removed',
@@ -219,6 +212,17 @@ export function createMfaService(ctx: ServiceContext): MfaService {
     );
     return used.numUpdatedRows === 1n;
   }
+}
+
+/** Recovery codes back up a factor: with none left they would be a password of their own, so they go. */
+export async function dropRecoveryCodesWithoutFactor(trx: Kysely<Database>, userId: string): Promise<void> {
+  const passkey = await trx
+    .selectFrom('passkeys')
+    .select('id')
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (passkey !== undefined || (await activeTotp(trx, userId))) return;
+  await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
 }
 
 async function activeTotp(trx: Kysely<Database>, userId: string): Promise<boolean> {

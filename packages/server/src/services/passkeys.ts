@@ -16,6 +16,7 @@ import { newId } from '../domain/ids.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Database, PasskeysTable } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
+import { dropRecoveryCodesWithoutFactor } from './mfa.ts';
 import { type RequestMeta, recordSecurityEvent } from './security-events.ts';
 
 export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60_000;
@@ -149,16 +150,7 @@ export function createPasskeyService(ctx: ServiceContext, rp: RelyingParty) {
         .executeTakeFirst();
       if (row === undefined) return false;
       await trx.deleteFrom('passkeys').where('id', '=', id).execute();
-      const left = await userPasskeys(trx, userId);
-      const totp = await trx
-        .selectFrom('totp_factors')
-        .select('user_id')
-        .where('user_id', '=', userId)
-        .where('confirmed_at_ms', 'is not', null)
-        .executeTakeFirst();
-      // Recovery codes back up a factor: with none left they would be a password of their own.
-      if (left.length === 0 && totp === undefined)
-        await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+      await dropRecoveryCodesWithoutFactor(trx, userId);
       await recordSecurityEvent(trx, {
         userId,
         type: 'security.factor_removed',

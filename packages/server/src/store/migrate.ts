@@ -1,7 +1,7 @@
 // Migrations are TypeScript modules listed here in order; the same list runs on SQLite and PostgreSQL,
 // at start and through `agent-wallet migrate`.
 import type { Kysely } from 'kysely';
-import { type Migration, Migrator } from 'kysely/migration';
+import { type Migration, type MigrationResultSet, Migrator } from 'kysely/migration';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as agentAccess from './migrations/0002_agent_access.ts';
 import * as pendingByUser from './migrations/0003_pending_by_user.ts';
@@ -37,30 +37,37 @@ const MIGRATIONS: Record<string, Migration> = {
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
 
 /**
- * Migrates up to and including `name` (a restore from an older release's backup loads its rows into the schema
- * they were written for, then migrates the rest of the way).
+ * `postgresSchema`: where Kysely keeps its migration tables on PostgreSQL. It must be explicit: Kysely looks
+ * for its tables across all schemas, so two schemas migrating side by side (tests) would see each other's.
  */
-export async function migrateTo(db: Kysely<Database>, name: string, postgresSchema?: string): Promise<void> {
-  const migrator = new Migrator({
+function migratorFor(db: Kysely<Database>, postgresSchema: string | undefined): Migrator {
+  return new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },
     ...(postgresSchema === undefined ? {} : { migrationTableSchema: postgresSchema }),
   });
-  const { error, results } = await migrator.migrateTo(name);
+}
+
+/** The migrations a run applied; a failed one is thrown, named. */
+function appliedOrThrow({ error, results }: MigrationResultSet): string[] {
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Migrates up to and including `name` (a restore from an older release's backup loads its rows into the schema
+ * they were written for, then migrates the rest of the way).
+ */
+export async function migrateTo(db: Kysely<Database>, name: string, postgresSchema?: string): Promise<void> {
+  appliedOrThrow(await migratorFor(db, postgresSchema).migrateTo(name));
 }
 
 /** The names of the migrations applied to this database, in order. */
 export async function appliedMigrations(db: Kysely<Database>, postgresSchema?: string): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => MIGRATIONS },
-    ...(postgresSchema === undefined ? {} : { migrationTableSchema: postgresSchema }),
-  });
-  const all = await migrator.getMigrations();
+  const all = await migratorFor(db, postgresSchema).getMigrations();
   return all.filter((m) => m.executedAt !== undefined).map((m) => m.name);
 }
 
@@ -68,23 +75,9 @@ export interface MigrationReport {
   applied: string[];
 }
 
-/**
- * `postgresSchema`: where Kysely keeps its migration tables on PostgreSQL. It must be explicit: Kysely looks
- * for its tables across all schemas, so two schemas migrating side by side (tests) would see each other's.
- */
 export async function migrateToLatest(
   db: Kysely<Database>,
   postgresSchema?: string,
 ): Promise<MigrationReport> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => MIGRATIONS },
-    ...(postgresSchema === undefined ? {} : { migrationTableSchema: postgresSchema }),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  return { applied: appliedOrThrow(await migratorFor(db, postgresSchema).migrateToLatest()) };
 }
