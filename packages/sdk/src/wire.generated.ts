@@ -72,7 +72,7 @@ export interface paths {
     put?: never;
     /**
      * Create an account
-     * @description Creates a user and their master wallet and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
+     * @description Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins the inviting organization, and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
      */
     post: operations['signup'];
     delete?: never;
@@ -132,7 +132,7 @@ export interface paths {
     put?: never;
     /**
      * Log out
-     * @description Ends the session: the token is refused from the next request on, on every instance.
+     * @description Ends the session: the token is refused from the next request on, on every instance. Role: owner, admin, approver, viewer.
      */
     post: operations['logout'];
     delete?: never;
@@ -148,7 +148,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The current user */
+    /**
+     * The current user
+     * @description Role: owner, admin, approver, viewer.
+     */
     get: operations['me'];
     put?: never;
     post?: never;
@@ -169,7 +172,7 @@ export interface paths {
     put?: never;
     /**
      * Prove presence again
-     * @description Renews the session’s proof of presence, which sensitive operations need no older than STEP_UP_MAX_AGE_SECONDS (else 403 STEP_UP_REQUIRED). `{code}` (TOTP or recovery code) or `{passkey}` (after POST /auth/step-up/passkey-options) when a second factor is active — the password alone is then not enough — else `{password}`. A wrong one is 401 INVALID_CREDENTIALS and counts in the account’s `login_account` bucket; while it is full, 429.
+     * @description Renews the session’s proof of presence, which sensitive operations need no older than STEP_UP_MAX_AGE_SECONDS (else 403 STEP_UP_REQUIRED). `{code}` (TOTP or recovery code) or `{passkey}` (after POST /auth/step-up/passkey-options) when a second factor is active — the password alone is then not enough — else `{password}`. A wrong one is 401 INVALID_CREDENTIALS and counts in the account’s `login_account` bucket; while it is full, 429. Role: owner, admin, approver, viewer.
      */
     post: operations['stepUp'];
     delete?: never;
@@ -187,7 +190,7 @@ export interface paths {
     };
     /**
      * List your sessions
-     * @description Every live session of the account (newest first, at most 100): where and when it began and was last used.
+     * @description Every live session of the account (newest first, at most 100): where and when it began and was last used. Role: owner, admin, approver, viewer.
      */
     get: operations['listSessions'];
     put?: never;
@@ -210,7 +213,7 @@ export interface paths {
     post?: never;
     /**
      * End a session
-     * @description Its token is refused from the next request on, on every instance. Another user’s session, or one already ended, is 404.
+     * @description Its token is refused from the next request on, on every instance. Another user’s session, or one already ended, is 404. Role: owner, admin, approver, viewer.
      */
     delete: operations['endSession'];
     options?: never;
@@ -229,7 +232,7 @@ export interface paths {
     put?: never;
     /**
      * Log out everywhere else
-     * @description Ends every session of the account but this one, at once on every instance.
+     * @description Ends every session of the account but this one, at once on every instance. Role: owner, admin, approver, viewer.
      */
     post: operations['endOtherSessions'];
     delete?: never;
@@ -249,7 +252,7 @@ export interface paths {
     put?: never;
     /**
      * Change your password
-     * @description Needs step-up and the current password (a wrong one is 401 INVALID_CREDENTIALS, counted in `login_account`). Every other session ends at once; this one stays. Sends `security.password_changed`. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description Needs step-up and the current password (a wrong one is 401 INVALID_CREDENTIALS, counted in `login_account`). Every other session ends at once; this one stays. Sends `security.password_changed`. Role: owner, admin, approver, viewer. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['changePassword'];
     delete?: never;
@@ -267,7 +270,7 @@ export interface paths {
     };
     /**
      * Your second factors
-     * @description Whether TOTP is active, how many passkeys are registered, how many recovery codes are unused.
+     * @description Whether TOTP is active, how many passkeys are registered, how many recovery codes are unused. Role: owner, admin, approver, viewer.
      */
     get: operations['mfaStatus'];
     put?: never;
@@ -289,12 +292,12 @@ export interface paths {
     put?: never;
     /**
      * Start enrolling TOTP
-     * @description A new secret for an authenticator app (RFC 6238: SHA-1, 6 digits, 30 s) and its otpauth:// URL (render it as a QR code locally). Not active until POST /auth/mfa/totp/confirm; starting again replaces an unconfirmed secret. 409 INVALID_STATE while TOTP is active. Needs step-up. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description A new secret for an authenticator app (RFC 6238: SHA-1, 6 digits, 30 s) and its otpauth:// URL (render it as a QR code locally). Not active until POST /auth/mfa/totp/confirm; starting again replaces an unconfirmed secret. 409 INVALID_STATE while TOTP is active. Needs step-up. Role: owner, admin, approver, viewer. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['startTotp'];
     /**
      * Remove TOTP
-     * @description Needs step-up. With no factor left the recovery codes go too. Sends `security.factor_removed`. 404 when TOTP is not active. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description Needs step-up. With no factor left the recovery codes go too. Sends `security.factor_removed`. 404 when TOTP is not active. Role: owner, admin, approver, viewer. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     delete: operations['removeTotp'];
     options?: never;
@@ -313,7 +316,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm TOTP
-     * @description The first code from the authenticator app activates TOTP and returns ten recovery codes, shown here only (stored hashed; each works once, and replaces a lost authenticator at login or step-up). A code that does not match is 400. Sends `security.factor_added`. Needs step-up. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description The first code from the authenticator app activates TOTP and returns ten recovery codes, shown here only (stored hashed; each works once, and replaces a lost authenticator at login or step-up). A code that does not match is 400. Sends `security.factor_added`. Needs step-up. Role: owner, admin, approver, viewer. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['confirmTotp'];
     delete?: never;
@@ -333,7 +336,7 @@ export interface paths {
     put?: never;
     /**
      * Start registering a passkey
-     * @description WebAuthn creation options for navigator.credentials.create (with @simplewebauthn/browser: startRegistration). The challenge is single use and lives 5 minutes. Needs step-up (adding a factor). Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description WebAuthn creation options for navigator.credentials.create (with @simplewebauthn/browser: startRegistration). The challenge is single use and lives 5 minutes. Needs step-up (adding a factor). Role: owner, admin, approver, viewer. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['passkeyRegistrationOptions'];
     delete?: never;
@@ -351,13 +354,13 @@ export interface paths {
     };
     /**
      * Your passkeys
-     * @description Newest first: label, when added, when last used.
+     * @description Newest first: label, when added, when last used. Role: owner, admin, approver, viewer.
      */
     get: operations['listPasskeys'];
     put?: never;
     /**
      * Register a passkey
-     * @description The browser’s answer to the registration options. From now on a login needs a second factor. Sends `security.factor_added`. A response that does not verify is 400; no live challenge is 409 INVALID_STATE. At most 20 passkeys (past that, 400). Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description The browser’s answer to the registration options. From now on a login needs a second factor. Sends `security.factor_added`. A response that does not verify is 400; no live challenge is 409 INVALID_STATE. At most 20 passkeys (past that, 400). Role: owner, admin, approver, viewer. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['registerPasskey'];
     delete?: never;
@@ -378,7 +381,7 @@ export interface paths {
     post?: never;
     /**
      * Remove a passkey
-     * @description Needs step-up. Sends `security.factor_removed`. Another user’s passkey is 404. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description Needs step-up. Sends `security.factor_removed`. Another user’s passkey is 404. Role: owner, admin, approver, viewer. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     delete: operations['removePasskey'];
     options?: never;
@@ -417,7 +420,7 @@ export interface paths {
     put?: never;
     /**
      * Passkey options for a step-up
-     * @description WebAuthn request options bound to this session; answer with POST /auth/step-up {passkey}. 409 INVALID_STATE when the account has no passkey.
+     * @description WebAuthn request options bound to this session; answer with POST /auth/step-up {passkey}. 409 INVALID_STATE when the account has no passkey. Role: owner, admin, approver, viewer.
      */
     post: operations['passkeyStepUpOptions'];
     delete?: never;
@@ -435,9 +438,141 @@ export interface paths {
     };
     /**
      * Recent security events
-     * @description Password changes and factors added or removed, newest first, with where they came from.
+     * @description Password changes and factors added or removed, newest first, with where they came from. Role: owner, admin, approver, viewer.
      */
     get: operations['securityEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/organization': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's organization
+     * @description Role: owner, admin, approver, viewer.
+     */
+    get: operations['getOrganization'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the organization's settings
+     * @description requireMfa: true — a member without a second factor can then only enrol one (other routes answer 403 MFA_ENROLLMENT_REQUIRED), from their next request on. Role: owner. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     */
+    patch: operations['updateOrganization'];
+    trace?: never;
+  };
+  '/api/v1/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the members of the organization
+     * @description Oldest first, with their role and whether they have a second factor. Role: owner, admin, approver, viewer.
+     */
+    get: operations['listMembers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a member
+     * @description Their sessions end at once, on every instance; they can no longer log in. The last owner cannot be removed (409 INVALID_STATE). Role: owner.
+     */
+    delete: operations['removeMember'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a member's role
+     * @description Takes effect on their next request, on every instance. The last owner cannot be demoted (409 INVALID_STATE). Role: owner. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     */
+    patch: operations['updateMember'];
+    trace?: never;
+  };
+  '/api/v1/members/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List open invitations
+     * @description Neither accepted, revoked nor expired; newest first. Tokens are never listed. Role: owner.
+     */
+    get: operations['listInvitations'];
+    put?: never;
+    /**
+     * Invite a member
+     * @description Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, invitationToken}` with the same email joins the organization with this role. An email that already has a login is refused (409 EMAIL_TAKEN): one organization per login. Role: owner. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     */
+    post: operations['inviteMember'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members/invitations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke an open invitation
+     * @description Its token is refused from now on. An accepted, revoked or unknown invitation is a 404. Role: owner.
+     */
+    delete: operations['revokeInvitation'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organization's audit log
+     * @description Every member's write (REST) and what agents and the service did to transactions, newest first. Filters: walletId, actor (a member or key id), from/to (inclusive). Role: owner, admin, approver, viewer.
+     */
+    get: operations['listAudit'];
     put?: never;
     post?: never;
     delete?: never;
@@ -455,7 +590,7 @@ export interface paths {
     };
     /**
      * The master wallet
-     * @description The wallet the user funds from outside and splits into agent wallets.
+     * @description The wallet the user funds from outside and splits into agent wallets. Role: owner, admin, approver, viewer.
      */
     get: operations['getWallet'];
     put?: never;
@@ -473,7 +608,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The master wallet balance */
+    /**
+     * The master wallet balance
+     * @description Role: owner, admin, approver, viewer.
+     */
     get: operations['walletBalance'];
     put?: never;
     post?: never;
@@ -492,7 +630,7 @@ export interface paths {
     };
     /**
      * Deposits into the master wallet
-     * @description Newest first. Sandbox deposits, and payments from other wallets of this service (rail "internal").
+     * @description Newest first. Sandbox deposits, and payments from other wallets of this service (rail "internal"). Role: owner, admin, approver, viewer.
      */
     get: operations['walletDeposits'];
     put?: never;
@@ -514,7 +652,7 @@ export interface paths {
     put?: never;
     /**
      * Credit the master wallet with sandbox money
-     * @description Exists only on a server whose rail is "sandbox": simulated money for trying the service.
+     * @description Exists only on a server whose rail is "sandbox": simulated money for trying the service. Role: owner, admin.
      */
     post: operations['sandboxDeposit'];
     delete?: never;
@@ -532,13 +670,13 @@ export interface paths {
     };
     /**
      * The withdrawal address book
-     * @description Newest first (at most 100), each pending or active as of now.
+     * @description Newest first (at most 100), each pending or active as of now. Role: owner, admin, approver, viewer.
      */
     get: operations['listWithdrawalAddresses'];
     put?: never;
     /**
      * Add a withdrawal address
-     * @description The master wallet can withdraw only to addresses of this book, each usable from `activatesAt` = now + WITHDRAWAL_ADDRESS_DELAY_SECONDS (default 24 h; 0: at once), so that an address added by someone else can be removed before it is used. Sends `withdrawal_address.added`. At most 100 (past that, 400); the same address twice is 409 INVALID_STATE. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description The master wallet can withdraw only to addresses of this book, each usable from `activatesAt` = now + WITHDRAWAL_ADDRESS_DELAY_SECONDS (default 24 h; 0: at once), so that an address added by someone else can be removed before it is used. Sends `withdrawal_address.added`. At most 100 (past that, 400); the same address twice is 409 INVALID_STATE. Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['addWithdrawalAddress'];
     delete?: never;
@@ -559,7 +697,7 @@ export interface paths {
     post?: never;
     /**
      * Remove a withdrawal address
-     * @description At once, with no delay and no step-up: removing an address only ever makes the account safer.
+     * @description At once, with no delay and no step-up: removing an address only ever makes the account safer. Role: owner.
      */
     delete: operations['removeWithdrawalAddress'];
     options?: never;
@@ -576,13 +714,13 @@ export interface paths {
     };
     /**
      * Withdrawals from the master wallet
-     * @description Newest first, with their status as it stands now.
+     * @description Newest first, with their status as it stands now. Role: owner, admin, approver, viewer.
      */
     get: operations['listWithdrawals'];
     put?: never;
     /**
      * Withdraw from the master wallet
-     * @description To an **active** address of the withdrawal book (else 422 WITHDRAWAL_ADDRESS_NOT_ALLOWED, saying when a pending one activates). `completed` at once on the sandbox or to an address of this service (internal ledger); `processing` on evm until the payout is CONFIRMATIONS deep, then `completed` with its txHash, or `failed` with the money back in the master wallet (`withdrawal.completed` / `withdrawal.failed`). 422 INSUFFICIENT_BALANCE. Send an Idempotency-Key header (or idempotencyKey) to retry safely. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description To an **active** address of the withdrawal book (else 422 WITHDRAWAL_ADDRESS_NOT_ALLOWED, saying when a pending one activates). `completed` at once on the sandbox or to an address of this service (internal ledger); `processing` on evm until the payout is CONFIRMATIONS deep, then `completed` with its txHash, or `failed` with the money back in the master wallet (`withdrawal.completed` / `withdrawal.failed`). 422 INSUFFICIENT_BALANCE. Send an Idempotency-Key header (or idempotencyKey) to retry safely. Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['withdrawMaster'];
     delete?: never;
@@ -600,7 +738,7 @@ export interface paths {
     };
     /**
      * One withdrawal
-     * @description Another user’s withdrawal is 404.
+     * @description Another user’s withdrawal is 404. Role: owner, admin, approver, viewer.
      */
     get: operations['getWithdrawal'];
     put?: never;
@@ -620,13 +758,13 @@ export interface paths {
     };
     /**
      * List agent wallets
-     * @description Newest first, with balances, remaining spending caps and pending approvals per wallet; `pendingApprovals` at the top counts them across all wallets.
+     * @description Newest first, with balances, remaining spending caps and pending approvals per wallet; `pendingApprovals` at the top counts them across all wallets. Role: owner, admin, approver, viewer.
      */
     get: operations['listAgentWallets'];
     put?: never;
     /**
      * Create an agent wallet
-     * @description A wallet for one AI agent, with its own address, balance, policies and API keys. Starts empty. A user has at most 1000 agent wallets (past that, 400).
+     * @description A wallet for one AI agent, with its own address, balance, policies and API keys. Starts empty. A user has at most 1000 agent wallets (past that, 400). Role: owner, admin.
      */
     post: operations['createAgentWallet'];
     delete?: never;
@@ -642,14 +780,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an agent wallet */
+    /**
+     * Get an agent wallet
+     * @description Role: owner, admin, approver, viewer.
+     */
     get: operations['getAgentWallet'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Rename an agent wallet */
+    /**
+     * Rename an agent wallet
+     * @description Role: owner, admin.
+     */
     patch: operations['updateAgentWallet'];
     trace?: never;
   };
@@ -664,7 +808,7 @@ export interface paths {
     put?: never;
     /**
      * Fund an agent wallet
-     * @description Moves money from the master wallet to the agent wallet in one atomic ledger transaction. Send an Idempotency-Key header (or idempotencyKey) to retry safely.
+     * @description Moves money from the master wallet to the agent wallet in one atomic ledger transaction. Send an Idempotency-Key header (or idempotencyKey) to retry safely. Role: owner, admin.
      */
     post: operations['fundAgentWallet'];
     delete?: never;
@@ -684,7 +828,7 @@ export interface paths {
     put?: never;
     /**
      * Withdraw from an agent wallet
-     * @description Moves available (not held) money from the agent wallet back to the master wallet. Send an Idempotency-Key header (or idempotencyKey) to retry safely.
+     * @description Moves available (not held) money from the agent wallet back to the master wallet. Send an Idempotency-Key header (or idempotencyKey) to retry safely. Role: owner, admin.
      */
     post: operations['withdrawAgentWallet'];
     delete?: never;
@@ -704,7 +848,7 @@ export interface paths {
     put?: never;
     /**
      * Freeze an agent wallet
-     * @description Every write tool (send_payment, request_approval, x402_fetch, x402_sign) answers 403 WALLET_FROZEN until unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. An approved x402 payment is not signed while frozen: it stays approved until unfrozen (given back if unused a day after approval). Freezing a frozen wallet changes nothing.
+     * @description Every write tool (send_payment, request_approval, x402_fetch, x402_sign) answers 403 WALLET_FROZEN until unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. An approved x402 payment is not signed while frozen: it stays approved until unfrozen (given back if unused a day after approval). Freezing a frozen wallet changes nothing. Role: owner, admin.
      */
     post: operations['freezeAgentWallet'];
     delete?: never;
@@ -724,7 +868,7 @@ export interface paths {
     put?: never;
     /**
      * Unfreeze an agent wallet
-     * @description Lets the agent write again. Unfreezing a wallet that is not frozen changes nothing.
+     * @description Lets the agent write again. Unfreezing a wallet that is not frozen changes nothing. Role: owner, admin.
      */
     post: operations['unfreezeAgentWallet'];
     delete?: never;
@@ -742,13 +886,13 @@ export interface paths {
     };
     /**
      * List an agent wallet's API keys
-     * @description Prefix and metadata only: never the key or its hash. Newest first.
+     * @description Prefix and metadata only: never the key or its hash. Newest first. Role: owner, admin, approver, viewer.
      */
     get: operations['listKeys'];
     put?: never;
     /**
      * Create an API key for an agent wallet
-     * @description The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its SHA-256 hash is stored. It acts on this wallet only, within its scopes. A wallet has at most 100 usable keys (past that, 400). Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its SHA-256 hash is stored. It acts on this wallet only, within its scopes. A wallet has at most 100 usable keys (past that, 400). Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['createKey'];
     delete?: never;
@@ -768,7 +912,7 @@ export interface paths {
     put?: never;
     /**
      * Revoke an API key
-     * @description The key is refused from the next request on, on every instance. Revoking a key in its rotation grace ends the grace now; revoking a revoked key changes nothing.
+     * @description The key is refused from the next request on, on every instance. Revoking a key in its rotation grace ends the grace now; revoking a revoked key changes nothing. Role: owner, admin.
      */
     post: operations['revokeKey'];
     delete?: never;
@@ -788,7 +932,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate an API key
-     * @description A new key (shown once) with the same label and scopes. The old key keeps working until now + gracePeriodSeconds (default 3600, 0 = at once, max 604800), then is refused: rotation without downtime. A key already rotated, revoked or expired: 409 INVALID_STATE. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description A new key (shown once) with the same label and scopes. The old key keeps working until now + gracePeriodSeconds (default 3600, 0 = at once, max 604800), then is refused: rotation without downtime. A key already rotated, revoked or expired: 409 INVALID_STATE. Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['rotateKey'];
     delete?: never;
@@ -806,13 +950,13 @@ export interface paths {
     };
     /**
      * List an agent wallet's policies
-     * @description Active and paused policies, newest first.
+     * @description Active and paused policies, newest first. Role: owner, admin, approver, viewer.
      */
     get: operations['listPolicies'];
     put?: never;
     /**
      * Add a spending policy
-     * @description Several policies may be active at once; a payment is checked against all of them and every violated one is reported. Caps are inclusive: reaching a cap exactly is allowed. The daily cap is a rolling 24 hours of completed, processing and held spending.
+     * @description Several policies may be active at once; a payment is checked against all of them and every violated one is reported. Caps are inclusive: reaching a cap exactly is allowed. The daily cap is a rolling 24 hours of completed, processing and held spending. Role: owner, admin.
      */
     post: operations['createPolicy'];
     delete?: never;
@@ -833,14 +977,14 @@ export interface paths {
     post?: never;
     /**
      * Delete a policy
-     * @description Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     delete: operations['deletePolicy'];
     options?: never;
     head?: never;
     /**
      * Change or pause a policy
-     * @description New params (validated against the policy’s type, which cannot change: params of another type are 400) and/or active: false to pause. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description New params (validated against the policy’s type, which cannot change: params of another type are 400) and/or active: false to pause. Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     patch: operations['updatePolicy'];
     trace?: never;
@@ -856,7 +1000,7 @@ export interface paths {
     put?: never;
     /**
      * Would this payment pass the policies?
-     * @description What check_payment answers for this agent wallet now: every violated policy with its limit and what the payment would bring it to, whether it would need approval, the balance after. Nothing is paid, held or stored.
+     * @description What check_payment answers for this agent wallet now: every violated policy with its limit and what the payment would bring it to, whether it would need approval, the balance after. Nothing is paid, held or stored. Role: owner, admin, approver, viewer.
      */
     post: operations['simulatePolicies'];
     delete?: never;
@@ -874,7 +1018,7 @@ export interface paths {
     };
     /**
      * An agent wallet's policy audit trail
-     * @description Every policy created, updated, paused, resumed or deleted, with who and when and the policy before and after, newest first. Recorded in the same database transaction as the change.
+     * @description Every policy created, updated, paused, resumed or deleted, with who and when and the policy before and after, newest first. Recorded in the same database transaction as the change. Role: owner, admin, approver, viewer.
      */
     get: operations['policyChanges'];
     put?: never;
@@ -894,7 +1038,7 @@ export interface paths {
     };
     /**
      * An agent wallet's transactions
-     * @description Newest first: payments, incoming payments, funding and withdrawals. Filter with ?status=.
+     * @description Newest first: payments, incoming payments, funding and withdrawals. Filter with ?status=. Role: owner, admin, approver, viewer.
      */
     get: operations['listTransactions'];
     put?: never;
@@ -914,7 +1058,7 @@ export interface paths {
     };
     /**
      * Payments awaiting approval
-     * @description Held payments the owner can approve or reject, newest first, with the policies each would violate.
+     * @description Held payments the owner can approve or reject, newest first, with the policies each would violate. Role: owner, admin, approver, viewer.
      */
     get: operations['pendingTransactions'];
     put?: never;
@@ -934,7 +1078,7 @@ export interface paths {
     };
     /**
      * One transaction with its audit trail
-     * @description Every state change of the transaction, with who made it (user or API key) and when.
+     * @description Every state change of the transaction, with who made it (user or API key) and when. Role: owner, admin, approver, viewer.
      */
     get: operations['getTransaction'];
     put?: never;
@@ -956,7 +1100,7 @@ export interface paths {
     put?: never;
     /**
      * Approve a held payment
-     * @description Executes the held payment from its hold (it cannot fail for lack of funds). Policies are not evaluated again: the owner’s approval is the decision. Answers the updated transaction (completed, processing or failed). Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Executes the held payment from its hold (it cannot fail for lack of funds). Policies are not evaluated again: the owner’s approval is the decision. Answers the updated transaction (completed, processing or failed). Role: owner, admin, approver. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['approveTransaction'];
     delete?: never;
@@ -976,7 +1120,7 @@ export interface paths {
     put?: never;
     /**
      * Reject a held payment
-     * @description Releases the hold back to the agent wallet’s balance. Answers the updated transaction.
+     * @description Releases the hold back to the agent wallet’s balance. Answers the updated transaction. Role: owner, admin, approver.
      */
     post: operations['rejectTransaction'];
     delete?: never;
@@ -1114,13 +1258,13 @@ export interface paths {
     };
     /**
      * List webhook endpoints
-     * @description Newest first. Secrets are never listed.
+     * @description Newest first. Secrets are never listed. Role: owner, admin, approver, viewer.
      */
     get: operations['listWebhooks'];
     put?: never;
     /**
      * Add a webhook endpoint
-     * @description Events are POSTed to `url` as `{id, type, createdAt, data}` with `Agent-Wallet-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. The `secret` (`whsec_…`) appears in this answer only. Any 2xx within 10 s is delivered; anything else is retried with exponential backoff for at least 24 h. A user has at most 20 endpoints (past that, 400). Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Events are POSTed to `url` as `{id, type, createdAt, data}` with `Agent-Wallet-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. The `secret` (`whsec_…`) appears in this answer only. Any 2xx within 10 s is delivered; anything else is retried with exponential backoff for at least 24 h. A user has at most 20 endpoints (past that, 400). Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -1141,14 +1285,14 @@ export interface paths {
     post?: never;
     /**
      * Delete a webhook endpoint
-     * @description Its pending deliveries are dropped.
+     * @description Its pending deliveries are dropped. Role: owner, admin.
      */
     delete: operations['deleteWebhook'];
     options?: never;
     head?: never;
     /**
      * Change a webhook endpoint
-     * @description Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     patch: operations['updateWebhook'];
     trace?: never;
@@ -1164,7 +1308,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate a webhook endpoint's signing secret
-     * @description A new `secret` (`whsec_…`), shown in this answer only. Until `previousSecretExpiresAt` (now + overlapSeconds: default 86400, 0 = at once, max 604800) every delivery carries both signatures, `Agent-Wallet-Signature: t=<unix seconds>,v1=<new>,v1=<old>`, so receivers can switch without refusing an event; after it, only the new one. Rotating again during an overlap replaces the previous secret with the current one (the older one stops signing at once). Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description A new `secret` (`whsec_…`), shown in this answer only. Until `previousSecretExpiresAt` (now + overlapSeconds: default 86400, 0 = at once, max 604800) every delivery carries both signatures, `Agent-Wallet-Signature: t=<unix seconds>,v1=<new>,v1=<old>`, so receivers can switch without refusing an event; after it, only the new one. Rotating again during an overlap replaces the previous secret with the current one (the older one stops signing at once). Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['rotateWebhookSecret'];
     delete?: never;
@@ -1182,7 +1326,7 @@ export interface paths {
     };
     /**
      * A webhook endpoint's delivery log
-     * @description Every event queued for the endpoint, newest first, with its attempts and the last answer.
+     * @description Every event queued for the endpoint, newest first, with its attempts and the last answer. Role: owner, admin, approver, viewer.
      */
     get: operations['webhookDeliveries'];
     put?: never;
@@ -1204,7 +1348,7 @@ export interface paths {
     put?: never;
     /**
      * Send a delivery again
-     * @description Queues the event for the endpoint again now (same event id: receivers deduplicate on it).
+     * @description Queues the event for the endpoint again now (same event id: receivers deduplicate on it). Role: owner, admin.
      */
     post: operations['redeliverWebhook'];
     delete?: never;
@@ -1516,6 +1660,8 @@ export interface operations {
           email: string;
           /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
           password: string;
+          /** @description joins the organization that invited this email, with the role it named (contract section 9) */
+          invitationToken?: string;
         };
       };
     };
@@ -3401,6 +3547,860 @@ export interface operations {
       };
     };
   };
+  getOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The caller's organization */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @description every member must have a second factor; without one a member can only enrol one */
+              requireMfa: boolean;
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  updateOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          requireMfa: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Change the organization's settings */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @description every member must have a second factor; without one a member can only enrol one */
+              requireMfa: boolean;
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listMembers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List the members of the organization */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              items: {
+                id: string;
+                email: string;
+                /**
+                 * @description owner, admin, approver or viewer (contract section 9)
+                 * @enum {string}
+                 */
+                role: 'owner' | 'admin' | 'approver' | 'viewer';
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                joinedAt: string;
+                /** @description the member has a second factor (TOTP or a passkey) */
+                mfa: boolean;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  removeMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Remove a member */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @enum {boolean} */
+              removed: true;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  updateMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description owner, admin, approver or viewer (contract section 9)
+           * @enum {string}
+           */
+          role: 'owner' | 'admin' | 'approver' | 'viewer';
+        };
+      };
+    };
+    responses: {
+      /** @description Change a member's role */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              email: string;
+              /**
+               * @description owner, admin, approver or viewer (contract section 9)
+               * @enum {string}
+               */
+              role: 'owner' | 'admin' | 'approver' | 'viewer';
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              joinedAt: string;
+              /** @description the member has a second factor (TOTP or a passkey) */
+              mfa: boolean;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listInvitations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List open invitations */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              items: {
+                id: string;
+                email: string;
+                /**
+                 * @description owner, admin, approver or viewer (contract section 9)
+                 * @enum {string}
+                 */
+                role: 'owner' | 'admin' | 'approver' | 'viewer';
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                expiresAt: string;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                createdAt: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  inviteMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description an email address; surrounding whitespace is trimmed and letters are lower-cased */
+          email: string;
+          /**
+           * @description owner, admin, approver or viewer (contract section 9)
+           * @enum {string}
+           */
+          role: 'owner' | 'admin' | 'approver' | 'viewer';
+        };
+      };
+    };
+    responses: {
+      /** @description Invite a member */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              email: string;
+              /**
+               * @description owner, admin, approver or viewer (contract section 9)
+               * @enum {string}
+               */
+              role: 'owner' | 'admin' | 'approver' | 'viewer';
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              expiresAt: string;
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              createdAt: string;
+              /** @description shown once */
+              token: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  revokeInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Revoke an open invitation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @enum {boolean} */
+              revoked: true;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listAudit: {
+    parameters: {
+      query?: {
+        /** @description from 1 (default 1) */
+        page?: string;
+        /** @description 1 to 100 (default 20) */
+        limit?: string;
+        walletId?: string;
+        actor?: string;
+        /** @description an ISO 8601 date-time */
+        from?: string;
+        /** @description an ISO 8601 date-time */
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The organization's audit log */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              items: {
+                id: string;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                at: string;
+                actor: {
+                  /** @enum {string} */
+                  type: 'member' | 'agent' | 'system';
+                  /** @description a member's id, an API key's id, or what acted for the service (system, chain) */
+                  id: string;
+                  /** @description the member's email or the key's label */
+                  label: string | null;
+                };
+                /** @description the operation (its OpenAPI operationId, e.g. createPolicy) or transaction.<status> for a payment */
+                action: string;
+                target: string | null;
+                walletId: string | null;
+                before: unknown;
+                /** @description the answer of the write, without secrets */
+                after: unknown;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
   getWallet: {
     parameters: {
       query?: never;
@@ -4912,7 +5912,8 @@ export interface operations {
                         | 'tx_count_cap'
                         | 'address_blocklist'
                         | 'recipient_cap'
-                        | 'time_window';
+                        | 'time_window'
+                        | 'require_approvals';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -5104,7 +6105,8 @@ export interface operations {
                         | 'tx_count_cap'
                         | 'address_blocklist'
                         | 'recipient_cap'
-                        | 'time_window';
+                        | 'time_window'
+                        | 'require_approvals';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -6033,6 +7035,20 @@ export interface operations {
                     createdAt: string;
                     updatedAt: string;
                   }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'require_approvals';
+                    params: {
+                      /** @description decimal string with 6 places */
+                      amount: string;
+                      approvers: number;
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
               )[];
               total: number;
               page: number;
@@ -6102,7 +7118,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description A policy type and its params. spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
+    /** @description A policy type and its params. spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
     requestBody: {
       content: {
         'application/json':
@@ -6205,6 +7221,16 @@ export interface operations {
                 end: string;
                 /** @description an IANA time zone this server knows (e.g. Europe/Berlin, UTC; any case), else 400 */
                 timezone: string;
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'require_approvals';
+              /** require_approvals params */
+              params: {
+                /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+                amount: string;
+                approvers: number;
               };
             };
       };
@@ -6352,6 +7378,20 @@ export interface operations {
                     start: string;
                     end: string;
                     timezone: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'require_approvals';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    amount: string;
+                    approvers: number;
                   };
                   active: boolean;
                   createdAt: string;
@@ -6508,7 +7548,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
+          /** @description spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
           params?:
             | {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
@@ -6557,6 +7597,11 @@ export interface operations {
                 end: string;
                 /** @description an IANA time zone this server knows (e.g. Europe/Berlin, UTC; any case), else 400 */
                 timezone: string;
+              }
+            | {
+                /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+                amount: string;
+                approvers: number;
               };
           active?: boolean;
         };
@@ -6709,6 +7754,20 @@ export interface operations {
                   active: boolean;
                   createdAt: string;
                   updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'require_approvals';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    amount: string;
+                    approvers: number;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
                 };
           };
         };
@@ -6814,7 +7873,8 @@ export interface operations {
                   | 'tx_count_cap'
                   | 'address_blocklist'
                   | 'recipient_cap'
-                  | 'time_window';
+                  | 'time_window'
+                  | 'require_approvals';
                 reason: string;
                 /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                 limit?: string | number | null;
@@ -7064,6 +8124,20 @@ export interface operations {
                           createdAt: string;
                           updatedAt: string;
                         }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'require_approvals';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            amount: string;
+                            approvers: number;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
                     )
                   | null;
                 /** @description The policy after the change; null for deleted. */
@@ -7204,6 +8278,20 @@ export interface operations {
                           createdAt: string;
                           updatedAt: string;
                         }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'require_approvals';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            amount: string;
+                            approvers: number;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
                     )
                   | null;
                 createdAt: string;
@@ -7333,7 +8421,8 @@ export interface operations {
                         | 'tx_count_cap'
                         | 'address_blocklist'
                         | 'recipient_cap'
-                        | 'time_window';
+                        | 'time_window'
+                        | 'require_approvals';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -7486,7 +8575,8 @@ export interface operations {
                         | 'tx_count_cap'
                         | 'address_blocklist'
                         | 'recipient_cap'
-                        | 'time_window';
+                        | 'time_window'
+                        | 'require_approvals';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -7634,7 +8724,8 @@ export interface operations {
                       | 'tx_count_cap'
                       | 'address_blocklist'
                       | 'recipient_cap'
-                      | 'time_window';
+                      | 'time_window'
+                      | 'require_approvals';
                     reason: string;
                     /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                     limit?: string | number | null;
@@ -7790,7 +8881,8 @@ export interface operations {
                       | 'tx_count_cap'
                       | 'address_blocklist'
                       | 'recipient_cap'
-                      | 'time_window';
+                      | 'time_window'
+                      | 'require_approvals';
                     reason: string;
                     /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                     limit?: string | number | null;
@@ -7940,7 +9032,8 @@ export interface operations {
                       | 'tx_count_cap'
                       | 'address_blocklist'
                       | 'recipient_cap'
-                      | 'time_window';
+                      | 'time_window'
+                      | 'require_approvals';
                     reason: string;
                     /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                     limit?: string | number | null;

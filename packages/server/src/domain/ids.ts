@@ -26,7 +26,10 @@ export type IdPrefix =
   | 'pky'
   | 'sev'
   | 'wad'
-  | 'wdr';
+  | 'wdr'
+  | 'org'
+  | 'inv'
+  | 'aud';
 
 /** `length` uniformly random base62 characters from fresh CSPRNG bytes (secrets: API keys, webhook secrets). */
 export function randomBase62(length: number): string {

@@ -142,6 +142,7 @@ const heldArb = ([id, walletId]: readonly [string, string]) =>
         user_id: 'usr_1',
         type: 'payment',
         status: 'pending',
+        approvals_required: null,
         amount_micros: h.amountMicros,
         to_address: h.toAddress,
         counterparty_wallet_id: null,

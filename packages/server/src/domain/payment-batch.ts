@@ -17,7 +17,7 @@ import {
 } from './batch-state.ts';
 import { formatMicros } from './money.ts';
 import { failure, type Outcome, success } from './outcome.ts';
-import { approvalReason, evaluatePolicies, type Violation } from './policies.ts';
+import { approvalReason, approvalsRequired, evaluatePolicies, type Violation } from './policies.ts';
 
 /** An x402 payment (x402_fetch, x402_sign): paid on chain by an authorization signed after the commit. */
 export interface X402Details {
@@ -67,6 +67,7 @@ export function decidePayment(
     const txId = hold(state, wallet, command, context, effects, {
       reason: command.reason,
       violations: decision.violations,
+      approvalsRequired: approvalsRequired(decision.approvalRequiredBy),
     });
     return success({
       txId,
@@ -79,7 +80,11 @@ export function decidePayment(
   if (wallet.availableMicros < command.amountMicros) return insufficient(wallet.availableMicros);
   if (decision.approvalRequiredBy.length > 0) {
     const reason = approvalReason(decision.approvalRequiredBy);
-    const txId = hold(state, wallet, command, context, effects, { reason, violations: [] });
+    const txId = hold(state, wallet, command, context, effects, {
+      reason,
+      violations: [],
+      approvalsRequired: approvalsRequired(decision.approvalRequiredBy),
+    });
     return success(sendData(txId, 'pending', command));
   }
   return settleNow(state, wallet, command, context, effects);
@@ -115,7 +120,7 @@ function hold(
   command: PaymentCommand,
   context: BatchContext,
   effects: BatchEffects,
-  why: { reason: string | null; violations: Violation[] },
+  why: { reason: string | null; violations: Violation[]; approvalsRequired: number },
 ): string {
   const txId = context.newId('tx');
   transfer(state, context, effects, { kind: 'hold', referenceId: txId, nowMs: command.nowMs }, [
@@ -127,6 +132,8 @@ function hold(
     status: 'pending',
     reason: why.reason,
     violations: why.violations.length === 0 ? null : why.violations,
+    // One approval is what every payment held before require_approvals needed: stored as null.
+    approvalsRequired: why.approvalsRequired > 1 ? why.approvalsRequired : null,
     expiresAtMs: command.nowMs + context.approvalTtlMs,
   });
   if (command.x402 !== undefined)

@@ -1,6 +1,6 @@
 // Spending policies, evaluated as a pure function of the policies, the payment and the wallet's spending so
-// far. Every violated policy is reported (not only the first). require_approval_above is not a denial: it
-// turns the payment into a pending one that waits for the owner.
+// far. Every violated policy is reported (not only the first). require_approval_above and require_approvals are
+// not denials: they turn the payment into a pending one that waits for one approver, or for several.
 import { assert } from '../errors.ts';
 import { formatMicros } from './money.ts';
 import {
@@ -22,6 +22,7 @@ export const POLICY_TYPES = [
   'address_blocklist',
   'recipient_cap',
   'time_window',
+  'require_approvals',
 ] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
 
@@ -39,6 +40,7 @@ export type PolicyRule =
   | { type: 'spend_cap_per_tx' | 'spend_cap_daily' | 'spend_cap_total'; limitMicros: bigint }
   | { type: 'address_allowlist' | 'address_blocklist'; addresses: ReadonlySet<string> }
   | { type: 'require_approval_above'; amountMicros: bigint }
+  | { type: 'require_approvals'; amountMicros: bigint; approvers: number }
   | { type: 'spend_cap_window' | 'recipient_cap'; limitMicros: bigint; window: WindowName }
   | { type: 'tx_count_cap'; count: number; window: WindowName }
   | ({ type: 'time_window' } & TimeWindowRule);
@@ -98,8 +100,11 @@ function notLoaded(what: string): never {
 
 export interface PolicyDecision {
   violations: Violation[];
-  /** The require_approval_above policies the payment is above, with their thresholds. */
-  approvalRequiredBy: Array<{ policyId: string; thresholdMicros: bigint }>;
+  /**
+   * The approval policies (require_approval_above, require_approvals) the payment is above, with their
+   * thresholds and how many distinct approvers each asks (1 for require_approval_above).
+   */
+  approvalRequiredBy: Array<{ policyId: string; thresholdMicros: bigint; approvers: number }>;
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -114,11 +119,28 @@ export function evaluatePolicies(
     const found = violationOf(policy.rule, payment, totals);
     if (found !== null)
       decision.violations.push({ policyId: policy.id, policyType: policy.rule.type, ...found });
-    if (policy.rule.type === 'require_approval_above' && payment.amountMicros > policy.rule.amountMicros) {
-      decision.approvalRequiredBy.push({ policyId: policy.id, thresholdMicros: policy.rule.amountMicros });
+    const approvers = approversAsked(policy.rule);
+    if (approvers > 0 && 'amountMicros' in policy.rule && payment.amountMicros > policy.rule.amountMicros) {
+      decision.approvalRequiredBy.push({
+        policyId: policy.id,
+        thresholdMicros: policy.rule.amountMicros,
+        approvers,
+      });
     }
   }
   return decision;
+}
+
+/** How many approvers an approval policy asks for above its threshold; 0 for any other policy. */
+function approversAsked(rule: PolicyRule): number {
+  if (rule.type === 'require_approval_above') return 1;
+  if (rule.type === 'require_approvals') return rule.approvers;
+  return 0;
+}
+
+/** The distinct approvals a held payment needs: the most that any policy it is above asks for. */
+export function approvalsRequired(requiredBy: PolicyDecision['approvalRequiredBy']): number {
+  return requiredBy.reduce((most, p) => Math.max(most, p.approvers), 1);
 }
 
 type Found = Omit<Violation, 'policyId' | 'policyType'>;
@@ -145,6 +167,7 @@ function violationOf(rule: PolicyRule, payment: PaymentFacts, totals: SpendTotal
     case 'address_blocklist':
       return listViolation(rule.type, rule.addresses.has(payment.toAddress), payment.toAddress);
     case 'require_approval_above':
+    case 'require_approvals':
       return null;
     default:
       return windowedViolation(rule, payment, totals.windows);
@@ -249,7 +272,10 @@ function remainingUnder(
 /** Why a payment waits for the owner, in words for the owner (stored as the pending payment's reason). */
 export function approvalReason(requiredBy: PolicyDecision['approvalRequiredBy']): string {
   return requiredBy
-    .map((p) => `above the approval threshold of ${formatMicros(p.thresholdMicros)} (policy ${p.policyId})`)
+    .map((p) => {
+      const who = p.approvers > 1 ? `, ${p.approvers} approvers` : '';
+      return `above the approval threshold of ${formatMicros(p.thresholdMicros)}${who} (policy ${p.policyId})`;
+    })
     .join('; ');
 }
 
@@ -270,6 +296,12 @@ export function tightens(before: PolicyRule, after: PolicyRule): boolean {
       return after.type === before.type && after.limitMicros <= before.limitMicros;
     case 'require_approval_above':
       return after.type === before.type && after.amountMicros <= before.amountMicros;
+    case 'require_approvals':
+      return (
+        after.type === before.type &&
+        after.amountMicros <= before.amountMicros &&
+        after.approvers >= before.approvers
+      );
     case 'address_allowlist':
       return after.type === before.type && isSubset(lower(after.addresses), lower(before.addresses));
     case 'address_blocklist':

@@ -3,8 +3,10 @@
 // hashing, database writes), and an unauthenticated request before anything else happens.
 // REST routes take a session JWT; tool routes take an agent's API key; neither accepts the other.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { roleAllows } from '../domain/roles.ts';
 import { AppError } from '../errors.ts';
 import { ipSubject } from '../limits/rules.ts';
+import type { AuthenticatedUser } from '../services/auth.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import type { RequestMeta } from '../services/security-events.ts';
@@ -70,6 +72,32 @@ async function authenticateUser(
   const user = claims === null ? null : await services.auth.authenticate(token);
   if (user === null) throw unauthorized('the session token is invalid, expired or logged out');
   request.user = user;
+  await requireRole(request, services, user);
+}
+
+/**
+ * The one place roles are enforced (contract section 9), before the body is read: the route's least role, and
+ * an organization's requireMfa (a member without a second factor may only enrol one).
+ */
+async function requireRole(request: FastifyRequest, services: Services, user: AuthenticatedUser) {
+  const config = request.routeOptions.config;
+  const needed = config?.role;
+  if (needed === undefined) throw new AppError('INTERNAL_ERROR', 'the route declares no role');
+  if (!roleAllows(user.role, needed)) {
+    throw new AppError(
+      'FORBIDDEN_ROLE',
+      `this needs the ${needed} role or higher; this member is ${user.role}`,
+      {
+        details: { requiredRole: needed, role: user.role },
+      },
+    );
+  }
+  if (!user.requireMfa || config?.mfaEnrolment === true) return;
+  if ((await services.mfa.methods(user.userId)).length > 0) return;
+  throw new AppError(
+    'MFA_ENROLLMENT_REQUIRED',
+    'the organization requires a second factor: enrol a TOTP app or a passkey first',
+  );
 }
 
 async function authenticateAgent(

@@ -4,6 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { API_KEY_PREFIX } from '../domain/api-keys.ts';
+import type { Role } from '../domain/roles.ts';
 import { AppError } from '../errors.ts';
 import type { AuthenticatedUser } from '../services/auth.ts';
 
@@ -17,6 +18,10 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: 'none' | 'user' | 'apiKey';
+    /** A `user` route: the least role it needs (contract section 9). */
+    role?: Role;
+    /** A `user` route open to a member who must still enrol a second factor (requireMfa). */
+    mfaEnrolment?: boolean;
   }
 }
 

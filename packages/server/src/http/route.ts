@@ -3,7 +3,9 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, RouteOptions } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import { type Role, rolesAllowed } from '../domain/roles.ts';
 import { AppError } from '../errors.ts';
+import { recordAudit } from '../services/audit.ts';
 import type { StepUpRule } from '../services/auth.ts';
 import type { Services } from '../services/index.ts';
 import { failureEnvelope } from './schemas.ts';
@@ -25,6 +27,8 @@ export interface RouteResult<T> {
   headers?: Record<string, string>;
   /** Extra top-level fields of the envelope (tool responses carry `tool`). */
   envelope?: Record<string, unknown>;
+  /** What the audit log records of a session write, beyond the route's params and the answer. */
+  audit?: { before?: unknown; after?: unknown; walletId?: string; target?: string };
 }
 
 export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R> {
@@ -37,6 +41,15 @@ export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B ext
    * STEP_UP_REQUIRED before the handler runs, so nothing changes.
    */
   stepUp?: StepUpRule;
+  /**
+   * With auth 'user', required: the least role of the organization's member that may use the route (roles nest:
+   * viewer < approver < admin < owner). Refused with 403 FORBIDDEN_ROLE in onRequest, before anything runs.
+   */
+  role?: Role;
+  /** Open to a member who must still enrol a second factor under the organization's requireMfa. */
+  mfaEnrolment?: true;
+  /** A session route that is not a GET but changes nothing worth a line of the audit log (a simulation). */
+  audited?: false;
   /** Narrows stepUp to some requests (a policy change that loosens it); runs after validation. */
   stepUpWhen?: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<boolean>;
   summary: string;
@@ -101,11 +114,14 @@ const STEP_UP_NOTES: Record<StepUpRule, string> = {
   withFactor: 'Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).',
 };
 
-/** The OpenAPI description: the route's own, and what it needs of the session. */
+/** The OpenAPI description: the route's own, and what it needs of the session (role, step-up). */
 function describeRoute(definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>) {
-  const note = definition.stepUp === undefined ? undefined : STEP_UP_NOTES[definition.stepUp];
-  if (note === undefined) return definition.description;
-  return definition.description === undefined ? note : `${definition.description} ${note}`;
+  const notes = [
+    definition.description,
+    definition.role === undefined ? undefined : `Role: ${rolesAllowed(definition.role).join(', ')}.`,
+    definition.stepUp === undefined ? undefined : STEP_UP_NOTES[definition.stepUp],
+  ].filter((note) => note !== undefined);
+  return notes.length === 0 ? undefined : notes.join(' ');
 }
 
 /** The one place step-up is enforced: before the handler, after the body is known to be valid. */
@@ -120,6 +136,51 @@ async function requireStepUp(
   await input.services.auth.requireStepUp(user, definition.stepUp);
 }
 
+function isAuditedWrite(definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>): boolean {
+  return definition.auth === 'user' && definition.method !== 'GET' && definition.audited !== false;
+}
+
+/**
+ * The one place every session write is recorded (contract section 9), after it succeeded: the member, the
+ * operation, its target and the answer (without secrets). Not in the write's own transaction: a failure to
+ * record is logged, never turned into a failure of a write that happened.
+ */
+async function audit(
+  input: HandlerInput<unknown, unknown, unknown>,
+  result: RouteResult<unknown>,
+  action: string,
+) {
+  const user = input.request.user;
+  if (user === null) return;
+  const params = (input.params ?? {}) as Record<string, unknown>;
+  const data = result.data as Record<string, unknown> | undefined;
+  const named = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const target =
+    result.audit?.target ??
+    named(params.transactionId) ??
+    named(params.keyId) ??
+    named(params.policyId) ??
+    named(params.deliveryId) ??
+    named(params.id) ??
+    named(data?.id) ??
+    named(params.walletId) ??
+    null;
+  try {
+    await recordAudit(input.services.store.db, {
+      organizationId: user.organizationId,
+      actor: { type: 'member', id: user.userId },
+      action,
+      target,
+      walletId: result.audit?.walletId ?? named(params.walletId) ?? null,
+      before: result.audit?.before ?? null,
+      after: result.audit?.after ?? result.data ?? null,
+      nowMs: input.services.clock.nowMs(),
+    });
+  } catch (error) {
+    input.request.log.error({ err: error, action }, 'the audit log could not record a write');
+  }
+}
+
 export function toFastifyRoute(
   definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>,
   services: Services,
@@ -127,10 +188,19 @@ export function toFastifyRoute(
   operationId?: string,
 ): RouteOptions {
   const status = definition.successStatus ?? 200;
+  // A session route without a role would be refused at every call: refuse it at start instead.
+  if ((definition.auth === 'user') !== (definition.role !== undefined))
+    throw new Error(
+      `${definition.method} ${definition.url}: a role is declared by session routes, and only by them`,
+    );
   return {
     method: definition.method,
     url: definition.url,
-    config: { auth: definition.auth },
+    config: {
+      auth: definition.auth,
+      ...(definition.role === undefined ? {} : { role: definition.role }),
+      ...(definition.mfaEnrolment === undefined ? {} : { mfaEnrolment: true }),
+    },
     schema: {
       ...(operationId === undefined ? {} : { operationId }),
       summary: definition.summary,
@@ -172,6 +242,7 @@ export function toFastifyRoute(
       };
       if (definition.stepUp !== undefined) await requireStepUp(definition, input);
       const result = await definition.handler(input);
+      if (isAuditedWrite(definition)) await audit(input, result, operationId ?? definition.url);
       if (result.headers !== undefined) reply.headers(result.headers);
       reply.code(result.status ?? status);
       return { success: true, ...result.envelope, data: result.data };

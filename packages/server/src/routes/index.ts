@@ -8,6 +8,7 @@ import listAgentWallets from './agent-wallets/list.ts';
 import unfreezeAgentWallet from './agent-wallets/unfreeze.ts';
 import updateAgentWallet from './agent-wallets/update.ts';
 import withdrawAgentWallet from './agent-wallets/withdraw.ts';
+import listAudit from './audit/list.ts';
 import endOtherSessions from './auth/end-other-sessions.ts';
 import endSession from './auth/end-session.ts';
 import login from './auth/login.ts';
@@ -33,6 +34,14 @@ import createKey from './keys/create.ts';
 import listKeys from './keys/list.ts';
 import revokeKey from './keys/revoke.ts';
 import rotateKey from './keys/rotate.ts';
+import listInvitations from './members/invitations.ts';
+import inviteMember from './members/invite.ts';
+import listMembers from './members/list.ts';
+import removeMember from './members/remove.ts';
+import revokeInvitation from './members/revoke-invitation.ts';
+import updateMember from './members/update.ts';
+import getOrganization from './organization/get.ts';
+import updateOrganization from './organization/update.ts';
 import policyChanges from './policies/changes.ts';
 import createPolicy from './policies/create.ts';
 import deletePolicy from './policies/delete.ts';
@@ -99,6 +108,15 @@ export const ROUTE_TABLE = {
   passkeyLoginOptions,
   passkeyStepUpOptions,
   securityEvents,
+  getOrganization,
+  updateOrganization,
+  listMembers,
+  updateMember,
+  removeMember,
+  inviteMember,
+  listInvitations,
+  revokeInvitation,
+  listAudit,
   getWallet,
   walletBalance,
   walletDeposits,

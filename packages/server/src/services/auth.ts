@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { newId, randomBase62 } from '../domain/ids.ts';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../domain/passwords.ts';
+import type { Role } from '../domain/roles.ts';
 import { secretDigest } from '../domain/second-factor.ts';
 import { AppError } from '../errors.ts';
 import { isUniqueViolation } from '../store/errors.ts';
@@ -16,6 +17,7 @@ import type { Database } from '../store/schema.ts';
 import type { AddressSource } from './addresses.ts';
 import type { ServiceContext } from './context.ts';
 import type { FactorMethod, MfaService } from './mfa.ts';
+import { acceptInvitation, foundOrganization } from './organizations.ts';
 import type { PasskeyService } from './passkeys.ts';
 import { type RequestMeta, recordSecurityEvent } from './security-events.ts';
 import { createMasterWallet } from './wallets.ts';
@@ -48,6 +50,12 @@ export interface TokenClaims {
 export interface AuthenticatedUser extends TokenClaims {
   /** The session's last proof of presence (login or step-up). */
   steppedUpAtMs: number;
+  /** The member's organization, and the id its resources carry in their user_id column (its founder's). */
+  organizationId: string;
+  tenantId: string;
+  role: Role;
+  /** The organization requires a second factor of every member (contract section 9). */
+  requireMfa: boolean;
 }
 
 /** What a sensitive route asks of the session: presence proven recently, always or only once a factor exists. */
@@ -78,7 +86,13 @@ export interface Proof {
 export type FactorProof = { code: string } | { passkey: AuthenticationResponseJSON };
 
 export interface AuthService {
-  signup(email: string, password: string, meta: RequestMeta): Promise<AuthResult>;
+  /** A new login: its own organization, or with an invitation's token that organization, with its role. */
+  signup(
+    email: string,
+    password: string,
+    meta: RequestMeta,
+    invitationToken?: string | undefined,
+  ): Promise<AuthResult>;
   /**
    * A right password starts a session, or with a factor active throws MFA_REQUIRED with a single-use
    * mfaToken. `lockedOut` (the account's failed-login bucket is full): only the factor path is open, and null
@@ -143,6 +157,14 @@ export function createAuthService(
   }
 
   async function startSession(userId: string, meta: RequestMeta): Promise<string> {
+    const member = await store.db
+      .selectFrom('members')
+      .select('user_id')
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    // A member removed from their organization keeps the login row (the audit log names it) but no session.
+    if (member === undefined)
+      throw new AppError('UNAUTHORIZED', 'this login was removed from its organization');
     const nowMs = clock.nowMs();
     const sessionId = newId('ses');
     // The session expires with the token: both are exactly 7 days from the whole second of issue.
@@ -165,7 +187,12 @@ export function createAuthService(
     return issueToken(userId, sessionId, nowMs);
   }
 
-  async function signup(email: string, password: string, meta: RequestMeta): Promise<AuthResult> {
+  async function signup(
+    email: string,
+    password: string,
+    meta: RequestMeta,
+    invitationToken?: string,
+  ): Promise<AuthResult> {
     const passwordHash = await hashPassword(password);
     const nowMs = clock.nowMs();
     const userId = newId('usr');
@@ -181,7 +208,12 @@ export function createAuthService(
             password_changed_at_ms: BigInt(nowMs),
           })
           .execute();
-        await createMasterWallet(trx, { userId, nowMs, addresses });
+        if (invitationToken === undefined) {
+          await foundOrganization(trx, userId, nowMs);
+          await createMasterWallet(trx, { userId, nowMs, addresses });
+        } else {
+          await acceptInvitation(trx, { userId, email, token: invitationToken, nowMs });
+        }
       });
     } catch (error) {
       if (isUniqueViolation(error))
@@ -339,17 +371,24 @@ export function createAuthService(
   async function authenticate(token: string): Promise<AuthenticatedUser | null> {
     const claims = await verifyTokenSignature(token);
     if (claims === null) return null;
+    // A removed member has no members row: the inner join ends their sessions even before the revocation.
     const session = await store.db
       .selectFrom('sessions')
+      .innerJoin('members', 'members.user_id', 'sessions.user_id')
+      .innerJoin('organizations', 'organizations.id', 'members.organization_id')
       .select([
-        'user_id',
-        'expires_at_ms',
-        'revoked_at_ms',
-        'last_used_at_ms',
-        'stepped_up_at_ms',
-        'created_at_ms',
+        'sessions.user_id',
+        'sessions.expires_at_ms',
+        'sessions.revoked_at_ms',
+        'sessions.last_used_at_ms',
+        'sessions.stepped_up_at_ms',
+        'sessions.created_at_ms',
+        'members.role',
+        'organizations.id as organization_id',
+        'organizations.scope_user_id',
+        'organizations.require_mfa',
       ])
-      .where('id', '=', claims.sessionId)
+      .where('sessions.id', '=', claims.sessionId)
       .executeTakeFirst();
     const nowMs = clock.nowMs();
     const live =
@@ -368,7 +407,14 @@ export function createAuthService(
         .where('id', '=', claims.sessionId)
         .execute();
     }
-    return { ...claims, steppedUpAtMs: Number(session.stepped_up_at_ms ?? session.created_at_ms) };
+    return {
+      ...claims,
+      steppedUpAtMs: Number(session.stepped_up_at_ms ?? session.created_at_ms),
+      organizationId: session.organization_id,
+      tenantId: session.scope_user_id,
+      role: session.role,
+      requireMfa: session.require_mfa === 1n,
+    };
   }
 
   async function requireStepUp(user: AuthenticatedUser, rule: StepUpRule): Promise<void> {

@@ -27,6 +27,7 @@ import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { createMfaService, type MfaService } from './mfa.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
+import { createOrganizationService, type OrganizationService } from './organizations.ts';
 import { createPasskeyService, type PasskeyService, relyingParty } from './passkeys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies.ts';
@@ -54,6 +55,7 @@ export interface Services {
   policies: PolicyService;
   payments: PaymentService;
   approvals: ApprovalService;
+  organizations: OrganizationService;
   webhooks: WebhookService;
   /** One round of the webhook worker (the background runs it every second; tests call it by hand). */
   deliverWebhooks(): Promise<number>;
@@ -290,6 +292,7 @@ function assembleServices(
     store,
     writer,
     balances: createBalanceViews(store, options.clock),
+    organizations: createOrganizationService(ctx),
     auth: createAuthService(ctx, {
       jwtSecret: config.jwtSecret,
       addresses,

@@ -46,6 +46,7 @@ export function storedParams(params: PolicyParams): string {
 interface StoredParams {
   limit?: string;
   amount?: string;
+  approvers?: number;
   addresses?: string[];
   window?: WindowName;
   count?: number;
@@ -97,6 +98,8 @@ export function ruleOf(type: PolicyType, paramsJson: string): PolicyRule {
       return { type, addresses: new Set(p.addresses) };
     case 'require_approval_above':
       return { type, amountMicros: decimalToMicros(p.amount!) };
+    case 'require_approvals':
+      return { type, amountMicros: decimalToMicros(p.amount!), approvers: p.approvers! };
     case 'spend_cap_window':
     case 'recipient_cap':
       return { type, limitMicros: decimalToMicros(p.limit!), window: p.window! };

@@ -36,6 +36,8 @@ export interface NewTransaction {
   txHash?: string | null;
   /** An x402 payment's resource (the URL without its query). */
   resource?: string | null;
+  /** A held payment that needs more than one approval (require_approvals): how many. */
+  approvalsRequired?: number | null;
 }
 
 /** The row a new transaction record is stored as. */
@@ -60,6 +62,7 @@ export function transactionRow(tx: NewTransaction): TransactionRow {
     expires_at_ms: tx.expiresAtMs === null ? null : BigInt(tx.expiresAtMs),
     related_transaction_id: tx.relatedTransactionId,
     resource: tx.resource ?? null,
+    approvals_required: tx.approvalsRequired == null ? null : BigInt(tx.approvalsRequired),
     created_at_ms: BigInt(tx.nowMs),
     updated_at_ms: BigInt(tx.nowMs),
   };

@@ -15,6 +15,7 @@ import * as spendingWindows from './migrations/0010_spending_windows.ts';
 import * as custody from './migrations/0011_custody.ts';
 import * as privateIncomingInitiator from './migrations/0012_private_incoming_initiator.ts';
 import * as webhookSecretRotation from './migrations/0013_webhook_secret_rotation.ts';
+import * as organizations from './migrations/0014_organizations.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_custody': custody,
   '0012_private_incoming_initiator': privateIncomingInitiator,
   '0013_webhook_secret_rotation': webhookSecretRotation,
+  '0014_organizations': organizations,
 };
 
 /** Every migration of this release, in order. */

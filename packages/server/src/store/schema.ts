@@ -173,6 +173,8 @@ export interface TransactionsTable {
   idempotency_key: string | null;
   expires_at_ms: bigint | null;
   related_transaction_id: string | null;
+  /** Distinct approvals a held payment needs (0014); null means one. */
+  approvals_required: bigint | null;
   /** x402 payments: the paid URL without its query (shown as `type: "x402"`); null otherwise. */
   resource: string | null;
   created_at_ms: bigint;
@@ -362,6 +364,56 @@ export interface WebhookDeliveriesTable {
   updated_at_ms: bigint;
 }
 
+/** See migration 0014: an organization; its resources carry scope_user_id in their user_id column. */
+export interface OrganizationsTable {
+  id: string;
+  scope_user_id: string;
+  require_mfa: bigint;
+  created_at_ms: bigint;
+}
+
+export type MemberRole = 'owner' | 'admin' | 'approver' | 'viewer';
+
+export interface MembersTable {
+  user_id: string;
+  organization_id: string;
+  role: MemberRole;
+  joined_at_ms: bigint;
+}
+
+export interface InvitationsTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: MemberRole;
+  token_digest: string;
+  invited_by: string;
+  created_at_ms: bigint;
+  expires_at_ms: bigint;
+  accepted_at_ms: bigint | null;
+  revoked_at_ms: bigint | null;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  organization_id: string;
+  at_ms: bigint;
+  actor_type: 'member' | 'agent' | 'system';
+  actor_id: string;
+  action: string;
+  target: string | null;
+  wallet_id: string | null;
+  before_json: string | null;
+  after_json: string | null;
+}
+
+export interface TransactionApprovalsTable {
+  transaction_id: string;
+  member_id: string;
+  email: string;
+  at_ms: bigint;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -392,4 +444,9 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   x402_payments: X402PaymentsTable;
   spending_windows: SpendingWindowsTable;
+  organizations: OrganizationsTable;
+  members: MembersTable;
+  invitations: InvitationsTable;
+  audit_events: AuditEventsTable;
+  transaction_approvals: TransactionApprovalsTable;
 }

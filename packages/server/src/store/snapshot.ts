@@ -50,6 +50,11 @@ export const TABLES = [
   'auth_challenges',
   'withdrawal_addresses',
   'security_events',
+  'organizations',
+  'members',
+  'invitations',
+  'audit_events',
+  'transaction_approvals',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 export interface SnapshotSecrets {

@@ -9,6 +9,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets',
   auth: 'user',
+  role: 'admin',
   summary: 'Create an agent wallet',
   description:
     'A wallet for one AI agent, with its own address, balance, policies and API keys. Starts empty. A user has at ' +
@@ -18,7 +19,7 @@ export default defineRoute({
   response: agentWalletView,
   successStatus: 201,
   handler: async ({ request, body, services }) => {
-    const row = await services.wallets.createAgent(currentUser(request).userId, body.label);
+    const row = await services.wallets.createAgent(currentUser(request).tenantId, body.label);
     return { data: await services.agentWalletView(row) };
   },
 });

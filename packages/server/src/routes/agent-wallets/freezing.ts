@@ -8,6 +8,7 @@ export function freezingRoute(action: 'freeze' | 'unfreeze') {
     method: 'POST',
     url: `/api/v1/agent-wallets/:walletId/${action}`,
     auth: 'user',
+    role: 'admin',
     summary: action === 'freeze' ? 'Freeze an agent wallet' : 'Unfreeze an agent wallet',
     description:
       action === 'freeze'
@@ -21,7 +22,7 @@ export function freezingRoute(action: 'freeze' | 'unfreeze') {
     body: noBody,
     response: agentWalletView,
     handler: async ({ request, params, services }) => {
-      const userId = currentUser(request).userId;
+      const userId = currentUser(request).tenantId;
       const row = await services.wallets.setFrozen(userId, params.walletId, action === 'freeze');
       return { data: await services.agentWalletView(row) };
     },

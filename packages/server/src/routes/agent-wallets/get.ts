@@ -8,12 +8,13 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/agent-wallets/:walletId',
   auth: 'user',
+  role: 'viewer',
   summary: 'Get an agent wallet',
   tags: ['agent-wallets'],
   params: walletIdParams,
   response: agentWalletView,
   handler: async ({ request, params, services }) => {
-    const row = await ownedWallet(services.store.db, currentUser(request).userId, params.walletId, 'agent');
+    const row = await ownedWallet(services.store.db, currentUser(request).tenantId, params.walletId, 'agent');
     return { data: await services.agentWalletView(row) };
   },
 });

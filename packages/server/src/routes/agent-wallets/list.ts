@@ -8,6 +8,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/agent-wallets',
   auth: 'user',
+  role: 'viewer',
   summary: 'List agent wallets',
   description:
     'Newest first, with balances, remaining spending caps and pending approvals per wallet; `pendingApprovals` ' +
@@ -18,7 +19,7 @@ export default defineRoute({
     pendingApprovals: z.number().int().describe('payments awaiting approval across all agent wallets'),
   }),
   handler: async ({ request, query, services }) => {
-    const userId = currentUser(request).userId;
+    const userId = currentUser(request).tenantId;
     const { rows, total } = await services.wallets.listAgents(userId, query);
     const { items, pendingOfUser: pendingApprovals } = await services.agentWalletViews(rows, userId);
     return { data: { items, total, page: query.page, limit: query.limit, pendingApprovals } };

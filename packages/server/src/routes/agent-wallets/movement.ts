@@ -18,6 +18,7 @@ export function movementRoute(direction: 'fund' | 'withdraw') {
     method: 'POST',
     url: `/api/v1/agent-wallets/:walletId/${direction}`,
     auth: 'user',
+    role: 'admin',
     summary: direction === 'fund' ? 'Fund an agent wallet' : 'Withdraw from an agent wallet',
     description: `${DESCRIPTIONS[direction]} Send an Idempotency-Key header (or idempotencyKey) to retry safely.`,
     tags: ['agent-wallets'],
@@ -25,7 +26,7 @@ export function movementRoute(direction: 'fund' | 'withdraw') {
     body: z.strictObject({ amount: amountSchema, idempotencyKey: idempotencyKeySchema.optional() }),
     response: movementView,
     handler: async ({ request, params, body, services }) => {
-      const { userId } = currentUser(request);
+      const { tenantId: userId } = currentUser(request);
       const key = chooseIdempotencyKey(request.headers['idempotency-key'], body.idempotencyKey);
       const idempotency = idempotencyRequest(`user:${userId}`, key, {
         operation: direction,

@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/auth/sessions/end-others',
   auth: 'user',
+  role: 'viewer',
   summary: 'Log out everywhere else',
   description: 'Ends every session of the account but this one, at once on every instance.',
   tags: ['auth'],

@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'DELETE',
   url: '/api/v1/auth/sessions/:id',
   auth: 'user',
+  role: 'viewer',
   summary: 'End a session',
   description:
     'Its token is refused from the next request on, on every instance. Another user’s session, or one already ' +

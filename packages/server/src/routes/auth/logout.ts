@@ -7,6 +7,8 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/auth/logout',
   auth: 'user',
+  role: 'viewer',
+  mfaEnrolment: true,
   summary: 'Log out',
   description: 'Ends the session: the token is refused from the next request on, on every instance.',
   tags: ['auth'],

@@ -7,6 +7,8 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/auth/me',
   auth: 'user',
+  role: 'viewer',
+  mfaEnrolment: true,
   summary: 'The current user',
   tags: ['auth'],
   response: z.object({ user: userView }),

@@ -6,6 +6,8 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/auth/mfa',
   auth: 'user',
+  role: 'viewer',
+  mfaEnrolment: true,
   summary: 'Your second factors',
   description:
     'Whether TOTP is active, how many passkeys are registered, how many recovery codes are unused.',

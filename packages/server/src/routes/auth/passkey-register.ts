@@ -18,6 +18,8 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/auth/passkeys',
   auth: 'user',
+  role: 'viewer',
+  mfaEnrolment: true,
   stepUp: 'always',
   summary: 'Register a passkey',
   description:

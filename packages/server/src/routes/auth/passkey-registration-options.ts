@@ -7,6 +7,9 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/auth/passkeys/registration-options',
   auth: 'user',
+  role: 'viewer',
+  audited: false,
+  mfaEnrolment: true,
   stepUp: 'always',
   summary: 'Start registering a passkey',
   description:

@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'DELETE',
   url: '/api/v1/auth/passkeys/:id',
   auth: 'user',
+  role: 'viewer',
   stepUp: 'always',
   summary: 'Remove a passkey',
   description: 'Needs step-up. Sends `security.factor_removed`. Another user’s passkey is 404.',

@@ -7,6 +7,9 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/auth/step-up/passkey-options',
   auth: 'user',
+  role: 'viewer',
+  audited: false,
+  mfaEnrolment: true,
   summary: 'Passkey options for a step-up',
   description:
     'WebAuthn request options bound to this session; answer with POST /auth/step-up {passkey}. 409 ' +

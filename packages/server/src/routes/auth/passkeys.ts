@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/auth/passkeys',
   auth: 'user',
+  role: 'viewer',
   summary: 'Your passkeys',
   description: 'Newest first: label, when added, when last used.',
   tags: ['auth'],

@@ -8,6 +8,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/auth/password',
   auth: 'user',
+  role: 'viewer',
   stepUp: 'always',
   summary: 'Change your password',
   description:

@@ -18,6 +18,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/auth/security-events',
   auth: 'user',
+  role: 'viewer',
   summary: 'Recent security events',
   description: 'Password changes and factors added or removed, newest first, with where they came from.',
   tags: ['auth'],

@@ -16,6 +16,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/auth/sessions',
   auth: 'user',
+  role: 'viewer',
   summary: 'List your sessions',
   description:
     'Every live session of the account (newest first, at most 100): where and when it began and was last used.',

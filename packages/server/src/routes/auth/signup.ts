@@ -10,14 +10,26 @@ export default defineRoute({
   auth: 'none',
   summary: 'Create an account',
   description:
-    'Creates a user and their master wallet and returns a session token (JWT, 7 days). Emails are trimmed and ' +
+    'Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins ' +
+    'the inviting organization, and returns a session token (JWT, 7 days). Emails are trimmed and ' +
     'lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and ' +
     'not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.',
   tags: ['auth'],
-  body: z.strictObject({ email: emailSchema, password: passwordSchema }),
+  body: z.strictObject({
+    email: emailSchema,
+    password: passwordSchema,
+    invitationToken: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe(
+        'joins the organization that invited this email, with the role it named (contract section 9)',
+      ),
+  }),
   response: authView,
   successStatus: 201,
   handler: async ({ body, request, services }) => ({
-    data: await services.auth.signup(body.email, body.password, requestMeta(request)),
+    data: await services.auth.signup(body.email, body.password, requestMeta(request), body.invitationToken),
   }),
 });

@@ -11,6 +11,8 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/auth/step-up',
   auth: 'user',
+  role: 'viewer',
+  mfaEnrolment: true,
   summary: 'Prove presence again',
   description:
     'Renews the session’s proof of presence, which sensitive operations need no older than ' +

@@ -6,6 +6,8 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/auth/mfa/totp/confirm',
   auth: 'user',
+  role: 'viewer',
+  mfaEnrolment: true,
   stepUp: 'always',
   summary: 'Confirm TOTP',
   description:

@@ -6,6 +6,7 @@ export default defineRoute({
   method: 'DELETE',
   url: '/api/v1/auth/mfa/totp',
   auth: 'user',
+  role: 'viewer',
   stepUp: 'always',
   summary: 'Remove TOTP',
   description:

@@ -7,6 +7,8 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/auth/mfa/totp',
   auth: 'user',
+  role: 'viewer',
+  mfaEnrolment: true,
   // Adding a factor needs presence, even the first: a stolen session must not enrol a factor of its own and
   // lock the owner out of their account.
   stepUp: 'always',

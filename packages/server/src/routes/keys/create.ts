@@ -9,6 +9,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/keys',
   auth: 'user',
+  role: 'admin',
   stepUp: 'withFactor',
   summary: 'Create an API key for an agent wallet',
   description:
@@ -28,7 +29,7 @@ export default defineRoute({
   response: createdKeyView,
   successStatus: 201,
   handler: async ({ request, params, body, services }) => {
-    const created = await services.keys.create(currentUser(request).userId, params.walletId, {
+    const created = await services.keys.create(currentUser(request).tenantId, params.walletId, {
       label: body.label,
       scopes: body.scopes ?? ['read', 'write'],
       expiresAtMs: body.expiresAt === undefined ? null : Date.parse(body.expiresAt),

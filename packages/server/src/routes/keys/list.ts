@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/agent-wallets/:walletId/keys',
   auth: 'user',
+  role: 'viewer',
   summary: "List an agent wallet's API keys",
   description: 'Prefix and metadata only: never the key or its hash. Newest first.',
   tags: ['keys'],
@@ -14,7 +15,7 @@ export default defineRoute({
   query: paginationQuery,
   response: paginated(keyView),
   handler: async ({ request, params, query, services }) => {
-    const { items, total } = await services.keys.list(currentUser(request).userId, params.walletId, query);
+    const { items, total } = await services.keys.list(currentUser(request).tenantId, params.walletId, query);
     return { data: { items, total, page: query.page, limit: query.limit } };
   },
 });

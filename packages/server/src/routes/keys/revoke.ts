@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/keys/:keyId/revoke',
   auth: 'user',
+  role: 'admin',
   summary: 'Revoke an API key',
   description:
     'The key is refused from the next request on, on every instance. Revoking a key in its rotation grace ends ' +
@@ -16,6 +17,6 @@ export default defineRoute({
   body: noBody,
   response: keyView,
   handler: async ({ request, params, services }) => ({
-    data: await services.keys.revoke(currentUser(request).userId, params.walletId, params.keyId),
+    data: await services.keys.revoke(currentUser(request).tenantId, params.walletId, params.keyId),
   }),
 });

@@ -9,6 +9,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/keys/:keyId/rotate',
   auth: 'user',
+  role: 'admin',
   stepUp: 'withFactor',
   summary: 'Rotate an API key',
   description:
@@ -23,7 +24,7 @@ export default defineRoute({
   handler: async ({ request, params, body, services }) => {
     const grace = body?.gracePeriodSeconds ?? GRACE_SECONDS_DEFAULT;
     const rotated = await services.keys.rotate(
-      currentUser(request).userId,
+      currentUser(request).tenantId,
       params.walletId,
       params.keyId,
       grace,

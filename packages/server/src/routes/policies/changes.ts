@@ -18,6 +18,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/agent-wallets/:walletId/policies/changes',
   auth: 'user',
+  role: 'viewer',
   summary: "An agent wallet's policy audit trail",
   description:
     'Every policy created, updated, paused, resumed or deleted, with who and when and the policy before and ' +
@@ -28,7 +29,7 @@ export default defineRoute({
   response: paginated(policyChangeView),
   handler: async ({ request, params, query, services }) => {
     const { items, total } = await services.policies.changes(
-      currentUser(request).userId,
+      currentUser(request).tenantId,
       params.walletId,
       query,
     );

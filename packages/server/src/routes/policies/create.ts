@@ -14,6 +14,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/policies',
   auth: 'user',
+  role: 'admin',
   summary: 'Add a spending policy',
   description:
     'Several policies may be active at once; a payment is checked against all of them and every violated one is ' +
@@ -28,7 +29,7 @@ export default defineRoute({
   handler: async ({ request, params, body, services }) => {
     const parsed = parsePolicyParams(body.type, body.params);
     return {
-      data: await services.policies.create(currentUser(request).userId, params.walletId, body.type, parsed),
+      data: await services.policies.create(currentUser(request).tenantId, params.walletId, body.type, parsed),
     };
   },
 });

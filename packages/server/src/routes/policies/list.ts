@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/agent-wallets/:walletId/policies',
   auth: 'user',
+  role: 'viewer',
   summary: "List an agent wallet's policies",
   description: 'Active and paused policies, newest first.',
   tags: ['policies'],
@@ -15,7 +16,7 @@ export default defineRoute({
   response: paginated(policyView),
   handler: async ({ request, params, query, services }) => {
     const { items, total } = await services.policies.list(
-      currentUser(request).userId,
+      currentUser(request).tenantId,
       params.walletId,
       query,
     );

@@ -21,6 +21,9 @@ const clock = z
   .meta({ pattern: '^(?:[01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM, 00:00 to 23:59' });
 /** What Intl may know as a zone: a name of letters, digits and _ + - / (Etc/GMT+5), or an offset (+01:00). */
 const TIMEZONE_JSON_PATTERN = '^(?:[A-Za-z][A-Za-z0-9_+/-]*|[+-][0-9]{2}(?::?[0-9]{2})?)$';
+/** require_approvals: how many distinct members must approve (contract section 9). */
+export const APPROVERS_MIN = 2;
+export const APPROVERS_MAX = 5;
 /** Most payments a tx_count_cap may allow in its window: a bound, like every other. */
 export const TX_COUNT_CAP_MAX = 1_000_000;
 
@@ -32,6 +35,10 @@ const PARAMS_BY_TYPE: Record<PolicyType, z.ZodType> = {
   address_allowlist: z.strictObject({ addresses: addressList }),
   address_blocklist: z.strictObject({ addresses: addressList }),
   require_approval_above: z.strictObject({ amount: micros }),
+  require_approvals: z.strictObject({
+    amount: micros,
+    approvers: z.number().int().min(APPROVERS_MIN).max(APPROVERS_MAX),
+  }),
   spend_cap_window: z.strictObject({ limit: micros, window: windowSchema }),
   recipient_cap: z.strictObject({ limit: micros, window: windowSchema }),
   tx_count_cap: z.strictObject({
@@ -67,7 +74,8 @@ function paramsJsonSchema(type: PolicyType): Record<string, unknown> {
 
 const PARAMS_DESCRIPTION =
   'spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: ' +
-  '{addresses: [...]} (1 to 1,000); require_approval_above: {amount}; spend_cap_window / recipient_cap: ' +
+  '{addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} ' +
+  '(approvers 2 to 5 distinct members); spend_cap_window / recipient_cap: ' +
   '{limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", ' +
   'end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d".';
 
@@ -117,6 +125,7 @@ const PARAMS_VIEW_BY_TYPE: Record<PolicyType, z.ZodObject> = {
   address_allowlist: listView,
   address_blocklist: listView,
   require_approval_above: z.object({ amount: amountView }),
+  require_approvals: z.object({ amount: amountView, approvers: z.number().int() }),
   spend_cap_window: windowCapView,
   recipient_cap: windowCapView,
   tx_count_cap: z.object({ count: z.number().int(), window: z.enum(WINDOW_NAMES) }),

@@ -23,6 +23,8 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/policies/simulate',
   auth: 'user',
+  role: 'viewer',
+  audited: false,
   summary: 'Would this payment pass the policies?',
   description:
     'What check_payment answers for this agent wallet now: every violated policy with its limit and what the ' +
@@ -32,7 +34,7 @@ export default defineRoute({
   body: z.strictObject({ toAddress: addressSchema, amount: amountSchema }),
   response: checkPaymentView,
   handler: async ({ request, params, body, services }) => ({
-    data: await services.simulatePayment(currentUser(request).userId, params.walletId, {
+    data: await services.simulatePayment(currentUser(request).tenantId, params.walletId, {
       toAddress: body.toAddress,
       amountMicros: body.amount,
     }),

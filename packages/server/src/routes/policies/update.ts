@@ -9,13 +9,14 @@ export default defineRoute({
   method: 'PATCH',
   url: '/api/v1/agent-wallets/:walletId/policies/:policyId',
   auth: 'user',
+  role: 'admin',
   stepUp: 'withFactor',
   // Pausing, or new params that do not provably tighten the policy; resuming and tightening need nothing.
   stepUpWhen: async ({ request, params, body, services }) => {
     if (body.active === false) return true;
     if (body.params === undefined) return false;
     const existing = await services.policies.get(
-      currentUser(request).userId,
+      currentUser(request).tenantId,
       params.walletId,
       params.policyId,
     );
@@ -34,7 +35,7 @@ export default defineRoute({
   body: z.strictObject({ params: paramsDocumentation.optional(), active: z.boolean().optional() }),
   response: policyView,
   handler: async ({ request, params, body, services }) => {
-    const userId = currentUser(request).userId;
+    const userId = currentUser(request).tenantId;
     const existing = await services.policies.get(userId, params.walletId, params.policyId);
     const change = {
       ...(body.params === undefined ? {} : { params: parsePolicyParams(existing.type, body.params) }),

@@ -11,6 +11,7 @@ export const approveRoute = defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/transactions/:transactionId/approve',
   auth: 'user',
+  role: 'approver',
   stepUp: 'withFactor',
   summary: 'Approve a held payment',
   description:
@@ -21,7 +22,7 @@ export const approveRoute = defineRoute({
   body: noBody,
   response: transactionView,
   handler: async ({ request, params: p, services }) => ({
-    data: await services.approvals.approve(currentUser(request).userId, p.walletId, p.transactionId),
+    data: await services.approvals.approve(currentUser(request).tenantId, p.walletId, p.transactionId),
   }),
 });
 
@@ -29,6 +30,7 @@ export const rejectRoute = defineRoute({
   method: 'POST',
   url: '/api/v1/agent-wallets/:walletId/transactions/:transactionId/reject',
   auth: 'user',
+  role: 'approver',
   summary: 'Reject a held payment',
   description: 'Releases the hold back to the agent wallet’s balance. Answers the updated transaction.',
   tags: ['transactions'],
@@ -37,7 +39,7 @@ export const rejectRoute = defineRoute({
   response: transactionView,
   handler: async ({ request, params: p, body, services }) => ({
     data: await services.approvals.reject(
-      currentUser(request).userId,
+      currentUser(request).tenantId,
       p.walletId,
       p.transactionId,
       // An empty reason is no reason: the default text is recorded instead.

@@ -11,6 +11,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/agent-wallets/:walletId/transactions/:transactionId',
   auth: 'user',
+  role: 'viewer',
   summary: 'One transaction with its audit trail',
   description: 'Every state change of the transaction, with who made it (user or API key) and when.',
   tags: ['transactions'],
@@ -31,7 +32,7 @@ export default defineRoute({
   }),
   handler: async ({ request, params, services }) => {
     const db = services.store.db;
-    const wallet = await ownedWallet(db, currentUser(request).userId, params.walletId, 'agent');
+    const wallet = await ownedWallet(db, currentUser(request).tenantId, params.walletId, 'agent');
     const row = await db
       .selectFrom('transactions')
       .selectAll()

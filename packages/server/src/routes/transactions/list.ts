@@ -9,6 +9,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/agent-wallets/:walletId/transactions',
   auth: 'user',
+  role: 'viewer',
   summary: "An agent wallet's transactions",
   description: 'Newest first: payments, incoming payments, funding and withdrawals. Filter with ?status=.',
   tags: ['transactions'],
@@ -18,7 +19,7 @@ export default defineRoute({
   handler: async ({ request, params, query, services }) => {
     const wallet = await ownedWallet(
       services.store.db,
-      currentUser(request).userId,
+      currentUser(request).tenantId,
       params.walletId,
       'agent',
     );

@@ -9,6 +9,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/agent-wallets/:walletId/transactions/pending',
   auth: 'user',
+  role: 'viewer',
   summary: 'Payments awaiting approval',
   description:
     'Held payments the owner can approve or reject, newest first, with the policies each would violate.',
@@ -19,7 +20,7 @@ export default defineRoute({
   handler: async ({ request, params, query, services }) => {
     const wallet = await ownedWallet(
       services.store.db,
-      currentUser(request).userId,
+      currentUser(request).tenantId,
       params.walletId,
       'agent',
     );

@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/wallet/deposits',
   auth: 'user',
+  role: 'viewer',
   summary: 'Deposits into the master wallet',
   description:
     'Newest first. Sandbox deposits, and payments from other wallets of this service (rail "internal").',
@@ -14,7 +15,7 @@ export default defineRoute({
   query: paginationQuery,
   response: paginated(depositView),
   handler: async ({ request, query, services }) => {
-    const { items, total } = await services.deposits.list(currentUser(request).userId, query);
+    const { items, total } = await services.deposits.list(currentUser(request).tenantId, query);
     return { data: { items, total, page: query.page, limit: query.limit } };
   },
 });

@@ -25,6 +25,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/wallet/deposits/pending',
   auth: 'user',
+  role: 'viewer',
   summary: 'USDC transfers on their way in (evm rail)',
   description:
     'Transfers to any of the user’s wallet addresses that the chain shows but that are not yet CONFIRMATIONS ' +
@@ -34,7 +35,7 @@ export default defineRoute({
   query: paginationQuery,
   response: paginated(pendingDepositView),
   handler: async ({ request, query, services }) => {
-    const { items, total } = await services.chain!.pendingDeposits(currentUser(request).userId, query);
+    const { items, total } = await services.chain!.pendingDeposits(currentUser(request).tenantId, query);
     return { data: { items, total, page: query.page, limit: query.limit } };
   },
 });

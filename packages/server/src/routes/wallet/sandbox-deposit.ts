@@ -8,6 +8,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/wallet/sandbox/deposit',
   auth: 'user',
+  role: 'admin',
   summary: 'Credit the master wallet with sandbox money',
   description: 'Exists only on a server whose rail is "sandbox": simulated money for trying the service.',
   tags: ['wallet', 'sandbox'],
@@ -15,6 +16,6 @@ export default defineRoute({
   response: depositView.extend({ balance: z.string().describe('master wallet balance after the deposit') }),
   successStatus: 201,
   handler: async ({ request, body, services }) => ({
-    data: await services.deposits.sandboxDeposit(currentUser(request).userId, body.amount),
+    data: await services.deposits.sandboxDeposit(currentUser(request).tenantId, body.amount),
   }),
 });

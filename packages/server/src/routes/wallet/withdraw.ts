@@ -12,6 +12,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/wallet/withdrawals',
   auth: 'user',
+  role: 'owner',
   stepUp: 'always',
   summary: 'Withdraw from the master wallet',
   description:
@@ -30,7 +31,7 @@ export default defineRoute({
   response: withdrawalView,
   successStatus: 201,
   handler: async ({ request, body, services }) => {
-    const { userId } = currentUser(request);
+    const { tenantId: userId } = currentUser(request);
     const key = chooseIdempotencyKey(request.headers['idempotency-key'], body.idempotencyKey);
     const idempotency = idempotencyRequest(`user:${userId}`, key, {
       operation: 'master_withdrawal',

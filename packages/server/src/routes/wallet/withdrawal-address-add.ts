@@ -8,6 +8,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/wallet/withdrawal-addresses',
   auth: 'user',
+  role: 'owner',
   stepUp: 'always',
   summary: 'Add a withdrawal address',
   description:
@@ -20,6 +21,6 @@ export default defineRoute({
   response: withdrawalAddressView,
   successStatus: 201,
   handler: async ({ request, body, services }) => ({
-    data: await services.withdrawals.addAddress(currentUser(request).userId, body),
+    data: await services.withdrawals.addAddress(currentUser(request).tenantId, body),
   }),
 });

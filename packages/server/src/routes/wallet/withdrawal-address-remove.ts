@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'DELETE',
   url: '/api/v1/wallet/withdrawal-addresses/:id',
   auth: 'user',
+  role: 'owner',
   summary: 'Remove a withdrawal address',
   description:
     'At once, with no delay and no step-up: removing an address only ever makes the account safer.',
@@ -14,6 +15,6 @@ export default defineRoute({
   params: z.strictObject({ id: idSchema }),
   response: z.object({ id: z.string(), deleted: z.literal(true) }),
   handler: async ({ request, params, services }) => ({
-    data: await services.withdrawals.removeAddress(currentUser(request).userId, params.id),
+    data: await services.withdrawals.removeAddress(currentUser(request).tenantId, params.id),
   }),
 });

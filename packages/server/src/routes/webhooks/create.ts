@@ -9,6 +9,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/webhooks',
   auth: 'user',
+  role: 'admin',
   stepUp: 'withFactor',
   summary: 'Add a webhook endpoint',
   description:
@@ -28,6 +29,6 @@ export default defineRoute({
   }),
   successStatus: 201,
   handler: async ({ request, body, services }) => ({
-    data: await services.webhooks.create(currentUser(request).userId, body),
+    data: await services.webhooks.create(currentUser(request).tenantId, body),
   }),
 });

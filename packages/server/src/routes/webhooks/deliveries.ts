@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'GET',
   url: '/api/v1/webhooks/:id/deliveries',
   auth: 'user',
+  role: 'viewer',
   summary: "A webhook endpoint's delivery log",
   description: 'Every event queued for the endpoint, newest first, with its attempts and the last answer.',
   tags: ['webhooks'],
@@ -15,7 +16,7 @@ export default defineRoute({
   response: paginated(deliveryView),
   handler: async ({ request, params, query, services }) => {
     const { items, total } = await services.webhooks.deliveries(
-      currentUser(request).userId,
+      currentUser(request).tenantId,
       params.id,
       query,
     );

@@ -6,12 +6,13 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/webhooks/:id/deliveries/:deliveryId/redeliver',
   auth: 'user',
+  role: 'admin',
   summary: 'Send a delivery again',
   description: 'Queues the event for the endpoint again now (same event id: receivers deduplicate on it).',
   tags: ['webhooks'],
   params: deliveryParams,
   response: deliveryView,
   handler: async ({ request, params, services }) => ({
-    data: await services.webhooks.redeliver(currentUser(request).userId, params.id, params.deliveryId),
+    data: await services.webhooks.redeliver(currentUser(request).tenantId, params.id, params.deliveryId),
   }),
 });

@@ -11,6 +11,7 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/webhooks/:id/rotate-secret',
   auth: 'user',
+  role: 'admin',
   stepUp: 'withFactor',
   summary: "Rotate a webhook endpoint's signing secret",
   description:
@@ -38,7 +39,7 @@ export default defineRoute({
   }),
   handler: async ({ request, params, body, services }) => ({
     data: await services.webhooks.rotateSecret(
-      currentUser(request).userId,
+      currentUser(request).tenantId,
       params.id,
       body?.overlapSeconds ?? OVERLAP_SECONDS_DEFAULT,
     ),

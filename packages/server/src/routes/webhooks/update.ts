@@ -7,6 +7,7 @@ export default defineRoute({
   method: 'PATCH',
   url: '/api/v1/webhooks/:id',
   auth: 'user',
+  role: 'admin',
   stepUp: 'withFactor',
   summary: 'Change a webhook endpoint',
   tags: ['webhooks'],
@@ -14,6 +15,6 @@ export default defineRoute({
   body: z.strictObject({ ...endpointInput, url: endpointInput.url.optional() }),
   response: endpointView,
   handler: async ({ request, params, body, services }) => ({
-    data: await services.webhooks.update(currentUser(request).userId, params.id, body),
+    data: await services.webhooks.update(currentUser(request).tenantId, params.id, body),
   }),
 });

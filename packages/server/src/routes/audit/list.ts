@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { idSchema, paginated, paginationQuery } from '../../http/schemas.ts';
+import { listAudit } from '../../services/audit.ts';
+import { timestamp } from '../views.ts';
+
+const instant = z.iso.datetime({ offset: true }).describe('an ISO 8601 date-time');
+
+const auditView = z.object({
+  id: z.string(),
+  at: timestamp,
+  actor: z.object({
+    type: z.enum(['member', 'agent', 'system']),
+    id: z.string().describe("a member's id, an API key's id, or what acted for the service (system, chain)"),
+    label: z.string().nullable().describe("the member's email or the key's label"),
+  }),
+  action: z
+    .string()
+    .describe(
+      'the operation (its OpenAPI operationId, e.g. createPolicy) or transaction.<status> for a payment',
+    ),
+  target: z.string().nullable(),
+  walletId: z.string().nullable(),
+  before: z.unknown(),
+  after: z.unknown().describe('the answer of the write, without secrets'),
+});
+
+export default defineRoute({
+  method: 'GET',
+  url: '/api/v1/audit',
+  auth: 'user',
+  role: 'viewer',
+  summary: "The organization's audit log",
+  description:
+    "Every member's write (REST) and what agents and the service did to transactions, newest first. Filters: " +
+    'walletId, actor (a member or key id), from/to (inclusive).',
+  tags: ['organization'],
+  query: paginationQuery.extend({
+    walletId: idSchema.optional(),
+    actor: idSchema.optional(),
+    from: instant.optional(),
+    to: instant.optional(),
+  }),
+  response: paginated(auditView),
+  handler: async ({ request, query, services }) => {
+    const caller = currentUser(request);
+    const filter = {
+      walletId: query.walletId,
+      actor: query.actor,
+      fromMs: query.from === undefined ? undefined : Date.parse(query.from),
+      toMs: query.to === undefined ? undefined : Date.parse(query.to),
+    };
+    return { data: await listAudit(services.store.db, caller, filter, query) };
+  },
+});

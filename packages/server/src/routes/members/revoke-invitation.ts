@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { memberParams } from './schemas.ts';
+
+export default defineRoute({
+  method: 'DELETE',
+  url: '/api/v1/members/invitations/:id',
+  auth: 'user',
+  role: 'owner',
+  summary: 'Revoke an open invitation',
+  description: 'Its token is refused from now on. An accepted, revoked or unknown invitation is a 404.',
+  tags: ['members'],
+  params: memberParams,
+  response: z.object({ id: z.string(), revoked: z.literal(true) }),
+  handler: async ({ request, params, services }) => {
+    await services.organizations.revokeInvitation(currentUser(request), params.id);
+    return { data: { id: params.id, revoked: true as const } };
+  },
+});

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { memberParams, memberView, roleSchema } from './schemas.ts';
+
+export default defineRoute({
+  method: 'PATCH',
+  url: '/api/v1/members/:id',
+  auth: 'user',
+  role: 'owner',
+  stepUp: 'withFactor',
+  summary: "Change a member's role",
+  description:
+    'Takes effect on their next request, on every instance. The last owner cannot be demoted (409 INVALID_STATE).',
+  tags: ['members'],
+  params: memberParams,
+  body: z.strictObject({ role: roleSchema }),
+  response: memberView,
+  handler: async ({ request, params, body, services }) => {
+    const { before, member } = await services.organizations.changeRole(
+      currentUser(request),
+      params.id,
+      body.role,
+    );
+    return { data: member, audit: { before: { role: before }, after: { role: member.role } } };
+  },
+});

@@ -1,0 +1,323 @@
+// Organizations (contract section 9): the members of one account, their roles, invitations and the
+// organization's own settings. The organization's resources carry its founder's id (organizations.scope_user_id)
+// in their user_id column, so every other service scopes by `tenantId` exactly as it scoped by the user before.
+// Member changes that could leave no owner lock the organization's row first, so two owners demoting each
+// other at once cannot both succeed.
+import type { Kysely } from 'kysely';
+import { isoFromMs } from '../clock.ts';
+import { newId, randomBase62 } from '../domain/ids.ts';
+import { keepsAnOwner, type Role } from '../domain/roles.ts';
+import { secretDigest } from '../domain/second-factor.ts';
+import { AppError, invalidState, notFound } from '../errors.ts';
+import type { Database } from '../store/schema.ts';
+import type { ServiceContext } from './context.ts';
+
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** Open invitations and members of one organization are bounded (a list is one page). */
+export const INVITATIONS_OPEN_MAX = 100;
+export const MEMBERS_MAX = 200;
+
+/** Who is asking: the member and the organization the session belongs to. */
+export interface Caller {
+  userId: string;
+  organizationId: string;
+}
+
+export interface MemberView {
+  id: string;
+  email: string;
+  role: Role;
+  joinedAt: string;
+  mfa: boolean;
+}
+
+export interface InvitationView {
+  id: string;
+  email: string;
+  role: Role;
+  expiresAt: string;
+  createdAt: string;
+}
+
+export interface OrganizationView {
+  id: string;
+  requireMfa: boolean;
+  createdAt: string;
+}
+
+/** A new login's own one-person organization, in the signup's transaction. */
+export async function foundOrganization(trx: Kysely<Database>, userId: string, nowMs: number): Promise<void> {
+  const organizationId = newId('org');
+  await trx
+    .insertInto('organizations')
+    .values({ id: organizationId, scope_user_id: userId, require_mfa: 0n, created_at_ms: BigInt(nowMs) })
+    .execute();
+  await trx
+    .insertInto('members')
+    .values({ user_id: userId, organization_id: organizationId, role: 'owner', joined_at_ms: BigInt(nowMs) })
+    .execute();
+}
+
+/**
+ * A signup with an invitation joins its organization with its role, in the signup's transaction: the token
+ * must be live and its email the signup's. Marked accepted in the same statement that checks it (single use).
+ */
+export async function acceptInvitation(
+  trx: Kysely<Database>,
+  invite: { userId: string; email: string; token: string; nowMs: number },
+): Promise<void> {
+  const digest = secretDigest(invite.token);
+  const row = await trx
+    .selectFrom('invitations')
+    .select(['id', 'organization_id', 'email', 'role'])
+    .where('token_digest', '=', digest)
+    .where('accepted_at_ms', 'is', null)
+    .where('revoked_at_ms', 'is', null)
+    .where('expires_at_ms', '>', BigInt(invite.nowMs))
+    .executeTakeFirst();
+  if (row === undefined || row.email !== invite.email) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      'invitationToken: unknown, used, revoked or expired, or issued for another email',
+    );
+  }
+  const claimed = await trx
+    .updateTable('invitations')
+    .set({ accepted_at_ms: BigInt(invite.nowMs) })
+    .where('id', '=', row.id)
+    .where('accepted_at_ms', 'is', null)
+    .executeTakeFirst();
+  if (claimed.numUpdatedRows !== 1n) throw new AppError('VALIDATION_ERROR', 'invitationToken: already used');
+  await trx
+    .insertInto('members')
+    .values({
+      user_id: invite.userId,
+      organization_id: row.organization_id,
+      role: row.role,
+      joined_at_ms: BigInt(invite.nowMs),
+    })
+    .execute();
+}
+
+export interface OrganizationService {
+  get(caller: Caller): Promise<OrganizationView>;
+  update(caller: Caller, change: { requireMfa: boolean }): Promise<OrganizationView>;
+  members(caller: Caller): Promise<MemberView[]>;
+  changeRole(caller: Caller, memberId: string, role: Role): Promise<{ before: Role; member: MemberView }>;
+  /** Removes the member; their sessions end in the same transaction, so at once on every instance. */
+  remove(caller: Caller, memberId: string): Promise<MemberView>;
+  invite(
+    caller: Caller,
+    invitation: { email: string; role: Role },
+  ): Promise<InvitationView & { token: string }>;
+  invitations(caller: Caller): Promise<InvitationView[]>;
+  revokeInvitation(caller: Caller, invitationId: string): Promise<void>;
+}
+
+export function createOrganizationService(ctx: ServiceContext): OrganizationService {
+  const { store, writer, clock } = ctx;
+
+  async function organization(db: Kysely<Database>, organizationId: string): Promise<OrganizationView> {
+    const row = await db
+      .selectFrom('organizations')
+      .select(['id', 'require_mfa', 'created_at_ms'])
+      .where('id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return { id: row.id, requireMfa: row.require_mfa === 1n, createdAt: isoFromMs(row.created_at_ms) };
+  }
+
+  function memberRows(db: Kysely<Database>, organizationId: string) {
+    return db
+      .selectFrom('members')
+      .innerJoin('users', 'users.id', 'members.user_id')
+      .select((eb) => [
+        'members.user_id',
+        'members.role',
+        'members.joined_at_ms',
+        'users.email',
+        eb
+          .exists(
+            eb
+              .selectFrom('totp_factors')
+              .select('totp_factors.user_id')
+              .whereRef('totp_factors.user_id', '=', 'members.user_id')
+              .where('totp_factors.confirmed_at_ms', 'is not', null),
+          )
+          .as('has_totp'),
+        eb
+          .exists(
+            eb
+              .selectFrom('passkeys')
+              .select('passkeys.id')
+              .whereRef('passkeys.user_id', '=', 'members.user_id'),
+          )
+          .as('has_passkey'),
+      ])
+      .where('members.organization_id', '=', organizationId);
+  }
+
+  type MemberRow = Awaited<ReturnType<ReturnType<typeof memberRows>['executeTakeFirstOrThrow']>>;
+  const memberView = (r: MemberRow): MemberView => ({
+    id: r.user_id,
+    email: r.email,
+    role: r.role,
+    joinedAt: isoFromMs(r.joined_at_ms),
+    // SQLite answers exists() with 0/1, PostgreSQL with a boolean.
+    mfa: Boolean(Number(r.has_totp)) || Boolean(Number(r.has_passkey)),
+  });
+
+  async function members(caller: Caller): Promise<MemberView[]> {
+    const rows = await memberRows(store.db, caller.organizationId)
+      .orderBy('members.joined_at_ms', 'asc')
+      .orderBy('members.user_id', 'asc')
+      .limit(MEMBERS_MAX)
+      .execute();
+    return rows.map(memberView);
+  }
+
+  /** Locks the organization (its row), then reads the target and the owner count under that lock. */
+  async function lockedMember(trx: Kysely<Database>, caller: Caller, memberId: string) {
+    await trx
+      .updateTable('organizations')
+      .set((eb) => ({ created_at_ms: eb.ref('created_at_ms') }))
+      .where('id', '=', caller.organizationId)
+      .execute();
+    const target = await memberRows(trx, caller.organizationId)
+      .where('members.user_id', '=', memberId)
+      .executeTakeFirst();
+    if (target === undefined) throw notFound('member');
+    const owners = await trx
+      .selectFrom('members')
+      .select((eb) => eb.fn.countAll<bigint>().as('n'))
+      .where('organization_id', '=', caller.organizationId)
+      .where('role', '=', 'owner')
+      .executeTakeFirstOrThrow();
+    return { target, owners: Number(owners.n) };
+  }
+
+  async function changeRole(caller: Caller, memberId: string, role: Role) {
+    return writer.run(async (trx) => {
+      const { target, owners } = await lockedMember(trx, caller, memberId);
+      if (!keepsAnOwner(owners, target.role, role))
+        throw invalidState('the last owner cannot be demoted: make another member owner first');
+      await trx.updateTable('members').set({ role }).where('user_id', '=', memberId).execute();
+      return { before: target.role, member: memberView({ ...target, role }) };
+    });
+  }
+
+  async function remove(caller: Caller, memberId: string) {
+    return writer.run(async (trx) => {
+      const { target, owners } = await lockedMember(trx, caller, memberId);
+      if (!keepsAnOwner(owners, target.role, null))
+        throw invalidState('the last owner cannot be removed: make another member owner first');
+      await trx.deleteFrom('members').where('user_id', '=', memberId).execute();
+      await trx
+        .updateTable('sessions')
+        .set({ revoked_at_ms: BigInt(clock.nowMs()) })
+        .where('user_id', '=', memberId)
+        .where('revoked_at_ms', 'is', null)
+        .execute();
+      return memberView(target);
+    });
+  }
+
+  async function invite(caller: Caller, invitation: { email: string; role: Role }) {
+    const nowMs = clock.nowMs();
+    const token = `inv_${randomBase62(40)}`;
+    const id = newId('inv');
+    const expiresAtMs = nowMs + INVITATION_TTL_MS;
+    await writer.run(async (trx) => {
+      const taken = await trx
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', invitation.email)
+        .executeTakeFirst();
+      if (taken !== undefined) throw new AppError('EMAIL_TAKEN', 'a login with this email already exists');
+      const open = await openInvitations(trx, caller.organizationId, nowMs)
+        .select((eb) => eb.fn.countAll<bigint>().as('n'))
+        .executeTakeFirstOrThrow();
+      if (Number(open.n) >= INVITATIONS_OPEN_MAX)
+        throw invalidState(`an organization has at most ${INVITATIONS_OPEN_MAX} open invitations`);
+      await trx
+        .insertInto('invitations')
+        .values({
+          id,
+          organization_id: caller.organizationId,
+          email: invitation.email,
+          role: invitation.role,
+          token_digest: secretDigest(token),
+          invited_by: caller.userId,
+          created_at_ms: BigInt(nowMs),
+          expires_at_ms: BigInt(expiresAtMs),
+          accepted_at_ms: null,
+          revoked_at_ms: null,
+        })
+        .execute();
+    });
+    return {
+      id,
+      email: invitation.email,
+      role: invitation.role,
+      token,
+      expiresAt: isoFromMs(expiresAtMs),
+      createdAt: isoFromMs(nowMs),
+    };
+  }
+
+  function openInvitations(db: Kysely<Database>, organizationId: string, nowMs: number) {
+    return db
+      .selectFrom('invitations')
+      .where('organization_id', '=', organizationId)
+      .where('accepted_at_ms', 'is', null)
+      .where('revoked_at_ms', 'is', null)
+      .where('expires_at_ms', '>', BigInt(nowMs));
+  }
+
+  async function invitations(caller: Caller): Promise<InvitationView[]> {
+    const rows = await openInvitations(store.db, caller.organizationId, clock.nowMs())
+      .select(['id', 'email', 'role', 'expires_at_ms', 'created_at_ms'])
+      .orderBy('created_at_ms', 'desc')
+      .orderBy('id', 'desc')
+      .limit(INVITATIONS_OPEN_MAX)
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      email: r.email,
+      role: r.role,
+      expiresAt: isoFromMs(r.expires_at_ms),
+      createdAt: isoFromMs(r.created_at_ms),
+    }));
+  }
+
+  async function revokeInvitation(caller: Caller, invitationId: string): Promise<void> {
+    const result = await store.db
+      .updateTable('invitations')
+      .set({ revoked_at_ms: BigInt(clock.nowMs()) })
+      .where('id', '=', invitationId)
+      .where('organization_id', '=', caller.organizationId)
+      .where('accepted_at_ms', 'is', null)
+      .where('revoked_at_ms', 'is', null)
+      .executeTakeFirst();
+    if (result.numUpdatedRows !== 1n) throw notFound('invitation');
+  }
+
+  async function update(caller: Caller, change: { requireMfa: boolean }) {
+    await store.db
+      .updateTable('organizations')
+      .set({ require_mfa: change.requireMfa ? 1n : 0n })
+      .where('id', '=', caller.organizationId)
+      .execute();
+    return organization(store.db, caller.organizationId);
+  }
+
+  return {
+    get: (caller) => organization(store.db, caller.organizationId),
+    update,
+    members,
+    changeRole,
+    remove,
+    invite,
+    invitations,
+    revokeInvitation,
+  };
+}
