@@ -39,6 +39,8 @@ function tx(fields: Partial<Transaction>): Transaction {
     violations: null,
     initiatedBy: 'key:k',
     resource: null,
+    approvalsRequired: null,
+    approvals: [],
     expiresAt: null,
     createdAt: at(0),
     updatedAt: at(0),

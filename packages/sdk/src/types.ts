@@ -27,7 +27,8 @@ export type PolicyType =
   | 'tx_count_cap'
   | 'address_blocklist'
   | 'recipient_cap'
-  | 'time_window';
+  | 'time_window'
+  | 'require_approvals';
 
 /** A rolling window of a windowed policy. */
 export type PolicyWindow = '1h' | '24h' | '7d' | '30d';
@@ -364,6 +365,10 @@ export interface Transaction {
   expiresAt: Timestamp | null;
   /** `type: "x402"`: the paid URL without its query (e.g. `https://api.example.com/v1/report`). */
   resource: string | null;
+  /** A payment that was held: how many distinct members must approve it (1 unless require_approvals); else null. */
+  approvalsRequired: number | null;
+  /** Who approved it and when, oldest first. */
+  approvals: Array<{ memberId: string; email: string; at: Timestamp }>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -457,6 +462,12 @@ export interface ApprovalThresholdParams {
   amount: Amount;
 }
 
+/** Above `amount`, `approvers` (2–5) distinct members must approve. */
+export interface MultiApprovalParams {
+  amount: Amount;
+  approvers: number;
+}
+
 export interface WindowCapParams {
   limit: Amount;
   window: PolicyWindow;
@@ -487,6 +498,7 @@ export type PolicyParamsByType = {
   address_blocklist: AllowlistParams;
   recipient_cap: WindowCapParams;
   time_window: TimeWindowParams;
+  require_approvals: MultiApprovalParams;
 };
 
 /** `{type, params}` of a policy, with the params its type takes. */
@@ -559,6 +571,7 @@ export type WebhookEventType =
   | 'payment.rejected'
   | 'approval.requested'
   | 'approval.approved'
+  | 'approval.recorded'
   | 'approval.rejected'
   | 'approval.expired'
   | 'deposit.credited'

@@ -1100,7 +1100,7 @@ export interface paths {
     put?: never;
     /**
      * Approve a held payment
-     * @description Executes the held payment from its hold (it cannot fail for lack of funds). Policies are not evaluated again: the owner’s approval is the decision. Answers the updated transaction (completed, processing or failed). Role: owner, admin, approver. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Executes the held payment from its hold (it cannot fail for lack of funds). Policies are not evaluated again: the approval is the decision. Answers the updated transaction (completed, processing or failed). A payment held by require_approvals needs that many distinct members: an approval before the last is recorded (the transaction stays pending, its `approvals` list grows); the same member approving twice is a 409 INVALID_STATE. Role: owner, admin, approver. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['approveTransaction'];
     delete?: never;
@@ -5930,6 +5930,18 @@ export interface operations {
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
+                /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
+                approvalsRequired: number | null;
+                /** @description who approved a held payment and when, oldest first (contract section 9) */
+                approvals: {
+                  memberId: string;
+                  email: string;
+                  /**
+                   * @description ISO-8601 UTC
+                   * @example 2026-11-24T21:46:48.213Z
+                   */
+                  at: string;
+                }[];
                 expiresAt: string | null;
                 /**
                  * @description ISO-8601 UTC
@@ -6123,6 +6135,18 @@ export interface operations {
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
+                /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
+                approvalsRequired: number | null;
+                /** @description who approved a held payment and when, oldest first (contract section 9) */
+                approvals: {
+                  memberId: string;
+                  email: string;
+                  /**
+                   * @description ISO-8601 UTC
+                   * @example 2026-11-24T21:46:48.213Z
+                   */
+                  at: string;
+                }[];
                 expiresAt: string | null;
                 /**
                  * @description ISO-8601 UTC
@@ -8439,6 +8463,18 @@ export interface operations {
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
+                /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
+                approvalsRequired: number | null;
+                /** @description who approved a held payment and when, oldest first (contract section 9) */
+                approvals: {
+                  memberId: string;
+                  email: string;
+                  /**
+                   * @description ISO-8601 UTC
+                   * @example 2026-11-24T21:46:48.213Z
+                   */
+                  at: string;
+                }[];
                 expiresAt: string | null;
                 /**
                  * @description ISO-8601 UTC
@@ -8593,6 +8629,18 @@ export interface operations {
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
+                /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
+                approvalsRequired: number | null;
+                /** @description who approved a held payment and when, oldest first (contract section 9) */
+                approvals: {
+                  memberId: string;
+                  email: string;
+                  /**
+                   * @description ISO-8601 UTC
+                   * @example 2026-11-24T21:46:48.213Z
+                   */
+                  at: string;
+                }[];
                 expiresAt: string | null;
                 /**
                  * @description ISO-8601 UTC
@@ -8742,6 +8790,18 @@ export interface operations {
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
+              /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
+              approvalsRequired: number | null;
+              /** @description who approved a held payment and when, oldest first (contract section 9) */
+              approvals: {
+                memberId: string;
+                email: string;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                at: string;
+              }[];
               expiresAt: string | null;
               /**
                * @description ISO-8601 UTC
@@ -8899,6 +8959,18 @@ export interface operations {
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
+              /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
+              approvalsRequired: number | null;
+              /** @description who approved a held payment and when, oldest first (contract section 9) */
+              approvals: {
+                memberId: string;
+                email: string;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                at: string;
+              }[];
               expiresAt: string | null;
               /**
                * @description ISO-8601 UTC
@@ -9050,6 +9122,18 @@ export interface operations {
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
+              /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
+              approvalsRequired: number | null;
+              /** @description who approved a held payment and when, oldest first (contract section 9) */
+              approvals: {
+                memberId: string;
+                email: string;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                at: string;
+              }[];
               expiresAt: string | null;
               /**
                * @description ISO-8601 UTC
@@ -9881,6 +9965,7 @@ export interface operations {
                       | 'payment.rejected'
                       | 'approval.requested'
                       | 'approval.approved'
+                      | 'approval.recorded'
                       | 'approval.rejected'
                       | 'approval.expired'
                       | 'deposit.credited'
@@ -9981,6 +10066,7 @@ export interface operations {
                 | 'payment.rejected'
                 | 'approval.requested'
                 | 'approval.approved'
+                | 'approval.recorded'
                 | 'approval.rejected'
                 | 'approval.expired'
                 | 'deposit.credited'
@@ -10022,6 +10108,7 @@ export interface operations {
                     | 'payment.rejected'
                     | 'approval.requested'
                     | 'approval.approved'
+                    | 'approval.recorded'
                     | 'approval.rejected'
                     | 'approval.expired'
                     | 'deposit.credited'
@@ -10202,6 +10289,7 @@ export interface operations {
                 | 'payment.rejected'
                 | 'approval.requested'
                 | 'approval.approved'
+                | 'approval.recorded'
                 | 'approval.rejected'
                 | 'approval.expired'
                 | 'deposit.credited'
@@ -10243,6 +10331,7 @@ export interface operations {
                     | 'payment.rejected'
                     | 'approval.requested'
                     | 'approval.approved'
+                    | 'approval.recorded'
                     | 'approval.rejected'
                     | 'approval.expired'
                     | 'deposit.credited'

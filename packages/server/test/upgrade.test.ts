@@ -232,6 +232,31 @@ for (const target of await storeTargets()) {
         );
         assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
         assert.match(rotated.body.data.secret, /^whsec_/);
+        // Organizations (migration 0014): the old user owns a one-person organization, and its held payment
+        // is approved by one member as before.
+        const members = await request(next.url, 'GET', '/api/v1/members', written.token);
+        assert.deepEqual(
+          members.body.data.items.map((m: { email: string; role: string }) => [m.email, m.role]),
+          [['upgrade@example.test', 'owner']],
+        );
+        const org = await request(next.url, 'GET', '/api/v1/organization', written.token);
+        assert.equal(org.body.data.requireMfa, false);
+        const pending = await request(
+          next.url,
+          'GET',
+          `/api/v1/agent-wallets/${written.walletId}/transactions/pending`,
+          written.token,
+        );
+        const [held] = pending.body.data.transactions;
+        assert.equal(held.approvalsRequired, 1);
+        const approved = await request(
+          next.url,
+          'POST',
+          `/api/v1/agent-wallets/${written.walletId}/transactions/${held.id}/approve`,
+          written.token,
+        );
+        assert.equal(approved.body.data.status, 'completed', JSON.stringify(approved.body));
+        assert.equal(approved.body.data.approvals.length, 1);
       } finally {
         await next.stop();
       }

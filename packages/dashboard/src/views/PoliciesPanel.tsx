@@ -91,6 +91,27 @@ function ParamsFields({
           <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />
         </div>
       );
+    case 'approvers':
+      return (
+        <div className="field-row">
+          <AmountInput
+            label="Approvals needed above"
+            value={draft.amount}
+            onChange={(amount) => set({ amount })}
+            showError={showErrors}
+          />
+          <TextField
+            label="Different approvers"
+            value={draft.count}
+            onChange={(count) => set({ count })}
+            error={errors.count}
+            inputMode="numeric"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="2"
+          />
+        </div>
+      );
     case 'count':
       return (
         <div className="field-row">

@@ -120,6 +120,15 @@ export function checkCount(raw: string): CountCheck {
   return { ok: true, value };
 }
 
+/** require_approvals: 2 to 5 distinct approvers (the server's bounds). */
+export function checkApprovers(raw: string): CountCheck {
+  const text = raw.trim();
+  if (!/^[0-9]+$/.test(text)) return { ok: false, reason: 'Enter a whole number of approvers, 2 to 5.' };
+  const value = Number(text);
+  if (value < 2 || value > 5) return { ok: false, reason: 'Ask for 2 to 5 approvers.' };
+  return { ok: true, value };
+}
+
 export type ClockCheck = { ok: true; value: string } | { ok: false; reason: string };
 
 /** A time of day as HH:MM, 00:00 to 23:59; "9:00" is taken as "09:00". */
@@ -179,6 +188,14 @@ export function checkPolicyParams(type: PolicyType, draft: ParamsDraft): ParamsC
       if (!isWindow(draft.window)) errors.window = 'Choose a period.';
       if (!amount.ok || !isWindow(draft.window)) return { ok: false, errors };
       return { ok: true, params: { limit: amount.value, window: draft.window } };
+    }
+    case 'approvers': {
+      const amount = checkAmount(draft.amount);
+      const approvers = checkApprovers(draft.count);
+      if (!amount.ok) errors.amount = amount.reason;
+      if (!approvers.ok) errors.count = approvers.reason;
+      if (!amount.ok || !approvers.ok) return { ok: false, errors };
+      return { ok: true, params: { amount: amount.value, approvers: approvers.value } };
     }
     case 'count': {
       const count = checkCount(draft.count);

@@ -4,7 +4,7 @@ import { DAYS, WINDOWS } from '../api/wire.ts';
 import { formatUsdc, groupThousands } from '../money.ts';
 
 /** Which inputs a policy type's form has. */
-export type PolicyKind = 'cap' | 'threshold' | 'list' | 'windowCap' | 'count' | 'schedule';
+export type PolicyKind = 'cap' | 'threshold' | 'approvers' | 'list' | 'windowCap' | 'count' | 'schedule';
 
 export const POLICY_INFO: Record<PolicyType, { title: string; description: string; kind: PolicyKind }> = {
   spend_cap_per_tx: {
@@ -61,6 +61,12 @@ export const POLICY_INFO: Record<PolicyType, { title: string; description: strin
     description: 'A payment above this amount is not denied: it waits for your approval.',
     kind: 'threshold',
   },
+  require_approvals: {
+    title: 'Approval by several people above an amount',
+    description:
+      'A payment above this amount waits until this many different members with approve rights approve it; one rejection rejects it.',
+    kind: 'approvers',
+  },
 };
 
 /** The order of the "Policy type" choices: caps first, then lists and hours, approval last. */
@@ -75,6 +81,7 @@ export const POLICY_TYPE_ORDER: readonly PolicyType[] = [
   'address_blocklist',
   'time_window',
   'require_approval_above',
+  'require_approvals',
 ];
 
 export function policyTitle(type: string): string {
@@ -174,6 +181,8 @@ export function describePolicyParams(type: string, policyParams: object): string
     }
     case 'require_approval_above':
       return `Payments above ${usdc(params.amount)} need your approval`;
+    case 'require_approvals':
+      return `Payments above ${usdc(params.amount)} need ${text(String(params.approvers))} approvals`;
     case 'address_allowlist': {
       const count = policyAddresses(params).length;
       return `Only to ${count} allowed address${count === 1 ? '' : 'es'}`;

@@ -28,6 +28,7 @@ export const EVENT_INFO: Record<WebhookEventType, string> = {
   'payment.rejected': 'A payment was denied by a policy or rejected by you',
   'approval.requested': 'A payment waits for your approval',
   'approval.approved': 'You approved a payment',
+  'approval.recorded': 'A member approved a payment that needs more approvals',
   'approval.rejected': 'You rejected a payment',
   'approval.expired': 'A payment waiting for approval expired',
   'deposit.credited': 'A deposit was credited',

@@ -9,6 +9,7 @@ import { accountIds } from '../ledger/ledger.ts';
 import type { TransactionRow } from '../services/transactions.ts';
 import type { EventType } from '../services/webhook-events.ts';
 import type { TransactionStatus } from '../store/schema.ts';
+import { type ApprovalMark, nextApproval } from './approvals.ts';
 import {
   type BatchContext,
   type BatchEffects,
@@ -24,8 +25,10 @@ export type HeldRow = TransactionRow;
 
 export interface ResolveCommand {
   kind: 'approve' | 'reject' | 'expire';
-  /** The owner answering; null for expiry (the system). */
+  /** The organization answering (its resources' user id); null for expiry (the system). */
   userId: string | null;
+  /** The member answering (an approval is counted per member); null for expiry. */
+  member: { id: string; email: string } | null;
   walletId: string;
   transactionId: string;
   /** A rejection's reason (the owner's words), else null. */
@@ -35,12 +38,15 @@ export interface ResolveCommand {
 }
 
 /**
- * `done`: answered as asked. `expired`: the approval window had ended, so the payment was expired instead (the
- * caller answers 409). `unchanged`: an expiry found the payment already decided.
+ * `done`: answered as asked. `recorded`: an approval counted, the payment waits for more (require_approvals).
+ * `expired`: the approval window had ended, so the payment was expired instead (the caller answers 409).
+ * `unchanged`: an expiry found the payment already decided.
  */
 export interface ResolveData {
-  result: 'done' | 'expired' | 'unchanged';
+  result: 'done' | 'recorded' | 'expired' | 'unchanged';
   transaction: HeldRow;
+  /** The payment's approvals after this answer. */
+  approvals: ApprovalMark[];
 }
 
 /** A status change of an existing transaction: one audit event, and the row as it is afterwards. */
@@ -68,14 +74,15 @@ export function decideResolve(
   const held = state.held.get(command.transactionId);
   if (held === undefined || held.wallet_id !== wallet.id || held.type !== 'payment')
     throw notFound('transaction');
+  const approvals = state.approvals.get(held.id) ?? [];
   const windowEnded = held.expires_at_ms !== null && held.expires_at_ms <= BigInt(command.nowMs);
   if (held.status !== 'pending' || (command.kind === 'expire' && !windowEnded)) {
-    if (command.kind === 'expire') return success({ result: 'unchanged', transaction: held });
+    if (command.kind === 'expire') return success({ result: 'unchanged', transaction: held, approvals });
     throw invalidState(`the transaction is ${held.status}, not pending`);
   }
   if (command.kind === 'expire' || windowEnded) {
     const after = release(state, context, effects, { wallet, held, status: 'expired', nowMs: command.nowMs });
-    return success({ result: command.kind === 'expire' ? 'done' : 'expired', transaction: after });
+    return success({ result: command.kind === 'expire' ? 'done' : 'expired', transaction: after, approvals });
   }
   if (command.kind === 'reject') {
     const after = release(state, context, effects, {
@@ -83,17 +90,48 @@ export function decideResolve(
       held,
       status: 'rejected',
       nowMs: command.nowMs,
-      actor: `user:${command.userId}`,
+      actor: actorOf(command),
       note: command.reason,
       rejectionReason: command.reason ?? 'rejected by the wallet owner',
     });
-    return success({ result: 'done', transaction: after });
+    return success({ result: 'done', transaction: after, approvals });
   }
+  return decideApprove(state, command, context, effects, { wallet, held, approvals });
+}
+
+/** The member's approval counts; the one that reaches the payment's required count executes it, once. */
+function decideApprove(
+  state: BatchState,
+  command: ResolveCommand,
+  context: BatchContext,
+  effects: BatchEffects,
+  found: { wallet: WalletState; held: HeldRow; approvals: ApprovalMark[] },
+): Outcome<ResolveData> {
+  const { wallet, held } = found;
+  const member = command.member ?? { id: command.userId ?? 'system', email: '' };
+  const needed = Number(held.approvals_required ?? 1n);
+  const step = nextApproval(found.approvals, member.id, needed);
+  if (step.kind === 'duplicate')
+    throw invalidState('this member already approved the payment: it needs another member’s approval');
+  const mark = { memberId: member.id, email: member.email, atMs: command.nowMs };
+  const approvals = [...found.approvals, mark];
+  state.approvals.set(held.id, approvals);
+  effects.approvals.push({ transactionId: held.id, ...mark });
+  if (step.kind === 'recorded') {
+    effects.notices.push({ type: 'approval.recorded', row: held, approvals });
+    return success({ result: 'recorded', transaction: held, approvals });
+  }
+  const actor = actorOf(command);
   const after =
     held.resource === null
-      ? approve(state, context, effects, wallet, held, command.nowMs)
-      : approveX402(state, context, effects, wallet, held, command.nowMs);
-  return success({ result: 'done', transaction: after });
+      ? approve(state, context, effects, { wallet, held, actor, approvals }, command.nowMs)
+      : approveX402(state, context, effects, { wallet, held, actor, approvals }, command.nowMs);
+  return success({ result: 'done', transaction: after, approvals });
+}
+
+/** Who answered, as transaction events name it: the member (`user:<id>`), else the organization. */
+function actorOf(command: ResolveCommand): string {
+  return `user:${command.member?.id ?? command.userId}`;
 }
 
 /** Settles an approved payment from the hold: internal when the recipient is a wallet here, else the rail. */
@@ -101,13 +139,12 @@ function approve(
   state: BatchState,
   context: BatchContext,
   effects: BatchEffects,
-  wallet: WalletState,
-  held: HeldRow,
+  approved: Approved,
   nowMs: number,
 ): HeldRow {
+  const { wallet, held, actor } = approved;
   const toAddress = held.to_address!;
   const amountMicros = held.amount_micros;
-  const actor = `user:${wallet.userId}`;
   // First, as it may refuse (a recipient past the balance bound): nothing is decided before it.
   const { status, rail } = payRecipient(state, context, effects, {
     id: held.id,
@@ -124,7 +161,7 @@ function approve(
   transition(state, effects, { before: held, after: processing, actor, note: APPROVED_NOTE });
   if (status === 'processing')
     effects.payouts.push({ transactionId: held.id, walletId: wallet.id, toAddress, amountMicros, nowMs });
-  effects.notices.push({ type: 'approval.approved', row: processing });
+  effects.notices.push({ type: 'approval.approved', row: processing, approvals: approved.approvals });
   const after = changed(processing, { status, rail }, nowMs);
   transition(state, effects, { before: processing, after, actor: 'system', note: null });
   if (status === 'completed') effects.notices.push({ type: 'payment.completed', row: after });
@@ -136,20 +173,19 @@ function approveX402(
   state: BatchState,
   context: BatchContext,
   effects: BatchEffects,
-  wallet: WalletState,
-  held: HeldRow,
+  approved: Approved,
   nowMs: number,
 ): HeldRow {
+  const { wallet, held, actor } = approved;
   transfer(state, context, effects, { kind: 'payment_external', referenceId: held.id, nowMs }, [
     { accountId: accountIds.hold(wallet.id), amountMicros: -held.amount_micros },
     { accountId: accountIds.external(held.rail ?? 'evm'), amountMicros: held.amount_micros },
   ]);
   wallet.pendingCount -= 1;
   const after = changed(held, { status: 'processing' }, nowMs);
-  const actor = `user:${wallet.userId}`;
   transition(state, effects, { before: held, after, actor, note: X402_APPROVED_NOTE });
   effects.x402Approved.push({ transactionId: held.id, nowMs });
-  effects.notices.push({ type: 'approval.approved', row: after });
+  effects.notices.push({ type: 'approval.approved', row: after, approvals: approved.approvals });
   return after;
 }
 
@@ -202,4 +238,13 @@ function transition(state: BatchState, effects: BatchEffects, spec: TransitionSp
   state.held.set(spec.after.id, spec.after);
 }
 
-export type Notice = { type: EventType; row: HeldRow };
+/** A webhook event about an existing payment: its row, and its approvals where they are news. */
+export type Notice = { type: EventType; row: HeldRow; approvals?: readonly ApprovalMark[] };
+
+/** A payment whose approvals reached their count, who gave the last one, and all of them. */
+interface Approved {
+  wallet: WalletState;
+  held: HeldRow;
+  actor: string;
+  approvals: readonly ApprovalMark[];
+}

@@ -11,6 +11,7 @@ import {
 import type { NewDeposit } from '../services/deposits.ts';
 import type { NewTransaction } from '../services/transactions.ts';
 import type { HeldRow, Notice, TransitionSpec } from './approval-batch.ts';
+import type { ApprovalMark } from './approvals.ts';
 import type { Outcome } from './outcome.ts';
 import type { X402Details } from './payment-batch.ts';
 import type { ActivePolicy, WindowName, WindowSpending } from './policies.ts';
@@ -94,6 +95,8 @@ export interface BatchState {
   keys: Map<string, StoredKey>;
   /** The payments approve, reject and expire commands name, by id, as they stand after earlier commands. */
   held: Map<string, HeldRow>;
+  /** The approvals those payments hold so far (require_approvals), oldest first. */
+  approvals: Map<string, ApprovalMark[]>;
 }
 
 export interface BatchContext {
@@ -170,6 +173,8 @@ export interface BatchEffects {
   notices: Notice[];
   /** x402 payments approved: their x402_payments row moves from awaiting_approval to approved. */
   x402Approved: Array<{ transactionId: string; nowMs: number }>;
+  /** Members' approvals to store (transaction_approvals). */
+  approvals: Array<{ transactionId: string } & ApprovalMark>;
 }
 
 export type CommandResult =
@@ -189,6 +194,7 @@ export function emptyEffects(): BatchEffects {
     transitions: [],
     notices: [],
     x402Approved: [],
+    approvals: [],
   };
 }
 

@@ -178,6 +178,7 @@ const resolveArb: fc.Arbitrary<BatchCommand> = fc
     (c): ResolveCommand => ({
       kind: c.kind,
       userId: c.kind === 'expire' ? null : c.userId,
+      member: c.kind === 'expire' ? null : { id: c.userId, email: `${c.userId}@example.com` },
       walletId: c.otherWallet ?? c.held[1],
       transactionId: c.held[0],
       reason: c.kind === 'reject' ? c.reason : null,
@@ -207,6 +208,7 @@ const stateArb = fc
       masterIdByUser: new Map([['usr_1', 'wal_m']]),
       keys: new Map(),
       held: new Map(held.map((row) => [row.id, row])),
+      approvals: new Map(),
     };
   });
 
@@ -217,6 +219,7 @@ function cloneState(state: BatchState): BatchState {
     masterIdByUser: new Map(state.masterIdByUser),
     keys: new Map(state.keys),
     held: new Map(state.held),
+    approvals: new Map(state.approvals),
   };
 }
 

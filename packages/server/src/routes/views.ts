@@ -99,6 +99,16 @@ export const transactionView = z.object({
       '"user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown)',
     ),
   resource: z.string().nullable().describe('x402 payments: the paid URL without its query'),
+  approvalsRequired: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'a payment that was held: how many distinct members must approve it (require_approvals); else null',
+    ),
+  approvals: z
+    .array(z.object({ memberId: z.string(), email: z.string(), at: timestamp }))
+    .describe('who approved a held payment and when, oldest first (contract section 9)'),
   expiresAt: timestamp.nullable(),
   createdAt: timestamp,
   updatedAt: timestamp,

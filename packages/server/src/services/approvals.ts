@@ -12,10 +12,17 @@ import { type TransactionView, transactionView } from './transactions.ts';
 
 export const EXPIRY_BATCH_MAX = 100;
 
+/** The member answering, and the organization whose payment it is. */
+export interface Approver {
+  tenantId: string;
+  userId: string;
+  email: string;
+}
+
 export interface ApprovalService {
-  approve(userId: string, walletId: string, transactionId: string): Promise<TransactionView>;
+  approve(approver: Approver, walletId: string, transactionId: string): Promise<TransactionView>;
   reject(
-    userId: string,
+    approver: Approver,
     walletId: string,
     transactionId: string,
     reason: string | null,
@@ -38,15 +45,24 @@ export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGat
 
   async function answer(
     kind: 'approve' | 'reject',
-    ids: { userId: string; walletId: string; transactionId: string },
+    approver: Approver,
+    ids: { walletId: string; transactionId: string },
     reason: string | null,
     recipients: readonly string[],
   ): Promise<TransactionView> {
-    const command: ResolveCommand = { kind, ...ids, reason, idempotency: null, nowMs: clock.nowMs() };
+    const command: ResolveCommand = {
+      kind,
+      userId: approver.tenantId,
+      member: { id: approver.userId, email: approver.email },
+      ...ids,
+      reason,
+      idempotency: null,
+      nowMs: clock.nowMs(),
+    };
     const data = await resolve(command, recipients);
     if (data.result === 'expired')
       throw invalidState('the approval window ended; the transaction is expired');
-    return transactionView(data.transaction);
+    return transactionView(data.transaction, data.approvals);
   }
 
   async function expireDue(): Promise<number> {
@@ -66,6 +82,7 @@ export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGat
           {
             kind: 'expire',
             userId: null,
+            member: null,
             walletId: item.wallet_id,
             transactionId: item.id,
             reason: null,
@@ -80,14 +97,14 @@ export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGat
   }
 
   return {
-    async approve(userId, walletId, transactionId) {
-      const held = await heldPayment(ctx, { userId, transactionId });
+    async approve(approver, walletId, transactionId) {
+      const held = await heldPayment(ctx, { userId: approver.tenantId, transactionId });
       if (payoutGate !== null && held !== undefined) await payoutGate(held.to_address, held.amount_micros);
       const recipients = held === undefined ? [] : [held.to_address];
-      return answer('approve', { userId, walletId, transactionId }, null, recipients);
+      return answer('approve', approver, { walletId, transactionId }, null, recipients);
     },
-    reject: (userId, walletId, transactionId, reason) =>
-      answer('reject', { userId, walletId, transactionId }, reason, []),
+    reject: (approver, walletId, transactionId, reason) =>
+      answer('reject', approver, { walletId, transactionId }, reason, []),
     expireDue,
   };
 }

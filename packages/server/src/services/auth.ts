@@ -50,6 +50,7 @@ export interface TokenClaims {
 export interface AuthenticatedUser extends TokenClaims {
   /** The session's last proof of presence (login or step-up). */
   steppedUpAtMs: number;
+  email: string;
   /** The member's organization, and the id its resources carry in their user_id column (its founder's). */
   organizationId: string;
   tenantId: string;
@@ -376,7 +377,9 @@ export function createAuthService(
       .selectFrom('sessions')
       .innerJoin('members', 'members.user_id', 'sessions.user_id')
       .innerJoin('organizations', 'organizations.id', 'members.organization_id')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
       .select([
+        'users.email',
         'sessions.user_id',
         'sessions.expires_at_ms',
         'sessions.revoked_at_ms',
@@ -410,6 +413,7 @@ export function createAuthService(
     return {
       ...claims,
       steppedUpAtMs: Number(session.stepped_up_at_ms ?? session.created_at_ms),
+      email: session.email,
       organizationId: session.organization_id,
       tenantId: session.scope_user_id,
       role: session.role,

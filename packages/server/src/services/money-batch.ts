@@ -6,6 +6,7 @@
 import { type CompiledQuery, type Insertable, type Kysely, sql } from 'kysely';
 import { payoutRow } from '../chain/outbox-rows.ts';
 import type { HeldRow } from '../domain/approval-batch.ts';
+import type { ApprovalMark } from '../domain/approvals.ts';
 import { type BatchCommand, decideBatch } from '../domain/batch.ts';
 import {
   type BatchContext,
@@ -42,6 +43,8 @@ import {
   spendingWindowsStep,
 } from './spending-windows.ts';
 import {
+  approvalRow,
+  approvalsOf,
   creationEventRow,
   eventRow,
   transactionRow,
@@ -113,7 +116,7 @@ export function batchEvents(effects: BatchEffects): NewEvent[] {
     events.push({
       userId: notice.row.user_id,
       type: notice.type,
-      data: () => transactionView(notice.row),
+      data: () => transactionView(notice.row, notice.approvals),
       nowMs: Number(notice.row.updated_at_ms),
     });
   }
@@ -232,7 +235,7 @@ async function loadState(
   locked: readonly WalletRow[] | null,
   dialect: Dialect,
 ): Promise<{ state: BatchState; spending: { windows: SpendingWindows; nowMs: number } }> {
-  const held = await heldOf(trx, commands);
+  const { held, approvals } = await heldOf(trx, commands);
   const named = namedBy(commands, held);
   const rows = locked ?? (await walletsOf(trx, named));
   const firstNowMs = Math.min(...commands.map((c) => c.nowMs));
@@ -260,6 +263,7 @@ async function loadState(
     masterIdByUser: new Map(),
     keys,
     held,
+    approvals,
   };
   for (const row of rows) {
     const balance = reads.byWallet.get(row.id) ?? { availableMicros: 0n, heldMicros: 0n };
@@ -277,16 +281,21 @@ async function loadState(
   return { state, spending: { windows: spending, nowMs: firstNowMs } };
 }
 
-/** The payments approve, reject and expire commands name (their wallets are locked, so are they). */
+/**
+ * The payments approve, reject and expire commands name, and their approvals so far: read after the wallets are
+ * locked, so an approval on another instance is either counted here or waits for this batch.
+ */
 async function heldOf(trx: Kysely<Database>, commands: readonly BatchCommand[]) {
   const held = new Map<string, HeldRow>();
+  const approvals = new Map<string, ApprovalMark[]>();
   const ids = commands.flatMap((c) =>
     c.kind === 'approve' || c.kind === 'reject' || c.kind === 'expire' ? [c.transactionId] : [],
   );
-  if (ids.length === 0) return held;
+  if (ids.length === 0) return { held, approvals };
   const rows = await trx.selectFrom('transactions').selectAll().where('id', 'in', ids).execute();
   for (const row of rows) held.set(row.id, row);
-  return held;
+  for (const [id, marks] of await approvalsOf(trx, ids)) approvals.set(id, marks);
+  return { held, approvals };
 }
 
 function walletStateOf(row: WalletRow) {
@@ -416,6 +425,7 @@ function writeSteps(trx: Kysely<Database>, effects: BatchEffects, options: Money
     insert('transaction_events', effects.records.map(creationEventRow));
   }
   if (effects.deposits.length > 0) insert('deposits', effects.deposits.map(depositRow));
+  if (effects.approvals.length > 0) insert('transaction_approvals', effects.approvals.map(approvalRow));
   steps.push(...transitionSteps(trx, effects, options.dialect));
   const spent = spentTotalsStep(trx, effects, options.dialect);
   if (spent !== undefined) steps.push(spent);

@@ -3,6 +3,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { toChecksumAddress } from '../domain/address.ts';
+import type { ApprovalMark } from '../domain/approvals.ts';
 import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Violation } from '../domain/policies.ts';
@@ -192,8 +193,8 @@ export async function recordEvent(
     .execute();
 }
 
-/** The transaction as the REST API shows it to the wallet's owner. */
-export function transactionView(row: TransactionRow) {
+/** The transaction as the REST API shows it to the wallet's owner, with its approvals when it was held. */
+export function transactionView(row: TransactionRow, approvals: readonly ApprovalMark[] = []) {
   return {
     id: row.id,
     walletId: row.wallet_id,
@@ -210,10 +211,47 @@ export function transactionView(row: TransactionRow) {
     violations: row.violations_json === null ? null : (JSON.parse(row.violations_json) as Violation[]),
     initiatedBy: row.initiated_by,
     resource: row.resource,
+    // A payment that was ever held has an expiry; it needed one approval unless require_approvals asked more.
+    approvalsRequired: row.expires_at_ms === null ? null : Number(row.approvals_required ?? 1n),
+    approvals: approvals.map((a) => ({ memberId: a.memberId, email: a.email, at: isoFromMs(a.atMs) })),
     expiresAt: row.expires_at_ms === null ? null : isoFromMs(row.expires_at_ms),
     createdAt: isoFromMs(row.created_at_ms),
     updatedAt: isoFromMs(row.updated_at_ms),
   };
+}
+
+/** The approvals of these transactions, oldest first each (one query for a page). */
+export async function approvalsOf(
+  db: Kysely<Database>,
+  transactionIds: readonly string[],
+): Promise<Map<string, ApprovalMark[]>> {
+  const byTransaction = new Map<string, ApprovalMark[]>();
+  if (transactionIds.length === 0) return byTransaction;
+  const rows = await db
+    .selectFrom('transaction_approvals')
+    .selectAll()
+    .where('transaction_id', 'in', [...transactionIds])
+    .orderBy('at_ms', 'asc')
+    .orderBy('member_id', 'asc')
+    .execute();
+  for (const r of rows) {
+    const marks = byTransaction.get(r.transaction_id) ?? [];
+    marks.push({ memberId: r.member_id, email: r.email, atMs: Number(r.at_ms) });
+    byTransaction.set(r.transaction_id, marks);
+  }
+  return byTransaction;
+}
+
+/** Transactions as the REST API shows them, with their approvals (one query for the page). */
+export async function transactionViews(db: Kysely<Database>, rows: readonly TransactionRow[]) {
+  const held = rows.filter((r) => r.expires_at_ms !== null).map((r) => r.id);
+  const approvals = await approvalsOf(db, held);
+  return rows.map((row) => transactionView(row, approvals.get(row.id)));
+}
+
+/** A member's approval as transaction_approvals stores it. */
+export function approvalRow(a: { transactionId: string } & ApprovalMark) {
+  return { transaction_id: a.transactionId, member_id: a.memberId, email: a.email, at_ms: BigInt(a.atMs) };
 }
 
 export type TransactionView = ReturnType<typeof transactionView>;

@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'payment.rejected',
   'approval.requested',
   'approval.approved',
+  'approval.recorded',
   'approval.rejected',
   'approval.expired',
   'deposit.credited',

@@ -16,13 +16,16 @@ export const approveRoute = defineRoute({
   summary: 'Approve a held payment',
   description:
     'Executes the held payment from its hold (it cannot fail for lack of funds). Policies are not evaluated ' +
-    'again: the owner’s approval is the decision. Answers the updated transaction (completed, processing or failed).',
+    'again: the approval is the decision. Answers the updated transaction (completed, processing or failed). A ' +
+    'payment held by require_approvals needs that many distinct members: an approval before the last is recorded ' +
+    '(the transaction stays pending, its `approvals` list grows); the same member approving twice is a 409 ' +
+    'INVALID_STATE.',
   tags: ['transactions'],
   params,
   body: noBody,
   response: transactionView,
   handler: async ({ request, params: p, services }) => ({
-    data: await services.approvals.approve(currentUser(request).tenantId, p.walletId, p.transactionId),
+    data: await services.approvals.approve(currentUser(request), p.walletId, p.transactionId),
   }),
 });
 
@@ -39,7 +42,7 @@ export const rejectRoute = defineRoute({
   response: transactionView,
   handler: async ({ request, params: p, body, services }) => ({
     data: await services.approvals.reject(
-      currentUser(request).tenantId,
+      currentUser(request),
       p.walletId,
       p.transactionId,
       // An empty reason is no reason: the default text is recorded instead.

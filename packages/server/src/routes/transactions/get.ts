@@ -3,7 +3,7 @@ import { notFound } from '../../errors.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema } from '../../http/schemas.ts';
-import { listEvents, transactionView as viewOf } from '../../services/transactions.ts';
+import { listEvents, transactionViews } from '../../services/transactions.ts';
 import { ownedWallet } from '../../services/wallet-rows.ts';
 import { transactionView } from '../views.ts';
 
@@ -40,6 +40,7 @@ export default defineRoute({
       .where('wallet_id', '=', wallet.id)
       .executeTakeFirst();
     if (row === undefined) throw notFound('transaction');
-    return { data: { ...viewOf(row), events: await listEvents(db, row.id) } };
+    const [view] = await transactionViews(db, [row]);
+    return { data: { ...view!, events: await listEvents(db, row.id) } };
   },
 });

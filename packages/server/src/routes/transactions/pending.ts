@@ -1,7 +1,7 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery, walletIdParams } from '../../http/schemas.ts';
-import { listTransactions, transactionView as viewOf } from '../../services/transactions.ts';
+import { listTransactions, transactionViews } from '../../services/transactions.ts';
 import { ownedWallet } from '../../services/wallet-rows.ts';
 import { transactionView } from '../views.ts';
 
@@ -25,6 +25,7 @@ export default defineRoute({
       'agent',
     );
     const { rows, total } = await listTransactions(services.store.db, wallet.id, 'pending', query);
-    return { data: { transactions: rows.map(viewOf), total, page: query.page, limit: query.limit } };
+    const transactions = await transactionViews(services.store.db, rows);
+    return { data: { transactions, total, page: query.page, limit: query.limit } };
   },
 });
