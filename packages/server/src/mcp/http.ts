@@ -99,6 +99,7 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
         requestId: request.id,
         log: request.log,
         credential: bearerToken(request),
+        idempotencyKeyHeader: request.headers['idempotency-key'],
       });
       // Stateless: no session to keep between requests, so any instance can answer any request.
       const transport = new StreamableHTTPServerTransport({
