@@ -8228,26 +8228,20 @@ export interface operations {
           | {
               params: {
                 /** @description page number, from 1 */
-                page?: number;
+                page?: number | null;
                 /** @description 1-100, default 20 */
-                limit?: number;
-                /**
-                 * @description only transactions in this status
-                 * @enum {string}
-                 */
-                status?: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+                limit?: number | null;
+                /** @description only transactions in this status */
+                status?: ('pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed') | null;
               };
             }
           | {
               /** @description page number, from 1 */
-              page?: number;
+              page?: number | null;
               /** @description 1-100, default 20 */
-              limit?: number;
-              /**
-               * @description only transactions in this status
-               * @enum {string}
-               */
-              status?: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+              limit?: number | null;
+              /** @description only transactions in this status */
+              status?: ('pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed') | null;
             }
           | null;
       };
@@ -8363,9 +8357,9 @@ export interface operations {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
                 /** @description free text stored with the payment */
-                memo?: string;
+                memo?: string | null;
                 /** @description retrying with the same key returns the first result instead of paying twice */
-                idempotencyKey?: string;
+                idempotencyKey?: string | null;
               };
             }
           | {
@@ -8374,9 +8368,9 @@ export interface operations {
               /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
               amount: string;
               /** @description free text stored with the payment */
-              memo?: string;
+              memo?: string | null;
               /** @description retrying with the same key returns the first result instead of paying twice */
-              idempotencyKey?: string;
+              idempotencyKey?: string | null;
             };
       };
     };
@@ -8479,11 +8473,11 @@ export interface operations {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
                 /** @description free text stored with the payment */
-                memo?: string;
+                memo?: string | null;
                 /** @description retrying with the same key returns the first result instead of paying twice */
-                idempotencyKey?: string;
+                idempotencyKey?: string | null;
                 /** @description why the agent needs this payment, shown to the owner */
-                reason?: string;
+                reason?: string | null;
               };
             }
           | {
@@ -8492,11 +8486,11 @@ export interface operations {
               /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
               amount: string;
               /** @description free text stored with the payment */
-              memo?: string;
+              memo?: string | null;
               /** @description retrying with the same key returns the first result instead of paying twice */
-              idempotencyKey?: string;
+              idempotencyKey?: string | null;
               /** @description why the agent needs this payment, shown to the owner */
-              reason?: string;
+              reason?: string | null;
             };
       };
     };
@@ -8588,27 +8582,28 @@ export interface operations {
           | {
               params: {
                 /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
-                toAddress?: string;
-                /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
-                amount?: string;
+                toAddress?: string | null;
+                amount?: string | null;
                 /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
                 paymentRequirements?:
-                  | {
-                      [key: string]: unknown;
-                    }
-                  | {
-                      [key: string]: unknown;
-                    }[];
+                  | (
+                      | {
+                          [key: string]: unknown;
+                        }
+                      | {
+                          [key: string]: unknown;
+                        }[]
+                    )
+                  | null;
               } & (
                 | {
-                    /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+                    /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
                     toAddress: string;
                     /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                     amount: string;
-                    paymentRequirements?: never;
+                    paymentRequirements?: null;
                   }
                 | {
-                    /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
                     paymentRequirements:
                       | {
                           [key: string]: unknown;
@@ -8616,34 +8611,35 @@ export interface operations {
                       | {
                           [key: string]: unknown;
                         }[];
-                    toAddress?: never;
-                    amount?: never;
+                    toAddress?: null;
+                    amount?: null;
                   }
               );
             }
           | ({
               /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
-              toAddress?: string;
-              /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
-              amount?: string;
+              toAddress?: string | null;
+              amount?: string | null;
               /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
               paymentRequirements?:
-                | {
-                    [key: string]: unknown;
-                  }
-                | {
-                    [key: string]: unknown;
-                  }[];
+                | (
+                    | {
+                        [key: string]: unknown;
+                      }
+                    | {
+                        [key: string]: unknown;
+                      }[]
+                  )
+                | null;
             } & (
               | {
-                  /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+                  /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
                   toAddress: string;
                   /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                   amount: string;
-                  paymentRequirements?: never;
+                  paymentRequirements?: null;
                 }
               | {
-                  /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
                   paymentRequirements:
                     | {
                         [key: string]: unknown;
@@ -8651,8 +8647,8 @@ export interface operations {
                     | {
                         [key: string]: unknown;
                       }[];
-                  toAddress?: never;
-                  amount?: never;
+                  toAddress?: null;
+                  amount?: null;
                 }
             ));
       };
