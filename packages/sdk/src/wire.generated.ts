@@ -1224,7 +1224,7 @@ export interface paths {
     put?: never;
     /**
      * Model Context Protocol (Streamable HTTP)
-     * @description The tools over MCP for any MCP client, with the same API key. tools/list shows the tools the key’s scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool.
+     * @description The tools over MCP for any MCP client, with the same API key. tools/list shows the tools the key’s scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool, and its refusal is a tool result (isError, RATE_LIMITED, structuredContent.retryAfter); protocol requests (initialize, notifications, ping, list calls) count only against the transport’s own generous limit (mcp_transport, per key). A write tool needs an idempotency key: its idempotencyKey param, else params._meta.idempotencyKey, else this request’s Idempotency-Key header; the same key again replays the first answer, never a second payment.
      */
     post: operations['mcp'];
     delete?: never;
@@ -9717,7 +9717,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401), a foreign Origin or Host (403), a body over the limit (413) or the rate limit (429). Refused by the MCP transport, as a JSON-RPC error with id null: a body that is no JSON-RPC message (400), an unsupported MCP-Protocol-Version (400), or an Accept header without both application/json and text/event-stream (406). */
+      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, mcp_transport). Refused by the MCP transport, as a JSON-RPC error with id null: a body that is no JSON-RPC message (400), an unsupported MCP-Protocol-Version (400), or an Accept header without both application/json and text/event-stream (406). */
       '4XX': {
         headers: {
           [name: string]: unknown;
