@@ -6,7 +6,7 @@ import {
   type RequestOptions,
   segment,
 } from './http.ts';
-import { paginate } from './paginate.ts';
+import { PagePromise, paginate } from './paginate.ts';
 import type {
   Balance,
   CheckPaymentParams,
@@ -63,9 +63,16 @@ export class AgentWalletClient {
     return this.callTool('check_balance', {}, options);
   }
 
-  /** The wallet's transactions, newest first (scope `read`). */
-  getTxHistory(filter: TxHistoryOptions = {}, options?: RequestOptions): Promise<TxHistory> {
-    return this.callTool('get_tx_history', filter, options);
+  /**
+   * The wallet's transactions, newest first (scope `read`): `await` it for one page, or `for await` over it for
+   * every transaction from that page on.
+   */
+  getTxHistory(filter: TxHistoryOptions = {}, options?: RequestOptions): PagePromise<TxHistory> {
+    return new PagePromise(
+      (page) =>
+        this.callTool('get_tx_history', page === (filter.page ?? 1) ? filter : { ...filter, page }, options),
+      filter.page ?? 1,
+    );
   }
 
   /** Every transaction, newest first, fetched a page of `pageSize` (default 100) at a time. */

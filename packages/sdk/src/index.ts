@@ -29,7 +29,7 @@ export {
   PoliciesApi,
   TransactionsApi,
 } from './management-client.ts';
-export { paginate } from './paginate.ts';
+export { type ItemOf, type PageOf, PagePromise, paginate } from './paginate.ts';
 export {
   type AnthropicTool,
   anthropicTools,

@@ -8,6 +8,7 @@ import {
   type RequestOptions,
   segment,
 } from './http.ts';
+import { type ItemOf, type PageOf, PagePromise } from './paginate.ts';
 import type {
   AgentWallet,
   AgentWalletPage,
@@ -180,17 +181,17 @@ export class ManagementClient {
   }
 
   /** Deposits into the master wallet, newest first. */
-  deposits(options: PageOptions = {}): Promise<Page<Deposit>> {
-    return this.#request({ method: 'GET', path: `${API}/wallet/deposits`, query: pageQuery(options) });
+  deposits(options: PageOptions = {}): PagePromise<Page<Deposit>> {
+    return listOf(options, (query) =>
+      this.#request({ method: 'GET', path: `${API}/wallet/deposits`, query }),
+    );
   }
 
   /** `evm` rail only (404 elsewhere): USDC transfers on their way in, not deep enough to be credited yet. */
-  pendingDeposits(options: PageOptions = {}): Promise<Page<PendingDeposit>> {
-    return this.#request({
-      method: 'GET',
-      path: `${API}/wallet/deposits/pending`,
-      query: pageQuery(options),
-    });
+  pendingDeposits(options: PageOptions = {}): PagePromise<Page<PendingDeposit>> {
+    return listOf(options, (query) =>
+      this.#request({ method: 'GET', path: `${API}/wallet/deposits/pending`, query }),
+    );
   }
 
   /** Credits the master wallet with simulated money: only on a server whose rail is `sandbox`. */
@@ -214,6 +215,21 @@ function pageQuery(options: PageOptions): Record<string, number | undefined> {
   return { page: options.page, limit: options.limit };
 }
 
+/**
+ * A list call: the page asked for (`await` it), and with `for await` every item from there on, the following pages
+ * fetched with the same filters and page size.
+ */
+function listOf<P extends PageOf<ItemOf<P>>>(
+  options: PageOptions,
+  fetch: (query: Record<string, number | undefined>) => Promise<P>,
+): PagePromise<P> {
+  // The first request is the call as given (no page: the server's first); the next ones name their page.
+  return new PagePromise(
+    (page) => fetch(pageQuery(page === (options.page ?? 1) ? options : { ...options, page })),
+    options.page ?? 1,
+  );
+}
+
 function walletPath(walletId: string): string {
   return `${API}/agent-wallets/${segment(walletId)}`;
 }
@@ -231,8 +247,8 @@ export class AgentWalletsApi {
   }
 
   /** A page of wallets; `pendingApprovals` counts the waiting payments of all the user's wallets. */
-  async list(options: PageOptions = {}): Promise<AgentWalletPage> {
-    return this.#rest({ method: 'GET', path: `${API}/agent-wallets`, query: pageQuery(options) });
+  list(options: PageOptions = {}): PagePromise<AgentWalletPage> {
+    return listOf(options, (query) => this.#rest({ method: 'GET', path: `${API}/agent-wallets`, query }));
   }
 
   async get(walletId: string): Promise<AgentWallet> {
@@ -291,8 +307,10 @@ export class KeysApi {
   }
 
   /** Prefixes and metadata, never the keys. Newest first. */
-  async list(walletId: string, options: PageOptions = {}): Promise<Page<ApiKey>> {
-    return this.#rest({ method: 'GET', path: `${walletPath(walletId)}/keys`, query: pageQuery(options) });
+  list(walletId: string, options: PageOptions = {}): PagePromise<Page<ApiKey>> {
+    return listOf(options, (query) =>
+      this.#rest({ method: 'GET', path: `${walletPath(walletId)}/keys`, query }),
+    );
   }
 
   /** The key is refused from the next request on. */
@@ -327,8 +345,10 @@ export class PoliciesApi {
   }
 
   /** Active and paused policies, newest first. */
-  async list(walletId: string, options: PageOptions = {}): Promise<Page<Policy>> {
-    return this.#rest({ method: 'GET', path: `${walletPath(walletId)}/policies`, query: pageQuery(options) });
+  list(walletId: string, options: PageOptions = {}): PagePromise<Page<Policy>> {
+    return listOf(options, (query) =>
+      this.#rest({ method: 'GET', path: `${walletPath(walletId)}/policies`, query }),
+    );
   }
 
   /** New params (for the same type) and/or `active: false` to pause. */
@@ -354,12 +374,10 @@ export class PoliciesApi {
   }
 
   /** The policy audit trail: every policy created, updated, paused, resumed or deleted, newest first. */
-  async changes(walletId: string, options: PageOptions = {}): Promise<Page<PolicyChange>> {
-    return this.#rest({
-      method: 'GET',
-      path: `${walletPath(walletId)}/policies/changes`,
-      query: pageQuery(options),
-    });
+  changes(walletId: string, options: PageOptions = {}): PagePromise<Page<PolicyChange>> {
+    return listOf(options, (query) =>
+      this.#rest({ method: 'GET', path: `${walletPath(walletId)}/policies/changes`, query }),
+    );
   }
 }
 
@@ -371,21 +389,21 @@ export class TransactionsApi {
   }
 
   /** Payments, incoming payments, funding and withdrawals, newest first; filter with `status`. */
-  async list(walletId: string, options: TransactionListOptions = {}): Promise<TransactionPage<Transaction>> {
-    return this.#rest({
-      method: 'GET',
-      path: `${walletPath(walletId)}/transactions`,
-      query: { ...pageQuery(options), status: options.status },
-    });
+  list(walletId: string, options: TransactionListOptions = {}): PagePromise<TransactionPage<Transaction>> {
+    return listOf(options, (query) =>
+      this.#rest({
+        method: 'GET',
+        path: `${walletPath(walletId)}/transactions`,
+        query: { ...query, status: options.status },
+      }),
+    );
   }
 
   /** Held payments awaiting the owner's decision, with the policies each would violate. */
-  async pending(walletId: string, options: PageOptions = {}): Promise<TransactionPage<Transaction>> {
-    return this.#rest({
-      method: 'GET',
-      path: `${walletPath(walletId)}/transactions/pending`,
-      query: pageQuery(options),
-    });
+  pending(walletId: string, options: PageOptions = {}): PagePromise<TransactionPage<Transaction>> {
+    return listOf(options, (query) =>
+      this.#rest({ method: 'GET', path: `${walletPath(walletId)}/transactions/pending`, query }),
+    );
   }
 
   /** One transaction with its audit trail (`events`). */
@@ -439,8 +457,8 @@ export class WebhooksApi {
   }
 
   /** The account's endpoints, newest first (never their secrets). */
-  async list(options: PageOptions = {}): Promise<Page<WebhookEndpoint>> {
-    return this.#rest({ method: 'GET', path: `${API}/webhooks`, query: pageQuery(options) });
+  list(options: PageOptions = {}): PagePromise<Page<WebhookEndpoint>> {
+    return listOf(options, (query) => this.#rest({ method: 'GET', path: `${API}/webhooks`, query }));
   }
 
   /** Changes the URL, the events (null: all) or the description. */
@@ -473,12 +491,10 @@ export class WebhooksApi {
   }
 
   /** The endpoint's delivery log, newest first. */
-  async deliveries(endpointId: string, options: PageOptions = {}): Promise<Page<WebhookDelivery>> {
-    return this.#rest({
-      method: 'GET',
-      path: `${webhookPath(endpointId)}/deliveries`,
-      query: pageQuery(options),
-    });
+  deliveries(endpointId: string, options: PageOptions = {}): PagePromise<Page<WebhookDelivery>> {
+    return listOf(options, (query) =>
+      this.#rest({ method: 'GET', path: `${webhookPath(endpointId)}/deliveries`, query }),
+    );
   }
 
   /** Queues the delivery's event to be sent again (same event id). */

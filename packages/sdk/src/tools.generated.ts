@@ -24,20 +24,41 @@ export const TOOL_SPECS = [
       properties: {
         page: {
           description: 'page number, from 1',
-          type: 'integer',
-          minimum: 1,
-          maximum: 1000000,
+          anyOf: [
+            {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1000000,
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         limit: {
           description: '1-100, default 20',
-          type: 'integer',
-          minimum: 1,
-          maximum: 100,
+          anyOf: [
+            {
+              type: 'integer',
+              minimum: 1,
+              maximum: 100,
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         status: {
           description: 'only transactions in this status',
-          type: 'string',
-          enum: ['pending', 'processing', 'completed', 'rejected', 'expired', 'failed'],
+          anyOf: [
+            {
+              type: 'string',
+              enum: ['pending', 'processing', 'completed', 'rejected', 'expired', 'failed'],
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
       },
       additionalProperties: false,
@@ -65,16 +86,30 @@ export const TOOL_SPECS = [
         },
         memo: {
           description: 'free text stored with the payment',
-          type: 'string',
-          maxLength: 500,
-          pattern: '^[^\\u0000]*$',
+          anyOf: [
+            {
+              type: 'string',
+              maxLength: 500,
+              pattern: '^[^\\u0000]*$',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         idempotencyKey: {
           description: 'retrying with the same key returns the first result instead of paying twice',
-          type: 'string',
-          minLength: 1,
-          maxLength: 255,
-          pattern: '^[^\\u0000]*$',
+          anyOf: [
+            {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+              pattern: '^[^\\u0000]*$',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
       },
       required: ['toAddress', 'amount'],
@@ -103,22 +138,43 @@ export const TOOL_SPECS = [
         },
         memo: {
           description: 'free text stored with the payment',
-          type: 'string',
-          maxLength: 500,
-          pattern: '^[^\\u0000]*$',
+          anyOf: [
+            {
+              type: 'string',
+              maxLength: 500,
+              pattern: '^[^\\u0000]*$',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         idempotencyKey: {
           description: 'retrying with the same key returns the first result instead of paying twice',
-          type: 'string',
-          minLength: 1,
-          maxLength: 255,
-          pattern: '^[^\\u0000]*$',
+          anyOf: [
+            {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+              pattern: '^[^\\u0000]*$',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         reason: {
           description: 'why the agent needs this payment, shown to the owner',
-          type: 'string',
-          maxLength: 500,
-          pattern: '^[^\\u0000]*$',
+          anyOf: [
+            {
+              type: 'string',
+              maxLength: 500,
+              pattern: '^[^\\u0000]*$',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
       },
       required: ['toAddress', 'amount'],
@@ -135,38 +191,62 @@ export const TOOL_SPECS = [
       properties: {
         toAddress: {
           description: 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
-          type: 'string',
-          pattern: '^0x(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-fA-F]{40})$',
+          anyOf: [
+            {
+              type: 'string',
+              pattern: '^0x(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-fA-F]{40})$',
+              description:
+                'EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400)',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         amount: {
-          type: 'string',
-          pattern:
-            '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
-          maxLength: 17,
-          description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
+          anyOf: [
+            {
+              type: 'string',
+              pattern:
+                '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
+              maxLength: 17,
+              description:
+                'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         paymentRequirements: {
           description:
             'instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it',
           anyOf: [
             {
-              type: 'object',
-              propertyNames: {
-                type: 'string',
-              },
-              additionalProperties: {},
+              anyOf: [
+                {
+                  type: 'object',
+                  propertyNames: {
+                    type: 'string',
+                  },
+                  additionalProperties: {},
+                },
+                {
+                  minItems: 1,
+                  maxItems: 32,
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    propertyNames: {
+                      type: 'string',
+                    },
+                    additionalProperties: {},
+                  },
+                },
+              ],
             },
             {
-              minItems: 1,
-              maxItems: 32,
-              type: 'array',
-              items: {
-                type: 'object',
-                propertyNames: {
-                  type: 'string',
-                },
-                additionalProperties: {},
-              },
+              type: 'null',
             },
           ],
         },
@@ -190,30 +270,51 @@ export const TOOL_SPECS = [
         },
         method: {
           description: 'default GET',
-          type: 'string',
-          enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+          anyOf: [
+            {
+              type: 'string',
+              enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         headers: {
           description:
             'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused',
-          type: 'object',
-          propertyNames: {
-            type: 'string',
-            minLength: 1,
-            maxLength: 128,
-            pattern: "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$",
-          },
-          additionalProperties: {
-            type: 'string',
-            maxLength: 4096,
-            pattern: '^[\\t\\x20-\\x7E]*$',
-          },
-          maxProperties: 32,
+          anyOf: [
+            {
+              type: 'object',
+              propertyNames: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 128,
+                pattern: "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$",
+              },
+              additionalProperties: {
+                type: 'string',
+                maxLength: 4096,
+                pattern: '^[\\t\\x20-\\x7E]*$',
+              },
+              maxProperties: 32,
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         body: {
           description: 'request body (UTF-8 text, e.g. JSON)',
-          type: 'string',
-          maxLength: 65536,
+          anyOf: [
+            {
+              type: 'string',
+              maxLength: 65536,
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         maxAmount: {
           type: 'string',
@@ -224,17 +325,31 @@ export const TOOL_SPECS = [
         },
         memo: {
           description: 'free text stored with the payment',
-          type: 'string',
-          maxLength: 500,
-          pattern: '^[^\\u0000]*$',
+          anyOf: [
+            {
+              type: 'string',
+              maxLength: 500,
+              pattern: '^[^\\u0000]*$',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         idempotencyKey: {
           description:
             'retrying with the same key replays the first answer (never a second payment); after an approval it pays',
-          type: 'string',
-          minLength: 1,
-          maxLength: 255,
-          pattern: '^[^\\u0000]*$',
+          anyOf: [
+            {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+              pattern: '^[^\\u0000]*$',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
       },
       required: ['url', 'maxAmount'],
@@ -277,21 +392,42 @@ export const TOOL_SPECS = [
         },
         resource: {
           description: 'the URL being paid for (shown in history without its query)',
-          type: 'string',
-          maxLength: 2048,
+          anyOf: [
+            {
+              type: 'string',
+              maxLength: 2048,
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         memo: {
           description: 'free text stored with the payment',
-          type: 'string',
-          maxLength: 500,
-          pattern: '^[^\\u0000]*$',
+          anyOf: [
+            {
+              type: 'string',
+              maxLength: 500,
+              pattern: '^[^\\u0000]*$',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
         idempotencyKey: {
           description: 'retrying with the same key returns the same authorization (never a second payment)',
-          type: 'string',
-          minLength: 1,
-          maxLength: 255,
-          pattern: '^[^\\u0000]*$',
+          anyOf: [
+            {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+              pattern: '^[^\\u0000]*$',
+            },
+            {
+              type: 'null',
+            },
+          ],
         },
       },
       required: ['paymentRequirements'],

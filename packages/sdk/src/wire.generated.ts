@@ -1368,7 +1368,7 @@ export interface paths {
     put?: never;
     /**
      * Model Context Protocol (Streamable HTTP)
-     * @description The tools over MCP for any MCP client, with the same API key. tools/list shows the tools the key’s scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool.
+     * @description The tools over MCP for any MCP client, with the same API key. tools/list shows the tools the key’s scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool, and its refusal is a tool result (isError, RATE_LIMITED, structuredContent.retryAfter); protocol requests (initialize, notifications, ping, list calls) count only against the transport’s own generous limit (mcp_transport, per key). A write tool needs an idempotency key: its idempotencyKey param, else params._meta.idempotencyKey, else this request’s Idempotency-Key header; the same key again replays the first answer, never a second payment.
      */
     post: operations['mcp'];
     delete?: never;
@@ -9405,26 +9405,20 @@ export interface operations {
           | {
               params: {
                 /** @description page number, from 1 */
-                page?: number;
+                page?: number | null;
                 /** @description 1-100, default 20 */
-                limit?: number;
-                /**
-                 * @description only transactions in this status
-                 * @enum {string}
-                 */
-                status?: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+                limit?: number | null;
+                /** @description only transactions in this status */
+                status?: ('pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed') | null;
               };
             }
           | {
               /** @description page number, from 1 */
-              page?: number;
+              page?: number | null;
               /** @description 1-100, default 20 */
-              limit?: number;
-              /**
-               * @description only transactions in this status
-               * @enum {string}
-               */
-              status?: 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
+              limit?: number | null;
+              /** @description only transactions in this status */
+              status?: ('pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed') | null;
             }
           | null;
       };
@@ -9540,9 +9534,9 @@ export interface operations {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
                 /** @description free text stored with the payment */
-                memo?: string;
+                memo?: string | null;
                 /** @description retrying with the same key returns the first result instead of paying twice */
-                idempotencyKey?: string;
+                idempotencyKey?: string | null;
               };
             }
           | {
@@ -9551,9 +9545,9 @@ export interface operations {
               /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
               amount: string;
               /** @description free text stored with the payment */
-              memo?: string;
+              memo?: string | null;
               /** @description retrying with the same key returns the first result instead of paying twice */
-              idempotencyKey?: string;
+              idempotencyKey?: string | null;
             };
       };
     };
@@ -9656,11 +9650,11 @@ export interface operations {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
                 /** @description free text stored with the payment */
-                memo?: string;
+                memo?: string | null;
                 /** @description retrying with the same key returns the first result instead of paying twice */
-                idempotencyKey?: string;
+                idempotencyKey?: string | null;
                 /** @description why the agent needs this payment, shown to the owner */
-                reason?: string;
+                reason?: string | null;
               };
             }
           | {
@@ -9669,11 +9663,11 @@ export interface operations {
               /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
               amount: string;
               /** @description free text stored with the payment */
-              memo?: string;
+              memo?: string | null;
               /** @description retrying with the same key returns the first result instead of paying twice */
-              idempotencyKey?: string;
+              idempotencyKey?: string | null;
               /** @description why the agent needs this payment, shown to the owner */
-              reason?: string;
+              reason?: string | null;
             };
       };
     };
@@ -9765,27 +9759,28 @@ export interface operations {
           | {
               params: {
                 /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
-                toAddress?: string;
-                /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
-                amount?: string;
+                toAddress?: string | null;
+                amount?: string | null;
                 /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
                 paymentRequirements?:
-                  | {
-                      [key: string]: unknown;
-                    }
-                  | {
-                      [key: string]: unknown;
-                    }[];
+                  | (
+                      | {
+                          [key: string]: unknown;
+                        }
+                      | {
+                          [key: string]: unknown;
+                        }[]
+                    )
+                  | null;
               } & (
                 | {
-                    /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+                    /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
                     toAddress: string;
                     /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                     amount: string;
-                    paymentRequirements?: never;
+                    paymentRequirements?: null;
                   }
                 | {
-                    /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
                     paymentRequirements:
                       | {
                           [key: string]: unknown;
@@ -9793,34 +9788,35 @@ export interface operations {
                       | {
                           [key: string]: unknown;
                         }[];
-                    toAddress?: never;
-                    amount?: never;
+                    toAddress?: null;
+                    amount?: null;
                   }
               );
             }
           | ({
               /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
-              toAddress?: string;
-              /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
-              amount?: string;
+              toAddress?: string | null;
+              amount?: string | null;
               /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
               paymentRequirements?:
-                | {
-                    [key: string]: unknown;
-                  }
-                | {
-                    [key: string]: unknown;
-                  }[];
+                | (
+                    | {
+                        [key: string]: unknown;
+                      }
+                    | {
+                        [key: string]: unknown;
+                      }[]
+                  )
+                | null;
             } & (
               | {
-                  /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+                  /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
                   toAddress: string;
                   /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                   amount: string;
-                  paymentRequirements?: never;
+                  paymentRequirements?: null;
                 }
               | {
-                  /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
                   paymentRequirements:
                     | {
                         [key: string]: unknown;
@@ -9828,8 +9824,8 @@ export interface operations {
                     | {
                         [key: string]: unknown;
                       }[];
-                  toAddress?: never;
-                  amount?: never;
+                  toAddress?: null;
+                  amount?: null;
                 }
             ));
       };
@@ -10903,7 +10899,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401), a foreign Origin or Host (403), a body over the limit (413) or the rate limit (429). Refused by the MCP transport, as a JSON-RPC error with id null: a body that is no JSON-RPC message (400), an unsupported MCP-Protocol-Version (400), or an Accept header without both application/json and text/event-stream (406). */
+      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, mcp_transport). Refused by the MCP transport, as a JSON-RPC error with id null: a body that is no JSON-RPC message (400), an unsupported MCP-Protocol-Version (400), or an Accept header without both application/json and text/event-stream (406). */
       '4XX': {
         headers: {
           [name: string]: unknown;

@@ -1,6 +1,7 @@
 // The official MCP SDK client against a real service process: over Streamable HTTP (POST /mcp) and over
 // stdio through `agent-wallet mcp`. Same keys, scopes, policies, limits and idempotency as the REST tools.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -53,6 +54,10 @@ describe('MCP', () => {
     walletId = (await json(service.url, 'POST', '/api/v1/agent-wallets', token, { label: 'mcp' })).body.data
       .id;
     await json(service.url, 'POST', `/api/v1/agent-wallets/${walletId}/fund`, token, { amount: '50' });
+    await json(service.url, 'POST', `/api/v1/agent-wallets/${walletId}/policies`, token, {
+      type: 'spend_cap_per_tx',
+      params: { limit: '10' },
+    });
   });
 
   after(async () => {
@@ -112,7 +117,7 @@ describe('MCP', () => {
       ]);
       const listed = (await client.listTools()).tools.find((t) => t.name === 'send_payment');
       const required = (listed?.inputSchema as { required?: string[] } | undefined)?.required ?? [];
-      assert.deepEqual([...required].sort(), ['amount', 'toAddress']);
+      assert.deepEqual([...required].sort(), ['amount', 'idempotencyKey', 'toAddress'], 'required over MCP');
 
       const balance = (await client.callTool({ name: 'check_balance', arguments: {} })) as ToolResult;
       assert.equal(balance.isError ?? false, false, textOf(balance));
@@ -139,7 +144,12 @@ describe('MCP', () => {
       assert.equal(replay.structuredContent?.txId, paid.structuredContent?.txId, 'idempotent over MCP too');
       const asked = (await client.callTool({
         name: 'request_approval',
-        arguments: { toAddress: OUTSIDE_ADDRESS, amount: '2', reason: 'needs a human' },
+        arguments: {
+          toAddress: OUTSIDE_ADDRESS,
+          amount: '2',
+          reason: 'needs a human',
+          idempotencyKey: `ask-${name}`,
+        },
       })) as ToolResult;
       assert.equal(asked.structuredContent?.status, 'pending', textOf(asked));
       const history = (await client.callTool({
@@ -159,6 +169,38 @@ describe('MCP', () => {
         arguments: { toAddress: OUTSIDE_ADDRESS, amount: '1' },
       })) as ToolResult;
       assert.equal(checked.structuredContent?.allowed, true, textOf(checked));
+      // The key in _meta (relayed by the bridge too) makes a retry a replay as well.
+      const byMeta = { name: 'send_payment', arguments: { toAddress: OUTSIDE_ADDRESS, amount: '0.5' } };
+      const first = (await client.callTool({
+        ...byMeta,
+        _meta: { idempotencyKey: `meta-${name}` },
+      })) as ToolResult;
+      const retried = (await client.callTool({
+        ...byMeta,
+        _meta: { idempotencyKey: `meta-${name}` },
+      })) as ToolResult;
+      assert.equal(first.structuredContent?.status, 'completed', textOf(first));
+      assert.equal(retried.structuredContent?.txId, first.structuredContent?.txId, 'a replay through _meta');
+    });
+
+    test(`${name}: a denial is a tool result the SDK client accepts, with the violations in structuredContent`, async () => {
+      const { key } = await newKey();
+      const client = await connect(key);
+      await client.listTools(); // the client now validates structuredContent against each outputSchema
+      const denied = (await client.callTool({
+        name: 'send_payment',
+        arguments: { toAddress: OUTSIDE_ADDRESS, amount: '20', idempotencyKey: `deny-${name}` },
+      })) as ToolResult;
+      assert.equal(denied.isError, true);
+      assert.match(textOf(denied), /^POLICY_DENIED: /);
+      const structured = denied.structuredContent as {
+        code: string;
+        violations: Array<{ policyType: string }>;
+        data: { status: string };
+      };
+      assert.equal(structured.code, 'POLICY_DENIED');
+      assert.equal(structured.violations[0]?.policyType, 'spend_cap_per_tx');
+      assert.equal(structured.data.status, 'rejected');
     });
 
     test(`${name}: every tool declares an outputSchema its structuredContent meets`, async () => {
@@ -241,7 +283,7 @@ describe('MCP', () => {
     const mcp = async () =>
       (await client.callTool({
         name: 'send_payment',
-        arguments: { toAddress: OUTSIDE_ADDRESS, amount: '0.01' },
+        arguments: { toAddress: OUTSIDE_ADDRESS, amount: '0.01', idempotencyKey: randomUUID() },
       })) as ToolResult;
     for (let i = 0; i < 3; i += 1) assert.equal((await rest()).status, 200);
     for (let i = 0; i < 3; i += 1) assert.equal((await mcp()).isError ?? false, false);
@@ -251,6 +293,8 @@ describe('MCP', () => {
       textOf(limited),
       /^RATE_LIMITED: rate limit exceeded: 6 requests per minute for send_payment/,
     );
+    const retryAfter = limited.structuredContent?.retryAfter;
+    assert.ok(typeof retryAfter === 'number' && retryAfter >= 1, JSON.stringify(limited.structuredContent));
     assert.equal((await rest()).status, 429);
   });
 });

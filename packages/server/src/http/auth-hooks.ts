@@ -53,7 +53,11 @@ export function requestAuthenticator(
     // The dashboard's static files are not limited: they are cheap to serve, and a page load is several of
     // them, which would eat a per-IP bucket shared by everyone behind one NAT.
     if (services.config.dashboardDir !== undefined && isDashboardRequest(request)) return;
-    await enforceLimit(services.limiter, request, reply, restTarget(request, null));
+    // /mcp's other methods (GET, DELETE: 405) are transport overhead of MCP clients, not an endpoint of their own.
+    const target = isMcpPath(request.url)
+      ? { bucket: 'mcp_transport' as const, subject: ipSubject(request.ip) }
+      : restTarget(request, null);
+    await enforceLimit(services.limiter, request, reply, target);
   };
 }
 
@@ -131,7 +135,14 @@ function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget
   // toolName is set only for tools of the registry; each tool is its own bucket.
   const tool = request.toolName === null ? undefined : toolByName(request.toolName);
   if (tool !== undefined) return { bucket: tool.name, subject: `key:${key.id}` };
+  // POST /mcp: the transport's flood guard; its tools/calls count in their tools' buckets (mcp/server.ts).
+  if (isMcpPath(request.url)) return { bucket: 'mcp_transport', subject: `key:${key.id}` };
   return { bucket: 'default', subject: `key:${key.id}` };
+}
+
+function isMcpPath(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? '';
+  return path === '/mcp' || path === '/mcp/';
 }
 
 /** Where the request came from, as sessions and security events record it. */

@@ -10,7 +10,8 @@ export interface Dashboard {
   sendIndex(reply: FastifyReply): FastifyReply;
 }
 
-const API_PREFIXES = ['/api/', '/mcp'];
+// `/.well-known/` too: a client probing for metadata (OAuth, RFC 8615) gets a JSON 404, never the dashboard's page.
+const API_PREFIXES = ['/api/', '/mcp', '/.well-known/'];
 
 export async function registerDashboard(app: FastifyInstance, dir: string | undefined): Promise<Dashboard> {
   if (dir === undefined) return { servesPath: () => false, sendIndex: (reply) => reply };

@@ -20,7 +20,23 @@ export function failureBody(error: AppError, toolName: string | null = null) {
 
 export function sendAppError(reply: FastifyReply, error: AppError) {
   if (error.headers !== undefined) reply.headers(error.headers);
+  if (error.status === 401 && !reply.hasHeader('www-authenticate'))
+    reply.header('www-authenticate', wwwAuthenticate(error, reply.request));
   return reply.code(error.status).send(failureBody(error, reply.request.toolName ?? null));
+}
+
+/**
+ * RFC 9110 section 11.6.1: every 401 names its scheme. RFC 6750 section 3: a credential that was sent and refused
+ * is `error="invalid_token"`; a request without one gets the bare challenge. (OAuth's `resource_metadata` joins
+ * the /mcp challenge once the service is an authorization server, contract section 12.)
+ */
+function wwwAuthenticate(error: AppError, request: FastifyRequest): string {
+  const challenge = 'Bearer realm="agent-wallet"';
+  const refusedToken =
+    error.code === 'MCP_AUTH_INVALID' ||
+    ((error.code === 'UNAUTHORIZED' || error.code === 'MCP_AUTH_MISSING') &&
+      /^bearer\s+\S/i.test(String(request.headers.authorization ?? '')));
+  return refusedToken ? `${challenge}, error="invalid_token"` : challenge;
 }
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {

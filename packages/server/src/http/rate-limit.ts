@@ -188,6 +188,8 @@ function describeBucket(bucket: BucketName): string {
       return 'POST /auth/signup';
     case 'tool_unauthenticated':
       return 'tool calls without a valid API key';
+    case 'mcp_transport':
+      return 'the MCP transport (/mcp)';
     case 'default':
       return 'this endpoint';
     default:

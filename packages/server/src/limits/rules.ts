@@ -20,6 +20,7 @@ export const BUCKET_NAMES = [
   'check_payment',
   'x402_fetch',
   'x402_sign',
+  'mcp_transport',
 ] as const;
 export type BucketName = (typeof BUCKET_NAMES)[number];
 
@@ -50,6 +51,10 @@ export const DEFAULT_LIMITS_PER_MINUTE: Readonly<Record<BucketName, number>> = O
   check_payment: 60,
   x402_fetch: 10,
   x402_sign: 10,
+  // POST /mcp itself, per key (per IP for /mcp's other methods): a flood guard only. Protocol overhead (initialize,
+  // notifications, ping, list calls, discovery) must never trip before a tool's own limit, whose refusal an agent
+  // can read (contract sections 4 and 5); every tools/call still counts in its tool's bucket.
+  mcp_transport: 1200,
 });
 
 // A sliding log keeps one timestamp per accepted request, so the limit also bounds memory per bucket.

@@ -47,7 +47,12 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
       summary: 'Model Context Protocol (Streamable HTTP)',
       description:
         'The tools over MCP for any MCP client, with the same API key. tools/list shows the tools the key’s ' +
-        'scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool.',
+        'scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool, and ' +
+        'its refusal is a tool result (isError, RATE_LIMITED, structuredContent.retryAfter); protocol requests ' +
+        '(initialize, notifications, ping, list calls) count only against the transport’s own generous limit ' +
+        '(mcp_transport, per key). A write tool needs an idempotency key: its idempotencyKey param, else ' +
+        'params._meta.idempotencyKey, else this request’s Idempotency-Key header; the same key again replays the ' +
+        'first answer, never a second payment.',
       tags: ['tools'],
       security: [{ agentApiKey: [] }],
       // Documentation only: the MCP transport validates JSON-RPC itself (see validatorCompiler below), with the
@@ -76,8 +81,9 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
           .unknown()
           .meta({ anyOf: [jsonSchemaOf(failureEnvelope), rpcTransportError] })
           .describe(
-            'Refused before MCP, in the failure envelope: a missing or invalid API key (401), a foreign Origin ' +
-              'or Host (403), a body over the limit (413) or the rate limit (429). Refused by the MCP transport, ' +
+            'Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), ' +
+              'a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, ' +
+              'mcp_transport). Refused by the MCP transport, ' +
               'as a JSON-RPC error with id null: a body that is no JSON-RPC message (400), an unsupported ' +
               'MCP-Protocol-Version (400), or an Accept header without both application/json and text/event-stream (406).',
           ),
@@ -99,6 +105,7 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
         requestId: request.id,
         log: request.log,
         credential: bearerToken(request),
+        idempotencyKeyHeader: request.headers['idempotency-key'],
       });
       // Stateless: no session to keep between requests, so any instance can answer any request.
       const transport = new StreamableHTTPServerTransport({

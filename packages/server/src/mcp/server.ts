@@ -10,12 +10,22 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import { invalid } from '../errors.ts';
 import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
+import { describeIssues, idempotencyKeySchema } from '../http/schemas.ts';
+import { chooseIdempotencyKey } from '../services/idempotency.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
-import { toolByName, toolInputJsonSchema, toolOutputJsonSchema, toolsFor } from '../tools/registry.ts';
+import {
+  type ToolDefinition,
+  toolByName,
+  toolInputJsonSchema,
+  toolOutputJsonSchema,
+  toolsFor,
+} from '../tools/registry.ts';
 import { VERSION } from '../version.ts';
 import { listResources, readResource } from './resources.ts';
 
@@ -25,7 +35,15 @@ export interface McpRequestContext {
   log: FastifyBaseLogger;
   /** The API key of the request (see ToolCall.credential). */
   credential: string | null;
+  /** The HTTP request's Idempotency-Key header: a write tool's key when neither its params nor `_meta` give one. */
+  idempotencyKeyHeader?: string | string[] | undefined;
 }
+
+/** Where a tools/call may carry its idempotency key outside the params: `params._meta.idempotencyKey`. */
+export const META_IDEMPOTENCY_KEY = 'idempotencyKey';
+
+const IDEMPOTENCY_KEY_DESCRIPTION =
+  'a fresh value per intended payment; reuse it when retrying (the same key never pays twice)';
 
 export function createMcpServer(services: Services, key: AgentKey, context: McpRequestContext): Server {
   const server = new Server(
@@ -37,9 +55,13 @@ export function createMcpServer(services: Services, key: AgentKey, context: McpR
       .filter((tool) => key.scopes.includes(tool.scope))
       .map((tool) => ({
         name: tool.name,
-        description: `${tool.description} (scope: ${tool.scope})`,
-        inputSchema: toolInputJsonSchema(tool) as { type: 'object'; [name: string]: unknown },
-        outputSchema: toolOutputJsonSchema(tool) as { type: 'object'; [name: string]: unknown },
+        description:
+          tool.scope === 'write'
+            ? `${tool.description} (scope: ${tool.scope}; idempotencyKey: ${IDEMPOTENCY_KEY_DESCRIPTION} — ` +
+              `or give it as _meta.${META_IDEMPOTENCY_KEY} or the Idempotency-Key header)`
+            : `${tool.description} (scope: ${tool.scope})`,
+        inputSchema: mcpInputSchema(tool),
+        outputSchema: mcpOutputSchema(tool),
       })),
   }));
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listResources(key) }));
@@ -47,7 +69,14 @@ export function createMcpServer(services: Services, key: AgentKey, context: McpR
     readResource(services, key, context, request.params.uri),
   );
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    callTool(services, key, context, request.params.name, request.params.arguments ?? {}),
+    callTool(
+      services,
+      key,
+      context,
+      request.params.name,
+      request.params.arguments ?? {},
+      request.params._meta,
+    ),
   );
   return server;
 }
@@ -58,6 +87,7 @@ async function callTool(
   context: McpRequestContext,
   name: string,
   args: unknown,
+  meta: Record<string, unknown> | undefined,
 ): Promise<CallToolResult> {
   try {
     const tool = toolByName(name);
@@ -67,6 +97,7 @@ async function callTool(
       key,
       body: args,
       headerIdempotencyKey: undefined,
+      mcpIdempotency: { fallbackKey: () => fallbackIdempotencyKey(meta, context.idempotencyKeyHeader) },
       credential: context.credential,
     });
     if (outcome.ok) {
@@ -80,12 +111,85 @@ async function callTool(
   } catch (thrown) {
     // Unexpected errors become INTERNAL_ERROR with the request id (and are logged), never raw driver text.
     const error = serviceError(thrown, context.log, context.requestId);
-    return toolError(error.code, error.message, { ...error.details, ...error.headers });
+    return toolError(error.code, error.message, error.details ?? {}, error.headers);
   }
 }
 
-/** A tool error the model can read: the contract code first, then the message and any details as JSON. */
-function toolError(code: string, message: string, details: Record<string, unknown>): CallToolResult {
-  const extra = Object.keys(details).length > 0 ? `\n${JSON.stringify(details)}` : '';
-  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${extra}` }] };
+/**
+ * The key of a call whose params give none: `_meta.idempotencyKey`, else the HTTP request's Idempotency-Key
+ * header (one per HTTP request: a batch of calls shares it). Each is checked like the param.
+ */
+function fallbackIdempotencyKey(
+  meta: Record<string, unknown> | undefined,
+  header: string | string[] | undefined,
+): string | null {
+  const fromMeta = meta?.[META_IDEMPOTENCY_KEY];
+  if (fromMeta !== undefined && fromMeta !== null) {
+    const parsed = idempotencyKeySchema.safeParse(fromMeta);
+    if (!parsed.success) throw invalid(describeIssues(parsed.error.issues, `_meta.${META_IDEMPOTENCY_KEY}`));
+    return parsed.data;
+  }
+  return chooseIdempotencyKey(header, undefined);
+}
+
+/** tools/list's input schema: over MCP a write tool's idempotencyKey is required (contract section 4). */
+function mcpInputSchema(tool: ToolDefinition): { type: 'object'; [name: string]: unknown } {
+  const schema = toolInputJsonSchema(tool) as { type: 'object'; [name: string]: unknown };
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (tool.scope !== 'write' || properties?.idempotencyKey === undefined) return schema;
+  const { $schema: _, ...keySchema } = z.toJSONSchema(idempotencyKeySchema, { io: 'input' });
+  return {
+    ...schema,
+    properties: {
+      ...properties,
+      idempotencyKey: { ...keySchema, description: IDEMPOTENCY_KEY_DESCRIPTION },
+    },
+    required: [...((schema.required as string[] | undefined) ?? []), 'idempotencyKey'],
+  };
+}
+
+/**
+ * tools/list's output schema: the tool's data, or what a tool error carries in structuredContent (clients such
+ * as the 1.x SDK validate structuredContent against it, errors included).
+ */
+function mcpOutputSchema(tool: ToolDefinition): { type: 'object'; [name: string]: unknown } {
+  return { type: 'object', anyOf: [toolOutputJsonSchema(tool), TOOL_ERROR_JSON_SCHEMA] };
+}
+
+const TOOL_ERROR_JSON_SCHEMA = {
+  type: 'object',
+  description: 'a tool error (isError: true): the contract code, its message and details',
+  properties: {
+    code: { type: 'string', description: 'e.g. POLICY_DENIED, RATE_LIMITED, VALIDATION_ERROR' },
+    message: { type: 'string' },
+    violations: {
+      type: 'array',
+      items: { type: 'object' },
+      description: 'POLICY_DENIED: every violated policy',
+    },
+    data: { type: 'object', description: 'the record the failure still produced (a rejected payment)' },
+    retryAfter: { type: 'integer', minimum: 1, description: 'seconds to wait before retrying' },
+  },
+  required: ['code', 'message'],
+};
+
+/**
+ * A tool error the model can read and a program can tell apart from a broken call: the contract code first, then
+ * the message and any details as JSON; `structuredContent` holds `{code, message, ...details}` (a denial's
+ * `violations` and `data`; `retryAfter` seconds for RATE_LIMITED and other refusals worth retrying).
+ */
+function toolError(
+  code: string,
+  message: string,
+  details: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): CallToolResult {
+  const retryAfter = Number(headers['retry-after']);
+  const extra = { ...details, ...(Number.isInteger(retryAfter) && retryAfter > 0 ? { retryAfter } : {}) };
+  const text = Object.keys(extra).length > 0 ? `\n${JSON.stringify(extra)}` : '';
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${code}: ${message}${text}` }],
+    structuredContent: { code, message, ...extra },
+  };
 }

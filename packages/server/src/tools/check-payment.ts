@@ -4,21 +4,30 @@ import { chooseRequirement, requiredOf } from '../domain/x402.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
 import type { Services } from '../services/index.ts';
+import { optionalParam } from './optional-param.ts';
 import { checkPaymentOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 
+const paymentRequirements = z.union([
+  z.record(z.string(), z.unknown()),
+  z.array(z.record(z.string(), z.unknown())).min(1).max(32),
+]);
+
 const input = z.strictObject({
-  toAddress: addressSchema
-    .optional()
-    .describe('recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)'),
-  amount: amountSchema.optional(),
-  paymentRequirements: z
-    .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown())).min(1).max(32)])
-    .optional()
-    .describe(
-      'instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it',
-    ),
+  toAddress: optionalParam(addressSchema).describe(
+    'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
+  ),
+  amount: optionalParam(amountSchema),
+  paymentRequirements: optionalParam(paymentRequirements).describe(
+    'instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it',
+  ),
 });
+
+/** JSON Schema of a param's non-null values, for the rule across params below. */
+const present = (schema: z.ZodType) => {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  return json;
+};
 
 type Input = z.output<typeof input>;
 
@@ -34,8 +43,24 @@ export const checkPaymentTool: ToolDefinition<Input> = {
   input,
   inputRule: {
     oneOf: [
-      { required: ['toAddress', 'amount'], properties: { paymentRequirements: false } },
-      { required: ['paymentRequirements'], properties: { toAddress: false, amount: false } },
+      // null is absent (contract section 4): toAddress and amount given, paymentRequirements absent or null...
+      {
+        required: ['toAddress', 'amount'],
+        properties: {
+          toAddress: present(addressSchema),
+          amount: present(amountSchema),
+          paymentRequirements: { type: 'null' },
+        },
+      },
+      // ...or paymentRequirements given, toAddress and amount absent or null.
+      {
+        required: ['paymentRequirements'],
+        properties: {
+          paymentRequirements: present(paymentRequirements),
+          toAddress: { type: 'null' },
+          amount: { type: 'null' },
+        },
+      },
     ],
   },
   output: checkPaymentOutput,

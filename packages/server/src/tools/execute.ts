@@ -16,6 +16,12 @@ export interface ToolInvocation {
   body: unknown;
   /** The Idempotency-Key header, if any. */
   headerIdempotencyKey: string | string[] | undefined;
+  /**
+   * MCP calls only (contract section 4): a write tool's idempotency key is required; `fallbackKey` serves a call
+   * whose params give none (from `_meta.idempotencyKey`, else the request's Idempotency-Key header). Read only
+   * for a write tool whose scope and params passed, so those refusals come first.
+   */
+  mcpIdempotency?: { fallbackKey: () => string | null };
   /** The API key the call was made with (see ToolCall); null where no tool can send it anywhere. */
   credential: string | null;
 }
@@ -32,10 +38,7 @@ export async function executeTool(services: Services, invocation: ToolInvocation
   const parsed = tool.input.safeParse(paramsOf(invocation.body));
   if (!parsed.success) throw invalid(describeIssues(parsed.error.issues, 'params'));
   const input = parsed.data as { idempotencyKey?: string };
-  const idempotencyKey =
-    tool.scope === 'write'
-      ? chooseIdempotencyKey(invocation.headerIdempotencyKey, input.idempotencyKey)
-      : null;
+  const idempotencyKey = tool.scope === 'write' ? idempotencyKeyOf(invocation, input.idempotencyKey) : null;
   const outcome = await tool.run({
     key: invocation.key,
     input,
@@ -45,6 +48,21 @@ export async function executeTool(services: Services, invocation: ToolInvocation
   });
   if (tool.name === 'send_payment') services.metrics.payment(paymentStatusOf(outcome), services.config.rail);
   return outcome;
+}
+
+/**
+ * REST: the header or the param (both given: they must agree), or none. MCP: the param, else the call's fallback
+ * (the `_meta` key, else the request's header), and never none: over MCP a write tool's key is required.
+ */
+function idempotencyKeyOf(invocation: ToolInvocation, param: string | undefined): string | null {
+  if (invocation.mcpIdempotency === undefined)
+    return chooseIdempotencyKey(invocation.headerIdempotencyKey, param);
+  const key = param ?? invocation.mcpIdempotency.fallbackKey();
+  if (key === null)
+    throw invalid(
+      'params: idempotencyKey is required over MCP: a fresh value per intended payment; reuse it when retrying',
+    );
+  return key;
 }
 
 /** The recorded transaction's status, or `refused` when the payment was turned away before one existed. */

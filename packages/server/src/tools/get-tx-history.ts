@@ -2,21 +2,18 @@ import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
 import { listTransactions, toolTransactionView } from '../services/transactions.ts';
+import { optionalParam } from './optional-param.ts';
 import { txHistoryOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 
 const STATUSES = ['pending', 'processing', 'completed', 'rejected', 'expired', 'failed'] as const;
 
 const input = z.strictObject({
-  page: z.number().int().min(1).max(1_000_000).optional().describe('page number, from 1'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(PAGE_LIMIT_MAX)
-    .optional()
-    .describe(`1-${PAGE_LIMIT_MAX}, default ${PAGE_LIMIT_DEFAULT}`),
-  status: z.enum(STATUSES).optional().describe('only transactions in this status'),
+  page: optionalParam(z.number().int().min(1).max(1_000_000)).describe('page number, from 1'),
+  limit: optionalParam(z.number().int().min(1).max(PAGE_LIMIT_MAX)).describe(
+    `1-${PAGE_LIMIT_MAX}, default ${PAGE_LIMIT_DEFAULT}`,
+  ),
+  status: optionalParam(z.enum(STATUSES)).describe('only transactions in this status'),
 });
 
 export const getTxHistoryTool: ToolDefinition<z.output<typeof input>> = {

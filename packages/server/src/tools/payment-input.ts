@@ -1,16 +1,17 @@
 import { addressSchema, amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
 import { requestFingerprint } from '../services/idempotency.ts';
 import type { AgentKey } from '../services/keys.ts';
+import { optionalParam } from './optional-param.ts';
 
 export const paymentInputShape = {
   toAddress: addressSchema.describe(
     'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
   ),
   amount: amountSchema,
-  memo: memoSchema.optional().describe('free text stored with the payment'),
-  idempotencyKey: idempotencyKeySchema
-    .optional()
-    .describe('retrying with the same key returns the first result instead of paying twice'),
+  memo: optionalParam(memoSchema).describe('free text stored with the payment'),
+  idempotencyKey: optionalParam(idempotencyKeySchema).describe(
+    'retrying with the same key returns the first result instead of paying twice',
+  ),
 };
 
 export interface PaymentParams {

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { memoSchema } from '../http/schemas.ts';
+import { optionalParam } from './optional-param.ts';
 import { requestApprovalOutput } from './outputs.ts';
 import { paymentInputShape, paymentRequest } from './payment-input.ts';
 import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject({
   ...paymentInputShape,
-  reason: memoSchema.optional().describe('why the agent needs this payment, shown to the owner'),
+  reason: optionalParam(memoSchema).describe('why the agent needs this payment, shown to the owner'),
 });
 
 export const requestApprovalTool: ToolDefinition<z.output<typeof input>> = {

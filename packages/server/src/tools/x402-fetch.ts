@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN, keyLeakIn } from '../domain/x402-request.ts';
 import { invalid } from '../errors.ts';
 import { amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import { optionalParam } from './optional-param.ts';
 import { x402FetchOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 import { x402ServiceOf } from './x402-common.ts';
@@ -28,24 +29,22 @@ const input = z.strictObject({
     .min(1)
     .max(2_048)
     .describe('the resource to request: https:// (private targets are refused)'),
-  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional().describe('default GET'),
-  headers: z
-    .record(headerName, headerValue)
-    .refine((h) => Object.keys(h).length <= HEADERS_MAX, `at most ${HEADERS_MAX} headers`)
-    .meta({ maxProperties: HEADERS_MAX })
-    .optional()
-    .describe(
-      'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); ' +
-        'names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused',
-    ),
-  body: z.string().max(BODY_LENGTH_MAX).optional().describe('request body (UTF-8 text, e.g. JSON)'),
+  method: optionalParam(z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])).describe('default GET'),
+  headers: optionalParam(
+    z
+      .record(headerName, headerValue)
+      .refine((h) => Object.keys(h).length <= HEADERS_MAX, `at most ${HEADERS_MAX} headers`)
+      .meta({ maxProperties: HEADERS_MAX }),
+  ).describe(
+    'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); ' +
+      'names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused',
+  ),
+  body: optionalParam(z.string().max(BODY_LENGTH_MAX)).describe('request body (UTF-8 text, e.g. JSON)'),
   maxAmount: amountSchema.describe('the most this call may pay (USDC); a higher price is refused unsigned'),
-  memo: memoSchema.optional().describe('free text stored with the payment'),
-  idempotencyKey: idempotencyKeySchema
-    .optional()
-    .describe(
-      'retrying with the same key replays the first answer (never a second payment); after an approval it pays',
-    ),
+  memo: optionalParam(memoSchema).describe('free text stored with the payment'),
+  idempotencyKey: optionalParam(idempotencyKeySchema).describe(
+    'retrying with the same key replays the first answer (never a second payment); after an approval it pays',
+  ),
 });
 
 export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {

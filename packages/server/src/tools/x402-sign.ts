@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import { optionalParam } from './optional-param.ts';
 import { x402SignOutput } from './outputs.ts';
 import type { ToolDefinition } from './registry.ts';
 import { x402ServiceOf } from './x402-common.ts';
@@ -13,15 +14,13 @@ const input = z.strictObject({
     .describe(
       'what the seller’s 402 offered: one requirement, a list of them, or the whole answer ({x402Version, accepts, resource})',
     ),
-  resource: z
-    .string()
-    .max(2_048)
-    .optional()
-    .describe('the URL being paid for (shown in history without its query)'),
-  memo: memoSchema.optional().describe('free text stored with the payment'),
-  idempotencyKey: idempotencyKeySchema
-    .optional()
-    .describe('retrying with the same key returns the same authorization (never a second payment)'),
+  resource: optionalParam(z.string().max(2_048)).describe(
+    'the URL being paid for (shown in history without its query)',
+  ),
+  memo: optionalParam(memoSchema).describe('free text stored with the payment'),
+  idempotencyKey: optionalParam(idempotencyKeySchema).describe(
+    'retrying with the same key returns the same authorization (never a second payment)',
+  ),
 });
 
 export const x402SignTool: ToolDefinition<z.output<typeof input>> = {

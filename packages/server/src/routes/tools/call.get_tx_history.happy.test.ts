@@ -158,5 +158,17 @@ for (const target of await storeTargets()) {
       assert.deepEqual(bare, wrapped);
       assert.equal(bare.limit, 1);
     });
+
+    test('null for page, limit or status means absent: the defaults, every status', async () => {
+      const agent = await agentWithKey(h);
+      const nulls = toolOk(
+        await tool(h, agent.key, 'get_tx_history', { page: null, limit: null, status: null }),
+        'get_tx_history',
+      );
+      const omitted = toolOk(await tool(h, agent.key, 'get_tx_history', {}), 'get_tx_history');
+      assert.deepEqual(nulls, omitted);
+      assert.equal(nulls.page, 1);
+      assert.equal(nulls.limit, 20);
+    });
   });
 }

@@ -180,5 +180,24 @@ for (const target of await storeTargets()) {
       assert.deepEqual(toolOk(viaHeader, 'send_payment'), first);
       assert.equal((await walletOf(agent.user, agent.walletId)).balance, '95.000000');
     });
+
+    test('null for an optional param (memo, idempotencyKey) means absent, as models in strict mode send it', async () => {
+      const agent = await agentWithKey(h);
+      const nulls = { toAddress: EXTERNAL, amount: '1', memo: null, idempotencyKey: null };
+      const first = toolOk(await tool(h, agent.key, 'send_payment', nulls), 'send_payment');
+      assert.equal(first.status, 'completed');
+      const second = toolOk(await tool(h, agent.key, 'send_payment', nulls), 'send_payment');
+      assert.notEqual(second.txId, first.txId, 'no key: two payments, as without the fields');
+      const history = toolOk(
+        await tool(h, agent.key, 'get_tx_history', { status: 'completed' }),
+        'get_tx_history',
+      );
+      const payments = history.transactions.filter((t: { type: string }) => t.type === 'payment');
+      assert.deepEqual(
+        payments.map((t: { memo: unknown }) => t.memo),
+        [null, null],
+      );
+      assert.equal((await walletOf(agent.user, agent.walletId)).balance, '98.000000');
+    });
   });
 }

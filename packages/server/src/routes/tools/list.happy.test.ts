@@ -67,7 +67,10 @@ for (const target of await storeTargets()) {
       assert.deepEqual([...byName.request_approval.required].sort(), ['amount', 'toAddress']);
       assert.equal(byName.send_payment.properties.amount.type, 'string');
       assert.deepEqual(byName.get_tx_history.required ?? [], []);
-      assert.deepEqual([...byName.get_tx_history.properties.status.enum].sort(), [
+      // Optional params also take null, which means absent (contract section 4): anyOf [the param, null].
+      const status = byName.get_tx_history.properties.status.anyOf;
+      assert.deepEqual(status[1], { type: 'null' });
+      assert.deepEqual([...status[0].enum].sort(), [
         'completed',
         'expired',
         'failed',
