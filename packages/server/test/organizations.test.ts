@@ -23,6 +23,9 @@ import { type Harness, secondInstance, startHarness, storeTargets } from './supp
 import { as, call, expectError, type Reply, type TestUser } from './support/http.ts';
 import { arbitraryOf } from './support/schema-arbitrary.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document and audit entries are JSON
+type Json = any;
+
 const PASSWORD = 'correct horse battery';
 const targets = await storeTargets();
 
@@ -96,8 +99,8 @@ for (const target of targets) {
       const byOperation = new Map(definitions.map(([id, route]) => [id, route]));
       const tokens = new Map<Role, string>();
       let checked = 0;
-      for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) {
-        for (const [method, op] of Object.entries<any>(methods)) {
+      for (const [path, methods] of Object.entries<Record<string, Json>>(doc.paths)) {
+        for (const [method, op] of Object.entries<Json>(methods)) {
           const secured = (op.security ?? []).some((s: object) => 'userJwt' in s);
           const route = byOperation.get(op.operationId);
           if (!secured) {
@@ -380,7 +383,7 @@ for (const target of targets) {
       toolOk(await tool(h, agent.key, 'send_payment', { toAddress: EXTERNAL, amount: '1' }), 'send_payment');
       const log = await owner.api.get('/api/v1/audit?limit=100');
       assert.equal(log.status, 200, log.raw);
-      const items = log.body.data.items as Array<Record<string, any>>;
+      const items = log.body.data.items as Array<Record<string, Json>>;
       const byAdmin = items.find((e) => e.action === 'createAgentWallet');
       assert.ok(byAdmin, log.raw);
       assert.deepEqual(byAdmin.actor, { type: 'member', id: admin.id, label: admin.email });
@@ -463,13 +466,13 @@ function fillPath(path: string, ids: Record<string, string>): string {
 }
 
 /** A body the document calls valid (refusal must come before the body matters, and change nothing). */
-function bodyFor(op: any): unknown {
+function bodyFor(op: Json): unknown {
   const schema = op.requestBody?.content?.['application/json']?.schema;
   if (schema === undefined) return undefined;
   return fc.sample(arbitraryOf(schema), { numRuns: 1, seed: 28 })[0];
 }
 
 /** An allowed role's request: no fields, so it changes nothing that matters to the rest of the matrix. */
-function emptyBody(op: any): unknown {
+function emptyBody(op: Json): unknown {
   return op.requestBody === undefined ? undefined : {};
 }
