@@ -8,6 +8,7 @@ import {
 } from '../src/views/approvalWords.ts';
 import { describeAuditAction, describeAuditActor } from '../src/views/auditWords.ts';
 import { invitationFrom, invitationLink } from '../src/views/invitation.ts';
+import { approvalSentence, approvalWhy } from '../src/views/violations.ts';
 
 const approval = (memberId: string, email: string) => ({ memberId, email, at: '2026-01-02T03:04:05.000Z' });
 
@@ -32,7 +33,11 @@ describe('approvals by several members', () => {
   });
 
   it('says after an approval whether the payment went or waits for more', () => {
-    const waiting = { status: 'pending' as const, approvalsRequired: 2, approvals: [approval('m1', 'a@x.co')] };
+    const waiting = {
+      status: 'pending' as const,
+      approvalsRequired: 2,
+      approvals: [approval('m1', 'a@x.co')],
+    };
     expect(approvalNote(waiting, '50.00 USDC', 'Pending')).toBe(
       'Your approval of the 50.00 USDC payment is recorded (1 of 2 approvals): 1 more approval needed.',
     );
@@ -45,14 +50,29 @@ describe('approvals by several members', () => {
   });
 });
 
+describe('why a payment waits for several approvals', () => {
+  it('reads the server’s require_approvals reason as a threshold, without ids or wire amounts', () => {
+    const why = approvalWhy('above the approval threshold of 5.000000, 2 approvers (policy pol_abc)');
+    expect(why).toEqual({ kind: 'threshold', threshold: '5.000000' });
+    expect(approvalSentence(why, '10.000000')).toBe('10.00 USDC is above your 5.00 USDC approval threshold.');
+    expect(
+      approvalWhy(
+        'above the approval threshold of 5.000000, 2 approvers (policy pol_a); above the approval threshold of 8.000000 (policy pol_b)',
+      ),
+    ).toEqual({ kind: 'threshold', threshold: '8.000000' });
+  });
+});
+
 describe('the audit log in words', () => {
   it('names people by email, agents by key label, never an id', () => {
     expect(describeAuditActor({ type: 'member', id: 'u1', label: 'ann@x.co' })).toBe('ann@x.co');
-    expect(describeAuditActor({ type: 'member', id: 'u1', label: 'ann@x.co' }, 'u1')).toBe('you (ann@x.co)');
-    expect(describeAuditActor({ type: 'member', id: 'u9', label: null })).toBe('a former member');
+    expect(describeAuditActor({ type: 'member', id: 'u1', label: 'ann@x.co' }, 'u1')).toBe('You (ann@x.co)');
+    expect(describeAuditActor({ type: 'member', id: 'u9', label: null })).toBe('A former member');
+    // An email is shown as it is, never capitalised.
+    expect(describeAuditActor({ type: 'member', id: 'u2', label: 'bob@x.co' }, 'u1')).toBe('bob@x.co');
     expect(describeAuditActor({ type: 'agent', id: 'key_1', label: 'bot prod' })).toBe('API key ‘bot prod’');
-    expect(describeAuditActor({ type: 'agent', id: 'key_1', label: null })).toBe('an API key');
-    expect(describeAuditActor({ type: 'system', id: 'system', label: null })).toBe('the service');
+    expect(describeAuditActor({ type: 'agent', id: 'key_1', label: null })).toBe('An API key');
+    expect(describeAuditActor({ type: 'system', id: 'system', label: null })).toBe('The service');
   });
 
   it('turns operations and payment statuses into words', () => {

@@ -8,7 +8,7 @@ import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { Pagination } from '../components/Pagination.tsx';
-import { capitalize, formatDateTime, formatRelative, walletName } from '../format.ts';
+import { formatDateTime, formatRelative, walletName } from '../format.ts';
 import { AUDIT_PAGE_SIZE, K, STALE, useAgentWallets, useResource } from '../queries.ts';
 import { describeAuditAction, describeAuditActor } from './auditWords.ts';
 
@@ -164,7 +164,7 @@ function AuditRow({
         <span className="hint">{formatRelative(entry.at)}</span>
       </td>
       <td className="user-text" data-testid="audit-actor-label">
-        {capitalize(describeAuditActor(entry.actor, selfId))}
+        {describeAuditActor(entry.actor, selfId)}
       </td>
       <td data-testid="audit-action">{describeAuditAction(entry.action)}</td>
       <td>

@@ -6,16 +6,17 @@ import type { AuditEntry } from '../api/organization.ts';
 
 type Actor = AuditEntry['actor'];
 
+/** Who acted, ready to stand in a table cell (an email is never re-cased). */
 export function describeAuditActor(actor: Actor, selfId?: string): string {
   const label = actor.label !== null && actor.label.trim() !== '' ? actor.label : null;
   switch (actor.type) {
     case 'member':
-      if (actor.id === selfId) return label === null ? 'you' : `you (${label})`;
-      return label ?? 'a former member';
+      if (actor.id === selfId) return label === null ? 'You' : `You (${label})`;
+      return label ?? 'A former member';
     case 'agent':
-      return label === null ? 'an API key' : `API key ‘${label}’`;
+      return label === null ? 'An API key' : `API key ‘${label}’`;
     default:
-      return actor.id === 'chain' ? 'the chain' : 'the service';
+      return actor.id === 'chain' ? 'The chain' : 'The service';
   }
 }
 
