@@ -1,19 +1,23 @@
 import type { Session as AuthResult, Health } from '@agent-wallet/sdk';
-import { QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Route, Switch, useLocation, useSearch } from 'wouter';
-import { ApiClient } from './api/client.ts';
+import { ApiClient, type RefusalCode } from './api/client.ts';
 import { AppContext, type AppServices, type ChainInfo, useApp } from './app-context.ts';
 import { Link } from './components/Link.tsx';
 import { RateLimitBanner } from './components/RateLimitBanner.tsx';
-import { newQueryClient, pendingTotal, useAgentWallets } from './queries.ts';
+import { K, newQueryClient, pendingTotal, STALE, useAgentWallets } from './queries.ts';
+import { ROLE_WORDS, type Role, roleOfMe } from './roles.ts';
 import { navigate, parseTab } from './router.ts';
 import { clearSession, readSession, type Session, sessionFrom, writeSession } from './session.ts';
 import { AgentWalletsView } from './views/AgentWalletsView.tsx';
 import { AgentWalletView } from './views/AgentWalletView.tsx';
 import { ApprovalsView } from './views/Approvals.tsx';
+import { AuditLogView } from './views/AuditLogView.tsx';
 import { AuthScreen } from './views/AuthScreen.tsx';
+import { invitationFrom } from './views/invitation.ts';
 import { MasterWalletView } from './views/MasterWalletView.tsx';
+import { MembersView } from './views/MembersView.tsx';
 import { SecurityView } from './views/SecurityView.tsx';
 import { StepUpProvider } from './views/StepUp.tsx';
 import { WebhooksView } from './views/WebhooksView.tsx';
@@ -22,23 +26,34 @@ export const MESSAGES = {
   expired: 'Your session has expired. Please log in again.',
   unauthorized: 'Your session has ended. Please log in again.',
   loggedOut: 'You have logged out.',
+  enrolment:
+    'Your organization requires a second factor for every member. Add an authenticator app or a passkey below; the rest of the dashboard opens as soon as you have one.',
 };
 
 /** setTimeout's longest delay (~24.8 days); a JWT lives 7. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function App() {
-  const { session, notice, client, queryClient, startSession, logout } = useSession();
+  const {
+    session,
+    notice,
+    client,
+    queryClient,
+    startSession,
+    logout,
+    enrolmentRequired,
+    setEnrolmentRequired,
+  } = useSession();
   const health = useHealth(client);
   // The SANDBOX marker shows only when the server says so: on the evm rail the money is real.
   const sandbox = health?.rail === 'sandbox';
   const chain = useMemo(() => chainInfo(health), [health]);
-  const services = useMemo<AppServices | null>(
-    () => (session === null ? null : { client, sdk: client.sdk, session, sandbox, chain, logout }),
-    [client, session, sandbox, chain, logout],
-  );
   const [path] = useLocation();
-  const signup = path.replace(/\/+$/, '') === '/signup';
+  const search = useSearch();
+  const bare = path.replace(/\/+$/, '');
+  // An invitation link (/?invite=<token>&email=<email>, or /signup?invite=…) opens the sign-up form, filled in.
+  const invitation = useMemo(() => invitationFrom(search), [search]);
+  const signup = bare === '/signup' || invitation !== null;
 
   return (
     <QueryClientProvider client={queryClient}>
@@ -47,21 +62,62 @@ export function App() {
       </a>
       {sandbox && <SandboxBanner />}
       <RateLimitBanner client={client} />
-      {services === null ? (
+      {session === null ? (
         <AuthScreen
-          key={signup ? 'signup' : 'login'}
+          key={signup ? `signup ${invitation?.token ?? ''}` : 'login'}
           client={client}
           mode={signup ? 'signup' : 'login'}
           notice={notice}
+          invitation={invitation}
           onAuthenticated={startSession}
         />
       ) : (
-        <AppContext.Provider value={services}>
-          <Shell />
-          <StepUpProvider />
-        </AppContext.Provider>
+        <SignedIn
+          client={client}
+          session={session}
+          sandbox={sandbox}
+          chain={chain}
+          logout={logout}
+          enrolmentRequired={enrolmentRequired}
+          onEnrolled={() => setEnrolmentRequired(false)}
+        />
       )}
     </QueryClientProvider>
+  );
+}
+
+/**
+ * A logged-in member: their role (GET /auth/me, loaded again when the server says a role no longer fits) joins
+ * the services every view reads.
+ */
+function SignedIn({
+  client,
+  session,
+  sandbox,
+  chain,
+  logout,
+  enrolmentRequired,
+  onEnrolled,
+}: {
+  client: ApiClient;
+  session: Session;
+  sandbox: boolean;
+  chain: ChainInfo | null;
+  logout: () => Promise<void>;
+  enrolmentRequired: boolean;
+  onEnrolled: () => void;
+}) {
+  const me = useQuery({ queryKey: K.me, queryFn: () => client.sdk.me(), staleTime: STALE.me });
+  const role = roleOfMe(me.data?.user);
+  const services = useMemo<AppServices>(
+    () => ({ client, sdk: client.sdk, session, sandbox, chain, logout, role, enrolmentRequired }),
+    [client, session, sandbox, chain, logout, role, enrolmentRequired],
+  );
+  return (
+    <AppContext.Provider value={services}>
+      {enrolmentRequired ? <EnrolmentShell onEnrolled={onEnrolled} /> : <Shell />}
+      <StepUpProvider />
+    </AppContext.Provider>
   );
 }
 
@@ -84,12 +140,23 @@ function useSession() {
   const [notice, setNotice] = useState<string | null>(initial.expired ? MESSAGES.expired : null);
   const sessionRef = useRef<Session | null>(initial.session);
   const endSessionRef = useRef<(message: string) => void>(() => {});
+  const [enrolmentRequired, setEnrolmentRequired] = useState(false);
   const queryClient = useMemo(() => newQueryClient(), []);
   const client = useMemo(() => {
-    const created = new ApiClient({ onUnauthorized: () => endSessionRef.current(MESSAGES.unauthorized) });
+    const onRefused = (code: RefusalCode) => {
+      if (sessionRef.current === null) return;
+      // The organization requires a second factor: the person is sent to enrol one, once, not shown errors.
+      if (code === 'MFA_ENROLLMENT_REQUIRED') setEnrolmentRequired(true);
+      // The role changed under this page: load it again, and the controls follow.
+      else void queryClient.invalidateQueries({ queryKey: K.me });
+    };
+    const created = new ApiClient({
+      onUnauthorized: () => endSessionRef.current(MESSAGES.unauthorized),
+      onRefused,
+    });
     created.setToken(initial.session?.token);
     return created;
-  }, [initial]);
+  }, [initial, queryClient]);
 
   const endSession = useCallback(
     (message: string) => {
@@ -100,6 +167,7 @@ function useSession() {
       // Cached data goes with the session; answers still on their way land in no cache.
       queryClient.clear();
       setSession(null);
+      setEnrolmentRequired(false);
       setNotice(message);
     },
     [client, queryClient],
@@ -118,6 +186,7 @@ function useSession() {
       client.setToken(next.token);
       sessionRef.current = next;
       setSession(next);
+      setEnrolmentRequired(false);
       setNotice(null);
     },
     [client, queryClient],
@@ -134,7 +203,16 @@ function useSession() {
   }, [client, endSession]);
 
   useSessionExpiry(session, endSession);
-  return { session, notice, client, queryClient, startSession, logout };
+  return {
+    session,
+    notice,
+    client,
+    queryClient,
+    startSession,
+    logout,
+    enrolmentRequired,
+    setEnrolmentRequired,
+  };
 }
 
 /** The server's health, asked once: its rail (sandbox or evm) and chain facts. */
@@ -182,16 +260,17 @@ export function chainInfo(health: Health | null): ChainInfo | null {
 }
 
 function Shell() {
-  const { session, sandbox, logout } = useApp();
+  const { session, sandbox, logout, role } = useApp();
   // The one poll: the wallet list, every 15 s while the tab is visible, carries every badge's number.
   const wallets = useAgentWallets(true);
   const pending = pendingTotal(wallets.data);
-  const [loggingOut, setLoggingOut] = useState(false);
   const [path] = useLocation();
+  const search = useSearch();
+  const leaveAuth = path === '/login' || path === '/signup' || invitationFrom(search) !== null;
 
   useEffect(() => {
-    if (path === '/login' || path === '/signup') navigate('/', { replace: true });
-  }, [path]);
+    if (leaveAuth) navigate('/', { replace: true });
+  }, [leaveAuth]);
 
   return (
     <div className="shell">
@@ -224,26 +303,17 @@ function Shell() {
           <Link to="/webhooks" match="exact" data-testid="nav-webhooks">
             Webhooks
           </Link>
+          <Link to="/members" match="exact" data-testid="nav-members">
+            Members
+          </Link>
+          <Link to="/audit" match="exact" data-testid="nav-audit">
+            Audit log
+          </Link>
           <Link to="/security" match="exact" data-testid="nav-security">
             Security
           </Link>
         </nav>
-        <div className="account">
-          <span className="account-email" title={session.user.email}>
-            {session.user.email}
-          </span>
-          <button
-            type="button"
-            className="button secondary small"
-            disabled={loggingOut}
-            onClick={() => {
-              setLoggingOut(true);
-              void logout();
-            }}
-          >
-            Log out
-          </button>
-        </div>
+        <Account email={session.user.email} role={role} logout={logout} />
       </header>
       <main id="main" tabIndex={-1} className="content">
         <Views />
@@ -270,6 +340,12 @@ function Views() {
       <Route path="/webhooks">
         <WebhooksView />
       </Route>
+      <Route path="/members">
+        <MembersView />
+      </Route>
+      <Route path="/audit">
+        <AuditLogView />
+      </Route>
       <Route path="/security">
         <SecurityView />
       </Route>
@@ -286,6 +362,88 @@ function Views() {
         <NotFound />
       </Route>
     </Switch>
+  );
+}
+
+/** Who is logged in, as what, and the way out. */
+function Account({ email, role, logout }: { email: string; role: Role | null; logout: () => Promise<void> }) {
+  const [loggingOut, setLoggingOut] = useState(false);
+  return (
+    <div className="account">
+      <span className="account-email" title={email}>
+        {email}
+      </span>
+      {role !== null && (
+        <span className="role-pill" data-testid="account-role" data-role={role}>
+          {ROLE_WORDS[role].name}
+        </span>
+      )}
+      <button
+        type="button"
+        className="button secondary small"
+        disabled={loggingOut}
+        onClick={() => {
+          setLoggingOut(true);
+          void logout();
+        }}
+      >
+        Log out
+      </button>
+    </div>
+  );
+}
+
+/**
+ * The organization requires a second factor and this member has none (403 MFA_ENROLLMENT_REQUIRED): only the
+ * Security page's enrolment is offered, with why, and nothing else is asked of the server (no refusal loop).
+ * Once the factor is there (the summary says so), the whole dashboard opens again.
+ */
+function EnrolmentShell({ onEnrolled }: { onEnrolled: () => void }) {
+  const { session, sandbox, logout, role, client } = useApp();
+  const qc = useQueryClient();
+  const [path] = useLocation();
+  const mfa = useQuery({
+    queryKey: K.mfa,
+    queryFn: () => client.custody.mfaStatus(),
+    staleTime: STALE.security,
+  });
+  const enrolled = mfa.data !== undefined && (mfa.data.totp || mfa.data.passkeys > 0);
+
+  useEffect(() => {
+    if (path !== '/security') navigate('/security', { replace: true });
+  }, [path]);
+  useEffect(() => {
+    if (!enrolled) return;
+    // What was refused while the factor was missing is asked again.
+    void qc.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'mfa' });
+    onEnrolled();
+  }, [enrolled, qc, onEnrolled]);
+
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <div className="brand">
+          <span>Agent Wallet</span>
+          {sandbox && (
+            <span className="sandbox-pill" data-testid="sandbox-pill">
+              Sandbox
+            </span>
+          )}
+        </div>
+        <nav className="main-nav" aria-label="Main">
+          <Link to="/security" match="exact" data-testid="nav-security">
+            Security
+          </Link>
+        </nav>
+        <Account email={session.user.email} role={role} logout={logout} />
+      </header>
+      <main id="main" tabIndex={-1} className="content">
+        <p className="notice enrolment-notice" role="alert" data-testid="mfa-enrolment-required">
+          {MESSAGES.enrolment}
+        </p>
+        <SecurityView enrolmentOnly />
+      </main>
+    </div>
   );
 }
 

@@ -25,6 +25,12 @@ import { FULL_LIST_LIMIT } from './api/wire.ts';
 import { useApp } from './app-context.ts';
 
 export const K = {
+  me: ['me'] as const,
+  organization: ['organization'] as const,
+  members: ['members'] as const,
+  invitations: ['invitations'] as const,
+  audit: (page: number, walletId: string, actor: string) => ['audit', page, walletId, actor] as const,
+  auditAll: ['audit'] as const,
   master: ['master'] as const,
   deposits: (page: number) => ['deposits', page] as const,
   depositsAll: ['deposits'] as const,
@@ -66,6 +72,10 @@ export const STALE = {
   deliveries: 10_000,
   security: 30_000,
   withdrawals: 30_000,
+  me: 60_000,
+  // Members join through links sent outside the dashboard: a visit to a page naming them asks again soon.
+  members: 5_000,
+  audit: 15_000,
 };
 
 export const POLL_INTERVAL_MS = 15_000;
@@ -78,6 +88,7 @@ export const POLICY_CHANGES_PAGE_SIZE = 10;
 export const DELIVERIES_PAGE_SIZE = 20;
 export const SECURITY_EVENTS_PAGE_SIZE = 10;
 export const WITHDRAWALS_PAGE_SIZE = 10;
+export const AUDIT_PAGE_SIZE = 20;
 /** A withdrawal on its way on chain (evm rail): its status is asked again this often while one is processing. */
 export const WITHDRAWAL_POLL_INTERVAL_MS = 5_000;
 export const PENDING_DEPOSITS_LIMIT = 20;
@@ -207,9 +218,11 @@ function invalidateChanged(qc: QueryClient, before: AgentWallet[], after: AgentW
 
 /** The wallet list; `poll` makes this view the one that keeps it current (the header, on every screen). */
 export function useAgentWallets(poll = false): ResourceState<WalletList> {
-  const { sdk, client } = useApp();
+  const { sdk, client, enrolmentRequired } = useApp();
   const qc = useQueryClient();
-  return useResource(K.agentWallets, () => loadAgentWallets(sdk, qc), STALE.agentWallets, {
+  // Until a required second factor is enrolled every read is refused: nothing is asked (no refusal loop).
+  const key = enrolmentRequired ? null : K.agentWallets;
+  return useResource(key, () => loadAgentWallets(sdk, qc), STALE.agentWallets, {
     refetchInterval: poll ? () => pollDelay(client.budget('agent_wallets'), Date.now()) : false,
     refetchOnWindowFocus: poll,
   });
@@ -362,7 +375,10 @@ export function applyMovement(qc: QueryClient, movement: Movement) {
   markStale(qc, K.depositsAll);
 }
 
-/** An approved or rejected payment: replaced wherever it is listed, gone from the pending list. */
+/**
+ * An approved or rejected payment: replaced wherever it is listed, gone from the pending list — unless it still
+ * waits for more approvals (require_approvals), then it stays there with its approvals brought up to date.
+ */
 export function applyDecision(qc: QueryClient, tx: Transaction) {
   const listed = qc
     .getQueryData<ActivityData>(K.activity(tx.walletId))
@@ -377,6 +393,10 @@ export function applyDecision(qc: QueryClient, tx: Transaction) {
     })),
   }));
   updateData<TransactionPage<Transaction>>(qc, K.pending(tx.walletId), (page) => {
+    // An approval that was not the last one needed (require_approvals): it still waits, with one more approval.
+    if (tx.status === 'pending') {
+      return { ...page, transactions: page.transactions.map((t) => (t.id === tx.id ? tx : t)) };
+    }
     const transactions = page.transactions.filter((t) => t.id !== tx.id);
     return {
       ...page,

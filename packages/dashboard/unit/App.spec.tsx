@@ -138,3 +138,67 @@ describe('App session', () => {
     expect(sessionStorage.length).toBe(0);
   });
 });
+
+const me = (role: string) =>
+  envelope({
+    user: {
+      id: 'usr_1',
+      email: 'owner@example.com',
+      createdAt: '2026-01-01T00:00:00Z',
+      organizationId: 'org_1',
+      role,
+    },
+  });
+
+describe('App in an organization', () => {
+  it('offers the sandbox deposit to an admin, not to a viewer (what a role cannot do is not shown)', async () => {
+    storeSession(Math.floor(Date.now() / 1000) + 3600);
+    replies['/api/v1/auth/me'] = me('viewer');
+    render(<App />);
+    await screen.findByText('1,234.50 USDC');
+    await screen.findByTestId('account-role');
+    expect(screen.getByTestId('account-role').textContent).toBe('Viewer');
+    expect(screen.queryByLabelText('Amount to deposit')).toBeNull();
+    cleanup();
+
+    replies['/api/v1/auth/me'] = me('admin');
+    render(<App />);
+    await screen.findByLabelText('Amount to deposit');
+    expect(screen.getByTestId('account-role').textContent).toBe('Admin');
+  });
+
+  it('MFA_ENROLLMENT_REQUIRED sends the member to enrol on the Security page, once, without a refusal loop', async () => {
+    storeSession(Math.floor(Date.now() / 1000) + 3600);
+    const refused = {
+      status: 403,
+      body: {
+        success: false,
+        error: { code: 'MFA_ENROLLMENT_REQUIRED', message: 'the organization requires a second factor' },
+      },
+    };
+    replies['/api/v1/auth/me'] = me('approver');
+    replies['/api/v1/wallet'] = refused;
+    replies['/api/v1/wallet/deposits'] = refused;
+    replies['/api/v1/agent-wallets'] = refused;
+    replies['/api/v1/auth/mfa'] = envelope({ totp: false, passkeys: 0, recoveryCodesLeft: 0 });
+    render(<App />);
+    const notice = await screen.findByTestId('mfa-enrolment-required');
+    expect(notice.textContent).toMatch(/requires a second factor/);
+    await screen.findByRole('heading', { name: 'Security', level: 1 });
+    expect(location.pathname).toBe('/security');
+    await screen.findByTestId('mfa-summary');
+    // Only enrolment is offered: no nav to pages the server refuses, no sessions or events asked for.
+    expect(screen.queryByTestId('nav-approvals')).toBeNull();
+    const before = requested.filter(
+      (r) => r.includes('/agent-wallets') || r.startsWith('GET /api/v1/wallet'),
+    );
+    await settle();
+    await settle();
+    const after = requested.filter((r) => r.includes('/agent-wallets') || r.startsWith('GET /api/v1/wallet'));
+    expect(after.length).toBe(before.length);
+    // What the first page asked for before the refusal came back, once each: nothing asked again.
+    expect(new Set(after).size).toBe(after.length);
+    expect(requested).not.toContain('GET /api/v1/auth/sessions');
+    expect(requested).not.toContain('GET /api/v1/auth/passkeys');
+  });
+});

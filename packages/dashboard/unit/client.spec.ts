@@ -30,7 +30,10 @@ function fakeFetch(replies: Reply[]) {
   return { fetch: fetch as unknown as typeof globalThis.fetch, calls };
 }
 
-function client(replies: Reply[], options: { token?: string | null; onUnauthorized?: () => void } = {}) {
+function client(
+  replies: Reply[],
+  options: { token?: string | null; onUnauthorized?: () => void; onRefused?: (code: string) => void } = {},
+) {
   const { fetch, calls } = fakeFetch(replies);
   const sleeps: number[] = [];
   let now = 1_000_000;
@@ -38,6 +41,7 @@ function client(replies: Reply[], options: { token?: string | null; onUnauthoriz
     fetch,
     origin: 'http://dash.test',
     onUnauthorized: options.onUnauthorized,
+    onRefused: options.onRefused,
     sleep: async (ms) => {
       sleeps.push(ms);
       now += ms;
@@ -268,5 +272,41 @@ describe('ApiClient 429', () => {
     expect(bucketOf('POST', '/api/v1/agent-wallets/w/fund')).toBe('agent_wallets');
     expect(bucketOf('GET', '/agent-wallets')).toBe('agent_wallets');
     expect(bucketOf('POST', '/auth/login')).toBe('POST /auth/login');
+  });
+});
+
+describe('refusals the whole app reacts to', () => {
+  it('announces MFA_ENROLLMENT_REQUIRED and FORBIDDEN_ROLE, and still fails the request in words', async () => {
+    const onRefused = vi.fn();
+    const { sdk, api } = client(
+      [
+        fail(403, 'MFA_ENROLLMENT_REQUIRED', 'the organization requires a second factor'),
+        fail(403, 'FORBIDDEN_ROLE', 'this needs the admin role or higher'),
+        fail(403, 'FORBIDDEN', 'something else'),
+      ],
+      { onRefused },
+    );
+    const first = await caught(sdk.wallet());
+    expect(first.code).toBe('MFA_ENROLLMENT_REQUIRED');
+    expect(first.message).toMatch(/Security page/);
+    const second = await caught(api.org.members());
+    expect(second.code).toBe('FORBIDDEN_ROLE');
+    expect(second.message).toMatch(/role/);
+    await caught(sdk.wallet());
+    expect(onRefused.mock.calls).toEqual([['MFA_ENROLLMENT_REQUIRED'], ['FORBIDDEN_ROLE']]);
+  });
+
+  it('signs up with an invitation: the token goes as invitationToken', async () => {
+    const { api, calls } = client(
+      [{ status: 201, body: { success: true, data: { user: { id: 'u' }, token: 't' } } }],
+      { token: null },
+    );
+    await api.org.signupWithInvitation('new@x.co', 'a long password', 'tok');
+    expect(calls[0]?.url).toBe('http://dash.test/api/v1/auth/signup');
+    expect(JSON.parse(calls[0]?.body ?? '{}')).toEqual({
+      email: 'new@x.co',
+      password: 'a long password',
+      invitationToken: 'tok',
+    });
   });
 });

@@ -18,6 +18,7 @@ import type {
   CreatedWebhookEndpoint,
   CreateKeyParams,
   CreateWebhookParams,
+  CurrentUser,
   Deleted,
   Deposit,
   Health,
@@ -43,7 +44,6 @@ import type {
   TransactionWithEvents,
   UpdatePolicyParams,
   UpdateWebhookParams,
-  User,
   WalletBalance,
   WebhookDelivery,
   WebhookEndpoint,
@@ -167,7 +167,8 @@ export class ManagementClient {
     return result;
   }
 
-  me(): Promise<{ user: User }> {
+  /** The logged-in user, their organization and their role in it. */
+  me(): Promise<{ user: CurrentUser }> {
     return this.#request({ method: 'GET', path: `${API}/auth/me` });
   }
 

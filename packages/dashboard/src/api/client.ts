@@ -4,14 +4,21 @@
 // - 429: a GET (or a write carrying an Idempotency-Key) waits Retry-After seconds and is sent again once,
 //   announced through subscribeWaits() (the header's countdown); further GETs to a refused bucket wait out the
 //   refusal instead of collecting more 429s; other writes fail at once, for the person to decide;
-// - 401 UNAUTHORIZED on a request that carried the session ends the session (onUnauthorized).
+// - 401 UNAUTHORIZED on a request that carried the session ends the session (onUnauthorized);
+// - 403 MFA_ENROLLMENT_REQUIRED (the organization requires a second factor this member lacks) and 403
+//   FORBIDDEN_ROLE (the member's role changed) are announced (onRefused), so the app can send the person to enrol
+//   or load their role again instead of showing the same refusal everywhere.
 // The SDK itself retries network errors and 5xx of reads and keyed writes (never a plain write), backoff < 1 s.
 import { type FetchInit, type FetchLike, type FetchResponse, ManagementClient } from '@agent-wallet/sdk';
 import { type CustodyApi, custodyApi } from './custody.ts';
 import { ApiError } from './errors.ts';
+import { type OrganizationApi, organizationApi } from './organization.ts';
 import { isStepUpPath, type StepUpAsk, StepUpGate, stepUpMethods } from './stepUp.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** The 403s the app as a whole reacts to (see onRefused). */
+export type RefusalCode = 'MFA_ENROLLMENT_REQUIRED' | 'FORBIDDEN_ROLE';
 
 export interface BucketBudget {
   limit: number;
@@ -25,6 +32,8 @@ export interface ClientOptions {
   origin?: string;
   fetch?: typeof fetch;
   onUnauthorized?: () => void;
+  /** A request carrying the session was refused with one of these codes. */
+  onRefused?: (code: RefusalCode) => void;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
 }
@@ -67,11 +76,14 @@ export class ApiClient {
   readonly sdk: ManagementClient;
   /** The custody routes the SDK has no methods for (second factor, sessions, withdrawals): see custody.ts. */
   readonly custody: CustodyApi = custodyApi(this);
+  /** Members, invitations, the organization and its audit log: see organization.ts. */
+  readonly org: OrganizationApi = organizationApi(this);
   /** Holds a request refused with STEP_UP_REQUIRED until the person proved presence (see setStepUpAsk). */
   readonly stepUp = new StepUpGate();
   private readonly origin: string;
   private readonly fetchImpl: typeof fetch;
   private readonly onUnauthorized: (() => void) | undefined;
+  private readonly onRefused: ((code: RefusalCode) => void) | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly budgets = new Map<string, BucketBudget>();
@@ -84,6 +96,7 @@ export class ApiClient {
   constructor(options: ClientOptions = {}) {
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.onUnauthorized = options.onUnauthorized;
+    this.onRefused = options.onRefused;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? (() => Date.now());
     this.origin = options.origin ?? globalThis.location?.origin ?? 'http://localhost';
@@ -202,6 +215,10 @@ export class ApiClient {
         );
       }
     }
+    if (response.status === 403 && init.headers.authorization !== undefined && path.startsWith(API_PREFIX)) {
+      const refusal = refusalCode(await response.text());
+      if (refusal !== null) this.onRefused?.(refusal);
+    }
     if (response.status === 401 && init.headers.authorization !== undefined && path.startsWith(API_PREFIX)) {
       if (/"UNAUTHORIZED"/.test(await response.text())) this.onUnauthorized?.();
     }
@@ -249,6 +266,13 @@ export class ApiClient {
     if (!headers.has('ratelimit-remaining') || !Number.isFinite(remaining) || !Number.isFinite(reset)) return;
     this.budgets.set(bucket, { limit, remaining, resetAt: this.now() + reset * 1000 });
   }
+}
+
+/** MFA_ENROLLMENT_REQUIRED or FORBIDDEN_ROLE when a 403's body names one, else null. */
+export function refusalCode(text: string): RefusalCode | null {
+  if (/"code"\s*:\s*"MFA_ENROLLMENT_REQUIRED"/.test(text)) return 'MFA_ENROLLMENT_REQUIRED';
+  if (/"code"\s*:\s*"FORBIDDEN_ROLE"/.test(text)) return 'FORBIDDEN_ROLE';
+  return null;
 }
 
 /** The data of a success envelope, or the failure as an ApiError (with the error's extra fields). */

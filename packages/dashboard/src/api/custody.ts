@@ -13,7 +13,7 @@ import type { ApiClient } from './client.ts';
 import type { StepUpMethod } from './stepUp.ts';
 
 /** The `data` of an operation's success answer (200 or 201). */
-type Answer<Op extends keyof WireOperations> = WireOperations[Op]['responses'] extends {
+export type Answer<Op extends keyof WireOperations> = WireOperations[Op]['responses'] extends {
   200: { content: { 'application/json': { data: infer Data } } };
 }
   ? Data

@@ -104,6 +104,10 @@ export function describeError(code: string, status: number, message: string, ret
       return 'This needs you to confirm it is you first. Try again and confirm when asked.';
     case 'MFA_REQUIRED':
       return 'This account has two-step verification: enter a code or use a passkey.';
+    case 'FORBIDDEN_ROLE':
+      return 'Your role in this organization does not allow this. Ask an owner if you need it.';
+    case 'MFA_ENROLLMENT_REQUIRED':
+      return 'Your organization requires a second factor: add an authenticator app or a passkey on the Security page first.';
     case 'WITHDRAWAL_ADDRESS_NOT_ALLOWED':
       return `This address cannot receive withdrawals now. ${detail}`.trim();
     case 'WALLET_FROZEN':

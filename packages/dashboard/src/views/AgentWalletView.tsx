@@ -4,7 +4,7 @@
 import type { AgentWallet } from '@agent-wallet/sdk';
 import { useState } from 'react';
 import { shortAddress } from '../address.ts';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { Loading } from '../components/Common.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { Dialog } from '../components/Dialog.tsx';
@@ -149,6 +149,7 @@ function TabPanel({ wallet, tab }: { wallet: AgentWallet; tab: WalletTab }) {
 function WalletActions({ wallet }: { wallet: AgentWallet }) {
   const { sdk } = useApp();
   const [open, setOpen] = useState(false);
+  if (!useCan()('moveMoney')) return null;
   return (
     <div className="title-actions">
       <button type="button" className="button primary" onClick={() => setOpen(true)}>

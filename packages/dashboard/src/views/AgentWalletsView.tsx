@@ -4,7 +4,7 @@ import type { AgentWallet, Transaction } from '@agent-wallet/sdk';
 import { useQueries, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useMemo, useRef, useState } from 'react';
 import { FULL_LIST_LIMIT } from '../api/wire.ts';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Link } from '../components/Link.tsx';
@@ -34,6 +34,7 @@ export function labelError(label: string): string | null {
 
 export function AgentWalletsView() {
   const wallets = useAgentWallets();
+  const mayCreate = useCan()('createWallet');
   const data = wallets.data;
   return (
     <>
@@ -55,7 +56,7 @@ export function AgentWalletsView() {
             <Loading />
           )
         ) : data.items.length === 0 ? (
-          <p className="empty">No agent wallets yet. Create one below.</p>
+          <p className="empty">No agent wallets yet.{mayCreate ? ' Create one below.' : ''}</p>
         ) : (
           <WalletTable wallets={data.items} />
         )}
@@ -65,7 +66,7 @@ export function AgentWalletsView() {
           </p>
         )}
       </section>
-      <CreateWalletForm />
+      {mayCreate && <CreateWalletForm />}
     </>
   );
 }

@@ -6,7 +6,7 @@ import { useQueries, useQueryClient } from '@tanstack/react-query';
 import { type KeyboardEvent, useId, useRef, useState } from 'react';
 import { toApiError } from '../api/errors.ts';
 import { FULL_LIST_LIMIT } from '../api/wire.ts';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { Dialog } from '../components/Dialog.tsx';
@@ -26,6 +26,8 @@ import {
 } from '../queries.ts';
 import { agentPath } from '../router.ts';
 import { useOwnWallets } from './ActivityPanel.tsx';
+import { ApprovalProgress } from './ApprovalProgress.tsx';
+import { approvalNote, hasApproved } from './approvalWords.ts';
 import { policyTitle } from './policyInfo.ts';
 import { approvalSentence, approvalWhy, describeViolation } from './violations.ts';
 
@@ -123,6 +125,8 @@ interface InboxProps {
 
 function Inbox({ wallets, walletNames, showEmpty, onDecided }: InboxProps) {
   const pending = usePending(wallets);
+  const { session } = useApp();
+  const mayDecide = useCan()('decide');
   const listRef = useRef<HTMLUListElement>(null);
   const [dialog, setDialog] = useState<{ tx: Transaction; kind: 'approve' | 'reject' } | null>(null);
   const names = new Map(wallets.map((wallet) => [wallet.id, walletName(wallet.label)]));
@@ -140,18 +144,25 @@ function Inbox({ wallets, walletNames, showEmpty, onDecided }: InboxProps) {
     const key = event.key;
     if (key === 'j' || key === 'ArrowDown') move(index + 1);
     else if (key === 'k' || key === 'ArrowUp') move(index - 1);
-    else if (key === 'a') setDialog({ tx, kind: 'approve' });
-    else if (key === 'r') setDialog({ tx, kind: 'reject' });
+    else if (key === 'a' && mayDecide && !hasApproved(tx, session.user.id))
+      setDialog({ tx, kind: 'approve' });
+    else if (key === 'r' && mayDecide) setDialog({ tx, kind: 'reject' });
     else return;
     event.preventDefault();
   }
 
   return (
     <>
-      <p className="hint keyboard-hint" id="inbox-keys">
-        Keyboard: select a payment, then <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>j</kbd> /{' '}
-        <kbd>k</kbd> next / previous.
-      </p>
+      {mayDecide ? (
+        <p className="hint keyboard-hint" id="inbox-keys">
+          Keyboard: select a payment, then <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>j</kbd> /{' '}
+          <kbd>k</kbd> next / previous.
+        </p>
+      ) : (
+        <p className="hint" id="inbox-keys" data-testid="approvals-read-only">
+          Your role can see these payments but not approve or reject them.
+        </p>
+      )}
       <ul className="inbox" ref={listRef} aria-label="Payments waiting for approval">
         {pending.items.map((tx) => (
           <InboxItem
@@ -207,6 +218,7 @@ function InboxItem({
         </div>
       )}
       {tx.memo !== null && <p className="hint user-text">Memo: {tx.memo}</p>}
+      <ApprovalProgress tx={tx} />
       <DecisionButtons tx={tx} onDecide={onDecide} />
     </li>
   );
@@ -264,24 +276,36 @@ function DecisionButtons({
   tx: Transaction;
   onDecide: (kind: 'approve' | 'reject') => void;
 }) {
+  const { session } = useApp();
+  const can = useCan();
+  const approved = hasApproved(tx, session.user.id);
   return (
     <div className="actions">
-      <button
-        type="button"
-        className="button primary small"
-        onClick={() => onDecide('approve')}
-        aria-keyshortcuts="a"
-      >
-        Approve
-      </button>
-      <button
-        type="button"
-        className="button secondary small"
-        onClick={() => onDecide('reject')}
-        aria-keyshortcuts="r"
-      >
-        Reject
-      </button>
+      {can('decide') && !approved && (
+        <button
+          type="button"
+          className="button primary small"
+          onClick={() => onDecide('approve')}
+          aria-keyshortcuts="a"
+        >
+          Approve
+        </button>
+      )}
+      {can('decide') && approved && (
+        <span className="tag tag-completed" data-testid="approved-by-you">
+          You approved it
+        </span>
+      )}
+      {can('decide') && (
+        <button
+          type="button"
+          className="button secondary small"
+          onClick={() => onDecide('reject')}
+          aria-keyshortcuts="r"
+        >
+          Reject
+        </button>
+      )}
       <span className="hint">Asked {formatDateTime(tx.createdAt)}</span>
     </div>
   );
@@ -302,10 +326,13 @@ function Decision({
   const qc = useQueryClient();
   const own = useOwnWallets();
   const amount = formatUsdc(tx.amount);
-  async function decided(result: Transaction, verb: string) {
+  async function decided(result: Transaction, verb: 'approved' | 'rejected') {
     applyDecision(qc, result);
+    const status = txStatusLabel(result.status, result.rail);
     onDecided(
-      `Payment of ${formatUsdc(result.amount)} ${verb}: now ${txStatusLabel(result.status, result.rail)}.`,
+      verb === 'approved'
+        ? approvalNote(result, formatUsdc(result.amount), status)
+        : `Payment of ${formatUsdc(result.amount)} rejected: now ${status}.`,
     );
     await refreshWallet(sdk, qc, result.walletId);
   }
@@ -327,7 +354,11 @@ function Decision({
             (<code className="address small">{tx.toAddress}</code>)
           </>
         )}
-        . Policies are not checked again: your approval is the decision.
+        . Policies are not checked again: your approval is the decision
+        {tx.approvalsRequired !== null && tx.approvalsRequired > 1
+          ? ` — one of the ${tx.approvalsRequired} it needs (${tx.approvals.length} so far); it is sent once the last one is given`
+          : ''}
+        .
       </p>
     </ConfirmDialog>
   );

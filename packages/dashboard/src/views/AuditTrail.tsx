@@ -8,6 +8,7 @@ import { StatusTag } from '../components/StatusTag.tsx';
 import { TxHash } from '../components/TxHash.tsx';
 import { capitalize, describeActor, formatDateTime, resourceLabel, txStatusLabel } from '../format.ts';
 import { K, STALE, useResource } from '../queries.ts';
+import { ApprovalProgress } from './ApprovalProgress.tsx';
 import { policyTitle } from './policyInfo.ts';
 import {
   approvalSentence,
@@ -45,6 +46,7 @@ export function AuditTrail({ walletId, txId }: { walletId: string; txId: string 
         <Reasons tx={data} />
         <Outcome tx={data} />
       </dl>
+      <ApprovalProgress tx={data} />
       <h3 className="audit-title">History</h3>
       <History tx={data} keyLabels={keyLabels} />
     </div>

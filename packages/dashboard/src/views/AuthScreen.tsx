@@ -10,18 +10,21 @@ import { TextField } from '../components/TextField.tsx';
 import { useAction } from '../queries.ts';
 import { answerWithPasskey } from '../webauthn.ts';
 import { emailError, PASSWORD_MAX, PASSWORD_MIN, passwordError } from './authForm.ts';
+import type { InvitationLink } from './invitation.ts';
 import { codeFieldWords, mfaChallengeOf, stepUpRefusal } from './security.ts';
 
 interface AuthScreenProps {
   client: ApiClient;
   mode: 'login' | 'signup';
   notice: string | null;
+  /** Signing up through an invitation link: the organization's invited email, and the token that joins it. */
+  invitation?: InvitationLink | null;
   onAuthenticated: (result: AuthResult) => void;
 }
 
-export function AuthScreen({ client, mode, notice, onAuthenticated }: AuthScreenProps) {
+export function AuthScreen({ client, mode, notice, invitation = null, onAuthenticated }: AuthScreenProps) {
   const sdk = client.sdk;
-  const [email, setEmail] = useState('');
+  const [email, setEmail] = useState(invitation?.email ?? '');
   const [password, setPassword] = useState('');
   const [submitted, setSubmitted] = useState(false);
   // The password was right and the account has a second factor: the login's second step.
@@ -42,6 +45,10 @@ export function AuthScreen({ client, mode, notice, onAuthenticated }: AuthScreen
     if (passwordProblem !== null) return passwordRef.current?.focus();
     setEnded(null);
     await action.run(async () => {
+      if (signup && invitation !== null) {
+        onAuthenticated(await client.org.signupWithInvitation(email.trim(), password, invitation.token));
+        return;
+      }
       if (signup) {
         onAuthenticated(await sdk.signup({ email: email.trim(), password }));
         return;
@@ -72,7 +79,7 @@ export function AuthScreen({ client, mode, notice, onAuthenticated }: AuthScreen
     );
   }
 
-  const title = signup ? 'Create an account' : 'Log in';
+  const title = signup ? (invitation !== null ? 'Join your organization' : 'Create an account') : 'Log in';
   const shownNotice = ended ?? notice;
   return (
     <main id="main" className="auth-page" tabIndex={-1}>
@@ -82,6 +89,12 @@ export function AuthScreen({ client, mode, notice, onAuthenticated }: AuthScreen
         {shownNotice !== null && (
           <p className="notice" role="status" data-testid="auth-notice">
             {shownNotice}
+          </p>
+        )}
+        {signup && invitation !== null && (
+          <p className="notice" data-testid="invitation-notice">
+            You were invited to an organization on Agent Wallet. Choose a password to join it
+            {invitation.email === '' ? ' with the email address the invitation was sent to' : ''}.
           </p>
         )}
         <form onSubmit={onSubmit} noValidate aria-label={title}>
@@ -108,7 +121,13 @@ export function AuthScreen({ client, mode, notice, onAuthenticated }: AuthScreen
           />
           <ErrorMessage error={action.error} />
           <button type="submit" className="button primary wide" disabled={action.busy}>
-            {action.busy ? 'Please wait…' : signup ? 'Create account' : 'Log in'}
+            {action.busy
+              ? 'Please wait…'
+              : signup
+                ? invitation !== null
+                  ? 'Join'
+                  : 'Create account'
+                : 'Log in'}
           </button>
         </form>
         <SwitchMode signup={signup} />

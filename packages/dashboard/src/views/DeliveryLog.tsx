@@ -4,7 +4,7 @@
 import type { Page, WebhookDelivery, WebhookEndpoint } from '@agent-wallet/sdk';
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Pagination } from '../components/Pagination.tsx';
@@ -246,6 +246,7 @@ function RedeliverButton({
 }) {
   const { sdk } = useApp();
   const action = useAction();
+  if (!useCan()('manageWebhooks')) return null;
   return (
     <>
       <button

@@ -9,7 +9,7 @@ import type {
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { FULL_LIST_LIMIT } from '../api/wire.ts';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
@@ -86,6 +86,7 @@ export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
   const [note, setNote] = useState<string | null>(null);
 
   const putKeys = useKeysUpdate(wallet.id);
+  const mayManage = useCan()('manageKeys');
 
   function onCreated(created: CreatedKey) {
     putKeys((items) => [listedKey(created), ...items], 1);
@@ -101,7 +102,7 @@ export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
         An agent sends its key as <code>Authorization: Bearer svc_live_…</code> to the tool API. A key works
         only for this wallet, within its scopes.
       </p>
-      <CreateKeyForm wallet={wallet} onCreated={onCreated} />
+      {mayManage && <CreateKeyForm wallet={wallet} onCreated={onCreated} />}
       <StatusNote text={note} />
       <KeyList keys={keys} onRevoke={setRevoking} onRotate={setRotating} />
       {revoking !== null && (
@@ -196,6 +197,7 @@ function KeyItem({
   onRevoke: (key: ApiKey) => void;
   onRotate: (key: ApiKey) => void;
 }) {
+  const mayManage = useCan()('manageKeys');
   return (
     <li className="key-item" data-testid="key-item" data-status={apiKey.status}>
       <div className="key-head">
@@ -238,7 +240,7 @@ function KeyItem({
           </div>
         )}
       </dl>
-      {(apiKey.status === 'active' || apiKey.status === 'rotating') && (
+      {mayManage && (apiKey.status === 'active' || apiKey.status === 'rotating') && (
         <div className="actions">
           {apiKey.status === 'active' && (
             <button type="button" className="button secondary small" onClick={() => onRotate(apiKey)}>

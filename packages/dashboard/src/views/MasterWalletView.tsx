@@ -1,7 +1,7 @@
 import type { Deposit, Page } from '@agent-wallet/sdk';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { AmountInput, amountError } from '../components/AmountInput.tsx';
 import { AddressRow, LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
@@ -26,6 +26,7 @@ import { WithdrawSection } from './Withdrawals.tsx';
 export function MasterWalletView() {
   const { sandbox, chain } = useApp();
   const master = useMasterWallet();
+  const mayDeposit = useCan()('sandboxDeposit');
   return (
     <>
       <PageHeading title="Master wallet">Master wallet</PageHeading>
@@ -50,7 +51,7 @@ export function MasterWalletView() {
           <Loading />
         )}
       </section>
-      {sandbox && <SandboxDepositForm />}
+      {sandbox && mayDeposit && <SandboxDepositForm />}
       {chain !== null && <ChainDepositCard address={master.data?.address} />}
       <WithdrawSection />
       <DepositsList />

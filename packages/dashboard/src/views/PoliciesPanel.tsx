@@ -2,7 +2,7 @@ import type { AgentWallet, Page, Policy, PolicyRule, PolicyType } from '@agent-w
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { DAYS, FULL_LIST_LIMIT, WINDOWS } from '../api/wire.ts';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { AmountInput } from '../components/AmountInput.tsx';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
@@ -342,6 +342,7 @@ export function PoliciesPanel({ wallet }: { wallet: AgentWallet }) {
     STALE.details,
   );
   const data = policies.data;
+  const mayManage = useCan()('managePolicies');
   return (
     <>
       <div className="panel-head">
@@ -350,7 +351,7 @@ export function PoliciesPanel({ wallet }: { wallet: AgentWallet }) {
       <p className="hint">
         Every active policy is checked on each payment the agent makes; every one it breaks is reported.
       </p>
-      <AddPolicyForm wallet={wallet} />
+      {mayManage && <AddPolicyForm wallet={wallet} />}
       {data === undefined ? (
         policies.error !== undefined ? (
           <LoadError error={policies.error} onRetry={policies.reload} />
@@ -469,6 +470,7 @@ function PolicyItem({ policy }: { policy: Policy }) {
   const toggle = useAction();
   const info = POLICY_INFO[policy.type];
   const title = info?.title ?? policy.type;
+  const mayManage = useCan()('managePolicies');
 
   return (
     <li className="policy-item" data-testid="policy-item" data-type={policy.type}>
@@ -482,7 +484,7 @@ function PolicyItem({ policy }: { policy: Policy }) {
         {describePolicyParams(policy.type, policy.params)}
       </p>
       {!editing && <AddressList addresses={policyAddresses(policy.params)} />}
-      {editing && info !== undefined ? (
+      {!mayManage ? null : editing && info !== undefined ? (
         <EditPolicyForm policy={policy} onDone={() => setEditing(false)} />
       ) : (
         <PolicyActions

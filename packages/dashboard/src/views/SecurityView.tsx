@@ -41,7 +41,11 @@ import {
 
 const PASSKEY_LABEL_MAX = 100;
 
-export function SecurityView() {
+/**
+ * `enrolmentOnly`: the organization requires a second factor this member lacks, and the server answers nothing
+ * else until one is added — only the two-step section is shown.
+ */
+export function SecurityView({ enrolmentOnly = false }: { enrolmentOnly?: boolean }) {
   const { client } = useApp();
   const mfa = useResource<MfaStatus>(K.mfa, () => client.custody.mfaStatus(), STALE.security);
   return (
@@ -55,11 +59,15 @@ export function SecurityView() {
         <h2 id="two-step-title">Two-step verification</h2>
         <FactorSummary mfa={mfa} />
         <TotpCard mfa={mfa} />
-        <PasskeysCard />
+        <PasskeysCard enrolmentOnly={enrolmentOnly} />
       </section>
-      <SessionsCard />
-      <PasswordCard />
-      <EventsCard />
+      {!enrolmentOnly && (
+        <>
+          <SessionsCard />
+          <PasswordCard />
+          <EventsCard />
+        </>
+      )}
     </>
   );
 }
@@ -341,11 +349,16 @@ function RecoveryCodesDialog({ codes, onClose }: { codes: string[]; onClose: () 
   );
 }
 
-function PasskeysCard() {
+function PasskeysCard({ enrolmentOnly }: { enrolmentOnly: boolean }) {
   const { client } = useApp();
   const qc = useQueryClient();
   const factorChanged = useFactorChanged();
-  const passkeys = useResource(K.passkeys, () => client.custody.passkeys(), STALE.security);
+  // While a required factor is missing the list is refused too (and there is nothing on it): not asked.
+  const passkeys = useResource(
+    enrolmentOnly ? null : K.passkeys,
+    () => client.custody.passkeys(),
+    STALE.security,
+  );
   const [removing, setRemoving] = useState<Passkey | null>(null);
   const [note, setNote] = useState<string | null>(null);
 
@@ -361,7 +374,7 @@ function PasskeysCard() {
         A passkey lives on this device or your security key and is unlocked with your fingerprint, face or
         PIN. Nothing to type, and it cannot be phished.
       </p>
-      {data === undefined ? (
+      {enrolmentOnly ? null : data === undefined ? (
         passkeys.error !== undefined ? (
           <LoadError error={passkeys.error} onRetry={passkeys.reload} />
         ) : (

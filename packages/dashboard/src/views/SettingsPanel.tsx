@@ -2,7 +2,7 @@
 import type { AgentWallet } from '@agent-wallet/sdk';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
@@ -12,6 +12,19 @@ import { applyWallet, useAction } from '../queries.ts';
 import { labelError } from './AgentWalletsView.tsx';
 
 export function SettingsPanel({ wallet }: { wallet: AgentWallet }) {
+  const mayEdit = useCan()('editWallet');
+  if (!mayEdit) {
+    return (
+      <div className="card" data-testid="settings-read-only">
+        <h2>Settings</h2>
+        <p>
+          Label: <span className="user-text">{walletName(wallet.label)}</span>.{' '}
+          {wallet.frozen ? 'Frozen: its agent cannot pay.' : 'Not frozen: its agent can pay.'}
+        </p>
+        <p className="hint">Your role can see these settings; an admin or an owner can change them.</p>
+      </div>
+    );
+  }
   return (
     <div className="card">
       <h2>Settings</h2>

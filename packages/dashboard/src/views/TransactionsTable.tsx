@@ -24,6 +24,7 @@ import {
 import { refreshWallet, type useActivity } from '../queries.ts';
 import { useOwnWallets } from './ActivityPanel.tsx';
 import { AuditTrail } from './AuditTrail.tsx';
+import { approvalCountText } from './approvalWords.ts';
 import { policyTitle } from './policyInfo.ts';
 import { deniedBy, describeViolation } from './violations.ts';
 
@@ -283,6 +284,11 @@ function TxCells({
       </td>
       <td className="tx-status">
         <StatusTag status={tx.status} label={txStatusLabel(tx.status, tx.rail)} />
+        {tx.status === 'pending' && approvalCountText(tx) !== null && (
+          <span className="hint tx-approvals" data-testid="tx-approval-count">
+            {approvalCountText(tx)}
+          </span>
+        )}
       </td>
       <td className={`num tx-amount amount-${amount.direction}`} data-testid="tx-amount">
         {amount.moved ? (

@@ -6,7 +6,7 @@ import type { CreatedWebhookEndpoint as CreatedWebhook, Page, WebhookEndpoint } 
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { FULL_LIST_LIMIT } from '../api/wire.ts';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
@@ -61,11 +61,12 @@ export function WebhooksView() {
   }
 
   const data = endpoints.data;
+  const mayManage = useCan()('manageWebhooks');
   return (
     <>
       <PageHeading title="Webhooks">Webhooks</PageHeading>
       <WebhooksLead />
-      <AddWebhookForm onCreated={onCreated} />
+      {mayManage && <AddWebhookForm onCreated={onCreated} />}
       <StatusNote text={note} />
       <section aria-labelledby="webhooks-title" className="section">
         <h2 id="webhooks-title">
@@ -181,6 +182,7 @@ function EndpointItem({ endpoint, actions }: { endpoint: WebhookEndpoint; action
   // The buttons keep their short visible names; their description names the endpoint they act on, so a
   // screen reader moving between buttons hears which of several endpoints "Edit" or "Delete" is for.
   const urlId = useId();
+  const mayManage = useCan()('manageWebhooks');
   return (
     <li className="endpoint-item" data-testid="webhook-item">
       <div className="key-head">
@@ -215,22 +217,26 @@ function EndpointItem({ endpoint, actions }: { endpoint: WebhookEndpoint; action
         >
           {open ? 'Hide delivery log' : 'Delivery log'}
         </button>
-        <button
-          type="button"
-          className="button secondary small"
-          aria-describedby={urlId}
-          onClick={() => actions.onEdit(endpoint)}
-        >
-          Edit
-        </button>
-        <button
-          type="button"
-          className="button secondary small"
-          aria-describedby={urlId}
-          onClick={() => actions.onDelete(endpoint)}
-        >
-          Delete
-        </button>
+        {mayManage && (
+          <>
+            <button
+              type="button"
+              className="button secondary small"
+              aria-describedby={urlId}
+              onClick={() => actions.onEdit(endpoint)}
+            >
+              Edit
+            </button>
+            <button
+              type="button"
+              className="button secondary small"
+              aria-describedby={urlId}
+              onClick={() => actions.onDelete(endpoint)}
+            >
+              Delete
+            </button>
+          </>
+        )}
       </div>
       {open && (
         <div id={logId}>

@@ -8,7 +8,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { shortAddress } from '../address.ts';
 import type { Withdrawal, WithdrawalAddress, WithdrawalPage } from '../api/custody.ts';
 import { toApiError } from '../api/errors.ts';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { AmountInput, amountError } from '../components/AmountInput.tsx';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
@@ -55,6 +55,7 @@ export function WithdrawSection() {
     () => client.custody.withdrawalAddresses(),
     STALE.withdrawals,
   );
+  const mayWithdraw = useCan()('withdrawMaster');
   return (
     <section className="card" aria-labelledby="withdraw-title" data-testid="withdraw-section">
       <h2 id="withdraw-title">Withdraw</h2>
@@ -63,8 +64,13 @@ export function WithdrawSection() {
         can be used, so that one added by someone else can be removed in time. Adding an address and
         withdrawing ask you to confirm it is you.
       </p>
+      {!mayWithdraw && (
+        <p className="hint" data-testid="withdraw-owner-only">
+          Only an owner of the organization can change the address book or withdraw.
+        </p>
+      )}
       <AddressBook book={book} />
-      <WithdrawForm entries={book.data?.items} />
+      {mayWithdraw && <WithdrawForm entries={book.data?.items} />}
       <WithdrawalsList entries={book.data?.items ?? []} />
     </section>
   );
@@ -75,6 +81,7 @@ function AddressBook({ book }: { book: ResourceState<Book> }) {
   const qc = useQueryClient();
   const [removing, setRemoving] = useState<WithdrawalAddress | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  const mayManage = useCan()('manageAddressBook');
 
   async function onRemove(entry: WithdrawalAddress) {
     await client.custody.removeWithdrawalAddress(entry.id);
@@ -95,16 +102,20 @@ function AddressBook({ book }: { book: ResourceState<Book> }) {
           <Loading />
         )
       ) : data.items.length === 0 ? (
-        <p className="empty">No addresses yet. Add the first one below.</p>
+        <p className="empty">No addresses yet.{mayManage ? ' Add the first one below.' : ''}</p>
       ) : (
         <ul className="rows" data-testid="withdrawal-addresses" aria-label="Withdrawal addresses">
           {data.items.map((entry) => (
-            <AddressEntry key={entry.id} entry={entry} onRemove={() => setRemoving(entry)} />
+            <AddressEntry
+              key={entry.id}
+              entry={entry}
+              onRemove={mayManage ? () => setRemoving(entry) : null}
+            />
           ))}
         </ul>
       )}
       <StatusNote text={note} />
-      <AddAddressForm onAdded={(message) => setNote(message)} />
+      {mayManage && <AddAddressForm onAdded={(message) => setNote(message)} />}
       {removing !== null && (
         <ConfirmDialog
           title="Remove this address?"
@@ -122,7 +133,7 @@ function AddressBook({ book }: { book: ResourceState<Book> }) {
   );
 }
 
-function AddressEntry({ entry, onRemove }: { entry: WithdrawalAddress; onRemove: () => void }) {
+function AddressEntry({ entry, onRemove }: { entry: WithdrawalAddress; onRemove: (() => void) | null }) {
   const qc = useQueryClient();
   const until = Date.parse(entry.activatesAt);
   const seconds = useCountdown(entry.status === 'pending' && !Number.isNaN(until) ? until : null);
@@ -152,9 +163,11 @@ function AddressEntry({ entry, onRemove }: { entry: WithdrawalAddress; onRemove:
           </>
         )}
       </span>
-      <button type="button" className="button secondary small" onClick={onRemove}>
-        Remove<span className="visually-hidden"> {entry.label}</span>
-      </button>
+      {onRemove !== null && (
+        <button type="button" className="button secondary small" onClick={onRemove}>
+          Remove<span className="visually-hidden"> {entry.label}</span>
+        </button>
+      )}
     </li>
   );
 }

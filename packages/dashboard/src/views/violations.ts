@@ -105,7 +105,9 @@ export function isPolicyRejection(rejectionReason: string | null, violations: Vi
   return rejectionReason === violations.map((v) => v.reason).join('; ');
 }
 
-const THRESHOLD = /^above the approval threshold of ([0-9]+(?:\.[0-9]+)?) \(policy [^()]*\)$/;
+// A require_approvals policy adds how many members must approve (", 2 approvers"): the count is shown on its own.
+const THRESHOLD =
+  /^above the approval threshold of ([0-9]+(?:\.[0-9]+)?)(?:, [0-9]+ approvers)? \(policy [^()]*\)$/;
 
 /** Why a payment waits for approval, from what the server stored as its reason. */
 export type ApprovalWhy = { kind: 'threshold'; threshold: string } | { kind: 'asked'; reason: string | null };

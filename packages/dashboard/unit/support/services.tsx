@@ -27,6 +27,8 @@ export function testServices(
     sandbox: true,
     chain: null,
     logout: async () => {},
+    role: 'owner',
+    enrolmentRequired: false,
     ...overrides,
   };
   const wrap = (node: ReactNode) => (
