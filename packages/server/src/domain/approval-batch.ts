@@ -5,22 +5,19 @@
 // again: the owner's approval is the decision. Pure: the batch writes the transitions it collects.
 
 import { invalidState, notFound } from '../errors.ts';
-import { accountIds } from '../ledger/ledger.ts';
-import type { TransactionRow } from '../services/transactions.ts';
-import type { EventType } from '../services/webhook-events.ts';
-import type { TransactionStatus } from '../store/schema.ts';
+import { accountIds } from './accounts.ts';
 import {
   type BatchContext,
   type BatchEffects,
   type BatchState,
+  type HeldRow,
+  type TransitionSpec,
   transfer,
   type WalletState,
 } from './batch-state.ts';
 import { type Outcome, success } from './outcome.ts';
 import { payRecipient, recipientOf } from './payment-batch.ts';
-
-/** A payment's row as stored (transactions). */
-export type HeldRow = TransactionRow;
+import type { TransactionStatus } from './records.ts';
 
 export interface ResolveCommand {
   kind: 'approve' | 'reject' | 'expire';
@@ -41,14 +38,6 @@ export interface ResolveCommand {
 export interface ResolveData {
   result: 'done' | 'expired' | 'unchanged';
   transaction: HeldRow;
-}
-
-/** A status change of an existing transaction: one audit event, and the row as it is afterwards. */
-export interface TransitionSpec {
-  before: HeldRow;
-  after: HeldRow;
-  actor: string;
-  note: string | null;
 }
 
 export const APPROVED_NOTE = 'approved by the owner';
@@ -201,5 +190,3 @@ function transition(state: BatchState, effects: BatchEffects, spec: TransitionSp
   effects.transitions.push(spec);
   state.held.set(spec.after.id, spec.after);
 }
-
-export type Notice = { type: EventType; row: HeldRow };
