@@ -25,8 +25,8 @@ import {
   useAgentWallets,
 } from '../queries.ts';
 import { agentPath } from '../router.ts';
-import { useOwnWallets } from './ActivityPanel.tsx';
 import { policyTitle } from './policyInfo.ts';
+import { useOwnWallets } from './useOwnWallets.ts';
 import { approvalSentence, approvalWhy, describeViolation } from './violations.ts';
 
 /** Wallets whose waiting payments load by themselves; beyond them the inbox links to each wallet. */
