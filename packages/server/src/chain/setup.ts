@@ -3,8 +3,8 @@
 // addresses nobody holds a key for (money sent there would be lost), an `evm` database started on the sandbox
 // would simulate payouts of real money, and a changed mnemonic would make every address someone else's.
 import type { Kysely } from 'kysely';
-import type { Rail } from '../config.ts';
 import type { Database } from '../store/schema.ts';
+import type { Rail } from './config.ts';
 
 /** The first block the deposit watcher reads. */
 export const DEPOSITS_START_SETTING = 'deposits_start_block';

@@ -9,7 +9,6 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyBaseLogger } from 'fastify';
 import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
 import type { Services } from '../services/index.ts';
@@ -17,15 +16,8 @@ import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
 import { toolByName, toolInputJsonSchema, toolOutputJsonSchema, toolsFor } from '../tools/registry.ts';
 import { VERSION } from '../version.ts';
+import type { McpRequestContext } from './context.ts';
 import { listResources, readResource } from './resources.ts';
-
-/** Where a tools/call runs: its failures are logged with the HTTP request's id, as on the REST path. */
-export interface McpRequestContext {
-  requestId: string;
-  log: FastifyBaseLogger;
-  /** The API key of the request (see ToolCall.credential). */
-  credential: string | null;
-}
 
 export function createMcpServer(services: Services, key: AgentKey, context: McpRequestContext): Server {
   const server = new Server(

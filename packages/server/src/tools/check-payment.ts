@@ -4,8 +4,8 @@ import { chooseRequirement, requiredOf } from '../domain/x402.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
 import type { Services } from '../services/index.ts';
+import type { ToolDefinition } from './definition.ts';
 import { checkPaymentOutput } from './outputs.ts';
-import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject({
   toAddress: addressSchema

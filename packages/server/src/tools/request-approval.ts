@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { memoSchema } from '../http/schemas.ts';
+import type { ToolDefinition } from './definition.ts';
 import { requestApprovalOutput } from './outputs.ts';
 import { paymentInputShape, paymentRequest } from './payment-input.ts';
-import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject({
   ...paymentInputShape,
