@@ -35,11 +35,11 @@ module.exports = {
       to: { path: '^packages/', pathNot: `${SERVER}(domain/|errors[.]ts$|clock[.]ts$)` },
     },
     {
-      name: 'store-is-the-bottom',
+      name: 'store-imports-only-domain',
       severity: 'error',
       comment:
-        'store/ (Kysely, migrations) is the floor everything stands on: it imports no services/ (nor ledger, ' +
-        'rail or HTTP), only store/, the pure domain/ and errors.ts.',
+        'store/ (Kysely, migrations) stands on the pure domain/ alone: it imports no services/ (nor the ' +
+        'ledger, the rail or HTTP), only store/, domain/ and errors.ts.',
       from: { path: `${SERVER}store/`, pathNot: NOT_TESTS },
       to: { path: '^packages/', pathNot: `${SERVER}(store/|domain/|errors[.]ts$)` },
     },
