@@ -5,8 +5,8 @@
 //
 // Every import counts, type-only ones included: a type imported from an upper floor ties the lower floor to it
 // as surely as a value does (it must change when the upper one does), so each type lives on the lowest floor
-// that uses it. Tests are held to the cycle rule like the code; the floor rules are about the product, so a
-// test may reach into any floor to set up what it checks.
+// that uses it. Tests beside the code (src/**/*.test.ts) are held to the cycle rule like the code; the floor
+// rules are about the product, so a test may reach into any floor to set up what it checks.
 
 const SERVER = '^packages/server/src/';
 const NOT_TESTS = '[.](test|spec)[.]tsx?$';
