@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Compiles packages/server/contracts/TestUSDC.sol with the pinned solc npm package and writes the artifact the
-// on-chain tests deploy (src/chain/artifacts/TestUSDC.json). The artifact is committed so tests need no
+// on-chain tests deploy (contracts/artifacts/TestUSDC.json). The artifact is committed so tests need no
 // compiler at run time; rerun this after editing the contract:
 //
 //   node packages/server/scripts/build-contracts.ts
@@ -14,7 +14,7 @@ import solc from 'solc';
 const CONTRACT = 'TestUSDC';
 const EXPECTED_SOLC = '0.8.37';
 const SOURCE_FILE = resolve(import.meta.dirname, `../contracts/${CONTRACT}.sol`);
-const ARTIFACT_FILE = resolve(import.meta.dirname, `../src/chain/artifacts/${CONTRACT}.json`);
+const ARTIFACT_FILE = resolve(import.meta.dirname, `../contracts/artifacts/${CONTRACT}.json`);
 
 interface CompilerMessage {
   severity: 'error' | 'warning' | 'info';

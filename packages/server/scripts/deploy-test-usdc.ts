@@ -15,7 +15,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
-const ARTIFACT = resolve(import.meta.dirname, '../src/chain/artifacts/TestUSDC.json');
+const ARTIFACT = resolve(import.meta.dirname, '../contracts/artifacts/TestUSDC.json');
 const rpcUrl = process.env.EVM_RPC_URL ?? 'http://127.0.0.1:8545';
 const { abi, bytecode } = JSON.parse(readFileSync(ARTIFACT, 'utf8')) as { abi: Abi; bytecode: Hex };
 const account = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 9 });

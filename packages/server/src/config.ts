@@ -5,10 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { type EvmConfig, EvmConfigError, parseEvmConfig } from './chain/config.ts';
+import { type EvmConfig, EvmConfigError, parseEvmConfig, type Rail } from './chain/config.ts';
 import { type BucketName, parseRateLimits } from './limits/rules.ts';
-
-export type Rail = 'sandbox' | 'evm';
 
 export interface Config {
   port: number;

@@ -13,9 +13,8 @@ import { type FetchInit, type FetchLike, type FetchResponse, ManagementClient } 
 import { type CustodyApi, custodyApi } from './custody.ts';
 import { ApiError } from './errors.ts';
 import { type OrganizationApi, organizationApi } from './organization.ts';
+import type { Method, RequestParams } from './request.ts';
 import { isStepUpPath, type StepUpAsk, StepUpGate, stepUpMethods } from './stepUp.ts';
-
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** The 403s the app as a whole reacts to (see onRefused). */
 export type RefusalCode = 'MFA_ENROLLMENT_REQUIRED' | 'FORBIDDEN_ROLE';
@@ -47,13 +46,6 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** request(): retries of a read or a keyed write after a network error or a 5xx, like the SDK's. */
 const REQUEST_RETRIES = 2;
 const REQUEST_RETRY_BASE_MS = 200;
-
-export interface RequestParams {
-  query?: Record<string, string | number | undefined>;
-  body?: unknown;
-  /** Sent as the Idempotency-Key header: the write may then be repeated safely. */
-  idempotencyKey?: string;
-}
 
 /** The server's rate-limit bucket a request counts against (contract section 5), as far as a client can tell. */
 export function bucketOf(method: string, path: string): string {

@@ -9,7 +9,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/browser';
-import type { ApiClient } from './client.ts';
+import type { Requester } from './request.ts';
 import type { StepUpMethod } from './stepUp.ts';
 
 /** The `data` of an operation's success answer (200 or 201). */
@@ -50,7 +50,7 @@ export interface WithdrawParams {
 
 const id = encodeURIComponent;
 
-export function custodyApi(client: ApiClient) {
+export function custodyApi(client: Requester) {
   return {
     // ---- the two-step login and step-up --------------------------------------------------------------
     loginWithCode: (mfaToken: string, code: string) =>

@@ -3,8 +3,8 @@
 // through ApiClient.request (the same adapter: rate limits, 401, step-up), typed with the SDK's wire types.
 import type { Session as AuthResult } from '@agent-wallet/sdk';
 import type { Role } from '../roles.ts';
-import type { ApiClient } from './client.ts';
 import type { Answer } from './custody.ts';
+import type { Requester } from './request.ts';
 
 export type Member = Answer<'listMembers'>['items'][number];
 export type Invitation = Answer<'listInvitations'>['items'][number];
@@ -22,7 +22,7 @@ export interface AuditFilter {
 
 const id = encodeURIComponent;
 
-export function organizationApi(client: ApiClient) {
+export function organizationApi(client: Requester) {
   return {
     signupWithInvitation: (email: string, password: string, invitationToken: string) =>
       client.request<AuthResult>('POST', '/auth/signup', { body: { email, password, invitationToken } }),

@@ -2,14 +2,13 @@
 // 30 days, then the transactions. One request for the transactions (100 newest; more only when the 30 days
 // need them) and one for the policies, both shared with the other tabs. The chart (recharts, the biggest library
 // here) loads as its own chunk when a wallet's activity is first shown, so the first page stays small.
-import type { AgentWallet, MasterWallet } from '@agent-wallet/sdk';
+import type { AgentWallet } from '@agent-wallet/sdk';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { capBars, capNotes, chartStart, spendByDay } from '../activity.ts';
 import { FULL_LIST_LIMIT } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { Loading } from '../components/Common.tsx';
-import { walletName } from '../format.ts';
-import { K, STALE, useActivity, useAgentWallets, usePeek, useResource } from '../queries.ts';
+import { K, STALE, useActivity, useResource } from '../queries.ts';
 import { CapBars } from './CapBars.tsx';
 import { TransactionsTable } from './TransactionsTable.tsx';
 
@@ -24,19 +23,6 @@ function ChartPlaceholder() {
       <Loading />
     </section>
   );
-}
-
-/** The person's own wallets by lower-case address: counterparties are named, not shown as hex. */
-export function useOwnWallets(): Map<string, string> {
-  const wallets = useAgentWallets();
-  const master = usePeek<MasterWallet>(K.master);
-  return useMemo(() => {
-    const names = new Map<string, string>();
-    for (const wallet of wallets.data?.items ?? [])
-      names.set(wallet.address.toLowerCase(), walletName(wallet.label));
-    if (master !== undefined) names.set(master.address.toLowerCase(), 'Master wallet');
-    return names;
-  }, [wallets.data, master]);
 }
 
 export function ActivityPanel({ wallet }: { wallet: AgentWallet }) {

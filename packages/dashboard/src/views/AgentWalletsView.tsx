@@ -17,7 +17,7 @@ import { plural, walletName } from '../format.ts';
 import { formatUsdc } from '../money.ts';
 import { addWallet, K, POLL_RESERVE, STALE, useAction, useAgentWallets } from '../queries.ts';
 import { agentPath } from '../router.ts';
-import { useOwnWallets } from './ActivityPanel.tsx';
+import { useOwnWallets } from './useOwnWallets.ts';
 import { type DailyUse, dailyUse, type SortKey, sortWallets } from './walletTable.ts';
 
 export const LABEL_MAX = 100;

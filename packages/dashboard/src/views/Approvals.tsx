@@ -25,10 +25,10 @@ import {
   useAgentWallets,
 } from '../queries.ts';
 import { agentPath } from '../router.ts';
-import { useOwnWallets } from './ActivityPanel.tsx';
 import { ApprovalProgress } from './ApprovalProgress.tsx';
 import { approvalNote, hasApproved } from './approvalWords.ts';
 import { policyTitle } from './policyInfo.ts';
+import { useOwnWallets } from './useOwnWallets.ts';
 import { approvalSentence, approvalWhy, describeViolation } from './violations.ts';
 
 /** Wallets whose waiting payments load by themselves; beyond them the inbox links to each wallet. */

@@ -22,10 +22,10 @@ import {
   walletName,
 } from '../format.ts';
 import { refreshWallet, type useActivity } from '../queries.ts';
-import { useOwnWallets } from './ActivityPanel.tsx';
 import { AuditTrail } from './AuditTrail.tsx';
 import { approvalCountText } from './approvalWords.ts';
 import { policyTitle } from './policyInfo.ts';
+import { useOwnWallets } from './useOwnWallets.ts';
 import { deniedBy, describeViolation } from './violations.ts';
 
 type Activity = ReturnType<typeof useActivity>;

@@ -7,6 +7,9 @@ import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { registerSecret } from '../log-scrub.ts';
 
+/** Where money goes out and comes in: the in-process sandbox, or USDC on an EVM chain. */
+export type Rail = 'sandbox' | 'evm';
+
 export interface EvmConfig {
   rpcUrl: string;
   chainId: number;

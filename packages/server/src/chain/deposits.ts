@@ -7,13 +7,10 @@
 // the pending rows and the cursor move in one database transaction, and chain_deposits is unique by (chain, tx
 // hash, log index): a crash or a second instance can repeat a round, never a credit.
 import type { Kysely } from 'kysely';
+import { BALANCE_MAX_MICROS } from '../domain/accounts.ts';
 import { newId } from '../domain/ids.ts';
-import { accountIds, BALANCE_MAX_MICROS, postTransfer } from '../ledger/ledger.ts';
-import type { ServiceContext } from '../services/context.ts';
-import { recordDeposit } from '../services/deposits.ts';
-import { insertTransaction } from '../services/transactions.ts';
-import { emitEvent } from '../services/webhook-events.ts';
 import type { Database } from '../store/schema.ts';
+import type { RailBooks, RailContext } from './books.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
 import { depositCursorName } from './setup.ts';
@@ -73,7 +70,7 @@ export function watchRange(cursor: bigint, head: bigint, confirmations: number) 
 }
 
 export interface WatcherDeps {
-  ctx: ServiceContext;
+  ctx: RailContext;
   client: ChainClient;
   config: EvmConfig;
   warn: (message: string) => void;
@@ -98,7 +95,12 @@ export async function watchDepositsOnce(deps: WatcherDeps): Promise<{ credited: 
   if (range.confirmedTo > cursor) newCursor = range.confirmedTo;
   const credited = await ctx.writer.run(
     (trx) =>
-      applyPlan(trx, plan, { cursorName, newCursor, chainId: config.chainId, nowMs: ctx.clock.nowMs() }),
+      applyPlan(trx, ctx.books, plan, {
+        cursorName,
+        newCursor,
+        chainId: config.chainId,
+        nowMs: ctx.clock.nowMs(),
+      }),
     { wallets: [...new Set(plan.credit.map((c) => c.target.walletId))] },
   );
   return { credited, pending: plan.pending.length };
@@ -159,13 +161,14 @@ async function depositTargets(db: Kysely<Database>, transfers: readonly ChainTra
 
 async function applyPlan(
   trx: Kysely<Database>,
+  books: RailBooks,
   plan: DepositPlan,
   round: { cursorName: string; newCursor: bigint; chainId: number; nowMs: number },
 ): Promise<number> {
   await trx.deleteFrom('chain_deposits').where('status', '=', 'pending').execute();
   let credited = 0;
   for (const item of plan.credit) {
-    if (await creditDeposit(trx, item, round)) credited += 1;
+    if (await creditDeposit(trx, books, item, round)) credited += 1;
   }
   if (plan.pending.length > 0) {
     await trx
@@ -208,6 +211,7 @@ function chainDepositRow(
 /** Credits one transfer unless it already was (the unique row is claimed first); true when credited now. */
 async function creditDeposit(
   trx: Kysely<Database>,
+  books: RailBooks,
   item: ChainTransfer & { target: DepositTarget },
   round: { chainId: number; nowMs: number },
 ): Promise<boolean> {
@@ -219,58 +223,17 @@ async function creditDeposit(
     .executeTakeFirst();
   if (claimed === undefined) return false;
   const { target, valueMicros: amountMicros, txHash } = item;
-  const ledgerTransactionId = await postTransfer(trx, {
-    kind: 'deposit',
-    referenceId: claimed.id,
-    nowMs: round.nowMs,
-    legs: [
-      { accountId: accountIds.external('evm'), amountMicros: -amountMicros },
-      { accountId: accountIds.available(target.walletId), amountMicros },
-    ],
-  });
-  const common = {
-    walletId: target.walletId,
-    userId: target.userId,
+  const depositId = await books.creditDeposit(trx, {
+    chainDepositId: claimed.id,
+    ...target,
     amountMicros,
-    nowMs: round.nowMs,
     txHash,
-  };
-  const deposit = await recordDeposit(trx, { ...common, rail: 'evm', ledgerTransactionId });
-  await emitEvent(trx, {
-    userId: target.userId,
-    type: 'deposit.credited',
-    data: () => deposit,
     nowMs: round.nowMs,
   });
-  if (target.kind === 'agent') await recordIncoming(trx, common, target.address);
   await trx
     .updateTable('chain_deposits')
-    .set({ deposit_id: deposit.id })
+    .set({ deposit_id: depositId })
     .where('id', '=', claimed.id)
     .execute();
   return true;
-}
-
-/** An agent wallet's history shows money that arrived on chain as an `incoming` transaction. */
-async function recordIncoming(
-  trx: Kysely<Database>,
-  common: { walletId: string; userId: string; amountMicros: bigint; nowMs: number; txHash: string },
-  address: string,
-): Promise<void> {
-  await insertTransaction(trx, {
-    ...common,
-    type: 'incoming',
-    status: 'completed',
-    toAddress: address,
-    counterpartyWalletId: null,
-    memo: null,
-    reason: null,
-    rail: 'evm',
-    rejectionReason: null,
-    violations: null,
-    initiatedBy: 'chain',
-    idempotencyKey: null,
-    expiresAtMs: null,
-    relatedTransactionId: null,
-  });
 }

@@ -4,7 +4,7 @@
 // purpose) and accounts are cached, bounded.
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { type HDAccount, HDKey, hdKeyToAccount } from 'viem/accounts';
-import { DERIVATION_INDEX_MAX } from '../services/addresses.ts';
+import { DERIVATION_INDEX_MAX } from '../domain/address.ts';
 
 export const TREASURY_INDEX = 0;
 /** Deposit addresses signed for at once are few (sweeps, in batches); a bound keeps a big service's cache small. */

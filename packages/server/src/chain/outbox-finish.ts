@@ -3,11 +3,8 @@
 // its money goes back to the wallet; a sweep that failed gives its deposits back to the sweeper. Each step
 // re-reads the row first, so two instances (or a retried round) finish a row once.
 import type { Kysely, Selectable } from 'kysely';
-import { accountIds, postTransfer } from '../ledger/ledger.ts';
-import type { ServiceContext } from '../services/context.ts';
-import { setTransactionStatus, withdrawalView } from '../services/transactions.ts';
-import { emitEvent, emitTransactionEvent } from '../services/webhook-events.ts';
 import type { ChainOutboxTable, Database } from '../store/schema.ts';
+import type { RailBooks, RailContext } from './books.ts';
 
 export type OutboxRow = Selectable<ChainOutboxTable>;
 
@@ -16,7 +13,7 @@ export type Ending =
   | { kind: 'failed'; reason: string; txHash: string | null; blockNumber: bigint | null };
 
 /** Finishes a row once; false when it was already finished (by another instance or an earlier round). */
-export async function finishOutboxRow(ctx: ServiceContext, row: OutboxRow, ending: Ending): Promise<boolean> {
+export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: Ending): Promise<boolean> {
   const nowMs = ctx.clock.nowMs();
   return ctx.writer.run(
     async (trx) => {
@@ -37,7 +34,7 @@ export async function finishOutboxRow(ctx: ServiceContext, row: OutboxRow, endin
         })
         .where('id', '=', row.id)
         .execute();
-      if (row.kind === 'payout') await finishPayment(trx, row, ending, nowMs);
+      if (row.kind === 'payout') await finishPayment(trx, ctx.books, row, ending, nowMs);
       else if (ending.kind === 'failed') {
         await trx
           .updateTable('chain_deposits')
@@ -51,7 +48,13 @@ export async function finishOutboxRow(ctx: ServiceContext, row: OutboxRow, endin
   );
 }
 
-async function finishPayment(trx: Kysely<Database>, row: OutboxRow, ending: Ending, nowMs: number) {
+async function finishPayment(
+  trx: Kysely<Database>,
+  books: RailBooks,
+  row: OutboxRow,
+  ending: Ending,
+  nowMs: number,
+) {
   const payment = {
     transactionId: row.transaction_id!,
     walletId: row.wallet_id,
@@ -59,97 +62,16 @@ async function finishPayment(trx: Kysely<Database>, row: OutboxRow, ending: Endi
   };
   if (ending.kind === 'completed') {
     const note = `confirmed on chain in block ${ending.blockNumber}`;
-    await finishChainPayment(trx, payment, { kind: 'completed', txHash: ending.txHash, note }, nowMs);
+    await books.finishChainPayment(trx, payment, { kind: 'completed', txHash: ending.txHash, note }, nowMs);
     return;
   }
   const note = `${ending.reason}; the amount is back in the wallet`;
-  await finishChainPayment(
+  await books.finishChainPayment(
     trx,
     payment,
     { kind: 'failed', txHash: ending.txHash, note, refundKind: 'payout_refund' },
     nowMs,
   );
-}
-
-/**
- * How a payment that left through the evm rail ends (a payout, an x402 authorization): completed with its
- * chain transaction, or failed with its money moved back from the rail's account to the wallet.
- */
-export async function finishChainPayment(
-  trx: Kysely<Database>,
-  payment: { transactionId: string; walletId: string; amountMicros: bigint },
-  ending:
-    | { kind: 'completed'; txHash: string; note: string }
-    | { kind: 'failed'; txHash: string | null; note: string; refundKind: string },
-  nowMs: number,
-): Promise<void> {
-  const tx = await trx
-    .selectFrom('transactions')
-    .select(['id', 'wallet_id', 'type', 'status', 'amount_micros', 'created_at_ms'])
-    .where('id', '=', payment.transactionId)
-    .executeTakeFirstOrThrow();
-  if (ending.kind === 'completed') {
-    await setTransactionStatus(trx, tx, {
-      status: 'completed',
-      actor: 'system',
-      note: ending.note,
-      nowMs,
-      txHash: ending.txHash,
-    });
-    await emitChainEnding(trx, tx, 'completed', nowMs);
-    return;
-  }
-  await postTransfer(trx, {
-    kind: ending.refundKind,
-    referenceId: tx.id,
-    nowMs,
-    legs: [
-      { accountId: accountIds.external('evm'), amountMicros: -payment.amountMicros },
-      { accountId: accountIds.available(payment.walletId), amountMicros: payment.amountMicros },
-    ],
-  });
-  await setTransactionStatus(trx, tx, {
-    status: 'failed',
-    actor: 'system',
-    note: ending.note,
-    nowMs,
-    txHash: ending.txHash,
-  });
-  await emitChainEnding(trx, tx, 'failed', nowMs);
-}
-
-/** payment.* for an agent's payment; withdrawal.* for a payment of a master wallet (the owner's withdrawal). */
-async function emitChainEnding(
-  trx: Kysely<Database>,
-  tx: { id: string; wallet_id: string },
-  ending: 'completed' | 'failed',
-  nowMs: number,
-): Promise<void> {
-  const wallet = await trx
-    .selectFrom('wallets')
-    .select('kind')
-    .where('id', '=', tx.wallet_id)
-    .executeTakeFirstOrThrow();
-  if (wallet.kind === 'agent') {
-    await emitTransactionEvent(
-      trx,
-      tx.id,
-      ending === 'completed' ? 'payment.completed' : 'payment.failed',
-      nowMs,
-    );
-    return;
-  }
-  const row = await trx
-    .selectFrom('transactions')
-    .selectAll()
-    .where('id', '=', tx.id)
-    .executeTakeFirstOrThrow();
-  await emitEvent(trx, {
-    userId: row.user_id,
-    type: ending === 'completed' ? 'withdrawal.completed' : 'withdrawal.failed',
-    data: () => withdrawalView(row),
-    nowMs,
-  });
 }
 
 /** Stores a signed transaction before it is broadcast: from here a crash resumes by rebroadcasting this very one. */

@@ -1,9 +1,10 @@
 // The `evm` rail put together: keys from the mnemonic, the chain client, the database's agreement (setup.ts),
 // and the duties that run each CHAIN_POLL_INTERVAL_MS — watch deposits, queue sweeps, send and confirm.
 // Opened in two steps because the duties need the service context, which needs the rail's batch settings.
+// What the duties need from the services (crediting a deposit, ending a payment) comes in the context's books.
 import { randomBytes } from 'node:crypto';
-import type { ServiceContext } from '../services/context.ts';
 import type { Store } from '../store/db.ts';
+import type { RailContext } from './books.ts';
 import { type ChainClient, createChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
 import { watchDepositsOnce } from './deposits.ts';
@@ -13,10 +14,6 @@ import { senderLeaseName, sendOnce } from './sender.ts';
 import { fixDepositStart, prepareRail } from './setup.ts';
 import { planSweepsOnce, tokenNameReader } from './sweeps.ts';
 import { createTreasuryMonitor, type TreasuryMonitor } from './treasury.ts';
-import { createX402Service } from './x402.ts';
-import { settleX402Due } from './x402-settle.ts';
-
-export { createX402Service };
 
 export interface EvmRail {
   config: EvmConfig;
@@ -55,17 +52,11 @@ export interface ChainDuties {
   watchDeposits(): Promise<unknown>;
   /** Queues sweeps and sends the outbox, if this instance holds the sender lease. */
   send(): Promise<unknown>;
-  /** Ends x402 payments the chain has decided (settled, or expired unused). */
-  settleX402(): Promise<unknown>;
   /** Gives the sender lease up (clean shutdown). */
   release(): Promise<void>;
 }
 
-export function chainDuties(
-  ctx: ServiceContext,
-  rail: EvmRail,
-  warn: (message: string) => void,
-): ChainDuties {
+export function chainDuties(ctx: RailContext, rail: EvmRail, warn: (message: string) => void): ChainDuties {
   const base = { ctx, client: rail.client, config: rail.config, keys: rail.keys };
   const tokenName = rail.tokenName;
   return {
@@ -79,7 +70,6 @@ export function chainDuties(
       const swept = await planSweepsOnce({ ...base, tokenName });
       return { ...round, swept };
     },
-    settleX402: () => settleX402Due({ ctx, rail, allowPrivate: false }),
     release: () => releaseLease(ctx.store.db, senderLeaseName(rail.config), rail.holder),
   };
 }

@@ -6,7 +6,7 @@
 // the next nonces, are signed, stored, then broadcast. Storing before broadcasting is what makes a crash safe:
 // after a restart the stored transaction is found on chain or sent again — never a second, different one.
 import { BaseError, ExecutionRevertedError, encodeFunctionData, keccak256, parseTransaction } from 'viem';
-import type { ServiceContext } from '../services/context.ts';
+import type { RailContext } from './books.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
 import type { ServiceKeys } from './keys.ts';
@@ -34,7 +34,7 @@ function crashIf(point: 'payout-after-sign' | 'payout-after-broadcast', row: Out
 export const QUEUED_MAX_AGE_MS = 15 * 60_000;
 
 export interface SenderDeps {
-  ctx: ServiceContext;
+  ctx: RailContext;
   client: ChainClient;
   config: EvmConfig;
   keys: ServiceKeys;

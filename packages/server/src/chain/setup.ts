@@ -3,12 +3,13 @@
 // addresses nobody holds a key for (money sent there would be lost), an `evm` database started on the sandbox
 // would simulate payouts of real money, and a changed mnemonic would make every address someone else's.
 import type { Kysely } from 'kysely';
-import type { Rail } from '../config.ts';
-import { NEXT_DERIVATION_INDEX } from '../services/addresses.ts';
 import type { Database } from '../store/schema.ts';
+import type { Rail } from './config.ts';
 
 /** The first block the deposit watcher reads. */
 export const DEPOSITS_START_SETTING = 'deposits_start_block';
+/** The next BIP-44 index a new wallet's address takes (services/addresses.ts advances it; set to 1 here). */
+export const NEXT_DERIVATION_INDEX = 'next_derivation_index';
 /**
  * Where the service's history on chain begins, fixed when the rail is set up on a database, before its first
  * address exists: no transfer to a service address can be older, so verify-ledger --chain scans from here.

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseSignature } from 'viem';
 import { newId } from '../domain/ids.ts';
-import type { ServiceContext } from '../services/context.ts';
+import type { RailContext } from './books.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
 import type { ServiceKeys } from './keys.ts';
@@ -20,7 +20,7 @@ const SWEEPS_PER_ROUND_MAX = 32;
 const AUTHORIZATION_VALID_SECONDS = 24 * 60 * 60;
 
 export interface SweepDeps {
-  ctx: ServiceContext;
+  ctx: RailContext;
   client: ChainClient;
   config: EvmConfig;
   keys: ServiceKeys;
@@ -117,7 +117,7 @@ async function signSweep(
 
 /** The outbox row and the deposits' claim on it, together; false when another round claimed a deposit first. */
 async function queueSweep(
-  ctx: ServiceContext,
+  ctx: RailContext,
   candidate: SweepCandidate,
   authorization: SweepAuthorization,
 ): Promise<boolean> {

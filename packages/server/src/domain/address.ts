@@ -49,6 +49,9 @@ function computeChecksumAddress(address: string): string {
   return out;
 }
 
+/** BIP-32 non-hardened child indexes stop here: the last index a wallet's address can take on the `evm` rail. */
+export const DERIVATION_INDEX_MAX = 2 ** 31 - 1;
+
 /**
  * A wallet's address, derived from the server's address secret and the wallet id: the last 20 bytes of
  * keccak256(secret || walletId), as Ethereum derives addresses from keys. Unique in practice (160 bits) and

@@ -5,23 +5,20 @@
 // again: the owner's approval is the decision. Pure: the batch writes the transitions it collects.
 
 import { invalidState, notFound } from '../errors.ts';
-import { accountIds } from '../ledger/ledger.ts';
-import type { TransactionRow } from '../services/transactions.ts';
-import type { EventType } from '../services/webhook-events.ts';
-import type { TransactionStatus } from '../store/schema.ts';
+import { accountIds } from './accounts.ts';
 import { type ApprovalMark, nextApproval } from './approvals.ts';
 import {
   type BatchContext,
   type BatchEffects,
   type BatchState,
+  type HeldRow,
+  type TransitionSpec,
   transfer,
   type WalletState,
 } from './batch-state.ts';
 import { type Outcome, success } from './outcome.ts';
 import { payRecipient, recipientOf } from './payment-batch.ts';
-
-/** A payment's row as stored (transactions). */
-export type HeldRow = TransactionRow;
+import type { TransactionStatus } from './records.ts';
 
 export interface ResolveCommand {
   kind: 'approve' | 'reject' | 'expire';
@@ -47,14 +44,6 @@ export interface ResolveData {
   transaction: HeldRow;
   /** The payment's approvals after this answer. */
   approvals: ApprovalMark[];
-}
-
-/** A status change of an existing transaction: one audit event, and the row as it is afterwards. */
-export interface TransitionSpec {
-  before: HeldRow;
-  after: HeldRow;
-  actor: string;
-  note: string | null;
 }
 
 export const APPROVED_NOTE = 'approved by the owner';
@@ -237,9 +226,6 @@ function transition(state: BatchState, effects: BatchEffects, spec: TransitionSp
   effects.transitions.push(spec);
   state.held.set(spec.after.id, spec.after);
 }
-
-/** A webhook event about an existing payment: its row, and its approvals where they are news. */
-export type Notice = { type: EventType; row: HeldRow; approvals?: readonly ApprovalMark[] };
 
 /** A payment whose approvals reached their count, who gave the last one, and all of them. */
 interface Approved {

@@ -7,14 +7,38 @@ import {
   BalanceLimitError,
   keepsRunningBalance,
   type Leg,
-} from '../ledger/ledger.ts';
-import type { NewDeposit } from '../services/deposits.ts';
-import type { NewTransaction } from '../services/transactions.ts';
-import type { HeldRow, Notice, TransitionSpec } from './approval-batch.ts';
+} from './accounts.ts';
 import type { ApprovalMark } from './approvals.ts';
 import type { Outcome } from './outcome.ts';
-import type { X402Details } from './payment-batch.ts';
 import type { ActivePolicy, WindowName, WindowSpending } from './policies.ts';
+import type { NewDeposit, NewTransaction, TransactionRecord } from './records.ts';
+import type { EventType } from './webhook-events.ts';
+
+/** A payment's row as stored (transactions). */
+export type HeldRow = TransactionRecord;
+
+/** A status change of an existing transaction: one audit event, and the row as it is afterwards. */
+export interface TransitionSpec {
+  before: HeldRow;
+  after: HeldRow;
+  actor: string;
+  note: string | null;
+}
+
+/** A webhook event about an existing payment: the row it reports, and its approvals where they are news. */
+export type Notice = { type: EventType; row: HeldRow; approvals?: readonly ApprovalMark[] };
+
+/** An x402 payment (x402_fetch, x402_sign): paid on chain by an authorization signed after the commit. */
+export interface X402Details {
+  /** The paid URL without its query. */
+  resource: string;
+  version: 1 | 2;
+  requirementJson: string;
+  resourceJson: string | null;
+  /** The authorization's nonce and validity, chosen before the commit so a crash after signing can resume. */
+  nonce: string;
+  validBeforeS: bigint;
+}
 
 export interface WalletState {
   id: string;

@@ -5,7 +5,6 @@
 // reads or writes a database, so the decisions are tested fast and by property: a batch decided at once equals
 // its commands decided one by one. The database constraints stay the second half of each assertion (a guarded
 // balance update that must match every account, a check that no balance is negative).
-import { idempotencyConflict, keyIsLive } from '../services/idempotency.ts';
 import { decideResolve, type ResolveCommand } from './approval-batch.ts';
 import {
   type BatchContext,
@@ -15,6 +14,7 @@ import {
   emptyEffects,
   keyOf,
 } from './batch-state.ts';
+import { idempotencyConflict, keyIsLive } from './idempotency.ts';
 import { type DepositCommand, decideDeposit, decideMove, type MoveCommand } from './movement-batch.ts';
 import type { Outcome } from './outcome.ts';
 import { decidePayment, type PaymentCommand } from './payment-batch.ts';

@@ -1,7 +1,7 @@
 // The owner's money movements decided in memory against a batch's state: fund (master → agent), withdraw
 // (agent → master), and sandbox deposits into the master wallet. Pure: see batch.ts for how a batch runs.
 import { notFound } from '../errors.ts';
-import { accountIds } from '../ledger/ledger.ts';
+import { accountIds } from './accounts.ts';
 import {
   type BatchContext,
   type BatchEffects,

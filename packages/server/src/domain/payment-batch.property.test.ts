@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { AppError } from '../errors.ts';
-import { BALANCE_MAX_MICROS } from '../ledger/ledger.ts';
-import type { HeldRow, ResolveCommand } from './approval-batch.ts';
+import { BALANCE_MAX_MICROS } from './accounts.ts';
+import type { ResolveCommand } from './approval-batch.ts';
 import { type BatchCommand, decideBatch } from './batch.ts';
 import {
   type BatchContext,
@@ -15,6 +15,7 @@ import {
   type BatchState,
   type CommandResult,
   emptyWindows,
+  type HeldRow,
   type WalletState,
 } from './batch-state.ts';
 import type { PaymentCommand } from './payment-batch.ts';

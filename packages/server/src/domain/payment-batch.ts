@@ -3,7 +3,7 @@
 // rejected record), held for approval, or settled — on the internal ledger when the recipient is a wallet of
 // this service, through the rail otherwise. Pure: see batch.ts for how a batch runs.
 import { AppError, invalid, notFound } from '../errors.ts';
-import { accountIds } from '../ledger/ledger.ts';
+import { accountIds } from './accounts.ts';
 import { toChecksumAddress } from './address.ts';
 import {
   type BatchContext,
@@ -13,23 +13,12 @@ import {
   transfer,
   type WalletState,
   windowSpending,
+  type X402Details,
   type X402Spec,
 } from './batch-state.ts';
 import { formatMicros } from './money.ts';
 import { failure, type Outcome, success } from './outcome.ts';
 import { approvalReason, approvalsRequired, evaluatePolicies, type Violation } from './policies.ts';
-
-/** An x402 payment (x402_fetch, x402_sign): paid on chain by an authorization signed after the commit. */
-export interface X402Details {
-  /** The paid URL without its query. */
-  resource: string;
-  version: 1 | 2;
-  requirementJson: string;
-  resourceJson: string | null;
-  /** The authorization's nonce and validity, chosen before the commit so a crash after signing can resume. */
-  nonce: string;
-  validBeforeS: bigint;
-}
 
 export interface PaymentCommand {
   kind: 'send' | 'request_approval' | 'x402';

@@ -3,7 +3,7 @@
 // way it pays an agent's payment — at once on the sandbox, through the payout outbox on evm (a failed payout
 // returns the money), on the internal ledger when the address is a wallet of this service. The address book's
 // delay is checked before the command is submitted (services/withdrawals.ts). Pure.
-import { accountIds } from '../ledger/ledger.ts';
+import { accountIds } from './accounts.ts';
 import type { BatchContext, BatchEffects, BatchState } from './batch-state.ts';
 import { formatMicros } from './money.ts';
 import { masterOf } from './movement-batch.ts';

@@ -8,9 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { storeTargets } from '../../test/support/harness.ts';
 import { POSTGRES_URL, uniqueName } from '../../test/support/services.ts';
+import { accountIds, assertBalanced, InsufficientFundsError } from '../domain/accounts.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
-import { accountIds, assertBalanced, InsufficientFundsError, postTransfer } from './ledger.ts';
+import { postTransfer } from './ledger.ts';
 import { verifyLedger } from './verify.ts';
 import { createLedgerWriter, type LedgerWriter, takeBatch, type WriterOptions } from './writer.ts';
 

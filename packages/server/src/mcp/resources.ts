@@ -14,7 +14,7 @@ import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
 import type { ToolName } from '../tools/registry.ts';
-import type { McpRequestContext } from './server.ts';
+import type { McpRequestContext } from './context.ts';
 
 const RECENT_TRANSACTIONS = 20;
 

@@ -9,7 +9,6 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { invalid } from '../errors.ts';
 import { serviceError } from '../http/errors.ts';
@@ -27,17 +26,8 @@ import {
   toolsFor,
 } from '../tools/registry.ts';
 import { VERSION } from '../version.ts';
+import type { McpRequestContext } from './context.ts';
 import { listResources, readResource } from './resources.ts';
-
-/** Where a tools/call runs: its failures are logged with the HTTP request's id, as on the REST path. */
-export interface McpRequestContext {
-  requestId: string;
-  log: FastifyBaseLogger;
-  /** The API key of the request (see ToolCall.credential). */
-  credential: string | null;
-  /** The HTTP request's Idempotency-Key header: a write tool's key when neither its params nor `_meta` give one. */
-  idempotencyKeyHeader?: string | string[] | undefined;
-}
 
 /** Where a tools/call may carry its idempotency key outside the params: `params._meta.idempotencyKey`. */
 export const META_IDEMPOTENCY_KEY = 'idempotencyKey';

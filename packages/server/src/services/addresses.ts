@@ -5,7 +5,8 @@
 // instances, and a rolled-back signup gives its index back.
 import { type Kysely, sql } from 'kysely';
 import type { ServiceKeys } from '../chain/keys.ts';
-import { deriveAddress } from '../domain/address.ts';
+import { NEXT_DERIVATION_INDEX } from '../chain/setup.ts';
+import { DERIVATION_INDEX_MAX, deriveAddress } from '../domain/address.ts';
 import type { Database } from '../store/schema.ts';
 
 export interface NewAddress {
@@ -17,10 +18,6 @@ export interface NewAddress {
 export interface AddressSource {
   allocate(trx: Kysely<Database>, walletId: string): Promise<NewAddress>;
 }
-
-export const NEXT_DERIVATION_INDEX = 'next_derivation_index';
-/** BIP-32 non-hardened child indexes stop here. */
-export const DERIVATION_INDEX_MAX = 2 ** 31 - 1;
 
 export function sandboxAddresses(secret: Uint8Array): AddressSource {
   return {

@@ -3,10 +3,10 @@
 // poll this; measured, Kysely building and running the four queries it used to take was half of its CPU.
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
+import { ACCOUNT_SUFFIX } from '../domain/accounts.ts';
 import { formatMicros } from '../domain/money.ts';
 import { capsRemaining, DAY_MS } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
-import { ACCOUNT_SUFFIX } from '../ledger/ledger.ts';
 import type { Dialect, Store } from '../store/db.ts';
 import { isConnectionFailure } from '../store/errors.ts';
 import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';

@@ -1,11 +1,12 @@
 // check_payment and the owner's policy simulation: what send_payment would decide now, with every violation and
 // the room left under the caps — decided by send_payment's own decider on a snapshot (money-batch.ts
 // previewPayment), so the two cannot disagree. Nothing is stored, nothing held, no idempotency key claimed.
+
+import { accountIds } from '../domain/accounts.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { PaymentCommand } from '../domain/payment-batch.ts';
 import { capsRemaining, type Violation } from '../domain/policies.ts';
 import { AppError } from '../errors.ts';
-import { accountIds } from '../ledger/ledger.ts';
 import type { Store } from '../store/db.ts';
 import { type MoneyBatchOptions, previewPayment } from './money-batch.ts';
 

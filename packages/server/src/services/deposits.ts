@@ -6,6 +6,7 @@ import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { DepositCommand, DepositData } from '../domain/movement-batch.ts';
 import { type Outcome, unwrap } from '../domain/outcome.ts';
+import type { NewDeposit } from '../domain/records.ts';
 import type { Database } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 
@@ -16,18 +17,6 @@ export interface DepositView {
   rail: string;
   txHash: string | null;
   createdAt: string;
-}
-
-export interface NewDeposit {
-  id: string;
-  walletId: string;
-  userId: string;
-  amountMicros: bigint;
-  rail: string;
-  ledgerTransactionId: string;
-  nowMs: number;
-  /** The chain transaction that brought the money in (evm rail); null otherwise. */
-  txHash?: string | null;
 }
 
 /** The row a deposit is stored as. */

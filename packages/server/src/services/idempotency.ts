@@ -5,26 +5,12 @@
 // the key, fingerprints the request and purges keys past their window.
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { IDEMPOTENCY_WINDOW_MS } from '../domain/idempotency.ts';
 import type { Outcome } from '../domain/outcome.ts';
-import { AppError, invalid } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-/** Whether an outcome stored at `createdAtMs` is still replayed at `nowMs` (past the window a key is free again). */
-export function keyIsLive(createdAtMs: number, nowMs: number): boolean {
-  return createdAtMs > nowMs - IDEMPOTENCY_WINDOW_MS;
-}
-
-/** The same key with other parameters: a 409, never a replay and never a second execution. */
-export function idempotencyConflict(): AppError {
-  return new AppError(
-    'IDEMPOTENCY_CONFLICT',
-    'this idempotency key was already used with different parameters',
-  );
-}
-
 export interface IdempotencyRequest {
   /** Whose key space: `wallet:<id>` for tools, `user:<id>` for REST. */
   scope: string;

@@ -2,11 +2,9 @@
 // the background duties (batched lastUsedAt writes, expiry of unanswered approvals).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { PendingDepositView } from '../chain/pending-deposits.ts';
-import type { ChainDuties, EvmRail } from '../chain/rail.ts';
+import type { EvmRail } from '../chain/rail.ts';
 import { prepareRail } from '../chain/setup.ts';
 import { treasuryReasons, treasuryView } from '../chain/treasury-view.ts';
-import type { X402Service } from '../chain/x402.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { BatchCommand } from '../domain/batch.ts';
@@ -21,8 +19,9 @@ import { type AuthService, createAuthService, purgeEndedSessions } from './auth.
 import { startBackground } from './background.ts';
 import { type BalanceViews, createBalanceViews } from './balance-view.ts';
 import { type CheckPaymentData, type CheckRequest, checkPayment } from './check-payment.ts';
-import type { Page, ServiceContext } from './context.ts';
+import type { ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
+import type { EvmServices } from './evm.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { createMfaService, type MfaService } from './mfa.ts';
@@ -70,13 +69,7 @@ export interface Services {
   limiter: RateLimiter;
   metrics: Metrics;
   /** The evm rail and its duties (tests run them by hand); null on the sandbox rail. */
-  chain: {
-    rail: EvmRail;
-    duties: ChainDuties;
-    /** x402_fetch and x402_sign: only on the evm rail. */
-    x402: X402Service;
-    pendingDeposits(userId: string, page: Page): Promise<{ items: PendingDepositView[]; total: number }>;
-  } | null;
+  chain: EvmServices | null;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
   agentWalletView(row: WalletRow): Promise<AgentWalletView>;
   /** A page of them in three queries, and the user's pending approvals across all wallets. */
@@ -163,7 +156,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
   return services;
 }
 
-type ChainModule = typeof import('../chain/rail.ts') & typeof import('../chain/pending-deposits.ts');
+type ChainModule = typeof import('./evm.ts');
 export type OpenedRail = { rail: EvmRail; module: ChainModule };
 
 /**
@@ -175,7 +168,7 @@ async function openRail(store: Store, config: Config): Promise<OpenedRail | null
     await prepareRail(store.db, { rail: 'sandbox', chainId: null, treasury: null });
     return null;
   }
-  const module = { ...(await import('../chain/rail.ts')), ...(await import('../chain/pending-deposits.ts')) };
+  const module = await import('./evm.ts');
   return { rail: await module.openEvmRail(store, config.evm), module };
 }
 
@@ -235,20 +228,10 @@ function assembleServices(
   const chain =
     opened === null
       ? null
-      : {
-          rail: opened.rail,
-          duties: opened.module.chainDuties(ctx, opened.rail, (m) => options.logger.warn(m)),
-          x402: opened.module.createX402Service({
-            ctx,
-            rail: opened.rail,
-            allowPrivate: config.x402AllowPrivate,
-          }),
-          pendingDeposits: (userId: string, page: Page) =>
-            opened.module.pendingDeposits(store, opened.rail.client, opened.rail.config.confirmations, {
-              userId,
-              page,
-            }),
-        };
+      : opened.module.evmServices(ctx, opened.rail, {
+          warn: (m) => options.logger.warn(m),
+          x402AllowPrivate: config.x402AllowPrivate,
+        });
   const webhooks = createWebhookService(ctx, config.webhookAllowPrivate);
   const webhookWorker = createWebhookWorker({
     ctx,

@@ -5,7 +5,7 @@
 // PostgreSQL), not a dozen per command.
 import { type CompiledQuery, type Insertable, type Kysely, sql } from 'kysely';
 import { payoutRow } from '../chain/outbox-rows.ts';
-import type { HeldRow } from '../domain/approval-batch.ts';
+import { BALANCE_MAX_MICROS, walletAccountIds } from '../domain/accounts.ts';
 import type { ApprovalMark } from '../domain/approvals.ts';
 import { type BatchCommand, decideBatch } from '../domain/batch.ts';
 import {
@@ -15,6 +15,7 @@ import {
   type CommandResult,
   emptyEffects,
   emptyWindows,
+  type HeldRow,
   keyOf,
   type RecordSpec,
   type StoredKey,
@@ -25,8 +26,9 @@ import { formatMicros } from '../domain/money.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import { decidePayment, type PaymentCommand } from '../domain/payment-batch.ts';
 import { type ActivePolicy, DAY_MS } from '../domain/policies.ts';
+import type { EventType } from '../domain/webhook-events.ts';
 import { assert, notFound } from '../errors.ts';
-import { BALANCE_MAX_MICROS, entryRow, ledgerTransactionRow, walletAccountIds } from '../ledger/ledger.ts';
+import { entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
 import { type KeptWindowsJson, keptWindowsColumn } from '../store/kept-windows.ts';
 import { notCompleted } from '../store/partial-index.ts';
@@ -53,7 +55,7 @@ import {
 } from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
 import { agentWalletViewOf } from './wallet-views.ts';
-import { type EventType, eventWrites, type NewEvent } from './webhook-events.ts';
+import { eventWrites, type NewEvent } from './webhook-events.ts';
 import { loadWindowTotals } from './window-totals.ts';
 
 export interface MoneyBatchOptions {

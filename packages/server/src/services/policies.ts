@@ -2,8 +2,6 @@
 // deciders and the balance views, which read policies in their own set-based queries. Params are stored as the
 // normalised wire form: amounts "10.500000", addresses lower-case.
 import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
-import { isoFromMs } from '../clock.ts';
-import { toChecksumAddress } from '../domain/address.ts';
 import { newId } from '../domain/ids.ts';
 import { decimalToMicros } from '../domain/money.ts';
 import type { ActivePolicy, PolicyRule, PolicyType, WindowName } from '../domain/policies.ts';
@@ -19,6 +17,7 @@ import {
   recordPolicyChange,
   updateAction,
 } from './policy-changes.ts';
+import { type PolicyView, policyView } from './policy-view.ts';
 import { ownedWallet } from './wallet-rows.ts';
 
 export const POLICIES_PER_WALLET_MAX = 50;
@@ -28,16 +27,6 @@ export const ALLOWLIST_ADDRESSES_MAX = 1_000;
 export type PolicyParams = Record<string, unknown>;
 
 type PolicyRow = Selectable<PoliciesTable>;
-
-export interface PolicyView {
-  id: string;
-  walletId: string;
-  type: PolicyType;
-  params: Record<string, unknown>;
-  active: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export function storedParams(params: PolicyParams): string {
   return JSON.stringify(params);
@@ -114,21 +103,6 @@ export function ruleOf(type: PolicyType, paramsJson: string): PolicyRule {
         timezone: p.timezone!,
       };
   }
-}
-
-export function policyView(row: PolicyRow): PolicyView {
-  const params = JSON.parse(row.params_json) as Record<string, unknown>;
-  if (Array.isArray(params.addresses))
-    params.addresses = (params.addresses as string[]).map(toChecksumAddress);
-  return {
-    id: row.id,
-    walletId: row.wallet_id,
-    type: row.type as PolicyType,
-    params,
-    active: row.active === 1n,
-    createdAt: isoFromMs(row.created_at_ms),
-    updatedAt: isoFromMs(row.updated_at_ms),
-  };
 }
 
 export interface PolicyService {

@@ -5,7 +5,7 @@ import { isoFromMs } from '../clock.ts';
 import { newId } from '../domain/ids.ts';
 import type { Database, PoliciesTable, PolicyAction, PolicyChangesTable } from '../store/schema.ts';
 import { type Page, pageOf } from './context.ts';
-import { type PolicyView, policyView } from './policies.ts';
+import { type PolicyView, policyView } from './policy-view.ts';
 
 export interface PolicyChangeView {
   id: string;

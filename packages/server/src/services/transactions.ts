@@ -7,39 +7,12 @@ import type { ApprovalMark } from '../domain/approvals.ts';
 import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Violation } from '../domain/policies.ts';
+import type { NewTransaction, TransactionStatus, TransactionType } from '../domain/records.ts';
 import { notCompleted } from '../store/partial-index.ts';
-import type { Database, TransactionStatus, TransactionsTable, TransactionType } from '../store/schema.ts';
+import type { Database, TransactionsTable } from '../store/schema.ts';
 import { type Page, pageOf } from './context.ts';
 
 export type TransactionRow = Selectable<TransactionsTable>;
-
-export interface NewTransaction {
-  /** Chosen by the caller when the ledger transaction must reference it before the record exists. */
-  id?: string;
-  walletId: string;
-  userId: string;
-  type: TransactionType;
-  status: TransactionStatus;
-  amountMicros: bigint;
-  toAddress: string | null;
-  counterpartyWalletId: string | null;
-  memo: string | null;
-  reason: string | null;
-  rail: string | null;
-  rejectionReason: string | null;
-  violations: Violation[] | null;
-  initiatedBy: string;
-  idempotencyKey: string | null;
-  expiresAtMs: number | null;
-  relatedTransactionId: string | null;
-  nowMs: number;
-  /** The chain transaction of an evm deposit; payments get theirs when sent. */
-  txHash?: string | null;
-  /** An x402 payment's resource (the URL without its query). */
-  resource?: string | null;
-  /** A held payment that needs more than one approval (require_approvals): how many. */
-  approvalsRequired?: number | null;
-}
 
 /** The row a new transaction record is stored as. */
 export function transactionRow(tx: NewTransaction): TransactionRow {

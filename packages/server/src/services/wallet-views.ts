@@ -2,12 +2,13 @@
 // of payments awaiting approval, wherever it appears (get, list, fund and withdraw answers).
 import { type Kysely, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
+import { walletAccountIds } from '../domain/accounts.ts';
 import { toChecksumAddress } from '../domain/address.ts';
 import type { WalletState } from '../domain/batch-state.ts';
 import { formatMicros } from '../domain/money.ts';
 import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
-import { readBalances, walletAccountIds } from '../ledger/ledger.ts';
+import { readBalances } from '../ledger/ledger.ts';
 import { isPending, notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
 import { ruleOf } from './policies.ts';

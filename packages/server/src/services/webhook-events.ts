@@ -4,32 +4,10 @@
 // endpoint lookup, and nothing more when nobody listens.
 import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../domain/ids.ts';
+import type { EventType } from '../domain/webhook-events.ts';
 import type { Database, WebhookEventsTable } from '../store/schema.ts';
 import type { WriteStep } from '../store/write-plan.ts';
 import { transactionView } from './transactions.ts';
-
-export const EVENT_TYPES = [
-  'payment.completed',
-  'payment.failed',
-  'payment.rejected',
-  'approval.requested',
-  'approval.approved',
-  'approval.recorded',
-  'approval.rejected',
-  'approval.expired',
-  'deposit.credited',
-  'key.revoked',
-  'key.rotated',
-  'wallet.frozen',
-  'wallet.unfrozen',
-  'security.password_changed',
-  'security.factor_added',
-  'security.factor_removed',
-  'withdrawal.completed',
-  'withdrawal.failed',
-  'withdrawal_address.added',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface NewEvent {
   userId: string;

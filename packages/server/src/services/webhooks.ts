@@ -6,6 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { type Selectable, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { newId, randomBase62 } from '../domain/ids.ts';
+import type { EventType } from '../domain/webhook-events.ts';
 import { rotationPlan } from '../domain/webhook-secrets.ts';
 import { checkWebhookUrl, isPrivateAddress } from '../domain/webhook-url.ts';
 import { invalid, notFound } from '../errors.ts';
@@ -13,7 +14,6 @@ import { lockOwnerRow } from '../store/locks.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { hostAddresses } from './outbound-http.ts';
-import type { EventType } from './webhook-events.ts';
 
 export const ENDPOINTS_PER_USER_MAX = 20;
 const SECRET_RANDOM_LENGTH = 40;

@@ -1,6 +1,8 @@
 // Table types for Kysely. Integers are BIGINT on both engines and arrive as bigint (better-sqlite3 with
 // safe integers, pg with an int8 parser), so one code path reads them. Times are epoch milliseconds.
 
+import type { TransactionRecord } from '../domain/records.ts';
+
 export interface UsersTable {
   id: string;
   email: string;
@@ -151,35 +153,8 @@ export interface IdempotencyKeysTable {
   created_at_ms: bigint;
 }
 
-export type TransactionType = 'payment' | 'incoming' | 'fund' | 'withdraw';
-export type TransactionStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-
-export interface TransactionsTable {
-  id: string;
-  wallet_id: string;
-  user_id: string;
-  type: TransactionType;
-  status: TransactionStatus;
-  amount_micros: bigint;
-  to_address: string | null;
-  counterparty_wallet_id: string | null;
-  memo: string | null;
-  reason: string | null;
-  rail: string | null;
-  tx_hash: string | null;
-  rejection_reason: string | null;
-  violations_json: string | null;
-  initiated_by: string;
-  idempotency_key: string | null;
-  expires_at_ms: bigint | null;
-  related_transaction_id: string | null;
-  /** Distinct approvals a held payment needs (0014); null means one. */
-  approvals_required: bigint | null;
-  /** x402 payments: the paid URL without its query (shown as `type: "x402"`); null otherwise. */
-  resource: string | null;
-  created_at_ms: bigint;
-  updated_at_ms: bigint;
-}
+/** The row is the domain's transaction record (the batch deciders work on it as loaded). */
+export type TransactionsTable = TransactionRecord;
 
 export type X402State = 'awaiting_approval' | 'approved' | 'signed' | 'settled' | 'expired' | 'abandoned';
 

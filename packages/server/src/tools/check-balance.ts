@@ -3,8 +3,8 @@ import { toChecksumAddress } from '../domain/address.ts';
 import { formatMicros } from '../domain/money.ts';
 import { success } from '../domain/outcome.ts';
 import { assert } from '../errors.ts';
+import type { ToolDefinition } from './definition.ts';
 import { checkBalanceOutput } from './outputs.ts';
-import type { ToolDefinition } from './registry.ts';
 
 export const checkBalanceTool: ToolDefinition<Record<string, never>> = {
   name: 'check_balance',

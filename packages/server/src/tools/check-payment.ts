@@ -4,9 +4,9 @@ import { chooseRequirement, requiredOf } from '../domain/x402.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
 import type { Services } from '../services/index.ts';
+import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { checkPaymentOutput } from './outputs.ts';
-import type { ToolDefinition } from './registry.ts';
 
 const paymentRequirements = z.union([
   z.record(z.string(), z.unknown()),

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
 import { listTransactions, toolTransactionView } from '../services/transactions.ts';
+import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { txHistoryOutput } from './outputs.ts';
-import type { ToolDefinition } from './registry.ts';
 
 const STATUSES = ['pending', 'processing', 'completed', 'rejected', 'expired', 'failed'] as const;
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { memoSchema } from '../http/schemas.ts';
+import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { requestApprovalOutput } from './outputs.ts';
 import { paymentInputShape, paymentRequest } from './payment-input.ts';
-import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject({
   ...paymentInputShape,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import type { ToolDefinition } from './definition.ts';
 import { sendPaymentOutput } from './outputs.ts';
 import { paymentInputShape, paymentRequest } from './payment-input.ts';
-import type { ToolDefinition } from './registry.ts';
 
 const input = z.strictObject(paymentInputShape);
 

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN, keyLeakIn } from '../domain/x402-request.ts';
 import { invalid } from '../errors.ts';
 import { amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { x402FetchOutput } from './outputs.ts';
-import type { ToolDefinition } from './registry.ts';
 import { x402ServiceOf } from './x402-common.ts';
 
 const HEADERS_MAX = 32;

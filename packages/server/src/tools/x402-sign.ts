@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { x402SignOutput } from './outputs.ts';
-import type { ToolDefinition } from './registry.ts';
 import { x402ServiceOf } from './x402-common.ts';
 
 const REQUIREMENTS_MAX = 32;

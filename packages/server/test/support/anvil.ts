@@ -1,5 +1,5 @@
 // On-chain tests: a private anvil (Foundry's local EVM node, from the @foundry-rs/anvil npm package) per suite on
-// a free loopback port, and the TestUSDC token (src/chain/artifacts/TestUSDC.json) deployed on it. Without anvil
+// a free loopback port, and the TestUSDC token (contracts/artifacts/TestUSDC.json) deployed on it. Without anvil
 // (e.g. a platform the package has no binary for) suites skip with one line; with CI=true anvil is required.
 //
 // Accounts: anvil funds the first 10 accounts of ANVIL_MNEMONIC. The service under test is expected to sign with index
@@ -25,7 +25,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
-import artifact from '../../src/chain/artifacts/TestUSDC.json' with { type: 'json' };
+import artifact from '../../contracts/artifacts/TestUSDC.json' with { type: 'json' };
 import { freePort } from './processes.ts';
 import type { ServiceProbe } from './services.ts';
 

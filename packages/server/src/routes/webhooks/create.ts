@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { EVENT_TYPES } from '../../domain/webhook-events.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { EVENT_TYPES } from '../../services/webhook-events.ts';
 import { ENDPOINTS_PER_USER_MAX } from '../../services/webhooks.ts';
 import { endpointInput } from './schemas.ts';
 

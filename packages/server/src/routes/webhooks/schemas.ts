@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { EVENT_TYPES } from '../../domain/webhook-events.ts';
 import { WEBHOOK_URL_LENGTH_MAX } from '../../domain/webhook-url.ts';
 import { idSchema, NO_NUL_PATTERN, noNul } from '../../http/schemas.ts';
-import { EVENT_TYPES } from '../../services/webhook-events.ts';
 
 export const endpointParams = z.strictObject({ id: idSchema });
 export const deliveryParams = z.strictObject({ id: idSchema, deliveryId: idSchema });

@@ -6,7 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { getAddress } from 'viem';
+import type { EvmRail } from '../chain/rail.ts';
+import { transferWithAuthorizationTypes, USDC_DOMAIN_VERSION } from '../chain/token.ts';
 import { toChecksumAddress } from '../domain/address.ts';
+import { idempotencyConflict, keyIsLive } from '../domain/idempotency.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import type { PaymentCommand } from '../domain/payment-batch.ts';
@@ -18,12 +21,10 @@ import {
   validBeforeSeconds,
 } from '../domain/x402.ts';
 import { AppError } from '../errors.ts';
-import type { ServiceContext } from '../services/context.ts';
-import { type IdempotentResult, idempotencyConflict, keyIsLive } from '../services/idempotency.ts';
-import type { AgentKeyRef } from '../services/payments.ts';
 import type { Database, X402PaymentsTable } from '../store/schema.ts';
-import type { EvmRail } from './rail.ts';
-import { transferWithAuthorizationTypes, USDC_DOMAIN_VERSION } from './token.ts';
+import type { ServiceContext } from './context.ts';
+import type { IdempotentResult } from './idempotency.ts';
+import type { AgentKeyRef } from './payments.ts';
 
 export interface X402Deps {
   ctx: ServiceContext;

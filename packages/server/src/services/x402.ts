@@ -14,8 +14,8 @@ import {
   resourceOf,
 } from '../domain/x402.ts';
 import { AppError } from '../errors.ts';
-import { requestFingerprint } from '../services/idempotency.ts';
-import type { AgentKeyRef } from '../services/payments.ts';
+import { requestFingerprint } from './idempotency.ts';
+import type { AgentKeyRef } from './payments.ts';
 import { confirmX402 } from './x402-settle.ts';
 import {
   type Claim,

@@ -6,12 +6,7 @@ import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { checkWebhookUrl } from '../domain/webhook-url.ts';
 import type { PaymentRequiredInfo } from '../domain/x402.ts';
 import { AppError, invalid } from '../errors.ts';
-import {
-  hostAddresses,
-  type OutboundAnswer,
-  OutboundError,
-  outboundRequest,
-} from '../services/outbound-http.ts';
+import { hostAddresses, type OutboundAnswer, OutboundError, outboundRequest } from './outbound-http.ts';
 
 export const X402_TOTAL_TIMEOUT_MS = 20_000;
 const X402_IDLE_TIMEOUT_MS = 10_000;

@@ -1,0 +1,45 @@
+// What a tool is: its name, scope, description, zod input and output, and handler. Each tool's module defines
+// one; registry.ts lists them (and imports the modules, so they import this file, not the registry).
+import type { z } from 'zod';
+import type { Scope } from '../domain/api-keys.ts';
+import type { Outcome } from '../domain/outcome.ts';
+import type { Services } from '../services/index.ts';
+import type { AgentKey } from '../services/keys.ts';
+
+export const TOOL_NAMES = [
+  'check_balance',
+  'get_tx_history',
+  'send_payment',
+  'request_approval',
+  'check_payment',
+  'x402_fetch',
+  'x402_sign',
+] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export interface ToolCall<I> {
+  key: AgentKey;
+  input: I;
+  /** From the Idempotency-Key header or the idempotencyKey param (write tools only). */
+  idempotencyKey: string | null;
+  services: Services;
+  /** The API key the caller presented, only so x402_fetch can refuse to send it on; never stored or logged. */
+  credential: string | null;
+}
+
+export interface ToolDefinition<I = unknown> {
+  name: ToolName;
+  scope: Scope;
+  description: string;
+  input: z.ZodType<I>;
+  /** The success data (MCP `outputSchema`, `structuredContent`). */
+  output: z.ZodType;
+  /**
+   * JSON Schema keywords the OpenAPI document adds to the input for a rule across params (check_payment: toAddress
+   * and amount, or paymentRequirements alone). Not in tools/list: LLM tool formats refuse a top-level oneOf.
+   */
+  inputRule?: Record<string, unknown>;
+  /** The rails the tool exists on; every rail when absent. */
+  rails?: readonly string[];
+  run(call: ToolCall<I>): Promise<Outcome<unknown>>;
+}
