@@ -7,7 +7,7 @@ import { AppContext, type AppServices, type ChainInfo, useApp } from './app-cont
 import { Link } from './components/Link.tsx';
 import { RateLimitBanner } from './components/RateLimitBanner.tsx';
 import { K, newQueryClient, pendingTotal, STALE, useAgentWallets } from './queries.ts';
-import { ROLE_WORDS, type Role, roleOfMe } from './roles.ts';
+import { ROLE_WORDS, type Role, roleOf } from './roles.ts';
 import { navigate, parseTab } from './router.ts';
 import { clearSession, readSession, type Session, sessionFrom, writeSession } from './session.ts';
 import { AgentWalletsView } from './views/AgentWalletsView.tsx';
@@ -107,8 +107,13 @@ function SignedIn({
   enrolmentRequired: boolean;
   onEnrolled: () => void;
 }) {
-  const me = useQuery({ queryKey: K.me, queryFn: () => client.sdk.me(), staleTime: STALE.me });
-  const role = roleOfMe(me.data?.user);
+  // The role is the organization's answer (GET /organization), not /auth/me's: the contract keeps `{user}` as it is.
+  const organization = useQuery({
+    queryKey: K.organization,
+    queryFn: () => client.org.organization(),
+    staleTime: STALE.me,
+  });
+  const role = roleOf(organization.data);
   const services = useMemo<AppServices>(
     () => ({ client, sdk: client.sdk, session, sandbox, chain, logout, role, enrolmentRequired }),
     [client, session, sandbox, chain, logout, role, enrolmentRequired],
@@ -148,7 +153,7 @@ function useSession() {
       // The organization requires a second factor: the person is sent to enrol one, once, not shown errors.
       if (code === 'MFA_ENROLLMENT_REQUIRED') setEnrolmentRequired(true);
       // The role changed under this page: load it again, and the controls follow.
-      else void queryClient.invalidateQueries({ queryKey: K.me });
+      else void queryClient.invalidateQueries({ queryKey: K.organization });
     };
     const created = new ApiClient({
       onUnauthorized: () => endSessionRef.current(MESSAGES.unauthorized),

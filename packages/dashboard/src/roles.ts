@@ -61,10 +61,9 @@ export function can(role: Role | null | undefined, action: Action): boolean {
   return roleAllows(role, LEAST_ROLE[action]);
 }
 
-/** The role in `GET /auth/me`'s user; a server from before organizations sends none: its user owns everything. */
-export function roleOfMe(user: { role?: unknown } | null | undefined): Role | null {
+/** The caller's role in `GET /organization`'s answer; none there (not loaded, or no such field) is no role. */
+export function roleOf(user: { role?: unknown } | null | undefined): Role | null {
   if (user === null || user === undefined) return null;
-  if (user.role === undefined) return 'owner';
   return isRole(user.role) ? user.role : null;
 }
 

@@ -139,21 +139,18 @@ describe('App session', () => {
   });
 });
 
-const me = (role: string) =>
+const organization = (role: string) =>
   envelope({
-    user: {
-      id: 'usr_1',
-      email: 'owner@example.com',
-      createdAt: '2026-01-01T00:00:00Z',
-      organizationId: 'org_1',
-      role,
-    },
+    id: 'org_1',
+    requireMfa: false,
+    createdAt: '2026-01-01T00:00:00Z',
+    role,
   });
 
 describe('App in an organization', () => {
   it('offers the sandbox deposit to an admin, not to a viewer (what a role cannot do is not shown)', async () => {
     storeSession(Math.floor(Date.now() / 1000) + 3600);
-    replies['/api/v1/auth/me'] = me('viewer');
+    replies['/api/v1/organization'] = organization('viewer');
     render(<App />);
     await screen.findByText('1,234.50 USDC');
     await screen.findByTestId('account-role');
@@ -161,7 +158,7 @@ describe('App in an organization', () => {
     expect(screen.queryByLabelText('Amount to deposit')).toBeNull();
     cleanup();
 
-    replies['/api/v1/auth/me'] = me('admin');
+    replies['/api/v1/organization'] = organization('admin');
     render(<App />);
     await screen.findByLabelText('Amount to deposit');
     expect(screen.getByTestId('account-role').textContent).toBe('Admin');
@@ -176,7 +173,7 @@ describe('App in an organization', () => {
         error: { code: 'MFA_ENROLLMENT_REQUIRED', message: 'the organization requires a second factor' },
       },
     };
-    replies['/api/v1/auth/me'] = me('approver');
+    replies['/api/v1/organization'] = organization('approver');
     replies['/api/v1/wallet'] = refused;
     replies['/api/v1/wallet/deposits'] = refused;
     replies['/api/v1/agent-wallets'] = refused;

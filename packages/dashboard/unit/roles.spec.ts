@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ACTIONS, can, isRole, leastRoleFor, ROLES, roleAllows, roleOfMe } from '../src/roles.ts';
+import { ACTIONS, can, isRole, leastRoleFor, ROLES, roleAllows, roleOf } from '../src/roles.ts';
 
 describe('what a role may do', () => {
   it('viewers read only: no control that changes anything', () => {
@@ -58,11 +58,11 @@ describe('what a role may do', () => {
     );
   });
 
-  it('reads the role of /auth/me; a server from before organizations makes its user the owner', () => {
-    expect(roleOfMe({ role: 'approver' })).toBe('approver');
-    expect(roleOfMe({})).toBe('owner');
-    expect(roleOfMe({ role: 'superuser' })).toBeNull();
-    expect(roleOfMe(undefined)).toBeNull();
+  it('reads the caller’s role from GET /organization; none there is no role', () => {
+    expect(roleOf({ role: 'approver' })).toBe('approver');
+    expect(roleOf({})).toBeNull();
+    expect(roleOf({ role: 'superuser' })).toBeNull();
+    expect(roleOf(undefined)).toBeNull();
     expect(isRole('viewer')).toBe(true);
     expect(isRole('VIEWER')).toBe(false);
   });

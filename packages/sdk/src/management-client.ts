@@ -18,7 +18,6 @@ import type {
   CreatedWebhookEndpoint,
   CreateKeyParams,
   CreateWebhookParams,
-  CurrentUser,
   Deleted,
   Deposit,
   Health,
@@ -44,6 +43,7 @@ import type {
   TransactionWithEvents,
   UpdatePolicyParams,
   UpdateWebhookParams,
+  User,
   WalletBalance,
   WebhookDelivery,
   WebhookEndpoint,
@@ -167,8 +167,7 @@ export class ManagementClient {
     return result;
   }
 
-  /** The logged-in user, their organization and their role in it. */
-  me(): Promise<{ user: CurrentUser }> {
+  me(): Promise<{ user: User }> {
     return this.#request({ method: 'GET', path: `${API}/auth/me` });
   }
 

@@ -278,12 +278,6 @@ export interface User {
 /** A member's role in their organization (contract section 9); each role can do all the ones after it can. */
 export type MemberRole = 'owner' | 'admin' | 'approver' | 'viewer';
 
-/** `GET /auth/me`: the user, their organization and their role in it. */
-export interface CurrentUser extends User {
-  organizationId: string;
-  role: MemberRole;
-}
-
 /** signup / login data. */
 export interface Session {
   user: User;

@@ -150,7 +150,7 @@ export interface paths {
     };
     /**
      * The current user
-     * @description The user, their organization and their role in it (owner, admin, approver or viewer). Role: owner, admin, approver, viewer.
+     * @description Role: owner, admin, approver, viewer.
      */
     get: operations['me'];
     put?: never;
@@ -2069,12 +2069,6 @@ export interface operations {
                  * @example 2026-11-24T21:46:48.213Z
                  */
                 createdAt: string;
-                organizationId: string;
-                /**
-                 * @description owner, admin, approver or viewer (contract section 9)
-                 * @enum {string}
-                 */
-                role: 'owner' | 'admin' | 'approver' | 'viewer';
               };
             };
           };
@@ -3582,6 +3576,11 @@ export interface operations {
                * @example 2026-11-24T21:46:48.213Z
                */
               createdAt: string;
+              /**
+               * @description the caller's role in the organization: what a client may offer them
+               * @enum {string}
+               */
+              role: 'owner' | 'admin' | 'approver' | 'viewer';
             };
           };
         };
@@ -3673,6 +3672,11 @@ export interface operations {
                * @example 2026-11-24T21:46:48.213Z
                */
               createdAt: string;
+              /**
+               * @description the caller's role in the organization: what a client may offer them
+               * @enum {string}
+               */
+              role: 'owner' | 'admin' | 'approver' | 'viewer';
             };
           };
         };

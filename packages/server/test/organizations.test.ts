@@ -277,6 +277,8 @@ for (const target of targets) {
       const set = await owner.api.patch('/api/v1/organization', { requireMfa: true });
       assert.equal(set.status, 200, set.raw);
       assert.equal(set.body.data.requireMfa, true);
+      assert.equal(set.body.data.role, 'owner');
+      assert.equal((await viewer.api.get('/api/v1/organization')).body.data.role, 'viewer');
       expectError(await viewer.api.get('/api/v1/agent-wallets'), 403, 'MFA_ENROLLMENT_REQUIRED');
       expectError(await owner.api.get('/api/v1/agent-wallets'), 403, 'MFA_ENROLLMENT_REQUIRED');
       assert.equal((await viewer.api.get('/api/v1/auth/mfa')).status, 200);

@@ -162,7 +162,7 @@ function MemberTable({
                   put((items) => items.map((item) => (item.id === changed.id ? changed : item)));
                   onNote(`${changed.email} is now ${ROLE_WORDS[changed.role].name.toLowerCase()}.`);
                   // Your own role may have changed: the controls follow.
-                  if (changed.id === session.user.id) void qc.invalidateQueries({ queryKey: K.me });
+                  if (changed.id === session.user.id) void qc.invalidateQueries({ queryKey: K.organization });
                 }}
                 onRemove={() => setRemoving(member)}
               />

@@ -255,6 +255,7 @@ function merge(into: BatchEffects, from: BatchEffects): void {
   into.transitions.push(...from.transitions);
   into.notices.push(...from.notices);
   into.x402Approved.push(...from.x402Approved);
+  into.approvals.push(...from.approvals);
   for (const [id, delta] of from.balanceDeltas)
     into.balanceDeltas.set(id, (into.balanceDeltas.get(id) ?? 0n) + delta);
 }

@@ -17,10 +17,11 @@ export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const INVITATIONS_OPEN_MAX = 100;
 export const MEMBERS_MAX = 200;
 
-/** Who is asking: the member and the organization the session belongs to. */
+/** Who is asking: the member, the organization the session belongs to and their role in it. */
 export interface Caller {
   userId: string;
   organizationId: string;
+  role: Role;
 }
 
 export interface MemberView {
@@ -43,6 +44,8 @@ export interface OrganizationView {
   id: string;
   requireMfa: boolean;
   createdAt: string;
+  /** The caller's role in it: what a page may offer them. */
+  role: Role;
 }
 
 /** A new login's own one-person organization, in the signup's transaction. */
@@ -117,13 +120,18 @@ export interface OrganizationService {
 export function createOrganizationService(ctx: ServiceContext): OrganizationService {
   const { store, writer, clock } = ctx;
 
-  async function organization(db: Kysely<Database>, organizationId: string): Promise<OrganizationView> {
+  async function organization(db: Kysely<Database>, caller: Caller): Promise<OrganizationView> {
     const row = await db
       .selectFrom('organizations')
       .select(['id', 'require_mfa', 'created_at_ms'])
-      .where('id', '=', organizationId)
+      .where('id', '=', caller.organizationId)
       .executeTakeFirstOrThrow();
-    return { id: row.id, requireMfa: row.require_mfa === 1n, createdAt: isoFromMs(row.created_at_ms) };
+    return {
+      id: row.id,
+      requireMfa: row.require_mfa === 1n,
+      createdAt: isoFromMs(row.created_at_ms),
+      role: caller.role,
+    };
   }
 
   function memberRows(db: Kysely<Database>, organizationId: string) {
@@ -307,11 +315,11 @@ export function createOrganizationService(ctx: ServiceContext): OrganizationServ
       .set({ require_mfa: change.requireMfa ? 1n : 0n })
       .where('id', '=', caller.organizationId)
       .execute();
-    return organization(store.db, caller.organizationId);
+    return organization(store.db, caller);
   }
 
   return {
-    get: (caller) => organization(store.db, caller.organizationId),
+    get: (caller) => organization(store.db, caller),
     update,
     members,
     changeRole,

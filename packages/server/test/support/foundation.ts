@@ -82,6 +82,8 @@ export const TRANSACTION_KEYS = [
   'violations',
   'initiatedBy',
   'resource',
+  'approvalsRequired',
+  'approvals',
   'expiresAt',
   'createdAt',
   'updatedAt',

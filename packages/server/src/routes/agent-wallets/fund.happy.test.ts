@@ -47,6 +47,8 @@ for (const target of await storeTargets()) {
           violations: null,
           initiatedBy: `user:${user.id}`,
           resource: null,
+          approvalsRequired: null,
+          approvals: [],
           expiresAt: null,
           createdAt: now,
           updatedAt: now,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { roleSchema } from '../members/schemas.ts';
 import { timestamp } from '../views.ts';
 
 export const organizationView = z.object({
@@ -7,4 +8,5 @@ export const organizationView = z.object({
     .boolean()
     .describe('every member must have a second factor; without one a member can only enrol one'),
   createdAt: timestamp,
+  role: roleSchema.describe("the caller's role in the organization: what a client may offer them"),
 });
