@@ -4,11 +4,14 @@ import type { Clock } from '../clock.ts';
 import type { LedgerWriter } from '../ledger/writer.ts';
 import type { Store } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
+import type { EventOutbox } from './webhook-events.ts';
 
 export interface ServiceContext {
   store: Store;
   writer: LedgerWriter;
   clock: Clock;
+  /** Where events go besides webhooks (email, when SMTP is configured). */
+  events: EventOutbox;
 }
 
 export interface Page {
