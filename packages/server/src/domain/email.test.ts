@@ -80,7 +80,7 @@ const approvalData = {
   walletId: 'wal_9XyZ',
   type: 'payment',
   status: 'pending',
-  amount: '12.5',
+  amount: '12.500000',
   currency: 'USDC',
   toAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
   memo: 'svc_live_SECRETMEMO please pay',

@@ -95,6 +95,7 @@ export interface Mail {
 }
 
 const AMOUNT = /^[0-9]{1,30}(\.[0-9]{1,6})?$/;
+const amountField = (data: unknown, key: string) => shortAmount(field(data, key, AMOUNT));
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const ID = /^[a-z]{2,4}_[0-9A-Za-z]{1,64}$/;
 const TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,3})?Z$/;
@@ -162,7 +163,7 @@ function content(input: MailInput): Content {
   const label = plainLabel(wallet?.label) ?? (wallet?.kind === 'master' ? 'master wallet' : walletId);
   switch (input.eventType) {
     case 'approval.requested': {
-      const amount = field(data, 'amount', AMOUNT);
+      const amount = amountField(data, 'amount');
       return {
         subject: `Approval needed: ${amount ?? 'a payment'}${amount === null ? '' : ' USDC'} from ${label ?? 'an agent wallet'}`,
         intro: 'An agent asks for a payment that needs your approval.',
@@ -189,7 +190,7 @@ function content(input: MailInput): Content {
           : 'An agent wallet was frozen: it makes no payment until an owner unfreezes it.',
         facts: [
           ['Agent wallet', name],
-          ['Balance', mapAmount(field(data, 'balance', AMOUNT))],
+          ['Balance', mapAmount(amountField(data, 'balance'))],
         ],
         path: walletPath(id),
         action: 'Open the wallet',
@@ -216,8 +217,8 @@ function content(input: MailInput): Content {
         intro: 'A wallet’s balance fell below the amount of your alert.',
         facts: [
           ['Wallet', label ?? 'master wallet'],
-          ['Balance', mapAmount(field(data, 'balance', AMOUNT))],
-          ['Alert below', mapAmount(field(data, 'threshold', AMOUNT) ?? field(data, 'amount', AMOUNT))],
+          ['Balance', mapAmount(amountField(data, 'balance'))],
+          ['Alert below', mapAmount(amountField(data, 'threshold') ?? amountField(data, 'amount'))],
         ],
         path: walletId === null ? '/' : walletPath(walletId, wallet?.kind),
         action: 'Open the wallet',
@@ -231,8 +232,8 @@ function content(input: MailInput): Content {
         facts: [
           ['Agent wallet', label],
           ['Share of the cap', percent === null ? null : `${percent}%`],
-          ['Cap', mapAmount(field(data, 'limit', AMOUNT))],
-          ['Spent', mapAmount(field(data, 'spent', AMOUNT))],
+          ['Cap', mapAmount(amountField(data, 'limit'))],
+          ['Spent', mapAmount(amountField(data, 'spent'))],
         ],
         path: walletPath(walletId),
         action: 'Open the wallet',
@@ -259,6 +260,11 @@ function content(input: MailInput): Content {
 
 const mapTime = (iso: string | null) => (iso === null ? null : readableTime(iso));
 const mapAmount = (amount: string | null) => (amount === null ? null : `${amount} USDC`);
+
+/** `12.500000` → `12.5`, `3.000000` → `3`: as people write amounts. */
+function shortAmount(amount: string | null): string | null {
+  return amount === null ? null : amount.replace(/(\.[0-9]*?)0+$/, '$1').replace(/\.$/, '');
+}
 
 /** Pure: the mail of an event: a subject, a plain-text part and an HTML part, with a link into the dashboard. */
 export function renderMail(input: MailInput): Mail {
