@@ -30,6 +30,7 @@ import {
 } from '../queries.ts';
 import { createPasskey } from '../webauthn.ts';
 import { PASSWORD_MAX, PASSWORD_MIN, passwordError } from './authForm.ts';
+import { EmailNotificationsCard } from './EmailNotificationsCard.tsx';
 import {
   describeSecurityEvent,
   describeUserAgent,
@@ -59,6 +60,7 @@ export function SecurityView() {
       </section>
       <SessionsCard />
       <PasswordCard />
+      <EmailNotificationsCard />
       <EventsCard />
     </>
   );
