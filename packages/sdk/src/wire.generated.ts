@@ -468,7 +468,7 @@ export interface paths {
     head?: never;
     /**
      * Choose the email the caller receives
-     * @description Turns kinds of email on or off for the caller only. A kind the caller’s role does not receive may be chosen too: it applies if the role changes. Role: owner, admin, approver, viewer.
+     * @description Turns kinds of email on or off for the caller only. A kind the caller’s role does not receive may be chosen too: it applies if the role changes. Turning a kind off needs a recent step-up when the caller has a second factor. Role: owner, admin, approver, viewer. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     patch: operations['updateNotifications'];
     trace?: never;

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
+import { generate } from 'otplib';
 import { SMTPServer } from 'smtp-server';
 import type { Role } from '../src/domain/roles.ts';
 import { createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
@@ -191,6 +192,24 @@ for (const target of await storeTargets()) {
         400,
         'VALIDATION_ERROR',
       );
+    });
+
+    test('turning an email off needs a recent step-up once a member has a second factor; on needs nothing', async () => {
+      const { owner } = await organization();
+      const started = await owner.api.post('/api/v1/auth/mfa/totp');
+      assert.equal(started.status, 200, started.raw);
+      const code = await generate({
+        secret: started.body.data.secret,
+        epoch: Math.floor(h.clock.nowMs() / 1000),
+      });
+      const confirmed = await owner.api.post('/api/v1/auth/mfa/totp/confirm', { code });
+      assert.equal(confirmed.status, 200, confirmed.raw);
+      h.clock.advanceSeconds(h.config.stepUpMaxAgeSeconds + 1);
+      const refused = await owner.api.patch('/api/v1/auth/notifications', { email: { security: false } });
+      expectError(refused, 403, 'STEP_UP_REQUIRED');
+      assert.equal((await owner.api.get('/api/v1/auth/notifications')).body.data.email.security, true);
+      const on = await owner.api.patch('/api/v1/auth/notifications', { email: { security: true } });
+      assert.equal(on.status, 200, on.raw);
     });
 
     test('request_approval mails the owner, the admin and the approver, with the link; not the viewer nor one who opted out', async () => {

@@ -7,10 +7,15 @@ export default defineRoute({
   url: '/api/v1/auth/notifications',
   auth: 'user',
   role: 'viewer',
+  // Turning an alarm off (a stolen session hiding what it does next) needs presence proven recently, as any
+  // loosening does; turning one on needs nothing.
+  stepUp: 'withFactor',
+  stepUpWhen: async ({ body }) => Object.values(body.email).includes(false),
   summary: 'Choose the email the caller receives',
   description:
     'Turns kinds of email on or off for the caller only. A kind the caller’s role does not receive may be ' +
-    'chosen too: it applies if the role changes.',
+    'chosen too: it applies if the role changes. Turning a kind off needs a recent step-up when the caller has ' +
+    'a second factor.',
   tags: ['auth'],
   body: notificationSettingsChange,
   response: notificationSettingsView,
