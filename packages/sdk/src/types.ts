@@ -587,7 +587,9 @@ export type WebhookEventType =
   | 'security.factor_removed'
   | 'withdrawal.completed'
   | 'withdrawal.failed'
-  | 'withdrawal_address.added';
+  | 'withdrawal_address.added'
+  | 'balance.low'
+  | 'budget.threshold';
 
 export interface WebhookEndpoint {
   id: string;

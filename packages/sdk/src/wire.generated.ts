@@ -449,6 +449,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/auth/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The email the caller receives
+     * @description Approvers (owner, admin, approver) get an email when a payment waits for approval, with a link to it in the dashboard; owners when a password or a second factor changes, a withdrawal address is added, a balance falls below an alert, spending reaches an alert’s share of a cap, or an agent wallet is frozen. Each member chooses which of these they receive. Role: owner, admin, approver, viewer.
+     */
+    get: operations['getNotifications'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Choose the email the caller receives
+     * @description Turns kinds of email on or off for the caller only. A kind the caller’s role does not receive may be chosen too: it applies if the role changes. Turning a kind off needs a recent step-up when the caller has a second factor. Role: owner, admin, approver, viewer. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     */
+    patch: operations['updateNotifications'];
+    trace?: never;
+  };
   '/api/v1/organization': {
     parameters: {
       query?: never;
@@ -3491,6 +3515,226 @@ export interface operations {
               total: number;
               page: number;
               limit: number;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getNotifications: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The email the caller receives */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @description the service sends email (SMTP_URL and MAIL_FROM are set); without it nothing is sent */
+              emailConfigured: boolean;
+              /** @description the member’s choice per kind of email; every kind is on until turned off */
+              email: {
+                /** @description a payment waits for approval (members with approve rights: owner, admin, approver) */
+                'approval.requested': boolean;
+                /** @description a password changed, a second factor added or removed (owners) */
+                security: boolean;
+                /** @description an address was added to the withdrawal address book (owners) */
+                'withdrawal_address.added': boolean;
+                /** @description a balance fell below an alert’s amount (owners) */
+                'balance.low': boolean;
+                /** @description spending reached an alert’s share of a cap (owners) */
+                'budget.threshold': boolean;
+                /** @description an agent wallet was frozen (owners) */
+                'wallet.frozen': boolean;
+              };
+              /** @description the kinds the member’s role receives; the others are never sent to them */
+              emailKindsForRole: (
+                | 'approval.requested'
+                | 'security'
+                | 'withdrawal_address.added'
+                | 'balance.low'
+                | 'budget.threshold'
+                | 'wallet.frozen'
+              )[];
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  updateNotifications: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the kinds to turn on (true) or off (false); kinds left out keep their choice */
+          email: {
+            'approval.requested'?: boolean;
+            security?: boolean;
+            'withdrawal_address.added'?: boolean;
+            'balance.low'?: boolean;
+            'budget.threshold'?: boolean;
+            'wallet.frozen'?: boolean;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Choose the email the caller receives */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @description the service sends email (SMTP_URL and MAIL_FROM are set); without it nothing is sent */
+              emailConfigured: boolean;
+              /** @description the member’s choice per kind of email; every kind is on until turned off */
+              email: {
+                /** @description a payment waits for approval (members with approve rights: owner, admin, approver) */
+                'approval.requested': boolean;
+                /** @description a password changed, a second factor added or removed (owners) */
+                security: boolean;
+                /** @description an address was added to the withdrawal address book (owners) */
+                'withdrawal_address.added': boolean;
+                /** @description a balance fell below an alert’s amount (owners) */
+                'balance.low': boolean;
+                /** @description spending reached an alert’s share of a cap (owners) */
+                'budget.threshold': boolean;
+                /** @description an agent wallet was frozen (owners) */
+                'wallet.frozen': boolean;
+              };
+              /** @description the kinds the member’s role receives; the others are never sent to them */
+              emailKindsForRole: (
+                | 'approval.requested'
+                | 'security'
+                | 'withdrawal_address.added'
+                | 'balance.low'
+                | 'budget.threshold'
+                | 'wallet.frozen'
+              )[];
             };
           };
         };
@@ -9985,6 +10229,8 @@ export interface operations {
                       | 'withdrawal.completed'
                       | 'withdrawal.failed'
                       | 'withdrawal_address.added'
+                      | 'balance.low'
+                      | 'budget.threshold'
                     )[]
                   | null;
                 description: string | null;
@@ -10086,6 +10332,8 @@ export interface operations {
                 | 'withdrawal.completed'
                 | 'withdrawal.failed'
                 | 'withdrawal_address.added'
+                | 'balance.low'
+                | 'budget.threshold'
               )[]
             | null;
           description?: string | null;
@@ -10128,6 +10376,8 @@ export interface operations {
                     | 'withdrawal.completed'
                     | 'withdrawal.failed'
                     | 'withdrawal_address.added'
+                    | 'balance.low'
+                    | 'budget.threshold'
                   )[]
                 | null;
               description: string | null;
@@ -10309,6 +10559,8 @@ export interface operations {
                 | 'withdrawal.completed'
                 | 'withdrawal.failed'
                 | 'withdrawal_address.added'
+                | 'balance.low'
+                | 'budget.threshold'
               )[]
             | null;
           description?: string | null;
@@ -10351,6 +10603,8 @@ export interface operations {
                     | 'withdrawal.completed'
                     | 'withdrawal.failed'
                     | 'withdrawal_address.added'
+                    | 'balance.low'
+                    | 'budget.threshold'
                   )[]
                 | null;
               description: string | null;

@@ -97,3 +97,37 @@ test('RATE_LIMITS accepts every bucket name of the contract, the tools beyond th
     }
   });
 });
+
+test('SMTP_URL and MAIL_FROM: both or neither; no message repeats the password', () => {
+  withDataDir((dir) => {
+    assert.equal(loadConfig({ DATA_DIR: dir }).smtp, null, 'unset: no email');
+    const password = 'p@ss-of-the-mail-relay';
+    const url = `smtps://mailer:${encodeURIComponent(password)}@smtp.example.com:465`;
+    const smtp = loadConfig({ DATA_DIR: dir, SMTP_URL: url, MAIL_FROM: 'Agent Wallet <w@example.com>' }).smtp;
+    assert.deepEqual(smtp, {
+      url,
+      location: 'smtps://smtp.example.com:465',
+      password,
+      from: 'Agent Wallet <w@example.com>',
+    });
+    const refusals: Array<[Record<string, string>, RegExp]> = [
+      [{ SMTP_URL: url }, /MAIL_FROM/],
+      [{ MAIL_FROM: 'w@example.com' }, /SMTP_URL/],
+      [{ SMTP_URL: `https://mailer:${password}@smtp.example.com`, MAIL_FROM: 'w@example.com' }, /smtp:\/\//],
+      [{ SMTP_URL: `smtp://mailer:${password}@`, MAIL_FROM: 'w@example.com' }, /SMTP_URL/],
+      [{ SMTP_URL: url, MAIL_FROM: 'not an address' }, /MAIL_FROM/],
+      [{ SMTP_URL: url, MAIL_FROM: 'w@example.com\r\nBcc: x@evil.test' }, /MAIL_FROM/],
+    ];
+    for (const [env, message] of refusals) {
+      assert.throws(
+        () => loadConfig({ DATA_DIR: dir, ...env }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          message.test(error.message) &&
+          !error.message.includes(password) &&
+          !error.message.includes(encodeURIComponent(password)),
+        JSON.stringify(env),
+      );
+    }
+  });
+});

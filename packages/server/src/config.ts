@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type EvmConfig, EvmConfigError, parseEvmConfig, type Rail } from './chain/config.ts';
 import { type BucketName, parseRateLimits } from './limits/rules.ts';
+import { registerSecret } from './log-scrub.ts';
 
 export interface Config {
   port: number;
@@ -41,6 +42,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** PUBLIC_URL: where users reach the service (behind any proxy); an https:// one turns HSTS on. */
   publicUrl: string | undefined;
+  /** SMTP_URL and MAIL_FROM: email for what needs a person (contract section 10); null (both unset): no email. */
+  smtp: SmtpConfig | null;
   http: HttpLimits;
   rail: Rail;
   /** The `evm` rail's settings; null on the sandbox rail. */
@@ -84,6 +87,17 @@ export interface HttpLimits {
   maxConnections: number;
 }
 
+export interface SmtpConfig {
+  /** smtp:// (STARTTLS when offered) or smtps:// (TLS from the start), with user:password; never logged. */
+  url: string;
+  /** The server without its credentials (`smtps://smtp.example.com:465`), for logs. */
+  location: string;
+  /** The password in the URL, when there is one: masked in anything the mail worker records or logs. */
+  password: string | null;
+  /** MAIL_FROM: the sender, `wallet@example.com` or `Agent Wallet <wallet@example.com>`. */
+  from: string;
+}
+
 export class ConfigError extends Error {}
 
 const APPROVAL_TTL_SECONDS_DEFAULT = 72 * 60 * 60;
@@ -119,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     publicUrl: parsePublicUrl(env.PUBLIC_URL),
+    smtp: parseSmtp(emptyToUndefined(env.SMTP_URL), emptyToUndefined(env.MAIL_FROM)),
     http: parseHttpLimits(env),
     rail,
     evm: rail === 'evm' ? evmConfigFrom(env, dataDir) : null,
@@ -251,6 +266,38 @@ function parsePublicUrl(value: string | undefined): string | undefined {
     throw new ConfigError('PUBLIC_URL must not carry credentials, a query or a fragment');
   }
   return url.href.replace(/\/$/, '');
+}
+
+const MAIL_ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
+
+/** SMTP_URL and MAIL_FROM, both or neither. SMTP_URL holds a password: no message here repeats it. */
+export function parseSmtp(url: string | undefined, from: string | undefined): SmtpConfig | null {
+  if (url === undefined && from === undefined) return null;
+  if (url === undefined)
+    throw new ConfigError('MAIL_FROM is set but SMTP_URL is not: set both to send email, or neither');
+  if (from === undefined)
+    throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: set both to send email, or neither');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('SMTP_URL is not a URL such as smtps://user:password@smtp.example.com:465');
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') {
+    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps:// (got ${parsed.protocol}//…)`);
+  }
+  if (parsed.hostname === '') throw new ConfigError('SMTP_URL names no host');
+  const password = parsed.password === '' ? null : decodeURIComponent(parsed.password);
+  if (password !== null) registerSecret(password);
+  const trimmed = from.trim();
+  const address = /<([^<>]*)>$/.exec(trimmed)?.[1] ?? trimmed;
+  if (!MAIL_ADDRESS.test(address) || /[\r\n]/.test(trimmed)) {
+    throw new ConfigError(
+      `MAIL_FROM must be an address such as wallet@example.com or "Agent Wallet <wallet@example.com>", not ${JSON.stringify(from)}`,
+    );
+  }
+  const port = parsed.port === '' ? '' : `:${parsed.port}`;
+  return { url, location: `${parsed.protocol}//${parsed.hostname}${port}`, password, from: trimmed };
 }
 
 function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {

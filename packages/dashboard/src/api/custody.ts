@@ -30,6 +30,8 @@ export type SecurityEvent = SecurityEventPage['items'][number];
 export type WithdrawalAddress = Answer<'listWithdrawalAddresses'>['items'][number];
 export type Withdrawal = Answer<'withdrawMaster'>;
 export type WithdrawalPage = Answer<'listWithdrawals'>;
+export type NotificationSettings = Answer<'getNotifications'>;
+export type EmailKind = keyof NotificationSettings['email'];
 
 /** A login's second step, from its 401 MFA_REQUIRED. */
 export interface MfaChallenge {
@@ -91,6 +93,9 @@ export function custodyApi(client: Requester) {
       }),
     securityEvents: (page: number, limit: number) =>
       client.request<SecurityEventPage>('GET', '/auth/security-events', { query: { page, limit } }),
+    notifications: () => client.request<NotificationSettings>('GET', '/auth/notifications'),
+    updateNotifications: (email: Partial<Record<EmailKind, boolean>>) =>
+      client.request<NotificationSettings>('PATCH', '/auth/notifications', { body: { email } }),
 
     // ---- withdrawals from the master wallet ----------------------------------------------------------
     withdrawalAddresses: () =>

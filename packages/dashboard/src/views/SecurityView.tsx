@@ -30,6 +30,7 @@ import {
 } from '../queries.ts';
 import { createPasskey } from '../webauthn.ts';
 import { PASSWORD_MAX, PASSWORD_MIN, passwordError } from './authForm.ts';
+import { EmailNotificationsCard } from './EmailNotificationsCard.tsx';
 import {
   describeSecurityEvent,
   describeUserAgent,
@@ -65,6 +66,7 @@ export function SecurityView({ enrolmentOnly = false }: { enrolmentOnly?: boolea
         <>
           <SessionsCard />
           <PasswordCard />
+          <EmailNotificationsCard />
           <EventsCard />
         </>
       )}

@@ -42,6 +42,8 @@ export const EVENT_INFO: Record<WebhookEventType, string> = {
   'withdrawal.completed': 'A withdrawal from the master wallet went through',
   'withdrawal.failed': 'A withdrawal failed and its money came back',
   'withdrawal_address.added': 'An address was added to the withdrawal book',
+  'balance.low': 'A balance fell below an alert’s amount',
+  'budget.threshold': 'Spending reached an alert’s share of a cap',
 };
 
 export interface WebhookDraft {

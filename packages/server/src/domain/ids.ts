@@ -29,7 +29,8 @@ export type IdPrefix =
   | 'wdr'
   | 'org'
   | 'inv'
-  | 'aud';
+  | 'aud'
+  | 'eml';
 
 /** `length` uniformly random base62 characters from fresh CSPRNG bytes (secrets: API keys, webhook secrets). */
 export function randomBase62(length: number): string {

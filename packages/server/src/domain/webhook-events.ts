@@ -20,5 +20,7 @@ export const EVENT_TYPES = [
   'withdrawal.completed',
   'withdrawal.failed',
   'withdrawal_address.added',
+  'balance.low',
+  'budget.threshold',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -16,6 +16,8 @@ import loginMfa from './auth/login-mfa.ts';
 import logout from './auth/logout.ts';
 import me from './auth/me.ts';
 import mfaStatus from './auth/mfa-status.ts';
+import getNotifications from './auth/notifications.ts';
+import updateNotifications from './auth/notifications-update.ts';
 import passkeyLoginOptions from './auth/passkey-login-options.ts';
 import registerPasskey from './auth/passkey-register.ts';
 import passkeyRegistrationOptions from './auth/passkey-registration-options.ts';
@@ -108,6 +110,8 @@ export const ROUTE_TABLE = {
   passkeyLoginOptions,
   passkeyStepUpOptions,
   securityEvents,
+  getNotifications,
+  updateNotifications,
   getOrganization,
   updateOrganization,
   listMembers,

@@ -566,13 +566,17 @@ export function createAuthService(
         .where('revoked_at_ms', 'is', null)
         .where('id', '!=', user.sessionId)
         .executeTakeFirst();
-      await recordSecurityEvent(trx, {
-        userId: user.userId,
-        type: 'security.password_changed',
-        detail: { endedSessions: String(ended.numUpdatedRows) },
-        meta,
-        nowMs,
-      });
+      await recordSecurityEvent(
+        trx,
+        {
+          userId: user.userId,
+          type: 'security.password_changed',
+          detail: { endedSessions: String(ended.numUpdatedRows) },
+          meta,
+          nowMs,
+        },
+        ctx.events,
+      );
       return { endedSessions: Number(ended.numUpdatedRows) };
     });
   }

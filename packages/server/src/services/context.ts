@@ -5,10 +5,18 @@ import type { LedgerWriter } from '../ledger/writer.ts';
 import type { Store } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
 
+/** Where events go besides webhooks. */
+export interface EventOutbox {
+  /** SMTP is configured: an event that is mailed also queues one mail per member who receives it. */
+  email: boolean;
+}
+
 export interface ServiceContext {
   store: Store;
   writer: LedgerWriter;
   clock: Clock;
+  /** Where events go besides webhooks (email, when SMTP is configured). */
+  events: EventOutbox;
 }
 
 export interface Page {

@@ -21,11 +21,13 @@ import { type BalanceViews, createBalanceViews } from './balance-view.ts';
 import { type CheckPaymentData, type CheckRequest, checkPayment } from './check-payment.ts';
 import type { ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
+import { createEmailWorker } from './email-delivery.ts';
 import type { EvmServices } from './evm.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { createMfaService, type MfaService } from './mfa.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
+import { createNotificationService, type NotificationService } from './notifications.ts';
 import { createOrganizationService, type OrganizationService } from './organizations.ts';
 import { createPasskeyService, type PasskeyService, relyingParty } from './passkeys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
@@ -58,6 +60,10 @@ export interface Services {
   webhooks: WebhookService;
   /** One round of the webhook worker (the background runs it every second; tests call it by hand). */
   deliverWebhooks(): Promise<number>;
+  /** One round of the mail worker (run beside the webhook worker): mails sent; 0 when email is off. */
+  sendEmails(): Promise<number>;
+  /** A member's choice of the email they receive. */
+  notifications: NotificationService;
   /** What send_payment would decide now (check_payment, policy simulation): nothing stored. */
   checkPayment(request: CheckRequest): Promise<CheckPaymentData>;
   /** The owner's dry run of a payment from one of their agent wallets (404 for another user's wallet). */
@@ -189,8 +195,16 @@ function assembleServices(
   }: { store: Store; limiter: RateLimiter; metrics: Metrics; opened: OpenedRail | null },
 ): Services {
   const evm = opened?.rail ?? null;
+  // Email is on when SMTP is configured; the outbox then also queues mails for the events people receive.
+  const events = { email: config.smtp !== null };
+  options.logger.info(
+    config.smtp === null
+      ? 'email is off: SMTP_URL is not set'
+      : `email is on: through ${config.smtp.location}`,
+  );
   const batchOptions: MoneyBatchOptions = {
     dialect: store.dialect,
+    events,
     railName: evm === null ? 'sandbox' : 'evm',
     railSettlesAtOnce: evm === null,
     payoutFromAddress: evm?.treasuryAddress ?? null,
@@ -210,7 +224,7 @@ function assembleServices(
       executeMoneyBatch(trx, commands as BatchCommand[], locked, batchOptions),
     conflictAttemptsMax: 3,
   });
-  const ctx: ServiceContext = { store, writer, clock: options.clock };
+  const ctx: ServiceContext = { store, writer, clock: options.clock, events };
   const signals: KeySignals = { publishKeyChange: () => limiter.publishKeyChange() };
   // A key-lookup cache is safe only where every change reaches it: one process (SQLite), or Redis signals.
   const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
@@ -239,11 +253,25 @@ function assembleServices(
     holder: deliveryHolder(),
     onError: (error) => options.logger.error({ err: error }, 'webhook delivery round failed'),
   });
-  // Each tick only starts what is due: deliveries run on, side by side, across ticks.
+  const emailWorker =
+    config.smtp === null
+      ? null
+      : createEmailWorker({
+          ctx,
+          smtp: config.smtp,
+          // Links into the dashboard: PUBLIC_URL, else the service itself as passkeys see it.
+          dashboardUrl: config.publicUrl ?? relyingParty(config.publicUrl, config.port).origin,
+          holder: deliveryHolder(),
+          onError: (error) => options.logger.error({ err: error }, 'email round failed'),
+        });
+  // Each tick only starts what is due: deliveries (and a round of mails) run on across ticks.
   const webhookBackground = startBackground(
     options.backgroundIntervalMs === null ? null : config.webhookPollIntervalMs,
     options.logger,
-    { 'deliver webhooks': () => webhookWorker.tick() },
+    {
+      'deliver webhooks': () => webhookWorker.tick(),
+      ...(emailWorker === null ? {} : { 'send emails': () => emailWorker.tick() }),
+    },
   );
   const chainBackground = startBackground(
     chain === null || options.backgroundIntervalMs === null ? null : chain.rail.config.pollIntervalMs,
@@ -298,6 +326,8 @@ function assembleServices(
     checkPayment: (request) => checkPayment(store, batchOptions, request),
     webhooks,
     deliverWebhooks: () => webhookWorker.deliverDue(),
+    sendEmails: () => emailWorker?.sendDue() ?? Promise.resolve(0),
+    notifications: createNotificationService(ctx),
     async simulatePayment(userId, walletId, payment) {
       const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
       const nowMs = options.clock.nowMs();
@@ -319,7 +349,10 @@ function assembleServices(
       closeInOrder(options.logger, [
         ['background duties', () => background.stop()],
         ['chain duties', () => chainBackground.stop()],
-        ['webhook deliveries', () => webhookBackground.stop().then(() => webhookWorker.stop())],
+        [
+          'webhook deliveries and mails',
+          () => webhookBackground.stop().then(() => Promise.all([webhookWorker.stop(), emailWorker?.stop()])),
+        ],
         ['sender lease', () => chain?.duties.release() ?? Promise.resolve()],
         ['lastUsedAt flush', () => keys.flushLastUsed()],
         ['ledger writer', () => writer.close()],

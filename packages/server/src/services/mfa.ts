@@ -131,13 +131,17 @@ export function createMfaService(ctx: ServiceContext): MfaService {
         .executeTakeFirst();
       if (updated.numUpdatedRows !== 1n) return false;
       await replaceRecoveryCodes(trx, userId, recoveryCodes, nowMs);
-      await recordSecurityEvent(trx, {
-        userId,
-        type: 'security.factor_added',
-        detail: { factor: 'totp' },
-        meta,
-        nowMs,
-      });
+      await recordSecurityEvent(
+        trx,
+        {
+          userId,
+          type: 'security.factor_added',
+          detail: { factor: 'totp' },
+          meta,
+          nowMs,
+        },
+        ctx.events,
+      );
       return true;
     });
     if (!confirmed)
@@ -152,13 +156,17 @@ export function createMfaService(ctx: ServiceContext): MfaService {
       await trx.deleteFrom('totp_factors').where('user_id', '=', userId).execute();
       if (!active) return false;
       await dropRecoveryCodesWithoutFactor(trx, userId);
-      await recordSecurityEvent(trx, {
-        userId,
-        type: 'security.factor_removed',
-        detail: { factor: 'totp' },
-        meta,
-        nowMs,
-      });
+      await recordSecurityEvent(
+        trx,
+        {
+          userId,
+          type: 'security.factor_removed',
+          detail: { factor: 'totp' },
+          meta,
+          nowMs,
+        },
+        ctx.events,
+      );
       return true;
     });
     if (!removed) throw new AppError('NOT_FOUND', 'TOTP is not active');

@@ -55,11 +55,13 @@ import {
 } from './transactions.ts';
 import type { WalletRow } from './wallet-rows.ts';
 import { agentWalletViewOf } from './wallet-views.ts';
-import { eventWrites, type NewEvent } from './webhook-events.ts';
+import { type EventOutbox, eventWrites, type NewEvent } from './webhook-events.ts';
 import { loadWindowTotals } from './window-totals.ts';
 
 export interface MoneyBatchOptions {
   dialect: Dialect;
+  /** Where the batch's events go besides webhooks (email). */
+  events: EventOutbox;
   railName: string;
   /** Whether the rail settles at once (sandbox) or through the outbox (evm: payouts from `payoutFromAddress`). */
   railSettlesAtOnce: boolean;
@@ -81,7 +83,7 @@ export async function executeMoneyBatch(
   const { state, spending } = await loadState(trx, commands, locked, options.dialect);
   const { results, effects } = decideBatch(state, commands, batchContext(options));
   // The webhook events' subscribers are read first, so that their rows go with the batch's other writes.
-  const eventSteps = await eventWrites(trx, batchEvents(effects));
+  const eventSteps = await eventWrites(trx, batchEvents(effects), options.events);
   const windows = spendingWindowsStep(spending.windows, effects, spending.nowMs, options.dialect);
   const steps = [...writeSteps(trx, effects, options), ...(windows === undefined ? [] : [windows])];
   await runWrites(trx, [...steps, ...eventSteps], options.dialect);

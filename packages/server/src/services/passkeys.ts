@@ -121,13 +121,17 @@ export function createPasskeyService(ctx: ServiceContext, rp: RelyingParty) {
       if (count.length >= PASSKEYS_PER_USER_MAX) return 'full' as const;
       if (count.some((p) => p.credential_id === credential.id)) return 'duplicate' as const;
       await trx.insertInto('passkeys').values(row).execute();
-      await recordSecurityEvent(trx, {
-        userId,
-        type: 'security.factor_added',
-        detail: { factor: 'passkey', label: input.label },
-        meta,
-        nowMs,
-      });
+      await recordSecurityEvent(
+        trx,
+        {
+          userId,
+          type: 'security.factor_added',
+          detail: { factor: 'passkey', label: input.label },
+          meta,
+          nowMs,
+        },
+        ctx.events,
+      );
       return 'added' as const;
     });
     if (added === 'full') throw new AppError('VALIDATION_ERROR', `at most ${PASSKEYS_PER_USER_MAX} passkeys`);
@@ -151,13 +155,17 @@ export function createPasskeyService(ctx: ServiceContext, rp: RelyingParty) {
       if (row === undefined) return false;
       await trx.deleteFrom('passkeys').where('id', '=', id).execute();
       await dropRecoveryCodesWithoutFactor(trx, userId);
-      await recordSecurityEvent(trx, {
-        userId,
-        type: 'security.factor_removed',
-        detail: { factor: 'passkey', label: row.label },
-        meta,
-        nowMs,
-      });
+      await recordSecurityEvent(
+        trx,
+        {
+          userId,
+          type: 'security.factor_removed',
+          detail: { factor: 'passkey', label: row.label },
+          meta,
+          nowMs,
+        },
+        ctx.events,
+      );
       return true;
     });
     if (!removed) throw notFound('passkey');

@@ -6,7 +6,7 @@ import { isoFromMs } from '../clock.ts';
 import { newId } from '../domain/ids.ts';
 import type { Database } from '../store/schema.ts';
 import { type Page, pageOf } from './context.ts';
-import { emitEvent } from './webhook-events.ts';
+import { type EventOutbox, emitEvent } from './webhook-events.ts';
 
 export type SecurityEventType =
   | 'security.password_changed'
@@ -37,6 +37,7 @@ export async function recordSecurityEvent(
     meta: RequestMeta;
     nowMs: number;
   },
+  outbox: EventOutbox,
 ): Promise<void> {
   const view: SecurityEventView = {
     id: newId('sev'),
@@ -58,7 +59,11 @@ export async function recordSecurityEvent(
       created_at_ms: BigInt(event.nowMs),
     })
     .execute();
-  await emitEvent(trx, { userId: event.userId, type: event.type, data: () => view, nowMs: event.nowMs });
+  await emitEvent(
+    trx,
+    { userId: event.userId, type: event.type, data: () => view, nowMs: event.nowMs },
+    outbox,
+  );
 }
 
 export async function listSecurityEvents(db: Kysely<Database>, userId: string, page: Page) {

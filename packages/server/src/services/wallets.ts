@@ -120,13 +120,17 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
         .where('frozen_at_ms', frozen ? 'is' : 'is not', null)
         .executeTakeFirst();
       if (changed.numUpdatedRows === 0n) return;
-      await emitEvent(trx, {
-        userId,
-        type: frozen ? 'wallet.frozen' : 'wallet.unfrozen',
-        data: async () =>
-          agentWalletView(trx, await ownedWallet(trx, userId, walletId, 'agent'), Number(nowMs)),
-        nowMs: Number(nowMs),
-      });
+      await emitEvent(
+        trx,
+        {
+          userId,
+          type: frozen ? 'wallet.frozen' : 'wallet.unfrozen',
+          data: async () =>
+            agentWalletView(trx, await ownedWallet(trx, userId, walletId, 'agent'), Number(nowMs)),
+          nowMs: Number(nowMs),
+        },
+        ctx.events,
+      );
     });
     return ownedWallet(store.db, userId, walletId, 'agent');
   }

@@ -79,7 +79,7 @@ export function createWithdrawalService(
       if (existing.length >= WITHDRAWAL_ADDRESSES_PER_USER_MAX) return 'full' as const;
       await trx.insertInto('withdrawal_addresses').values(row).execute();
       // The owner hears of every new address while there is still time to remove it.
-      await emitEvent(trx, { userId, type: 'withdrawal_address.added', data: () => view, nowMs });
+      await emitEvent(trx, { userId, type: 'withdrawal_address.added', data: () => view, nowMs }, ctx.events);
       return 'added' as const;
     });
     if (added === 'duplicate') throw new AppError('INVALID_STATE', 'this address is already in the book');

@@ -16,6 +16,7 @@ import * as custody from './migrations/0011_custody.ts';
 import * as privateIncomingInitiator from './migrations/0012_private_incoming_initiator.ts';
 import * as webhookSecretRotation from './migrations/0013_webhook_secret_rotation.ts';
 import * as organizations from './migrations/0014_organizations.ts';
+import * as email from './migrations/0015_email.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_private_incoming_initiator': privateIncomingInitiator,
   '0013_webhook_secret_rotation': webhookSecretRotation,
   '0014_organizations': organizations,
+  '0015_email': email,
 };
 
 /** Every migration of this release, in order. */

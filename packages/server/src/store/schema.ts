@@ -339,6 +339,30 @@ export interface WebhookDeliveriesTable {
   updated_at_ms: bigint;
 }
 
+/** See migration 0015: the kinds of mail a member turned off (JSON array); no row = every kind on. */
+export interface EmailPreferencesTable {
+  user_id: string;
+  off_json: string;
+  updated_at_ms: bigint;
+}
+
+export type EmailDeliveryStatus = 'pending' | 'sent' | 'failed' | 'dropped';
+
+/** See migration 0015: one mail of an event to one member. */
+export interface EmailDeliveriesTable {
+  id: string;
+  event_id: string;
+  user_id: string;
+  event_type: string;
+  status: EmailDeliveryStatus;
+  attempts: bigint;
+  next_attempt_at_ms: bigint | null;
+  lease_holder: string | null;
+  last_error: string | null;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
+}
+
 /** See migration 0014: an organization; its resources carry scope_user_id in their user_id column. */
 export interface OrganizationsTable {
   id: string;
@@ -424,4 +448,6 @@ export interface Database {
   invitations: InvitationsTable;
   audit_events: AuditEventsTable;
   transaction_approvals: TransactionApprovalsTable;
+  email_preferences: EmailPreferencesTable;
+  email_deliveries: EmailDeliveriesTable;
 }

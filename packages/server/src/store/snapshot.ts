@@ -55,6 +55,8 @@ export const TABLES = [
   'invitations',
   'audit_events',
   'transaction_approvals',
+  'email_preferences',
+  'email_deliveries',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 export interface SnapshotSecrets {

@@ -1,0 +1,28 @@
+import { currentUser } from '../../http/auth-hooks.ts';
+import { defineRoute } from '../../http/route.ts';
+import { notificationSettingsChange, notificationSettingsView } from './notification-schemas.ts';
+
+export default defineRoute({
+  method: 'PATCH',
+  url: '/api/v1/auth/notifications',
+  auth: 'user',
+  role: 'viewer',
+  // Turning an alarm off (a stolen session hiding what it does next) needs presence proven recently, as any
+  // loosening does; turning one on needs nothing.
+  stepUp: 'withFactor',
+  stepUpWhen: async ({ body }) => Object.values(body.email).includes(false),
+  summary: 'Choose the email the caller receives',
+  description:
+    'Turns kinds of email on or off for the caller only. A kind the caller’s role does not receive may be ' +
+    'chosen too: it applies if the role changes. Turning a kind off needs a recent step-up when the caller has ' +
+    'a second factor.',
+  tags: ['auth'],
+  body: notificationSettingsChange,
+  response: notificationSettingsView,
+  handler: async ({ request, body, services }) => {
+    const { userId, role } = currentUser(request);
+    const before = await services.notifications.get({ userId, role });
+    const after = await services.notifications.update({ userId, role }, body.email);
+    return { data: after, audit: { before: before.email, after: after.email } };
+  },
+});
