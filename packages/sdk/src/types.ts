@@ -28,7 +28,9 @@ export type PolicyType =
   | 'address_blocklist'
   | 'recipient_cap'
   | 'time_window'
-  | 'require_approvals';
+  | 'require_approvals'
+  | 'spend_cap_period'
+  | 'auto_freeze';
 
 /** A rolling window of a windowed policy. */
 export type PolicyWindow = '1h' | '24h' | '7d' | '30d';
@@ -465,6 +467,19 @@ export interface ApprovalThresholdParams {
   amount: Amount;
 }
 
+/** A calendar budget: at most `limit` per day, week (from Monday) or month, in `timezone`. */
+export interface PeriodCapParams {
+  limit: Amount;
+  period: 'day' | 'week' | 'month';
+  timezone: string;
+}
+
+/** The breaker: `denials` denied payments within the rolling `window` freeze the wallet. */
+export interface AutoFreezeParams {
+  denials: number;
+  window: PolicyWindow;
+}
+
 /** Above `amount`, `approvers` (2–5) distinct members must approve. */
 export interface MultiApprovalParams {
   amount: Amount;
@@ -502,6 +517,8 @@ export type PolicyParamsByType = {
   recipient_cap: WindowCapParams;
   time_window: TimeWindowParams;
   require_approvals: MultiApprovalParams;
+  spend_cap_period: PeriodCapParams;
+  auto_freeze: AutoFreezeParams;
 };
 
 /** `{type, params}` of a policy, with the params its type takes. */

@@ -605,6 +605,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/alerts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List alerts
+     * @description Newest first; `?walletId=` for one wallet’s. Role: owner, admin, approver, viewer.
+     */
+    get: operations['listAlerts'];
+    put?: never;
+    /**
+     * Add an alert
+     * @description balance_below {amount}: `balance.low` once when the watched wallet’s balance falls below amount (the master wallet without walletId), re-armed when it is back at or above it. cap_used {percent}: `budget.threshold` once per cap when the agent wallet’s spending reaches that share of any of its spending caps, re-armed when it is back under (a rolling window moved on) or a calendar period begins. Both are webhook events and emails. balance_below takes exactly amount and cap_used exactly percent (else 400). Role: owner, admin.
+     */
+    post: operations['createAlert'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/alerts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete an alert
+     * @description Role: owner, admin.
+     */
+    delete: operations['deleteAlert'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/wallet': {
     parameters: {
       query?: never;
@@ -4655,6 +4699,297 @@ export interface operations {
       };
     };
   };
+  listAlerts: {
+    parameters: {
+      query?: {
+        walletId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List alerts */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              items: {
+                id: string;
+                /** @enum {string} */
+                type: 'balance_below' | 'cap_used';
+                walletId: string;
+                params:
+                  | {
+                      amount: string;
+                    }
+                  | {
+                      percent: number;
+                    };
+                /** @description fired and not re-armed yet */
+                firing: boolean;
+                /**
+                 * @description ISO-8601 UTC
+                 * @example 2026-11-24T21:46:48.213Z
+                 */
+                createdAt: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  createAlert: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          type: 'balance_below' | 'cap_used';
+          /** @description the wallet watched: an agent wallet, or the master wallet (balance_below without walletId) */
+          walletId?: string;
+          params: {
+            /** @description balance_below: the balance it watches for falling below */
+            amount?: string;
+            /** @description cap_used: the share of any spending cap (1–100) that fires it */
+            percent?: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Add an alert */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @enum {string} */
+              type: 'balance_below' | 'cap_used';
+              walletId: string;
+              params:
+                | {
+                    amount: string;
+                  }
+                | {
+                    percent: number;
+                  };
+              /** @description fired and not re-armed yet */
+              firing: boolean;
+              /**
+               * @description ISO-8601 UTC
+               * @example 2026-11-24T21:46:48.213Z
+               */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteAlert: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Delete an alert */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              id: string;
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
   getWallet: {
     parameters: {
       query?: never;
@@ -6167,7 +6502,9 @@ export interface operations {
                         | 'address_blocklist'
                         | 'recipient_cap'
                         | 'time_window'
-                        | 'require_approvals';
+                        | 'require_approvals'
+                        | 'spend_cap_period'
+                        | 'auto_freeze';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -6372,7 +6709,9 @@ export interface operations {
                         | 'address_blocklist'
                         | 'recipient_cap'
                         | 'time_window'
-                        | 'require_approvals';
+                        | 'require_approvals'
+                        | 'spend_cap_period'
+                        | 'auto_freeze';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -7327,6 +7666,36 @@ export interface operations {
                     createdAt: string;
                     updatedAt: string;
                   }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'spend_cap_period';
+                    params: {
+                      /** @description decimal string with 6 places */
+                      limit: string;
+                      /** @enum {string} */
+                      period: 'day' | 'week' | 'month';
+                      timezone: string;
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'auto_freeze';
+                    params: {
+                      denials: number;
+                      /** @enum {string} */
+                      window: '1h' | '24h' | '7d' | '30d';
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
               )[];
               total: number;
               page: number;
@@ -7396,7 +7765,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description A policy type and its params. spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
+    /** @description A policy type and its params. spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_period: {limit, period: "day"|"week"|"month", timezone} (a calendar budget, weeks from Monday); auto_freeze: {denials, window} (1 to 1,000 denials); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
     requestBody: {
       content: {
         'application/json':
@@ -7509,6 +7878,29 @@ export interface operations {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
                 approvers: number;
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'spend_cap_period';
+              /** spend_cap_period params */
+              params: {
+                /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+                limit: string;
+                /** @enum {string} */
+                period: 'day' | 'week' | 'month';
+                /** @description an IANA time zone this server knows (e.g. Europe/Berlin, UTC; any case), else 400 */
+                timezone: string;
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'auto_freeze';
+              /** auto_freeze params */
+              params: {
+                denials: number;
+                /** @enum {string} */
+                window: '1h' | '24h' | '7d' | '30d';
               };
             };
       };
@@ -7674,6 +8066,36 @@ export interface operations {
                   active: boolean;
                   createdAt: string;
                   updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_period';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                    /** @enum {string} */
+                    period: 'day' | 'week' | 'month';
+                    timezone: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'auto_freeze';
+                  params: {
+                    denials: number;
+                    /** @enum {string} */
+                    window: '1h' | '24h' | '7d' | '30d';
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
                 };
           };
         };
@@ -7826,7 +8248,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
+          /** @description spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_period: {limit, period: "day"|"week"|"month", timezone} (a calendar budget, weeks from Monday); auto_freeze: {denials, window} (1 to 1,000 denials); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
           params?:
             | {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
@@ -7880,6 +8302,19 @@ export interface operations {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
                 approvers: number;
+              }
+            | {
+                /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
+                limit: string;
+                /** @enum {string} */
+                period: 'day' | 'week' | 'month';
+                /** @description an IANA time zone this server knows (e.g. Europe/Berlin, UTC; any case), else 400 */
+                timezone: string;
+              }
+            | {
+                denials: number;
+                /** @enum {string} */
+                window: '1h' | '24h' | '7d' | '30d';
               };
           active?: boolean;
         };
@@ -8046,6 +8481,36 @@ export interface operations {
                   active: boolean;
                   createdAt: string;
                   updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'spend_cap_period';
+                  params: {
+                    /** @description decimal string with 6 places */
+                    limit: string;
+                    /** @enum {string} */
+                    period: 'day' | 'week' | 'month';
+                    timezone: string;
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'auto_freeze';
+                  params: {
+                    denials: number;
+                    /** @enum {string} */
+                    window: '1h' | '24h' | '7d' | '30d';
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
                 };
           };
         };
@@ -8152,7 +8617,9 @@ export interface operations {
                   | 'address_blocklist'
                   | 'recipient_cap'
                   | 'time_window'
-                  | 'require_approvals';
+                  | 'require_approvals'
+                  | 'spend_cap_period'
+                  | 'auto_freeze';
                 reason: string;
                 /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                 limit?: string | number | null;
@@ -8416,6 +8883,36 @@ export interface operations {
                           createdAt: string;
                           updatedAt: string;
                         }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_period';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                            /** @enum {string} */
+                            period: 'day' | 'week' | 'month';
+                            timezone: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'auto_freeze';
+                          params: {
+                            denials: number;
+                            /** @enum {string} */
+                            window: '1h' | '24h' | '7d' | '30d';
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
                     )
                   | null;
                 /** @description The policy after the change; null for deleted. */
@@ -8570,6 +9067,36 @@ export interface operations {
                           createdAt: string;
                           updatedAt: string;
                         }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'spend_cap_period';
+                          params: {
+                            /** @description decimal string with 6 places */
+                            limit: string;
+                            /** @enum {string} */
+                            period: 'day' | 'week' | 'month';
+                            timezone: string;
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'auto_freeze';
+                          params: {
+                            denials: number;
+                            /** @enum {string} */
+                            window: '1h' | '24h' | '7d' | '30d';
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
                     )
                   | null;
                 createdAt: string;
@@ -8700,7 +9227,9 @@ export interface operations {
                         | 'address_blocklist'
                         | 'recipient_cap'
                         | 'time_window'
-                        | 'require_approvals';
+                        | 'require_approvals'
+                        | 'spend_cap_period'
+                        | 'auto_freeze';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -8866,7 +9395,9 @@ export interface operations {
                         | 'address_blocklist'
                         | 'recipient_cap'
                         | 'time_window'
-                        | 'require_approvals';
+                        | 'require_approvals'
+                        | 'spend_cap_period'
+                        | 'auto_freeze';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -9027,7 +9558,9 @@ export interface operations {
                       | 'address_blocklist'
                       | 'recipient_cap'
                       | 'time_window'
-                      | 'require_approvals';
+                      | 'require_approvals'
+                      | 'spend_cap_period'
+                      | 'auto_freeze';
                     reason: string;
                     /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                     limit?: string | number | null;
@@ -9196,7 +9729,9 @@ export interface operations {
                       | 'address_blocklist'
                       | 'recipient_cap'
                       | 'time_window'
-                      | 'require_approvals';
+                      | 'require_approvals'
+                      | 'spend_cap_period'
+                      | 'auto_freeze';
                     reason: string;
                     /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                     limit?: string | number | null;
@@ -9359,7 +9894,9 @@ export interface operations {
                       | 'address_blocklist'
                       | 'recipient_cap'
                       | 'time_window'
-                      | 'require_approvals';
+                      | 'require_approvals'
+                      | 'spend_cap_period'
+                      | 'auto_freeze';
                     reason: string;
                     /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                     limit?: string | number | null;

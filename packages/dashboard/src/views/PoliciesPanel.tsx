@@ -13,6 +13,8 @@ import { PolicyHistory } from './PolicyHistory.tsx';
 import { PolicySimulator } from './PolicySimulator.tsx';
 import {
   browserTimezone,
+  CALENDAR_PERIODS,
+  type CalendarPeriod,
   checkPolicyParams,
   draftFrom,
   emptyDraft,
@@ -128,9 +130,70 @@ function ParamsFields({
           <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />
         </div>
       );
+    case 'periodCap':
+      return (
+        <div className="field-row">
+          <AmountInput
+            label="Budget"
+            value={draft.amount}
+            onChange={(amount) => set({ amount })}
+            showError={showErrors}
+          />
+          <PeriodField value={draft.period} onChange={(period) => set({ period })} />
+          <TimezoneField
+            value={draft.timezone}
+            onChange={(timezone) => set({ timezone })}
+            error={errors.timezone}
+          />
+        </div>
+      );
+    case 'breaker':
+      return (
+        <div className="field-row">
+          <TextField
+            label="Denied payments"
+            value={draft.count}
+            onChange={(count) => set({ count })}
+            error={errors.count}
+            inputMode="numeric"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="5"
+          />
+          <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />
+        </div>
+      );
     case 'schedule':
       return <ScheduleFields draft={draft} onChange={onChange} errors={errors} />;
   }
+}
+
+const PERIOD_NAMES: Record<CalendarPeriod, string> = {
+  day: 'Day',
+  week: 'Week (from Monday)',
+  month: 'Month',
+};
+
+function PeriodField({
+  value,
+  onChange,
+}: {
+  value: CalendarPeriod;
+  onChange: (value: CalendarPeriod) => void;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>Resets every</label>
+      <select id={id} value={value} onChange={(event) => onChange(event.target.value as CalendarPeriod)}>
+        {CALENDAR_PERIODS.map((period) => (
+          <option key={period} value={period}>
+            {PERIOD_NAMES[period]}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
 }
 
 function AddressListField({

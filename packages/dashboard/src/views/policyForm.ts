@@ -27,11 +27,16 @@ export interface ParamsDraft {
   addresses: string;
   window: WindowName;
   count: string;
+  /** spend_cap_period: the calendar period. */
+  period: CalendarPeriod;
   days: Day[];
   start: string;
   end: string;
   timezone: string;
 }
+
+export type CalendarPeriod = 'day' | 'week' | 'month';
+export const CALENDAR_PERIODS: readonly CalendarPeriod[] = ['day', 'week', 'month'];
 
 export interface FieldErrors {
   amount?: string;
@@ -61,6 +66,7 @@ export function emptyDraft(timezone = browserTimezone()): ParamsDraft {
     addresses: '',
     window: '24h',
     count: '',
+    period: 'month',
     days: ['mon', 'tue', 'wed', 'thu', 'fri'],
     start: '09:00',
     end: '17:00',
@@ -77,7 +83,11 @@ export function draftFrom(policy: Policy, timezone = browserTimezone()): ParamsD
     amount: typeof raw === 'string' ? trimAmount(raw) : '',
     addresses: policyAddresses(p).join('\n'),
     window: isWindow(p.window) ? p.window : base.window,
-    count: typeof p.count === 'number' ? String(p.count) : '',
+    count:
+      typeof p.count === 'number' ? String(p.count) : typeof p.denials === 'number' ? String(p.denials) : '',
+    period: CALENDAR_PERIODS.includes(p.period as CalendarPeriod)
+      ? (p.period as CalendarPeriod)
+      : base.period,
     days: Array.isArray(p.days) ? p.days.filter(isDay) : base.days,
     start: typeof p.start === 'string' ? p.start : base.start,
     end: typeof p.end === 'string' ? p.end : base.end,
@@ -196,6 +206,23 @@ export function checkPolicyParams(type: PolicyType, draft: ParamsDraft): ParamsC
       if (!approvers.ok) errors.count = approvers.reason;
       if (!amount.ok || !approvers.ok) return { ok: false, errors };
       return { ok: true, params: { amount: amount.value, approvers: approvers.value } };
+    }
+    case 'periodCap': {
+      const amount = checkAmount(draft.amount);
+      const timezone = checkTimezone(draft.timezone);
+      if (!amount.ok) errors.amount = amount.reason;
+      if (!timezone.ok) errors.timezone = timezone.reason;
+      if (!amount.ok || !timezone.ok) return { ok: false, errors };
+      return { ok: true, params: { limit: amount.value, period: draft.period, timezone: timezone.value } };
+    }
+    case 'breaker': {
+      const count = checkCount(draft.count);
+      const denials =
+        count.ok && count.value > 1000 ? { ok: false as const, reason: 'At most 1,000 denials.' } : count;
+      if (!denials.ok) errors.count = denials.reason;
+      if (!isWindow(draft.window)) errors.window = 'Choose a period.';
+      if (!denials.ok || !isWindow(draft.window)) return { ok: false, errors };
+      return { ok: true, params: { denials: denials.value, window: draft.window } };
     }
     case 'count': {
       const count = checkCount(draft.count);

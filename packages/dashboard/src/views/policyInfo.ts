@@ -4,7 +4,16 @@ import { DAYS, WINDOWS } from '../api/wire.ts';
 import { formatUsdc, groupThousands } from '../money.ts';
 
 /** Which inputs a policy type's form has. */
-export type PolicyKind = 'cap' | 'threshold' | 'approvers' | 'list' | 'windowCap' | 'count' | 'schedule';
+export type PolicyKind =
+  | 'cap'
+  | 'threshold'
+  | 'approvers'
+  | 'list'
+  | 'windowCap'
+  | 'periodCap'
+  | 'breaker'
+  | 'count'
+  | 'schedule';
 
 export const POLICY_INFO: Record<PolicyType, { title: string; description: string; kind: PolicyKind }> = {
   spend_cap_per_tx: {
@@ -61,6 +70,18 @@ export const POLICY_INFO: Record<PolicyType, { title: string; description: strin
     description: 'A payment above this amount is not denied: it waits for your approval.',
     kind: 'threshold',
   },
+  spend_cap_period: {
+    title: 'Budget per calendar period',
+    description:
+      'Deny a payment when spending since the start of this day, week (from Monday) or month, in your timezone, would pass this amount. Resets at the period’s start.',
+    kind: 'periodCap',
+  },
+  auto_freeze: {
+    title: 'Freeze after repeated denials',
+    description:
+      'Freeze the wallet when this many payments are denied (by a policy or for lack of balance) within the chosen period; you unfreeze it.',
+    kind: 'breaker',
+  },
   require_approvals: {
     title: 'Approval by several people above an amount',
     description:
@@ -75,11 +96,13 @@ export const POLICY_TYPE_ORDER: readonly PolicyType[] = [
   'spend_cap_daily',
   'spend_cap_window',
   'spend_cap_total',
+  'spend_cap_period',
   'recipient_cap',
   'tx_count_cap',
   'address_allowlist',
   'address_blocklist',
   'time_window',
+  'auto_freeze',
   'require_approval_above',
   'require_approvals',
 ];
@@ -181,6 +204,12 @@ export function describePolicyParams(type: string, policyParams: object): string
     }
     case 'require_approval_above':
       return `Payments above ${usdc(params.amount)} need your approval`;
+    case 'spend_cap_period':
+      return `At most ${usdc(params.limit)} per ${text(params.period)} (${text(params.timezone)})`;
+    case 'auto_freeze': {
+      const denials = typeof params.denials === 'number' ? params.denials : Number(params.denials);
+      return `Freeze after ${paymentCount(denials).replace('payment', 'denied payment')} ${windowPer(params.window)}`;
+    }
     case 'require_approvals':
       return `Payments above ${usdc(params.amount)} need ${text(String(params.approvers))} approvals`;
     case 'address_allowlist': {

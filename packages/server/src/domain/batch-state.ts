@@ -9,6 +9,7 @@ import {
   type Leg,
 } from './accounts.ts';
 import type { ApprovalMark } from './approvals.ts';
+import type { Period } from './calendar-period.ts';
 import type { Outcome } from './outcome.ts';
 import type { ActivePolicy, WindowName, WindowSpending } from './policies.ts';
 import type { NewDeposit, NewTransaction, TransactionRecord } from './records.ts';
@@ -72,12 +73,24 @@ export interface WindowTotals {
   count: Map<WindowName, number>;
   /** `${window}\n${address}` → spending to that recipient in the window. */
   toRecipient: Map<string, bigint>;
+  /** periodKey(period, timezone) → spending since that calendar period began (spend_cap_period). */
+  periods: Map<string, bigint>;
+  /** window → the wallet's denials (policy or balance) in it, for its auto_freeze policies. */
+  denials: Map<WindowName, number>;
 }
+
+export const periodKey = (period: Period, timezone: string) => `${period}\n${timezone}`;
 
 export const recipientKey = (window: WindowName, address: string) => `${window}\n${address}`;
 
 export function emptyWindows(): WindowTotals {
-  return { spent: new Map(), count: new Map(), toRecipient: new Map() };
+  return {
+    spent: new Map(),
+    count: new Map(),
+    toRecipient: new Map(),
+    periods: new Map(),
+    denials: new Map(),
+  };
 }
 
 /** The policies' view of the totals: asking for a window that was not loaded is a bug. */
@@ -91,6 +104,8 @@ export function windowSpending(totals: WindowTotals): WindowSpending {
     count: (window) => loaded(totals.count.get(window), `payments in ${window}`),
     spentToMicros: (address, window) =>
       loaded(totals.toRecipient.get(recipientKey(window, address)), `spending to ${address} in ${window}`),
+    spentInPeriodMicros: (period, timezone) =>
+      loaded(totals.periods.get(periodKey(period, timezone)), `spending this ${period} in ${timezone}`),
   };
 }
 
@@ -98,6 +113,7 @@ export function windowSpending(totals: WindowTotals): WindowSpending {
 export function recordInWindows(totals: WindowTotals, amountMicros: bigint, toAddress: string): void {
   for (const [window, spent] of totals.spent) totals.spent.set(window, spent + amountMicros);
   for (const [window, count] of totals.count) totals.count.set(window, count + 1);
+  for (const [key, spent] of totals.periods) totals.periods.set(key, spent + amountMicros);
   for (const [key, spent] of totals.toRecipient) {
     if (key.endsWith(`\n${toAddress}`)) totals.toRecipient.set(key, spent + amountMicros);
   }
@@ -199,6 +215,20 @@ export interface BatchEffects {
   x402Approved: Array<{ transactionId: string; nowMs: number }>;
   /** Members' approvals to store (transaction_approvals). */
   approvals: Array<{ transactionId: string } & ApprovalMark>;
+  /** Denials of wallets with an auto_freeze policy, to count in its window (payment_denials). */
+  denials: Array<{ walletId: string; atMs: number }>;
+  /** Wallets an auto_freeze policy froze in this batch. */
+  freezes: FreezeSpec[];
+}
+
+/** A breaker that tripped: the wallet, the policy, and the denials it counted in its window. */
+export interface FreezeSpec {
+  walletId: string;
+  userId: string;
+  policyId: string;
+  denials: number;
+  window: WindowName;
+  nowMs: number;
 }
 
 export type CommandResult =
@@ -219,6 +249,8 @@ export function emptyEffects(): BatchEffects {
     notices: [],
     x402Approved: [],
     approvals: [],
+    denials: [],
+    freezes: [],
   };
 }
 

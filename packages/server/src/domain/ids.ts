@@ -30,6 +30,7 @@ export type IdPrefix =
   | 'org'
   | 'inv'
   | 'aud'
+  | 'alr'
   | 'eml';
 
 /** `length` uniformly random base62 characters from fresh CSPRNG bytes (secrets: API keys, webhook secrets). */

@@ -256,6 +256,8 @@ function merge(into: BatchEffects, from: BatchEffects): void {
   into.notices.push(...from.notices);
   into.x402Approved.push(...from.x402Approved);
   into.approvals.push(...from.approvals);
+  into.denials.push(...from.denials);
+  into.freezes.push(...from.freezes);
   for (const [id, delta] of from.balanceDeltas)
     into.balanceDeltas.set(id, (into.balanceDeltas.get(id) ?? 0n) + delta);
 }

@@ -18,7 +18,13 @@ import {
 } from './batch-state.ts';
 import { formatMicros } from './money.ts';
 import { failure, type Outcome, success } from './outcome.ts';
-import { approvalReason, approvalsRequired, evaluatePolicies, type Violation } from './policies.ts';
+import {
+  approvalReason,
+  approvalsRequired,
+  evaluatePolicies,
+  trippedBreaker,
+  type Violation,
+} from './policies.ts';
 
 export interface PaymentCommand {
   kind: 'send' | 'request_approval' | 'x402';
@@ -44,8 +50,43 @@ export function decidePayment(
   const wallet = state.wallets.get(command.walletId);
   if (wallet === undefined) throw notFound('wallet');
   if (wallet.frozen)
-    throw new AppError('WALLET_FROZEN', 'this agent wallet is frozen by its owner; payments are refused');
+    throw new AppError(
+      'WALLET_FROZEN',
+      'this agent wallet is frozen; payments are refused until its owner unfreezes it',
+    );
   if (wallet.address === command.toAddress) throw invalid('toAddress is this wallet’s own address');
+  const outcome = decideActive(state, wallet, command, context, effects);
+  if (!outcome.ok && COUNTED_DENIALS.has(outcome.code)) countDenial(wallet, command.nowMs, effects);
+  return outcome;
+}
+
+/** What an auto_freeze policy counts: payments turned away by a policy or for want of balance. */
+const COUNTED_DENIALS: ReadonlySet<string> = new Set(['POLICY_DENIED', 'INSUFFICIENT_BALANCE']);
+
+/**
+ * Counts a denial of a wallet with auto_freeze policies and, when one reaches its count, freezes the wallet in
+ * this batch: later commands of the batch, and every payment after it, meet WALLET_FROZEN. Decided under the
+ * wallet's lock against the denials stored so far, so a burst on several instances trips it once, at the count.
+ */
+function countDenial(wallet: WalletState, nowMs: number, effects: BatchEffects): void {
+  const breakers = wallet.policies.filter((p) => p.rule.type === 'auto_freeze');
+  if (breakers.length === 0) return;
+  effects.denials.push({ walletId: wallet.id, atMs: nowMs });
+  for (const [window, count] of wallet.windows.denials) wallet.windows.denials.set(window, count + 1);
+  if (wallet.frozen) return;
+  const tripped = trippedBreaker(breakers, wallet.windows.denials);
+  if (tripped === null) return;
+  wallet.frozen = true;
+  effects.freezes.push({ walletId: wallet.id, userId: wallet.userId, ...tripped, nowMs });
+}
+
+function decideActive(
+  state: BatchState,
+  wallet: WalletState,
+  command: PaymentCommand,
+  context: BatchContext,
+  effects: BatchEffects,
+): Outcome<unknown> {
   const decision = evaluatePolicies(wallet.policies, command, {
     last24hMicros: wallet.spent24hMicros,
     allTimeMicros: wallet.spentMicros,

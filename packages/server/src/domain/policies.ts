@@ -2,6 +2,7 @@
 // far. Every violated policy is reported (not only the first). require_approval_above and require_approvals are
 // not denials: they turn the payment into a pending one that waits for one approver, or for several.
 import { assert } from '../errors.ts';
+import { type Period, periodOf } from './calendar-period.ts';
 import { formatMicros } from './money.ts';
 import {
   describeTimeWindow,
@@ -23,6 +24,8 @@ export const POLICY_TYPES = [
   'recipient_cap',
   'time_window',
   'require_approvals',
+  'spend_cap_period',
+  'auto_freeze',
 ] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
 
@@ -41,6 +44,8 @@ export type PolicyRule =
   | { type: 'address_allowlist' | 'address_blocklist'; addresses: ReadonlySet<string> }
   | { type: 'require_approval_above'; amountMicros: bigint }
   | { type: 'require_approvals'; amountMicros: bigint; approvers: number }
+  | { type: 'spend_cap_period'; limitMicros: bigint; period: Period; timezone: string }
+  | { type: 'auto_freeze'; denials: number; window: WindowName }
   | { type: 'spend_cap_window' | 'recipient_cap'; limitMicros: bigint; window: WindowName }
   | { type: 'tx_count_cap'; count: number; window: WindowName }
   | ({ type: 'time_window' } & TimeWindowRule);
@@ -77,6 +82,8 @@ export interface WindowSpending {
   spentMicros(window: WindowName): bigint;
   count(window: WindowName): number;
   spentToMicros(address: string, window: WindowName): bigint;
+  /** Spending since the start of the calendar period the batch began in (spend_cap_period). */
+  spentInPeriodMicros(period: Period, timezone: string): bigint;
 }
 
 /** What the wallet has already committed: completed, processing and held (pending) payments. */
@@ -91,6 +98,7 @@ export const NO_WINDOWS: WindowSpending = {
   spentMicros: (window) => notLoaded(`spending in ${window}`),
   count: (window) => notLoaded(`payments in ${window}`),
   spentToMicros: (_address, window) => notLoaded(`recipient spending in ${window}`),
+  spentInPeriodMicros: (period, timezone) => notLoaded(`spending this ${period} in ${timezone}`),
 };
 
 function notLoaded(what: string): never {
@@ -168,7 +176,10 @@ function violationOf(rule: PolicyRule, payment: PaymentFacts, totals: SpendTotal
       return listViolation(rule.type, rule.addresses.has(payment.toAddress), payment.toAddress);
     case 'require_approval_above':
     case 'require_approvals':
+    case 'auto_freeze':
       return null;
+    case 'spend_cap_period':
+      return periodViolation(rule, payment, totals.windows);
     default:
       return windowedViolation(rule, payment, totals.windows);
   }
@@ -188,6 +199,20 @@ function capViolation(
     attempted: formatMicros(attemptedMicros),
     ...(window === undefined ? {} : { window }),
   };
+}
+
+const PERIOD_WORDS: Record<Period, string> = { day: 'daily', week: 'weekly', month: 'monthly' };
+
+/** A calendar budget: this period's spending plus the payment, against the limit; says when it resets. */
+function periodViolation(
+  rule: Extract<PolicyRule, { type: 'spend_cap_period' }>,
+  payment: PaymentFacts,
+  windows: WindowSpending,
+): Found | null {
+  const attempted = windows.spentInPeriodMicros(rule.period, rule.timezone) + payment.amountMicros;
+  const resetsAt = new Date(periodOf(payment.nowMs, rule.period, rule.timezone).endMs).toISOString();
+  const what = `would pass the ${PERIOD_WORDS[rule.period]} budget (${rule.timezone}; resets ${resetsAt})`;
+  return capViolation(attempted, rule.limitMicros, what);
 }
 
 function listViolation(
@@ -242,6 +267,24 @@ function windowedViolation(
       return { reason: `outside the allowed hours (${allowed}; now ${at})`, limit: allowed, attempted: at };
     }
   }
+}
+
+/**
+ * The first auto_freeze policy whose count the denials in its window reach, or null. `denials` holds each
+ * window's count including the denial just decided.
+ */
+export function trippedBreaker(
+  policies: readonly ActivePolicy[],
+  denials: ReadonlyMap<WindowName, number>,
+): { policyId: string; denials: number; window: WindowName } | null {
+  for (const policy of policies) {
+    if (policy.rule.type !== 'auto_freeze') continue;
+    const count = denials.get(policy.rule.window);
+    assert(count !== undefined, `denials in ${policy.rule.window} were not loaded`);
+    if (count >= policy.rule.denials)
+      return { policyId: policy.id, denials: count, window: policy.rule.window };
+  }
+  return null;
 }
 
 /** Remaining room under the tightest active cap of each kind; null when no such cap is active; never negative. */
@@ -321,6 +364,19 @@ export function tightens(before: PolicyRule, after: PolicyRule): boolean {
       );
     case 'time_window':
       return after.type === before.type && sameTimeWindow(before, after);
+    case 'spend_cap_period':
+      return (
+        after.type === before.type &&
+        after.limitMicros <= before.limitMicros &&
+        after.period === before.period &&
+        after.timezone === before.timezone
+      );
+    case 'auto_freeze':
+      return (
+        after.type === before.type &&
+        after.denials <= before.denials &&
+        windowNotShorter(before.window, after.window)
+      );
   }
 }
 

@@ -8,6 +8,9 @@ import listAgentWallets from './agent-wallets/list.ts';
 import unfreezeAgentWallet from './agent-wallets/unfreeze.ts';
 import updateAgentWallet from './agent-wallets/update.ts';
 import withdrawAgentWallet from './agent-wallets/withdraw.ts';
+import createAlert from './alerts/create.ts';
+import deleteAlert from './alerts/delete.ts';
+import listAlerts from './alerts/list.ts';
 import listAudit from './audit/list.ts';
 import endOtherSessions from './auth/end-other-sessions.ts';
 import endSession from './auth/end-session.ts';
@@ -121,6 +124,9 @@ export const ROUTE_TABLE = {
   listInvitations,
   revokeInvitation,
   listAudit,
+  createAlert,
+  listAlerts,
+  deleteAlert,
   getWallet,
   walletBalance,
   walletDeposits,

@@ -14,6 +14,7 @@ import { createMetrics, type Metrics } from '../metrics.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { type AddressSource, hdAddresses, sandboxAddresses } from './addresses.ts';
+import { type AlertService, createAlertService } from './alerts.ts';
 import { type ApprovalService, createApprovalService } from './approvals.ts';
 import { type AuthService, createAuthService, purgeEndedSessions } from './auth.ts';
 import { startBackground } from './background.ts';
@@ -57,6 +58,7 @@ export interface Services {
   payments: PaymentService;
   approvals: ApprovalService;
   organizations: OrganizationService;
+  alerts: AlertService;
   webhooks: WebhookService;
   /** One round of the webhook worker (the background runs it every second; tests call it by hand). */
   deliverWebhooks(): Promise<number>;
@@ -304,6 +306,7 @@ function assembleServices(
     writer,
     balances: createBalanceViews(store, options.clock),
     organizations: createOrganizationService(ctx),
+    alerts: createAlertService(ctx),
     auth: createAuthService(ctx, {
       jwtSecret: config.jwtSecret,
       addresses,

@@ -6,6 +6,7 @@
 import { type CompiledQuery, type Insertable, type Kysely, sql } from 'kysely';
 import { payoutRow } from '../chain/outbox-rows.ts';
 import { BALANCE_MAX_MICROS, walletAccountIds } from '../domain/accounts.ts';
+import { type AlertFiring, type AlertState, evaluateAlert } from '../domain/alerts.ts';
 import type { ApprovalMark } from '../domain/approvals.ts';
 import { type BatchCommand, decideBatch } from '../domain/batch.ts';
 import {
@@ -35,6 +36,7 @@ import { notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
 import { valuesTable } from '../store/values-table.ts';
 import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
+import { alertStateOf } from './alerts.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
 import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';
 import {
@@ -80,14 +82,100 @@ export async function executeMoneyBatch(
   locked: readonly WalletRow[] | null,
   options: MoneyBatchOptions,
 ): Promise<CommandResult[]> {
-  const { state, spending } = await loadState(trx, commands, locked, options.dialect);
+  const { state, spending, alerts } = await loadState(trx, commands, locked, options.dialect);
   const { results, effects } = decideBatch(state, commands, batchContext(options));
+  const alerted = alertChanges(state, alerts, spending.nowMs);
   // The webhook events' subscribers are read first, so that their rows go with the batch's other writes.
-  const eventSteps = await eventWrites(trx, batchEvents(effects), options.events);
+  const events = [...batchEvents(effects), ...alerted.firings.map((f) => alertEvent(f, spending.nowMs))];
+  const eventSteps = await eventWrites(trx, events, options.events);
   const windows = spendingWindowsStep(spending.windows, effects, spending.nowMs, options.dialect);
-  const steps = [...writeSteps(trx, effects, options), ...(windows === undefined ? [] : [windows])];
+  const steps = [
+    ...writeSteps(trx, effects, options),
+    ...(windows === undefined ? [] : [windows]),
+    ...alertSteps(trx, alerted.updates),
+  ];
   await runWrites(trx, [...steps, ...eventSteps], options.dialect);
   return results;
+}
+
+/**
+ * The alerts of the batch's wallets as the batch leaves them: balance alerts of every wallet it loaded, cap
+ * alerts of the agent wallets whose policies and spending it loaded (`loaded`); what fires, and what changed.
+ */
+function alertChanges(state: BatchState, alerts: LoadedAlerts, nowMs: number) {
+  const firings: AlertFiring[] = [];
+  const updates: Array<{ id: string; fired: string[] }> = [];
+  for (const alert of alerts.list) {
+    const wallet = state.wallets.get(alert.walletId);
+    if (wallet === undefined) continue;
+    if (alert.rule.type === 'cap_used' && !alerts.capsLoaded.has(wallet.id)) continue;
+    const next = evaluateAlert(alert, wallet, nowMs);
+    firings.push(...next.firings);
+    const same = next.fired.size === alert.fired.size && [...next.fired].every((k) => alert.fired.has(k));
+    if (!same) updates.push({ id: alert.id, fired: [...next.fired].sort() });
+  }
+  return { firings, updates };
+}
+
+function alertSteps(
+  trx: Kysely<Database>,
+  updates: ReadonlyArray<{ id: string; fired: string[] }>,
+): WriteStep[] {
+  return updates.map((u) => ({
+    what: `alert ${u.id}`,
+    query: trx
+      .updateTable('alerts')
+      .set({ fired_json: JSON.stringify(u.fired) })
+      .where('id', '=', u.id)
+      .compile(),
+  }));
+}
+
+/** An alert's firing as the webhook event (and email) it is. */
+function alertEvent(firing: AlertFiring, nowMs: number): NewEvent {
+  const at = { alertId: firing.alertId, walletId: firing.walletId };
+  if (firing.type === 'balance.low') {
+    return {
+      userId: firing.userId,
+      type: 'balance.low',
+      data: () => ({
+        ...at,
+        balance: formatMicros(firing.balanceMicros),
+        threshold: formatMicros(firing.thresholdMicros),
+      }),
+      nowMs,
+    };
+  }
+  return {
+    userId: firing.userId,
+    type: 'budget.threshold',
+    data: () => ({
+      ...at,
+      policyId: firing.policyId,
+      policyType: firing.policyType,
+      percent: firing.percent,
+      limit: formatMicros(firing.limitMicros),
+      spent: formatMicros(firing.spentMicros),
+    }),
+    nowMs,
+  };
+}
+
+interface LoadedAlerts {
+  list: AlertState[];
+  /** Agent wallets whose policies and spending the batch loaded: their cap alerts can be judged. */
+  capsLoaded: ReadonlySet<string>;
+}
+
+/** The alerts on the batch's wallets: one query, by the alerts' wallet index. */
+async function alertsOf(trx: Kysely<Database>, walletIds: readonly string[]): Promise<AlertState[]> {
+  if (walletIds.length === 0) return [];
+  const rows = await trx
+    .selectFrom('alerts')
+    .selectAll()
+    .where('wallet_id', 'in', [...walletIds])
+    .execute();
+  return rows.map(alertStateOf);
 }
 
 /** Pure: the webhook events a batch's new records report (a processing payment reports when it completes). */
@@ -122,6 +210,22 @@ export function batchEvents(effects: BatchEffects): NewEvent[] {
       type: notice.type,
       data: () => transactionView(notice.row, notice.approvals),
       nowMs: Number(notice.row.updated_at_ms),
+    });
+  }
+  for (const freeze of effects.freezes) {
+    events.push({
+      userId: freeze.userId,
+      type: 'wallet.frozen',
+      data: () => ({
+        walletId: freeze.walletId,
+        frozen: true,
+        reason: 'auto_freeze',
+        policyId: freeze.policyId,
+        denials: freeze.denials,
+        window: freeze.window,
+        frozenAt: new Date(freeze.nowMs).toISOString(),
+      }),
+      nowMs: freeze.nowMs,
     });
   }
   for (const deposit of effects.deposits) {
@@ -238,12 +342,16 @@ async function loadState(
   commands: readonly BatchCommand[],
   locked: readonly WalletRow[] | null,
   dialect: Dialect,
-): Promise<{ state: BatchState; spending: { windows: SpendingWindows; nowMs: number } }> {
+): Promise<{
+  state: BatchState;
+  spending: { windows: SpendingWindows; nowMs: number };
+  alerts: LoadedAlerts;
+}> {
   const { held, approvals } = await heldOf(trx, commands);
   const named = namedBy(commands, held);
   const rows = locked ?? (await walletsOf(trx, named));
   const firstNowMs = Math.min(...commands.map((c) => c.nowMs));
-  const [reads, keys, pending] = await Promise.all([
+  const [reads, keys, pending, alertList] = await Promise.all([
     walletReadsOf(
       trx,
       rows.map((row) => row.id),
@@ -251,6 +359,10 @@ async function loadState(
     ),
     storedKeys(trx, commands, dialect),
     pendingCounts(trx, named.movedAgents),
+    alertsOf(
+      trx,
+      rows.map((row) => row.id),
+    ),
   ]);
   // Policies count for the wallets that pay (a recipient's do not).
   const policies = new Map(named.agentIds.map((id) => [id, reads.policies.get(id) ?? []]));
@@ -282,7 +394,8 @@ async function loadState(
     if (named.addresses.includes(row.address)) state.walletIdByAddress.set(row.address, row.id);
     if (row.kind === 'master') state.masterIdByUser.set(row.user_id, row.id);
   }
-  return { state, spending: { windows: spending, nowMs: firstNowMs } };
+  const alerts = { list: alertList, capsLoaded: new Set(named.agentIds) };
+  return { state, spending: { windows: spending, nowMs: firstNowMs }, alerts };
 }
 
 /**
@@ -430,6 +543,23 @@ function writeSteps(trx: Kysely<Database>, effects: BatchEffects, options: Money
   }
   if (effects.deposits.length > 0) insert('deposits', effects.deposits.map(depositRow));
   if (effects.approvals.length > 0) insert('transaction_approvals', effects.approvals.map(approvalRow));
+  if (effects.denials.length > 0)
+    insert(
+      'payment_denials',
+      effects.denials.map((d) => ({ wallet_id: d.walletId, at_ms: BigInt(d.atMs) })),
+    );
+  for (const freeze of effects.freezes) {
+    const query = trx
+      .updateTable('wallets')
+      .set({
+        frozen_at_ms: BigInt(freeze.nowMs),
+        frozen_reason: 'auto_freeze',
+        updated_at_ms: BigInt(freeze.nowMs),
+      })
+      .where('id', '=', freeze.walletId)
+      .where('frozen_at_ms', 'is', null);
+    add(`auto_freeze of ${freeze.walletId}`, query);
+  }
   steps.push(...transitionSteps(trx, effects, options.dialect));
   const spent = spentTotalsStep(trx, effects, options.dialect);
   if (spent !== undefined) steps.push(spent);

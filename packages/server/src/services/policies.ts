@@ -1,7 +1,9 @@
 // Spending policies per agent wallet: CRUD for the owner, and the stored params as rules (ruleOf) for the batch
 // deciders and the balance views, which read policies in their own set-based queries. Params are stored as the
 // normalised wire form: amounts "10.500000", addresses lower-case.
+
 import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
+import type { Period } from '../domain/calendar-period.ts';
 import { newId } from '../domain/ids.ts';
 import { decimalToMicros } from '../domain/money.ts';
 import type { ActivePolicy, PolicyRule, PolicyType, WindowName } from '../domain/policies.ts';
@@ -36,6 +38,8 @@ interface StoredParams {
   limit?: string;
   amount?: string;
   approvers?: number;
+  period?: Period;
+  denials?: number;
   addresses?: string[];
   window?: WindowName;
   count?: number;
@@ -89,6 +93,10 @@ export function ruleOf(type: PolicyType, paramsJson: string): PolicyRule {
       return { type, amountMicros: decimalToMicros(p.amount!) };
     case 'require_approvals':
       return { type, amountMicros: decimalToMicros(p.amount!), approvers: p.approvers! };
+    case 'spend_cap_period':
+      return { type, limitMicros: decimalToMicros(p.limit!), period: p.period!, timezone: p.timezone! };
+    case 'auto_freeze':
+      return { type, denials: p.denials!, window: p.window! };
     case 'spend_cap_window':
     case 'recipient_cap':
       return { type, limitMicros: decimalToMicros(p.limit!), window: p.window! };

@@ -38,6 +38,7 @@ async function insertWallet(
     label: input.label,
     address,
     frozen_at_ms: null,
+    frozen_reason: null,
     version: 0n,
     spent_micros: 0n,
     derivation_index: derivationIndex,
@@ -115,11 +116,13 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
     await writer.run(async (trx) => {
       const changed = await trx
         .updateTable('wallets')
-        .set({ frozen_at_ms: frozen ? nowMs : null, updated_at_ms: nowMs })
+        .set({ frozen_at_ms: frozen ? nowMs : null, frozen_reason: null, updated_at_ms: nowMs })
         .where('id', '=', walletId)
         .where('frozen_at_ms', frozen ? 'is' : 'is not', null)
         .executeTakeFirst();
       if (changed.numUpdatedRows === 0n) return;
+      // Unfrozen by the owner: the denials that tripped an auto_freeze are answered, and count no more.
+      if (!frozen) await trx.deleteFrom('payment_denials').where('wallet_id', '=', walletId).execute();
       await emitEvent(
         trx,
         {

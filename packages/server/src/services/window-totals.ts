@@ -4,7 +4,8 @@
 // status) index). Windows end at the batch's first command: a later command of the same batch counts a payment
 // that left the window in the milliseconds between them, which can only deny early, never let a budget be passed.
 import type { Kysely } from 'kysely';
-import { emptyWindows, recipientKey, type WindowTotals } from '../domain/batch-state.ts';
+import { emptyWindows, periodKey, recipientKey, type WindowTotals } from '../domain/batch-state.ts';
+import { type Period, periodOf } from '../domain/calendar-period.ts';
 import { type ActivePolicy, WINDOWS, type WindowName } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
@@ -16,11 +17,15 @@ interface Needs {
   totals: Map<WindowName, Set<string>>;
   /** window → wallets with a recipient cap over it. */
   recipients: Map<WindowName, Set<string>>;
+  /** periodKey → the period and zone, and the wallets with a spend_cap_period over it. */
+  periods: Map<string, { period: Period; timezone: string; wallets: Set<string> }>;
+  /** window → wallets with an auto_freeze policy counting denials in it. */
+  denials: Map<WindowName, Set<string>>;
 }
 
 /** Pure: which windows each wallet's policies name. */
 export function windowNeeds(policiesByWallet: ReadonlyMap<string, readonly ActivePolicy[]>): Needs {
-  const needs: Needs = { totals: new Map(), recipients: new Map() };
+  const needs: Needs = { totals: new Map(), recipients: new Map(), periods: new Map(), denials: new Map() };
   const add = (map: Map<WindowName, Set<string>>, window: WindowName, walletId: string) =>
     map.set(window, (map.get(window) ?? new Set()).add(walletId));
   for (const [walletId, policies] of policiesByWallet) {
@@ -28,6 +33,16 @@ export function windowNeeds(policiesByWallet: ReadonlyMap<string, readonly Activ
       if (rule.type === 'spend_cap_window' || rule.type === 'tx_count_cap')
         add(needs.totals, rule.window, walletId);
       if (rule.type === 'recipient_cap') add(needs.recipients, rule.window, walletId);
+      if (rule.type === 'auto_freeze') add(needs.denials, rule.window, walletId);
+      if (rule.type === 'spend_cap_period') {
+        const key = periodKey(rule.period, rule.timezone);
+        const entry = needs.periods.get(key) ?? {
+          period: rule.period,
+          timezone: rule.timezone,
+          wallets: new Set(),
+        };
+        needs.periods.set(key, { ...entry, wallets: entry.wallets.add(walletId) });
+      }
     }
   }
   return needs;
@@ -55,7 +70,52 @@ export async function loadWindowTotals(
   for (const [window, wallets] of needs.recipients) {
     await loadRecipientTotals(trx, { window, wallets, recipientsByWallet, nowMs, of });
   }
+  for (const [window, wallets] of needs.denials) {
+    const counts = await denialsSince(trx, wallets, nowMs - WINDOWS[window]);
+    for (const walletId of wallets) of(walletId).denials.set(window, counts.get(walletId) ?? 0);
+  }
+  for (const [key, need] of needs.periods) {
+    const totals = await spentSince(trx, need.wallets, periodOf(nowMs, need.period, need.timezone).startMs);
+    for (const walletId of need.wallets) of(walletId).periods.set(key, totals.get(walletId) ?? 0n);
+  }
   return byWallet;
+}
+
+/** The denials of each wallet after `sinceMs` (auto_freeze), under the batch's wallet locks. */
+async function denialsSince(
+  db: Kysely<Database>,
+  wallets: ReadonlySet<string>,
+  sinceMs: number,
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('payment_denials')
+    .select((eb) => ['wallet_id', eb.fn.countAll<bigint>().as('n')])
+    .where('wallet_id', 'in', [...wallets])
+    .where('at_ms', '>', BigInt(sinceMs))
+    .groupBy('wallet_id')
+    .execute();
+  return new Map(rows.map((r) => [r.wallet_id, Number(r.n)]));
+}
+
+/**
+ * Spending (completed, processing and held payments) of each wallet since `startMs`: a calendar period's, read
+ * from the (wallet_id, created_at_ms, status) index under the batch's wallet locks, so it is exact.
+ */
+export async function spentSince(
+  db: Kysely<Database>,
+  wallets: ReadonlySet<string>,
+  startMs: number,
+): Promise<Map<string, bigint>> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select((eb) => ['wallet_id', eb.fn.sum<bigint>('amount_micros').as('total')])
+    .where('wallet_id', 'in', [...wallets])
+    .where('type', '=', 'payment')
+    .where('status', 'in', SPENDING_STATUSES)
+    .where('created_at_ms', '>=', BigInt(startMs))
+    .groupBy('wallet_id')
+    .execute();
+  return new Map(rows.map((r) => [r.wallet_id, BigInt(r.total)]));
 }
 
 async function loadRecipientTotals(

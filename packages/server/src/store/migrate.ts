@@ -17,6 +17,7 @@ import * as privateIncomingInitiator from './migrations/0012_private_incoming_in
 import * as webhookSecretRotation from './migrations/0013_webhook_secret_rotation.ts';
 import * as organizations from './migrations/0014_organizations.ts';
 import * as email from './migrations/0015_email.ts';
+import * as breakersAlerts from './migrations/0016_breakers_alerts.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_webhook_secret_rotation': webhookSecretRotation,
   '0014_organizations': organizations,
   '0015_email': email,
+  '0016_breakers_alerts': breakersAlerts,
 };
 
 /** Every migration of this release, in order. */

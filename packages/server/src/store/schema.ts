@@ -97,6 +97,8 @@ export interface WalletsTable {
   /** Lower-case hex; rendered with the EIP-55 checksum. */
   address: string;
   frozen_at_ms: bigint | null;
+  /** Why it is frozen: 'auto_freeze' (migration 0016), or null for the owner's freeze. */
+  frozen_reason: string | null;
   /** Bumped by every money movement of the wallet: the row lock that serialises policy checks per wallet. */
   version: bigint;
   /** Payments completed, processing or pending (held), as a running total: what a total cap is checked against. */
@@ -413,6 +415,23 @@ export interface TransactionApprovalsTable {
   at_ms: bigint;
 }
 
+/** See migration 0016: a denial of a wallet with an auto_freeze policy. */
+export interface PaymentDenialsTable {
+  wallet_id: string;
+  at_ms: bigint;
+}
+
+export interface AlertsTable {
+  id: string;
+  user_id: string;
+  wallet_id: string;
+  type: 'balance_below' | 'cap_used';
+  params_json: string;
+  /** Keys of what fired and is not re-armed yet: ["balance"] or ["<policyId>\n<window or period start>"]. */
+  fired_json: string;
+  created_at_ms: bigint;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -450,4 +469,6 @@ export interface Database {
   transaction_approvals: TransactionApprovalsTable;
   email_preferences: EmailPreferencesTable;
   email_deliveries: EmailDeliveriesTable;
+  payment_denials: PaymentDenialsTable;
+  alerts: AlertsTable;
 }

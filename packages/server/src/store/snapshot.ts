@@ -57,6 +57,8 @@ export const TABLES = [
   'transaction_approvals',
   'email_preferences',
   'email_deliveries',
+  'payment_denials',
+  'alerts',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 export interface SnapshotSecrets {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERIODS } from '../../domain/calendar-period.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { POLICY_TYPES, type PolicyType, WINDOW_NAMES } from '../../domain/policies.ts';
 import { DAYS, isTimezone, parseClock } from '../../domain/time-window.ts';
@@ -27,6 +28,18 @@ export const APPROVERS_MAX = 5;
 /** Most payments a tx_count_cap may allow in its window: a bound, like every other. */
 export const TX_COUNT_CAP_MAX = 1_000_000;
 
+const timezoneSchema = z
+  .string()
+  .refine(isTimezone, 'must be an IANA timezone such as Europe/Berlin or UTC')
+  .meta({
+    minLength: 1,
+    maxLength: 64,
+    pattern: TIMEZONE_JSON_PATTERN,
+    description: 'an IANA time zone this server knows (e.g. Europe/Berlin, UTC; any case), else 400',
+  });
+/** auto_freeze: the most denials it may wait for (a bound, like every other). */
+export const AUTO_FREEZE_DENIALS_MAX = 1_000;
+
 const capParams = z.strictObject({ limit: micros });
 const PARAMS_BY_TYPE: Record<PolicyType, z.ZodType> = {
   spend_cap_per_tx: capParams,
@@ -40,6 +53,11 @@ const PARAMS_BY_TYPE: Record<PolicyType, z.ZodType> = {
     approvers: z.number().int().min(APPROVERS_MIN).max(APPROVERS_MAX),
   }),
   spend_cap_window: z.strictObject({ limit: micros, window: windowSchema }),
+  spend_cap_period: z.strictObject({ limit: micros, period: z.enum(PERIODS), timezone: timezoneSchema }),
+  auto_freeze: z.strictObject({
+    denials: z.number().int().min(1).max(AUTO_FREEZE_DENIALS_MAX),
+    window: windowSchema,
+  }),
   recipient_cap: z.strictObject({ limit: micros, window: windowSchema }),
   tx_count_cap: z.strictObject({
     count: z.number().int().min(1).max(TX_COUNT_CAP_MAX),
@@ -53,12 +71,7 @@ const PARAMS_BY_TYPE: Record<PolicyType, z.ZodType> = {
         .max(7),
       start: clock,
       end: clock,
-      timezone: z.string().refine(isTimezone, 'must be an IANA timezone such as Europe/Berlin or UTC').meta({
-        minLength: 1,
-        maxLength: 64,
-        pattern: TIMEZONE_JSON_PATTERN,
-        description: 'an IANA time zone this server knows (e.g. Europe/Berlin, UTC; any case), else 400',
-      }),
+      timezone: timezoneSchema,
     })
     .refine((p) => p.start !== p.end, { message: 'start and end must differ', path: ['end'] })
     .meta({ description: 'start and end must differ (else 400); end before start wraps midnight' })
@@ -75,7 +88,8 @@ function paramsJsonSchema(type: PolicyType): Record<string, unknown> {
 const PARAMS_DESCRIPTION =
   'spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: ' +
   '{addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} ' +
-  '(approvers 2 to 5 distinct members); spend_cap_window / recipient_cap: ' +
+  '(approvers 2 to 5 distinct members); spend_cap_period: {limit, period: "day"|"week"|"month", timezone} ' +
+  '(a calendar budget, weeks from Monday); auto_freeze: {denials, window} (1 to 1,000 denials); spend_cap_window / recipient_cap: ' +
   '{limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", ' +
   'end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d".';
 
@@ -127,6 +141,8 @@ const PARAMS_VIEW_BY_TYPE: Record<PolicyType, z.ZodObject> = {
   require_approval_above: z.object({ amount: amountView }),
   require_approvals: z.object({ amount: amountView, approvers: z.number().int() }),
   spend_cap_window: windowCapView,
+  spend_cap_period: z.object({ limit: amountView, period: z.enum(PERIODS), timezone: z.string() }),
+  auto_freeze: z.object({ denials: z.number().int(), window: z.enum(WINDOW_NAMES) }),
   recipient_cap: windowCapView,
   tx_count_cap: z.object({ count: z.number().int(), window: z.enum(WINDOW_NAMES) }),
   time_window: z.object({

@@ -1,0 +1,140 @@
+// Alerts (contract section 10): what the owner asked to hear about — a wallet's balance below an amount, or
+// spending reaching a share of a cap. Stored here; decided by the ledger's batches (domain/alerts.ts), which fire
+// `balance.low` and `budget.threshold` once per crossing.
+import { isoFromMs } from '../clock.ts';
+import type { AlertRule, AlertState, AlertType } from '../domain/alerts.ts';
+import { newId } from '../domain/ids.ts';
+import { decimalToMicros, formatMicros } from '../domain/money.ts';
+import { invalid, notFound } from '../errors.ts';
+import { lockOwnerRow } from '../store/locks.ts';
+import type { AlertsTable } from '../store/schema.ts';
+import type { ServiceContext } from './context.ts';
+import { masterWalletOf, ownedWallet } from './wallet-rows.ts';
+
+/** Alerts of one organization: a bound, like every other list. */
+export const ALERTS_PER_USER_MAX = 200;
+
+export type AlertParams = { amount: string } | { percent: number };
+
+export interface AlertView {
+  id: string;
+  type: AlertType;
+  walletId: string;
+  params: AlertParams;
+  /** Fired and not re-armed yet (the balance is still below; a cap still at or past the share). */
+  firing: boolean;
+  createdAt: string;
+}
+
+export function alertStateOf(row: AlertsTable): AlertState {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    walletId: row.wallet_id,
+    rule: ruleOf(row.type, JSON.parse(row.params_json)),
+    fired: new Set(JSON.parse(row.fired_json) as string[]),
+  };
+}
+
+function ruleOf(type: AlertType, params: { amount?: string; percent?: number }): AlertRule {
+  return type === 'balance_below'
+    ? { type, amountMicros: decimalToMicros(params.amount!) }
+    : { type, percent: params.percent! };
+}
+
+function viewOf(row: AlertsTable): AlertView {
+  return {
+    id: row.id,
+    type: row.type,
+    walletId: row.wallet_id,
+    params: JSON.parse(row.params_json) as AlertParams,
+    firing: (JSON.parse(row.fired_json) as string[]).length > 0,
+    createdAt: isoFromMs(row.created_at_ms),
+  };
+}
+
+export interface NewAlert {
+  type: AlertType;
+  walletId?: string | undefined;
+  /** amount in micro-units (validated and converted by the route). */
+  params: { amount?: bigint | undefined; percent?: number | undefined };
+}
+
+export interface AlertService {
+  create(userId: string, alert: NewAlert): Promise<AlertView>;
+  list(userId: string, walletId?: string): Promise<AlertView[]>;
+  remove(userId: string, alertId: string): Promise<{ id: string; deleted: true }>;
+}
+
+export function createAlertService(ctx: ServiceContext): AlertService {
+  const { store, writer, clock } = ctx;
+
+  /** The wallet an alert watches: balance_below the master without a walletId, cap_used an agent wallet. */
+  async function watched(userId: string, alert: NewAlert) {
+    if (alert.type === 'cap_used') {
+      if (alert.walletId === undefined) throw invalid('walletId: cap_used watches an agent wallet’s caps');
+      return ownedWallet(store.db, userId, alert.walletId, 'agent');
+    }
+    if (alert.walletId === undefined) return masterWalletOf(store.db, userId);
+    const row = await store.db
+      .selectFrom('wallets')
+      .selectAll()
+      .where('id', '=', alert.walletId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (row === undefined) throw notFound('wallet');
+    return row;
+  }
+
+  async function create(userId: string, alert: NewAlert): Promise<AlertView> {
+    const wallet = await watched(userId, alert);
+    const params =
+      alert.type === 'balance_below'
+        ? { amount: formatMicros(alert.params.amount!) }
+        : { percent: alert.params.percent! };
+    const row: AlertsTable = {
+      id: newId('alr'),
+      user_id: userId,
+      wallet_id: wallet.id,
+      type: alert.type,
+      params_json: JSON.stringify(params),
+      fired_json: '[]',
+      created_at_ms: BigInt(clock.nowMs()),
+    };
+    await writer.run(async (trx) => {
+      await lockOwnerRow(trx, 'users', userId);
+      const count = await trx
+        .selectFrom('alerts')
+        .select((eb) => eb.fn.countAll<bigint>().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow();
+      if (Number(count.n) >= ALERTS_PER_USER_MAX)
+        throw invalid(`an organization has at most ${ALERTS_PER_USER_MAX} alerts`);
+      await trx.insertInto('alerts').values(row).execute();
+    });
+    return viewOf(row);
+  }
+
+  async function list(userId: string, walletId?: string): Promise<AlertView[]> {
+    let query = store.db.selectFrom('alerts').selectAll().where('user_id', '=', userId);
+    if (walletId !== undefined) query = query.where('wallet_id', '=', walletId);
+    const rows = await query
+      .orderBy('created_at_ms', 'desc')
+      .orderBy('id', 'desc')
+      .limit(ALERTS_PER_USER_MAX)
+      .execute();
+    return rows.map(viewOf);
+  }
+
+  async function remove(userId: string, alertId: string) {
+    const result = await store.db
+      .deleteFrom('alerts')
+      .where('id', '=', alertId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (result.numDeletedRows !== 1n) throw notFound('alert');
+    return { id: alertId, deleted: true as const };
+  }
+
+  return { create, list, remove };
+}
