@@ -3,7 +3,7 @@
 // heading takes focus), the wallet page's tabs, and the paths built from ids.
 import { navigate as browserNavigate } from 'wouter/use-browser-location';
 
-export const WALLET_TABS = ['activity', 'approvals', 'keys', 'policies', 'settings'] as const;
+export const WALLET_TABS = ['activity', 'approvals', 'keys', 'policies', 'connect', 'settings'] as const;
 export type WalletTab = (typeof WALLET_TABS)[number];
 
 let navigations = 0;

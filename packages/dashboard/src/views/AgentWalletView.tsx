@@ -1,6 +1,6 @@
 // One agent wallet. It opens on what a person comes to see — the money, how much of each cap is used, spending
 // over the last 30 days and the transactions — while moving money is an action (a dialog) and keys, policies
-// and settings are tabs.
+// settings, and how to connect an agent are tabs.
 import type { AgentWallet } from '@agent-wallet/sdk';
 import { useState } from 'react';
 import { shortAddress } from '../address.ts';
@@ -18,6 +18,7 @@ import { useAgentWallet } from '../queries.ts';
 import { agentPath, type WalletTab } from '../router.ts';
 import { ActivityPanel } from './ActivityPanel.tsx';
 import { PendingApprovals } from './Approvals.tsx';
+import { ConnectPanel } from './ConnectPanel.tsx';
 import { KeysPanel } from './KeysPanel.tsx';
 import { MoveForm } from './MoveMoney.tsx';
 import { PoliciesPanel } from './PoliciesPanel.tsx';
@@ -28,6 +29,7 @@ const TAB_NAMES: Record<WalletTab, string> = {
   approvals: 'Approvals',
   keys: 'API keys',
   policies: 'Policies',
+  connect: 'Connect your agent',
   settings: 'Settings',
 };
 
@@ -140,6 +142,8 @@ function TabPanel({ wallet, tab }: { wallet: AgentWallet; tab: WalletTab }) {
       return <KeysPanel wallet={wallet} />;
     case 'policies':
       return <PoliciesPanel wallet={wallet} />;
+    case 'connect':
+      return <ConnectPanel wallet={wallet} />;
     case 'settings':
       return <SettingsPanel wallet={wallet} />;
   }
