@@ -126,6 +126,20 @@ function SignedIn({
   );
 }
 
+/** The name in the top bar, with the sandbox's pill: the same on every shell. */
+function Brand({ sandbox }: { sandbox: boolean }) {
+  return (
+    <div className="brand">
+      <span>Agent Wallet</span>
+      {sandbox && (
+        <span className="sandbox-pill" data-testid="sandbox-pill">
+          Sandbox
+        </span>
+      )}
+    </div>
+  );
+}
+
 function SandboxBanner() {
   return (
     <div className="sandbox-banner" data-testid="sandbox-banner">
@@ -280,14 +294,7 @@ function Shell() {
   return (
     <div className="shell">
       <header className="topbar">
-        <div className="brand">
-          <span>Agent Wallet</span>
-          {sandbox && (
-            <span className="sandbox-pill" data-testid="sandbox-pill">
-              Sandbox
-            </span>
-          )}
-        </div>
+        <Brand sandbox={sandbox} />
         <nav className="main-nav" aria-label="Main">
           <Link to="/" match="exact">
             Master wallet
@@ -427,14 +434,7 @@ function EnrolmentShell({ onEnrolled }: { onEnrolled: () => void }) {
   return (
     <div className="shell">
       <header className="topbar">
-        <div className="brand">
-          <span>Agent Wallet</span>
-          {sandbox && (
-            <span className="sandbox-pill" data-testid="sandbox-pill">
-              Sandbox
-            </span>
-          )}
-        </div>
+        <Brand sandbox={sandbox} />
         <nav className="main-nav" aria-label="Main">
           <Link to="/security" match="exact" data-testid="nav-security">
             Security

@@ -4,6 +4,8 @@
 // change, a month 28 to 31 days. Where local midnight does not exist (a DST gap at 00:00) the period starts at the
 // first instant of the local date. Pure.
 
+import { zoneFormatters } from './time-window.ts';
+
 export const PERIODS = ['day', 'week', 'month'] as const;
 export type Period = (typeof PERIODS)[number];
 
@@ -20,27 +22,16 @@ const DAY_MS = 86_400_000;
 const OFFSET_MAX_MS = 15 * 3_600_000;
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const FORMATTERS_MAX = 256;
-
-function formatterFor(timezone: string): Intl.DateTimeFormat {
-  const known = formatters.get(timezone);
-  if (known !== undefined) return known;
-  const formatter = new Intl.DateTimeFormat('en-US', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    weekday: 'short',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-    hourCycle: 'h23',
-  });
-  if (formatters.size >= FORMATTERS_MAX) formatters.clear();
-  formatters.set(timezone, formatter);
-  return formatter;
-}
+const formatterFor = zoneFormatters({
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  weekday: 'short',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+  hourCycle: 'h23',
+});
 
 /** The local wall clock of an instant, as the UTC instant with the same fields (for offsets) and its date. */
 function wallClock(instantMs: number, timezone: string): { wallMs: number; date: LocalDate } {

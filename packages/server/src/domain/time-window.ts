@@ -36,23 +36,30 @@ export function isTimezone(name: string): boolean {
   }
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/** Formatters per timezone are cached (building one is the costly part), up to this many zones. */
 const FORMATTERS_MAX = 256;
 
-function formatterFor(timezone: string): Intl.DateTimeFormat {
-  const known = formatters.get(timezone);
-  if (known !== undefined) return known;
-  const formatter = new Intl.DateTimeFormat('en-US', {
-    timeZone: timezone,
-    weekday: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
-  if (formatters.size >= FORMATTERS_MAX) formatters.clear();
-  formatters.set(timezone, formatter);
-  return formatter;
+/** A per-timezone cache of Intl formatters with these options (en-US, so fields parse the same everywhere). */
+export function zoneFormatters(
+  options: Intl.DateTimeFormatOptions,
+): (timezone: string) => Intl.DateTimeFormat {
+  const formatters = new Map<string, Intl.DateTimeFormat>();
+  return (timezone) => {
+    const known = formatters.get(timezone);
+    if (known !== undefined) return known;
+    const formatter = new Intl.DateTimeFormat('en-US', { ...options, timeZone: timezone });
+    if (formatters.size >= FORMATTERS_MAX) formatters.clear();
+    formatters.set(timezone, formatter);
+    return formatter;
+  };
 }
+
+const formatterFor = zoneFormatters({
+  weekday: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
 
 /** The local weekday and minute of the day of an instant in a timezone. */
 export function localTime(nowMs: number, timezone: string): { day: Day; minute: number } {
