@@ -2,8 +2,15 @@
 // (stacked by what happened to it) and how much of each cap is used. Amounts stay BigInt micro-units; the chart
 // gets whole micro-units (exact integers), never decimal floats. Pure: unit-tested.
 import type { AgentWallet, Policy, Transaction } from '@agent-wallet/sdk';
+import { isPeriod, PERIOD_ADJECTIVE, type Period, periodBounds } from './calendarPeriod.ts';
 import { formatAmount, fromMicros, groupThousands, smallest, toMicros } from './money.ts';
-import { describePolicyParams, paymentCount, policyTitle, WINDOW_WORDS } from './views/policyInfo.ts';
+import {
+  describePolicyParams,
+  isWindow,
+  paymentCount,
+  policyTitle,
+  WINDOW_WORDS,
+} from './views/policyInfo.ts';
 
 export const CHART_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -123,6 +130,8 @@ export interface CapBar {
   limit: bigint;
   unit: 'usdc' | 'payments';
   status: CapStatus;
+  /** A calendar budget (spend_cap_period): its period and when it resets (epoch ms, the period's end). */
+  resets?: { period: Period; atMs: number };
 }
 
 /** A cap shown in words only: it counts per recipient, so no one bar tells how much of it is used. */
@@ -217,6 +226,15 @@ function capBarOf(
     const used = spentSince(transactions, now - window.ms).micros;
     return { ...bar, title: `${capitalized(window.words.adjective)} budget`, limit, used, status: 'known' };
   }
+  if (policy.type === 'spend_cap_period' && limit !== null) {
+    const { period, timezone } = policy.params as { period?: unknown; timezone?: unknown };
+    if (!isPeriod(period) || typeof timezone !== 'string') return null;
+    const bounds = periodBounds(now, period, timezone);
+    if (bounds === null) return null;
+    const used = spentSince(transactions, bounds.startMs).micros;
+    const title = `${PERIOD_ADJECTIVE[period]} budget (${timezone})`;
+    return { ...bar, title, limit, used, status: 'known', resets: { period, atMs: bounds.endMs } };
+  }
   const count = (policy.params as { count?: unknown }).count;
   if (policy.type === 'tx_count_cap' && window !== null && typeof count === 'number') {
     const used = BigInt(spentSince(transactions, now - window.ms).count);
@@ -246,15 +264,33 @@ export function capBars(
   return bars;
 }
 
-/** The active caps per recipient, in words (they have no single bar). */
+/**
+ * The active caps per recipient (they have no single bar) and the breakers (auto_freeze), in words, caps first.
+ */
 export function capNotes(policies: readonly Policy[]): CapNote[] {
-  return policies
-    .filter((policy) => policy.active && policy.type === 'recipient_cap')
+  const active = policies.filter((policy) => policy.active);
+  const caps = active
+    .filter((policy) => policy.type === 'recipient_cap')
     .map((policy) => ({
       policyId: policy.id,
       title: policyTitle(policy.type),
       text: describePolicyParams(policy.type, policy.params),
     }));
+  const breakers = active
+    .filter((policy) => policy.type === 'auto_freeze')
+    .map((policy) => ({ policyId: policy.id, title: 'Breaker', text: breakerText(policy.params) }));
+  return [...caps, ...breakers];
+}
+
+/** An auto_freeze policy in words: "Freezes after 3 denied payments in 1 hour". */
+export function breakerText(params: object): string {
+  const { denials, window } = params as { denials?: unknown; window?: unknown };
+  const count = typeof denials === 'number' ? denials : Number(denials);
+  const payments = Number.isFinite(count)
+    ? paymentCount(count).replace('payment', 'denied payment')
+    : 'repeated denied payments';
+  const span = isWindow(window) ? ` in ${WINDOW_WORDS[window].span}` : '';
+  return `Freezes after ${payments}${span}`;
 }
 
 function capitalized(text: string): string {

@@ -39,6 +39,7 @@ export const K = {
   agentWallet: (walletId: string) => ['agentWallet', walletId] as const,
   keys: (walletId: string) => ['keys', walletId] as const,
   policies: (walletId: string) => ['policies', walletId] as const,
+  alerts: (walletId: string) => ['alerts', walletId] as const,
   policyChanges: (walletId: string, page: number) => ['policyChanges', walletId, page] as const,
   policyChangesAll: (walletId: string) => ['policyChanges', walletId] as const,
   webhooks: ['webhooks'] as const,
@@ -69,6 +70,8 @@ export const STALE = {
   pendingDeposits: 5_000,
   policyChanges: 30_000,
   webhooks: 60_000,
+  // An alert's firing state moves with payments: asked again soon when the card is shown again.
+  alerts: 15_000,
   deliveries: 10_000,
   security: 30_000,
   withdrawals: 30_000,

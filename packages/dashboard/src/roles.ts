@@ -26,6 +26,8 @@ const LEAST_ROLE = {
   managePolicies: 'admin',
   /** Add, edit, delete webhook endpoints, rotate their secrets, redeliver. */
   manageWebhooks: 'admin',
+  /** Add and delete alerts (a balance below an amount, spending reaching a share of a cap). */
+  manageAlerts: 'admin',
   /** A simulated deposit into the master wallet (sandbox rail). */
   sandboxDeposit: 'admin',
   /** Withdraw from the master wallet. */

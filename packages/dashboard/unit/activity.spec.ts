@@ -3,6 +3,7 @@
 import type { AgentWallet, Policy, Transaction } from '@agent-wallet/sdk';
 import { describe, expect, it } from 'vitest';
 import {
+  breakerText,
   capBars,
   capNotes,
   capText,
@@ -289,5 +290,77 @@ describe('transaction filters and CSV', () => {
     expect(csvFileName('Research bot ✨', new Date('2026-05-12T10:00:00Z'))).toBe(
       'transactions-research-bot-2026-05-12.csv',
     );
+  });
+});
+
+describe('calendar budgets and the breaker', () => {
+  const wallet = { dailyCapRemaining: null, totalCapRemaining: null } as AgentWallet;
+  // Tuesday 1 Dec 2026, 10:00 in Berlin (09:00 UTC): the month began there today, the week yesterday.
+  const now = Date.parse('2026-12-01T09:00:00Z');
+  const txs = [
+    tx({ amount: '4.000000', createdAt: '2026-12-01T08:00:00Z' }), // today, this week, this month
+    tx({ amount: '2.000000', status: 'pending', createdAt: '2026-11-30T23:30:00Z' }), // 1 Dec 00:30 Berlin
+    tx({ amount: '8.000000', createdAt: '2026-11-30T22:30:00Z' }), // 30 Nov 23:30 Berlin: last month
+    tx({ amount: '16.000000', createdAt: '2026-11-29T22:30:00Z' }), // Sunday 29 Nov Berlin: last week
+    tx({ amount: '50.000000', status: 'rejected', createdAt: '2026-12-01T08:30:00Z' }),
+  ];
+
+  it('counts spending since the period’s start in the policy’s timezone, and says when it resets', () => {
+    const policies = [
+      policy('spend_cap_period', { limit: '100.000000', period: 'month', timezone: 'Europe/Berlin' }),
+    ];
+    const [month] = capBars(wallet, policies, txs, now);
+    expect(month).toMatchObject({
+      title: 'Monthly budget (Europe/Berlin)',
+      used: 6_000_000n,
+      limit: 100_000_000n,
+      status: 'known',
+      resets: { period: 'month', atMs: Date.parse('2026-12-31T23:00:00Z') },
+    });
+    // In UTC both late payments of 30 Nov are still November's: only today's 4.00 counts.
+    const utc = capBars(
+      wallet,
+      [policy('spend_cap_period', { limit: '100.000000', period: 'month', timezone: 'UTC' })],
+      txs,
+      now,
+    );
+    expect(utc[0]?.used).toBe(4_000_000n);
+  });
+
+  it('weeks start on Monday and days at local midnight', () => {
+    const week = capBars(
+      wallet,
+      [policy('spend_cap_period', { limit: '100.000000', period: 'week', timezone: 'Europe/Berlin' })],
+      txs,
+      now,
+    );
+    expect(week[0]).toMatchObject({ title: 'Weekly budget (Europe/Berlin)', used: 14_000_000n });
+    const day = capBars(
+      wallet,
+      [policy('spend_cap_period', { limit: '10.000000', period: 'day', timezone: 'Europe/Berlin' })],
+      txs,
+      now,
+    );
+    expect(day[0]).toMatchObject({ title: 'Daily budget (Europe/Berlin)', used: 6_000_000n });
+  });
+
+  it('leaves out a budget whose timezone the browser does not know', () => {
+    const policies = [
+      policy('spend_cap_period', { limit: '1.000000', period: 'day', timezone: 'Nowhere/X' }),
+    ];
+    expect(capBars(wallet, policies, txs, now)).toEqual([]);
+  });
+
+  it('lists an active breaker in words after the caps per recipient', () => {
+    const policies = [
+      policy('auto_freeze', { denials: 3, window: '1h' }),
+      policy('recipient_cap', { limit: '50.000000', window: '24h' }),
+    ];
+    expect(capNotes(policies).map((note) => note.text)).toEqual([
+      'At most 50.00 USDC to any one recipient per 24 hours',
+      'Freezes after 3 denied payments in 1 hour',
+    ]);
+    expect(breakerText({ denials: 1, window: '24h' })).toBe('Freezes after 1 denied payment in 24 hours');
+    expect(capNotes([policy('auto_freeze', { denials: 3, window: '1h' }, false)])).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ describe('what a role may do', () => {
       'manageKeys',
       'managePolicies',
       'manageWebhooks',
+      'manageAlerts',
       'sandboxDeposit',
     ] as const) {
       expect(can('approver', action)).toBe(false);
@@ -23,7 +24,14 @@ describe('what a role may do', () => {
   });
 
   it('admins change wallets, keys, policies and webhooks, not members, withdrawals or the address book', () => {
-    for (const action of ['decide', 'createWallet', 'moveMoney', 'manageKeys', 'managePolicies'] as const) {
+    for (const action of [
+      'decide',
+      'createWallet',
+      'moveMoney',
+      'manageKeys',
+      'managePolicies',
+      'manageAlerts',
+    ] as const) {
       expect(can('admin', action)).toBe(true);
     }
     for (const action of [

@@ -10,6 +10,7 @@
 //   or load their role again instead of showing the same refusal everywhere.
 // The SDK itself retries network errors and 5xx of reads and keyed writes (never a plain write), backoff < 1 s.
 import { type FetchInit, type FetchLike, type FetchResponse, ManagementClient } from '@agent-wallet/sdk';
+import { type AlertsApi, alertsApi } from './alerts.ts';
 import { type CustodyApi, custodyApi } from './custody.ts';
 import { ApiError } from './errors.ts';
 import { type OrganizationApi, organizationApi } from './organization.ts';
@@ -70,6 +71,8 @@ export class ApiClient {
   readonly custody: CustodyApi = custodyApi(this);
   /** Members, invitations, the organization and its audit log: see organization.ts. */
   readonly org: OrganizationApi = organizationApi(this);
+  /** Alerts on a balance or on a share of a cap: see alerts.ts. */
+  readonly alerts: AlertsApi = alertsApi(this);
   /** Holds a request refused with STEP_UP_REQUIRED until the person proved presence (see setStepUpAsk). */
   readonly stepUp = new StepUpGate();
   private readonly origin: string;

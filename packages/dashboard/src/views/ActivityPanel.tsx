@@ -6,10 +6,11 @@ import type { AgentWallet } from '@agent-wallet/sdk';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { capBars, capNotes, chartStart, spendByDay } from '../activity.ts';
 import { FULL_LIST_LIMIT } from '../api/wire.ts';
-import { useApp } from '../app-context.ts';
+import { useApp, useCan } from '../app-context.ts';
 import { Loading } from '../components/Common.tsx';
 import { K, STALE, useActivity, useResource } from '../queries.ts';
 import { CapBars } from './CapBars.tsx';
+import { FreezeButton } from './SettingsPanel.tsx';
 import { TransactionsTable } from './TransactionsTable.tsx';
 
 /** The chart, in a chunk of its own (a separate file: the CSP's script-src 'self' allows it). */
@@ -48,6 +49,7 @@ export function ActivityPanel({ wallet }: { wallet: AgentWallet }) {
   const loaded = activity.total !== undefined;
   return (
     <>
+      {wallet.frozen && <FrozenBanner wallet={wallet} />}
       <div className="activity-grid">
         <CapBars
           bars={bars}
@@ -60,5 +62,22 @@ export function ActivityPanel({ wallet }: { wallet: AgentWallet }) {
       </div>
       <TransactionsTable wallet={wallet} activity={activity} />
     </>
+  );
+}
+
+/**
+ * A frozen wallet, over its caps: by the owner or by its breaker (auto_freeze; the REST view does not say which),
+ * it pays nothing until unfrozen. The unfreeze action is offered to a role that may (editWallet).
+ */
+export function FrozenBanner({ wallet }: { wallet: AgentWallet }) {
+  const mayEdit = useCan()('editWallet');
+  return (
+    <div className="warning frozen-banner" role="status" data-testid="frozen-banner">
+      <p>
+        <strong>Frozen</strong> — payments are refused until you unfreeze it.
+        {!mayEdit && ' An admin or an owner can unfreeze it.'}
+      </p>
+      {mayEdit && <FreezeButton wallet={wallet} />}
+    </div>
   );
 }

@@ -1,6 +1,6 @@
 // One agent wallet. It opens on what a person comes to see — the money, how much of each cap is used, spending
 // over the last 30 days and the transactions — while moving money is an action (a dialog) and keys, policies
-// settings, and how to connect an agent are tabs.
+// settings (with the wallet's alerts), and how to connect an agent are tabs.
 import type { AgentWallet } from '@agent-wallet/sdk';
 import { useState } from 'react';
 import { shortAddress } from '../address.ts';
@@ -17,6 +17,7 @@ import { formatUsdc } from '../money.ts';
 import { useAgentWallet } from '../queries.ts';
 import { agentPath, type WalletTab } from '../router.ts';
 import { ActivityPanel } from './ActivityPanel.tsx';
+import { AlertsCard } from './AlertsCard.tsx';
 import { PendingApprovals } from './Approvals.tsx';
 import { ConnectPanel } from './ConnectPanel.tsx';
 import { KeysPanel } from './KeysPanel.tsx';
@@ -145,7 +146,12 @@ function TabPanel({ wallet, tab }: { wallet: AgentWallet; tab: WalletTab }) {
     case 'connect':
       return <ConnectPanel wallet={wallet} />;
     case 'settings':
-      return <SettingsPanel wallet={wallet} />;
+      return (
+        <>
+          <SettingsPanel wallet={wallet} />
+          <AlertsCard walletId={wallet.id} agent />
+        </>
+      );
   }
 }
 

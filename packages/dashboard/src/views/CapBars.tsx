@@ -1,6 +1,8 @@
 // How much of each cap is used, as bars: a meter per cap with the numbers in words beside it. A cap used up
-// reads "Reached"; a cap per recipient has no single bar, so it is listed in words.
+// reads "Reached"; a calendar budget says when it resets; a cap per recipient has no single bar, and a breaker
+// (auto_freeze) is no cap, so they are listed in words.
 import { type CapBar, type CapNote, capText, percentUsed } from '../activity.ts';
+import { resetWords } from '../calendarPeriod.ts';
 import { Loading } from '../components/Common.tsx';
 import { Meter } from '../components/Meter.tsx';
 
@@ -36,7 +38,15 @@ function CapBarItem({ bar }: { bar: CapBar }) {
   return (
     <li className={`cap cap-${bar.status}`} data-testid="cap-bar" data-status={bar.status}>
       <div className="cap-head">
-        <span className="cap-title">{bar.title}</span>
+        <span className="cap-title">
+          {bar.title}
+          {bar.resets !== undefined && (
+            <span className="cap-resets" data-testid="cap-resets">
+              {' '}
+              — resets on {resetWords(bar.resets.atMs, bar.resets.period)}
+            </span>
+          )}
+        </span>
         <span className="cap-numbers" data-testid="cap-text">
           {words}
         </span>

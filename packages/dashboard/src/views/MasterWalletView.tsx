@@ -20,6 +20,7 @@ import {
   useMasterWallet,
   useResource,
 } from '../queries.ts';
+import { AlertsCard } from './AlertsCard.tsx';
 import { PendingDeposits } from './PendingDeposits.tsx';
 import { WithdrawSection } from './Withdrawals.tsx';
 
@@ -53,6 +54,7 @@ export function MasterWalletView() {
       </section>
       {sandbox && mayDeposit && <SandboxDepositForm />}
       {chain !== null && <ChainDepositCard address={master.data?.address} />}
+      {master.data !== undefined && <AlertsCard walletId={master.data.id} agent={false} />}
       <WithdrawSection />
       <DepositsList />
     </>

@@ -84,11 +84,6 @@ function RenameForm({ wallet }: { wallet: AgentWallet }) {
 }
 
 function FreezeControl({ wallet }: { wallet: AgentWallet }) {
-  const { sdk } = useApp();
-  const qc = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const name = walletName(wallet.label);
-  const freeze = !wallet.frozen;
   return (
     <div className="stack-form">
       <p className="field-like-label">Agent access</p>
@@ -97,6 +92,23 @@ function FreezeControl({ wallet }: { wallet: AgentWallet }) {
           ? 'Frozen: the agent cannot send payments or ask for approvals. Reads still work.'
           : 'Active: the agent can pay within its policies. Freezing stops that at once, until you unfreeze.'}
       </p>
+      <FreezeButton wallet={wallet} />
+    </div>
+  );
+}
+
+/**
+ * "Freeze wallet" or "Unfreeze wallet" with its confirmation (the settings tab, and the frozen banner over the
+ * caps). The caller decides whether the role may (editWallet).
+ */
+export function FreezeButton({ wallet }: { wallet: AgentWallet }) {
+  const { sdk } = useApp();
+  const qc = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const name = walletName(wallet.label);
+  const freeze = !wallet.frozen;
+  return (
+    <>
       <button type="button" className="button secondary" onClick={() => setConfirming(true)}>
         {freeze ? 'Freeze wallet' : 'Unfreeze wallet'}
       </button>
@@ -123,6 +135,6 @@ function FreezeControl({ wallet }: { wallet: AgentWallet }) {
           )}
         </ConfirmDialog>
       )}
-    </div>
+    </>
   );
 }
