@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { RunningServer } from '../src/server.ts';
-import { agentWithKey, createPolicy, EXTERNAL, tool, toolOk } from './support/agent.ts';
+import { agentWithKey, createPolicy, EXTERNAL, toolOk } from './support/agent.ts';
 import { type Harness, secondInstance, startHarness, storeTargets } from './support/harness.ts';
 import { call, expectError } from './support/http.ts';
 
