@@ -376,6 +376,36 @@ for (const target of targets) {
       assert.equal(wallet.body.data.balance, '94.000000');
     });
 
+    test('a member’s security event reaches the organization, naming the member', async () => {
+      const { user: owner } = await agentWithKey(h, { fund: '0' });
+      const hook = await owner.api.post('/api/v1/webhooks', {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['security.password_changed'],
+      });
+      assert.equal(hook.status, 201, hook.raw);
+      const admin = await addMember(h, owner, 'admin');
+      const changed = await admin.api.post('/api/v1/auth/password', {
+        currentPassword: PASSWORD,
+        newPassword: 'another long enough password',
+      });
+      assert.equal(changed.status, 200, changed.raw);
+      const events = await h.services.store.db
+        .selectFrom('webhook_events')
+        .select(['user_id', 'data_json'])
+        .where('type', '=', 'security.password_changed')
+        .execute();
+      const mine = events.filter((e) => e.user_id === owner.id).map((e) => JSON.parse(e.data_json));
+      assert.equal(mine.length, 1);
+      assert.deepEqual(mine[0].member, { id: admin.id, email: admin.email });
+      // The member's own list still shows it; the owner's does not (it is the member's guard).
+      const relogin = await call(h.app, 'POST', '/api/v1/auth/login', {
+        email: admin.email,
+        password: 'another long enough password',
+      });
+      const own = await as(h.app, relogin.body.data.token).get('/api/v1/auth/security-events');
+      assert.equal(own.body.data.items.length, 1);
+    });
+
     test('the audit log: members by email, agents by key label, filters, newest first', async () => {
       const agent = await agentWithKey(h, { master: '1000', fund: '100' });
       const owner = agent.user;

@@ -172,3 +172,18 @@ test('every mailed event type renders, with a link into the dashboard', () => {
   assert.equal(master.subject, 'Balance low: master wallet');
   assert.ok(master.text.includes('Open the wallet: https://w.example/\n'));
 });
+
+test('a security mail names the member whose guard changed, and only an address shaped like one', () => {
+  const mail = (email: unknown) =>
+    renderMail({
+      eventType: 'security.factor_added',
+      data: { detail: { factor: 'totp' }, ip: '203.0.113.9', member: { id: 'usr_2', email } },
+      createdAtMs: Date.UTC(2026, 10, 1, 12, 0, 0),
+      publicUrl: 'https://wallet.example.com',
+      wallet: null,
+    });
+  assert.ok(mail('ada@example.com').text.includes('Member: ada@example.com'), mail('ada@example.com').text);
+  const hostile = mail('<script>x</script>@example.com');
+  assert.ok(!hostile.text.includes('Member:'), hostile.text);
+  assert.ok(!hostile.html.includes('script'), hostile.html);
+});

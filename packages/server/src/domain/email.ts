@@ -244,10 +244,12 @@ function content(input: MailInput): Content {
       const detail = (data as { detail?: unknown } | null)?.detail;
       const factor = FACTORS[String((detail as { factor?: unknown } | null | undefined)?.factor)] ?? null;
       const ip = (data as { ip?: unknown } | null)?.ip;
+      const who = (data as { member?: { email?: unknown } } | null)?.member?.email;
       return {
         subject: `Security: ${what.replace(/\.$/, '').replace('The account’s', 'the account’s')}`,
         intro: `${what} If this was not you or someone you trust, sign in and secure the account now.`,
         facts: [
+          ['Member', typeof who === 'string' && MEMBER_EMAIL.test(who) ? who : null],
           ['Factor', factor],
           ['From address', typeof ip === 'string' && isIP(ip) !== 0 ? ip : null],
         ],
@@ -257,6 +259,9 @@ function content(input: MailInput): Content {
     }
   }
 }
+
+/** A member's email as signup accepts it (trimmed, lower-case, no spaces or angle brackets): shown as is. */
+const MEMBER_EMAIL = /^[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,190}$/;
 
 const mapTime = (iso: string | null) => (iso === null ? null : readableTime(iso));
 const mapAmount = (amount: string | null) => (amount === null ? null : `${amount} USDC`);

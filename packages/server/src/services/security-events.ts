@@ -1,6 +1,7 @@
-// What happened to an account's guards (password changed, factor added or removed): a row the owner sees in
-// the dashboard, and a webhook event — written in the same database transaction as the change, so neither is
-// lost. Never a secret: the detail names what changed, not its value.
+// What happened to a member's guards (password changed, factor added or removed): a row the member sees in
+// the dashboard, and a webhook event (and email) to the member's organization, naming the member — written in the
+// same database transaction as the change, so neither is lost. Never a secret: the detail names what changed,
+// not its value.
 import type { Kysely } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import { newId } from '../domain/ids.ts';
@@ -59,9 +60,18 @@ export async function recordSecurityEvent(
       created_at_ms: BigInt(event.nowMs),
     })
     .execute();
+  // The organization hears of every member's guards (its owners get the webhook and the email), with who it was.
+  const member = await trx
+    .selectFrom('members')
+    .innerJoin('organizations', 'organizations.id', 'members.organization_id')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select(['organizations.scope_user_id', 'users.email'])
+    .where('members.user_id', '=', event.userId)
+    .executeTakeFirst();
+  const data = { ...view, member: { id: event.userId, email: member?.email ?? null } };
   await emitEvent(
     trx,
-    { userId: event.userId, type: event.type, data: () => view, nowMs: event.nowMs },
+    { userId: member?.scope_user_id ?? event.userId, type: event.type, data: () => data, nowMs: event.nowMs },
     outbox,
   );
 }
