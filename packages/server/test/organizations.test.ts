@@ -376,6 +376,35 @@ for (const target of targets) {
       assert.equal(wallet.body.data.balance, '94.000000');
     });
 
+    test('the audit log keeps no secret an answer showed once', async () => {
+      const { user: owner, walletId } = await agentWithKey(h, { fund: '0' });
+      const hook = await owner.api.post('/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook' });
+      const rotated = await owner.api.post(`/api/v1/webhooks/${hook.body.data.id}/rotate-secret`, {});
+      const totp = await owner.api.post('/api/v1/auth/mfa/totp');
+      const key = await owner.api.post(`/api/v1/agent-wallets/${walletId}/keys`, { label: 'audited key' });
+      const invited = await invite(owner, newEmail('secret'), 'viewer');
+      const secrets = [
+        hook.body.data.secret,
+        rotated.body.data.secret,
+        totp.body.data.secret,
+        key.body.data.key,
+        invited.body.data.token,
+      ];
+      assert.ok(
+        secrets.every((secret) => typeof secret === 'string' && secret.length > 10),
+        JSON.stringify(secrets),
+      );
+      const log = await owner.api.get('/api/v1/audit?limit=100');
+      assert.ok(log.body.data.items.length >= 5);
+      for (const secret of secrets) assert.ok(!log.raw.includes(secret), 'the audit log shows a secret');
+      const rows = await h.services.store.db
+        .selectFrom('audit_events')
+        .select(['before_json', 'after_json'])
+        .execute();
+      const stored = JSON.stringify(rows);
+      for (const secret of secrets) assert.ok(!stored.includes(secret), 'the audit table holds a secret');
+    });
+
     test('a member’s security event reaches the organization, naming the member', async () => {
       const { user: owner } = await agentWithKey(h, { fund: '0' });
       const hook = await owner.api.post('/api/v1/webhooks', {
