@@ -1,11 +1,13 @@
 // Alerts (contract section 10): what the owner asked to hear about — a wallet's balance below an amount, or
 // spending reaching a share of a cap. Stored here; decided by the ledger's batches (domain/alerts.ts), which fire
 // `balance.low` and `budget.threshold` once per crossing.
+import { type RawBuilder, sql } from 'kysely';
 import { isoFromMs } from '../clock.ts';
 import type { AlertRule, AlertState, AlertType } from '../domain/alerts.ts';
 import { newId } from '../domain/ids.ts';
 import { decimalToMicros, formatMicros } from '../domain/money.ts';
 import { invalid, notFound } from '../errors.ts';
+import type { Dialect } from '../store/db.ts';
 import { lockOwnerRow } from '../store/locks.ts';
 import type { AlertsTable } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
@@ -24,6 +26,39 @@ export interface AlertView {
   /** Fired and not re-armed yet (the balance is still below; a cap still at or past the share). */
   firing: boolean;
   createdAt: string;
+}
+
+/** A wallet's alerts read as JSON by the batch's wallet query: [[id, user_id, type, params_json, fired_json], …]. */
+export type AlertsJson = string | Array<[string, string, AlertType, string, string]> | null;
+
+/**
+ * The alerts of `walletId` as one JSON value, for the batch's one query of its wallets (no statement of its own:
+ * a batch whose wallets have none pays an index probe, not a round trip).
+ */
+export function alertsJsonSql(dialect: Dialect, walletId: RawBuilder<unknown>): RawBuilder<AlertsJson> {
+  const tuple =
+    dialect === 'postgres'
+      ? sql`json_build_array(a.id, a.user_id, a.type, a.params_json, a.fired_json)`
+      : sql`json_array(a.id, a.user_id, a.type, a.params_json, a.fired_json)`;
+  const aggregate = dialect === 'postgres' ? sql`json_agg` : sql`json_group_array`;
+  return sql`(select ${aggregate}(${tuple}) from alerts a where a.wallet_id = ${walletId})`;
+}
+
+/** The alerts of one wallet from alertsJsonSql's value (PostgreSQL: parsed already, null for none). */
+export function alertsFromJson(walletId: string, value: AlertsJson): AlertState[] {
+  if (value === null) return [];
+  const rows = typeof value === 'string' ? (JSON.parse(value) as Exclude<AlertsJson, string | null>) : value;
+  return rows.map(([id, userId, type, paramsJson, firedJson]) =>
+    alertStateOf({
+      id,
+      user_id: userId,
+      wallet_id: walletId,
+      type,
+      params_json: paramsJson,
+      fired_json: firedJson,
+      created_at_ms: 0n,
+    }),
+  );
 }
 
 export function alertStateOf(row: AlertsTable): AlertState {

@@ -36,7 +36,7 @@ import { notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
 import { valuesTable } from '../store/values-table.ts';
 import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
-import { alertStateOf } from './alerts.ts';
+import { type AlertsJson, alertsFromJson, alertsJsonSql } from './alerts.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
 import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';
 import {
@@ -165,17 +165,6 @@ interface LoadedAlerts {
   list: AlertState[];
   /** Agent wallets whose policies and spending the batch loaded: their cap alerts can be judged. */
   capsLoaded: ReadonlySet<string>;
-}
-
-/** The alerts on the batch's wallets: one query, by the alerts' wallet index. */
-async function alertsOf(trx: Kysely<Database>, walletIds: readonly string[]): Promise<AlertState[]> {
-  if (walletIds.length === 0) return [];
-  const rows = await trx
-    .selectFrom('alerts')
-    .selectAll()
-    .where('wallet_id', 'in', [...walletIds])
-    .execute();
-  return rows.map(alertStateOf);
 }
 
 /** Pure: the webhook events a batch's new records report (a processing payment reports when it completes). */
@@ -351,7 +340,7 @@ async function loadState(
   const named = namedBy(commands, held);
   const rows = locked ?? (await walletsOf(trx, named));
   const firstNowMs = Math.min(...commands.map((c) => c.nowMs));
-  const [reads, keys, pending, alertList] = await Promise.all([
+  const [reads, keys, pending] = await Promise.all([
     walletReadsOf(
       trx,
       rows.map((row) => row.id),
@@ -359,10 +348,6 @@ async function loadState(
     ),
     storedKeys(trx, commands, dialect),
     pendingCounts(trx, named.movedAgents),
-    alertsOf(
-      trx,
-      rows.map((row) => row.id),
-    ),
   ]);
   // Policies count for the wallets that pay (a recipient's do not).
   const policies = new Map(named.agentIds.map((id) => [id, reads.policies.get(id) ?? []]));
@@ -394,7 +379,7 @@ async function loadState(
     if (named.addresses.includes(row.address)) state.walletIdByAddress.set(row.address, row.id);
     if (row.kind === 'master') state.masterIdByUser.set(row.user_id, row.id);
   }
-  const alerts = { list: alertList, capsLoaded: new Set(named.agentIds) };
+  const alerts = { list: [...reads.alerts.values()].flat(), capsLoaded: new Set(named.agentIds) };
   return { state, spending: { windows: spending, nowMs: firstNowMs }, alerts };
 }
 
@@ -470,7 +455,8 @@ async function walletReadsOf(trx: Kysely<Database>, walletIds: string[], dialect
   const byWallet = new Map<string, { availableMicros: bigint; heldMicros: bigint }>();
   const kept = new Map<string, KeptWindowsJson>();
   const policies = new Map<string, ActivePolicy[]>();
-  if (walletIds.length === 0) return { byWallet, kept, policies };
+  const alerts = new Map<string, AlertState[]>();
+  if (walletIds.length === 0) return { byWallet, kept, policies, alerts };
   const windows = keptWindowsColumn(dialect, sql`accounts.wallet_id`);
   const rows = await trx
     .selectFrom('accounts')
@@ -479,6 +465,11 @@ async function walletReadsOf(trx: Kysely<Database>, walletIds: string[], dialect
     .select(
       sql<PoliciesJson>`case when kind = 'available' then ${activePoliciesJsonSql(dialect, sql`accounts.wallet_id`)} end`.as(
         'policies_json',
+      ),
+    )
+    .select(
+      sql<AlertsJson>`case when kind = 'available' then ${alertsJsonSql(dialect, sql`accounts.wallet_id`)} end`.as(
+        'alerts_json',
       ),
     )
     .where('id', 'in', walletAccountIds(walletIds))
@@ -492,10 +483,11 @@ async function walletReadsOf(trx: Kysely<Database>, walletIds: string[], dialect
       entry.availableMicros = row.balance_micros;
       kept.set(row.wallet_id!, row.windows_json);
       policies.set(row.wallet_id!, policiesFromJson(row.policies_json));
+      alerts.set(row.wallet_id!, alertsFromJson(row.wallet_id!, row.alerts_json));
     }
     byWallet.set(row.wallet_id!, entry);
   }
-  return { byWallet, kept, policies };
+  return { byWallet, kept, policies, alerts };
 }
 
 /** The stored outcomes of the idempotency keys the batch names (tool keys are scoped to the locked wallet). */
