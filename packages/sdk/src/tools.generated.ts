@@ -6,7 +6,7 @@ export const TOOL_SPECS = [
   {
     name: 'check_balance',
     description:
-      'Balance of this agent wallet: what can be spent now (balance), what is held for pending approvals (heldBalance), whether the wallet is frozen, and how much room the daily and total spending caps leave (null when no such cap is set). Amounts are USDC decimal strings.',
+      'Balance of this agent wallet: what can be spent now (balance), what is held for pending approvals (heldBalance), whether the wallet is frozen, and how much room the daily and total spending caps leave (null when no such cap is set), and, when a calendar budget is set, the room under the tightest one and when it resets. Amounts are USDC decimal strings.',
     scope: 'read',
     inputSchema: {
       type: 'object',
@@ -184,7 +184,7 @@ export const TOOL_SPECS = [
   {
     name: 'check_payment',
     description:
-      'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps. On the evm rail it also takes an x402 402’s paymentRequirements instead. Nothing is paid, held or stored.',
+      'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps and the tightest calendar budget. On the evm rail it also takes an x402 402’s paymentRequirements instead. Nothing is paid, held or stored.',
     scope: 'read',
     inputSchema: {
       type: 'object',

@@ -93,6 +93,10 @@ export interface Balance {
   dailyCapRemaining: Amount | null;
   /** Room left under the total cap; null when no total cap is active. */
   totalCapRemaining: Amount | null;
+  /** Room left under the tightest calendar budget (`spend_cap_period`); present only when one is active. */
+  periodCapRemaining?: Amount;
+  /** When that budget's period ends and it resets; present with `periodCapRemaining`. */
+  periodCapResetsAt?: Timestamp;
 }
 
 export interface TxHistoryOptions extends PageOptions {
@@ -170,6 +174,9 @@ export interface CheckPaymentResult {
   balanceAfter: Amount;
   dailyCapRemaining: Amount | null;
   totalCapRemaining: Amount | null;
+  /** The tightest calendar budget's room now and when it resets; present only when one is active. */
+  periodCapRemaining?: Amount;
+  periodCapResetsAt?: Timestamp;
   /** Why it would not go through although no policy denies it. */
   refusal: { code: 'WALLET_FROZEN' | 'INSUFFICIENT_BALANCE'; message: string } | null;
 }

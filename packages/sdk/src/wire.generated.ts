@@ -1228,7 +1228,7 @@ export interface paths {
     put?: never;
     /**
      * Tool check_balance
-     * @description Balance of this agent wallet: what can be spent now (balance), what is held for pending approvals (heldBalance), whether the wallet is frozen, and how much room the daily and total spending caps leave (null when no such cap is set). Amounts are USDC decimal strings. Scope: "read". Body {"params": {...}} or the params themselves (or no body at all); the answer carries "tool": "check_balance".
+     * @description Balance of this agent wallet: what can be spent now (balance), what is held for pending approvals (heldBalance), whether the wallet is frozen, and how much room the daily and total spending caps leave (null when no such cap is set), and, when a calendar budget is set, the room under the tightest one and when it resets. Amounts are USDC decimal strings. Scope: "read". Body {"params": {...}} or the params themselves (or no body at all); the answer carries "tool": "check_balance".
      */
     post: operations['checkBalance'];
     delete?: never;
@@ -1308,7 +1308,7 @@ export interface paths {
     put?: never;
     /**
      * Tool check_payment
-     * @description Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps. On the evm rail it also takes an x402 402’s paymentRequirements instead. Nothing is paid, held or stored. Scope: "read". Body {"params": {...}} or the params themselves; the answer carries "tool": "check_payment".
+     * @description Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps and the tightest calendar budget. On the evm rail it also takes an x402 402’s paymentRequirements instead. Nothing is paid, held or stored. Scope: "read". Body {"params": {...}} or the params themselves; the answer carries "tool": "check_payment".
      */
     post: operations['checkPayment'];
     delete?: never;
@@ -8634,6 +8634,10 @@ export interface operations {
               balanceAfter: string;
               dailyCapRemaining: string | null;
               totalCapRemaining: string | null;
+              /** @description Room left under the tightest calendar budget (spend_cap_period); only when one is set. */
+              periodCapRemaining?: string;
+              /** @description When that budget’s period ends and it resets. */
+              periodCapResetsAt?: string;
               /** @description Why it would not go through without a policy denying it. */
               refusal: {
                 /** @enum {string} */
@@ -10125,6 +10129,13 @@ export interface operations {
               frozen: boolean;
               dailyCapRemaining: string | null;
               totalCapRemaining: string | null;
+              /**
+               * @description room left under the tightest calendar budget (spend_cap_period); only when one is set
+               * @example 10.500000
+               */
+              periodCapRemaining?: string;
+              /** @description when that budget’s period ends and it resets (ISO-8601 UTC) */
+              periodCapResetsAt?: string;
             } & {
               [key: string]: unknown;
             };
@@ -10650,6 +10661,13 @@ export interface operations {
               balanceAfter: string;
               dailyCapRemaining: string | null;
               totalCapRemaining: string | null;
+              /**
+               * @description room left under the tightest calendar budget (spend_cap_period); only when one is set
+               * @example 10.500000
+               */
+              periodCapRemaining?: string;
+              /** @description when that budget’s period ends and it resets (ISO-8601 UTC) */
+              periodCapResetsAt?: string;
               refusal:
                 | ({
                     code: string;

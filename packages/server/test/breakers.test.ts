@@ -47,10 +47,60 @@ for (const target of targets) {
       expectError(over, 422, 'POLICY_DENIED');
       assert.equal(over.body.error.violations[0].policyType, 'spend_cap_period');
       assert.match(over.body.error.violations[0].reason, /monthly budget .*resets 2027-01-31T23:00:00\.000Z/);
+      assert.deepEqual(await periodRoom(agent.key), ['2.000000', '2027-01-31T23:00:00.000Z']);
       h.clock.setMs(Date.UTC(2027, 0, 31, 23, 0, 0, 0)); // February 1, 00:00:00.000 in Berlin
+      assert.deepEqual(await periodRoom(agent.key), ['10.000000', '2027-02-28T23:00:00.000Z']);
       assert.equal(toolOk(await pay(agent.key, '3'), 'send_payment').status, 'completed');
       expectError(await pay(agent.key, '7.000001'), 422, 'POLICY_DENIED');
       assert.equal(toolOk(await pay(agent.key, '7'), 'send_payment').status, 'completed');
+      assert.deepEqual(await periodRoom(agent.key), ['0.000000', '2027-02-28T23:00:00.000Z']);
+    });
+
+    /** check_balance's calendar-budget room and reset, checked against check_payment's: one answer. */
+    async function periodRoom(key: string): Promise<[string | null, string | null]> {
+      const balance = toolOk(
+        await call(h.app, 'POST', '/mcp/v1/tools/check_balance', {}, { token: key }),
+        'check_balance',
+      );
+      const check = toolOk(
+        await call(
+          h.app,
+          'POST',
+          '/mcp/v1/tools/check_payment',
+          { params: { toAddress: EXTERNAL, amount: '1' } },
+          { token: key },
+        ),
+        'check_payment',
+      );
+      assert.deepEqual(
+        [check.periodCapRemaining, check.periodCapResetsAt],
+        [balance.periodCapRemaining, balance.periodCapResetsAt],
+      );
+      // Without a calendar budget the answer holds the contract's fields only (no nulls added).
+      assert.equal('periodCapRemaining' in balance, balance.periodCapResetsAt !== undefined);
+      return [balance.periodCapRemaining ?? null, balance.periodCapResetsAt ?? null];
+    }
+
+    test('check_balance shows the tightest of several calendar budgets, null with none, and is never stale', async () => {
+      h.clock.setMs(Date.UTC(2027, 4, 12, 12, 0, 0)); // Wednesday, May 12 2027
+      const agent = await agentWithKey(h, { master: '1000', fund: '100' });
+      assert.deepEqual(await periodRoom(agent.key), [null, null]);
+      await createPolicy(agent.user, agent.walletId, 'spend_cap_period', {
+        limit: '30',
+        period: 'month',
+        timezone: 'UTC',
+      });
+      await createPolicy(agent.user, agent.walletId, 'spend_cap_period', {
+        limit: '20',
+        period: 'week',
+        timezone: 'Asia/Tokyo',
+      });
+      assert.deepEqual(await periodRoom(agent.key), ['20.000000', '2027-05-16T15:00:00.000Z']);
+      assert.equal(toolOk(await pay(agent.key, '15'), 'send_payment').status, 'completed');
+      assert.deepEqual(await periodRoom(agent.key), ['5.000000', '2027-05-16T15:00:00.000Z']);
+      // A new week in Tokyo: the week has 20 again, so the month's 15 left is now the tightest.
+      h.clock.setMs(Date.UTC(2027, 4, 16, 15, 0, 0));
+      assert.deepEqual(await periodRoom(agent.key), ['15.000000', '2027-06-01T00:00:00.000Z']);
     });
 
     test('a daily budget in New York spans the 23-hour day of the spring change', async () => {

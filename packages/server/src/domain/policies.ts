@@ -298,6 +298,31 @@ export function capsRemaining(
   };
 }
 
+/** The tightest calendar budget's room now and when its period ends; null when no spend_cap_period is active. */
+export function periodCapRemaining(
+  policies: readonly ActivePolicy[],
+  nowMs: number,
+  spentInPeriodMicros: (period: Period, timezone: string) => bigint,
+): { remainingMicros: bigint; resetsAtMs: number } | null {
+  let tightest: { remainingMicros: bigint; resetsAtMs: number } | null = null;
+  for (const policy of policies) {
+    if (policy.rule.type !== 'spend_cap_period') continue;
+    const { limitMicros, period, timezone } = policy.rule;
+    const spentMicros = spentInPeriodMicros(period, timezone);
+    assert(spentMicros >= 0n, 'period spending is never negative');
+    const remainingMicros = limitMicros > spentMicros ? limitMicros - spentMicros : 0n;
+    const resetsAtMs = periodOf(nowMs, period, timezone).endMs;
+    // Ties go to the period that resets last: the room is the same, and it lasts longer.
+    const tighter =
+      tightest === null ||
+      remainingMicros < tightest.remainingMicros ||
+      (remainingMicros === tightest.remainingMicros && resetsAtMs > tightest.resetsAtMs);
+    if (tighter) tightest = { remainingMicros, resetsAtMs };
+  }
+  assert(tightest === null || tightest.resetsAtMs > nowMs, 'a period ends after now');
+  return tightest;
+}
+
 function remainingUnder(
   policies: readonly ActivePolicy[],
   type: PolicyType,

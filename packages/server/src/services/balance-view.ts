@@ -2,16 +2,19 @@
 // caps and — only when a daily cap exists — the last 24 hours' spending (CASE evaluates the sum only then). Agents
 // poll this; measured, Kysely building and running the four queries it used to take was half of its CPU.
 import { sql } from 'kysely';
-import type { Clock } from '../clock.ts';
+import { type Clock, isoFromMs } from '../clock.ts';
 import { ACCOUNT_SUFFIX } from '../domain/accounts.ts';
+import { periodKey } from '../domain/batch-state.ts';
+import { type Period, periodOf } from '../domain/calendar-period.ts';
 import { formatMicros } from '../domain/money.ts';
-import { capsRemaining, DAY_MS } from '../domain/policies.ts';
+import { type ActivePolicy, capsRemaining, DAY_MS, periodCapRemaining } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
 import type { Dialect, Store } from '../store/db.ts';
 import { isConnectionFailure } from '../store/errors.ts';
 import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';
 import { createReadBatch } from './read-batch.ts';
 import { windowSpentSql } from './spending-windows.ts';
+import { spentSince } from './window-totals.ts';
 
 export interface BalanceView {
   walletId: string;
@@ -22,8 +25,15 @@ export interface BalanceView {
   heldMicros: bigint;
   dailyCapRemaining: string | null;
   totalCapRemaining: string | null;
-  /** Its daily cap's room depends on the time of the read. */
-  hasDailyCap: boolean;
+  /** The tightest calendar budget (spend_cap_period), when the wallet has one: its room and when it resets. */
+  periodCap?: PeriodCapView;
+  /** Its daily cap's or calendar budget's room depends on the time of the read: never kept. */
+  timeDependent: boolean;
+}
+
+export interface PeriodCapView {
+  periodCapRemaining: string;
+  periodCapResetsAt: string;
 }
 
 interface BalanceRow {
@@ -63,7 +73,7 @@ export function createBalanceViews(store: Store, clock: Clock): BalanceViews {
   const query = async (walletIds: readonly string[]) => {
     const compiled = balanceQuery(store.dialect, walletIds, clock.nowMs()).compile(store.db);
     // PostgreSQL, or a transaction is open: Kysely (which waits for the writer).
-    return viewsOf((await store.db.executeQuery(compiled)).rows);
+    return withPeriodCaps(store, viewsOf((await store.db.executeQuery(compiled)).rows), clock.nowMs());
   };
   const load = async (walletIds: readonly string[]) => {
     const version = store.committedVersion();
@@ -79,9 +89,9 @@ export function createBalanceViews(store: Store, clock: Clock): BalanceViews {
     // No transaction is open, so the read runs at once, under this very version.
     const rows = store.readNow(balanceQuery(store.dialect, missed, clock.nowMs()).compile(store.db));
     assert(rows !== null, 'a read with no transaction open runs at once');
-    for (const [id, view] of viewsOf(rows)) {
+    for (const [id, view] of await withPeriodCaps(store, viewsOf(rows), clock.nowMs())) {
       views.set(id, view);
-      if (view.hasDailyCap) continue;
+      if (view.timeDependent) continue;
       if (cache.size >= CACHED_VIEWS_MAX && !cache.has(id)) cache.delete(cache.keys().next().value!);
       cache.set(id, { version, view });
     }
@@ -90,12 +100,60 @@ export function createBalanceViews(store: Store, clock: Clock): BalanceViews {
   return { read: createReadBatch(load, READ_BATCH) };
 }
 
-function viewsOf(rows: readonly BalanceRow[]): Map<string, BalanceView> {
+/** A view before its calendar budgets' room is known, with the policies that name them. */
+type PartialView = { view: BalanceView; periodCaps: ActivePolicy[] };
+
+function viewsOf(rows: readonly BalanceRow[]): Map<string, PartialView> {
   return new Map(rows.map((row) => [row.id, balanceViewOf(row)]));
 }
 
+/**
+ * The calendar budgets' room: one query per distinct period and zone among the views that have such a cap
+ * (wallets without one cost nothing more), summed since the period's start as the ledger batch sums it.
+ */
+async function withPeriodCaps(
+  store: Store,
+  partials: Map<string, PartialView>,
+  nowMs: number,
+): Promise<Map<string, BalanceView>> {
+  const periods = new Map<string, { period: Period; timezone: string; wallets: Set<string> }>();
+  for (const [id, { periodCaps }] of partials) {
+    for (const { rule } of periodCaps) {
+      if (rule.type !== 'spend_cap_period') continue;
+      const key = periodKey(rule.period, rule.timezone);
+      const entry = periods.get(key) ?? { period: rule.period, timezone: rule.timezone, wallets: new Set() };
+      periods.set(key, { ...entry, wallets: entry.wallets.add(id) });
+    }
+  }
+  const spent = new Map<string, Map<string, bigint>>();
+  for (const [key, need] of periods) {
+    spent.set(
+      key,
+      await spentSince(store.db, need.wallets, periodOf(nowMs, need.period, need.timezone).startMs),
+    );
+  }
+  const views = new Map<string, BalanceView>();
+  for (const [id, { view, periodCaps }] of partials) {
+    const room = periodCapRemaining(periodCaps, nowMs, (period, timezone) => {
+      const totals = spent.get(periodKey(period, timezone));
+      assert(totals !== undefined, `spending this ${period} in ${timezone} was read`);
+      return totals.get(id) ?? 0n;
+    });
+    views.set(id, room === null ? view : { ...view, periodCap: periodCapView(room) });
+  }
+  return views;
+}
+
+/** The tightest calendar budget as check_balance and check_payment show it. */
+export function periodCapView(room: { remainingMicros: bigint; resetsAtMs: number }): PeriodCapView {
+  return {
+    periodCapRemaining: formatMicros(room.remainingMicros),
+    periodCapResetsAt: isoFromMs(room.resetsAtMs),
+  };
+}
+
 /** The policies check_balance reports the room of. */
-const CAP_TYPES = ['spend_cap_daily', 'spend_cap_total'] as const;
+const CAP_TYPES = ['spend_cap_daily', 'spend_cap_total', 'spend_cap_period'] as const;
 
 function balanceQuery(dialect: Dialect, walletIds: readonly string[], nowMs: number) {
   // One parameter whatever the number of wallets, so the statement's text (and its prepared plan) is one.
@@ -120,17 +178,19 @@ function balanceQuery(dialect: Dialect, walletIds: readonly string[], nowMs: num
     where ${wanted}`;
 }
 
-function balanceViewOf(row: BalanceRow): BalanceView {
+function balanceViewOf(row: BalanceRow): PartialView {
   const heldMicros = row.held_micros ?? 0n;
   assert(row.available_micros !== null, `wallet ${row.id} has no available account`);
   // The pair of the write-side guard: balances read back are never negative.
   assert(row.available_micros >= 0n && heldMicros >= 0n, `wallet ${row.id} has a negative balance`);
   assert(row.spent_micros >= 0n, `wallet ${row.id} has a negative spent total`);
-  const caps = capsRemaining(policiesFromJson(row.caps), {
+  const policies = policiesFromJson(row.caps);
+  const periodCaps = policies.filter((policy) => policy.rule.type === 'spend_cap_period');
+  const caps = capsRemaining(policies, {
     last24hMicros: row.last24h_micros === null ? 0n : BigInt(row.last24h_micros),
     allTimeMicros: row.spent_micros,
   });
-  return {
+  const view = {
     walletId: row.id,
     address: row.address,
     frozen: row.frozen_at_ms !== null,
@@ -138,6 +198,7 @@ function balanceViewOf(row: BalanceRow): BalanceView {
     heldMicros,
     dailyCapRemaining: caps.dailyCapRemaining === null ? null : formatMicros(caps.dailyCapRemaining),
     totalCapRemaining: caps.totalCapRemaining === null ? null : formatMicros(caps.totalCapRemaining),
-    hasDailyCap: row.last24h_micros !== null,
+    timeDependent: row.last24h_micros !== null || periodCaps.length > 0,
   };
+  return { view, periodCaps };
 }

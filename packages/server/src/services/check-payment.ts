@@ -3,11 +3,13 @@
 // previewPayment), so the two cannot disagree. Nothing is stored, nothing held, no idempotency key claimed.
 
 import { accountIds } from '../domain/accounts.ts';
+import { windowSpending } from '../domain/batch-state.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { PaymentCommand } from '../domain/payment-batch.ts';
-import { capsRemaining, type Violation } from '../domain/policies.ts';
+import { capsRemaining, periodCapRemaining, type Violation } from '../domain/policies.ts';
 import { AppError } from '../errors.ts';
 import type { Store } from '../store/db.ts';
+import { periodCapView } from './balance-view.ts';
 import { type MoneyBatchOptions, previewPayment } from './money-batch.ts';
 
 export interface CheckPaymentData {
@@ -18,6 +20,9 @@ export interface CheckPaymentData {
   balanceAfter: string;
   dailyCapRemaining: string | null;
   totalCapRemaining: string | null;
+  /** The tightest calendar budget's room before this payment and when it resets: only when the wallet has one. */
+  periodCapRemaining?: string;
+  periodCapResetsAt?: string;
   /** Why a payment with no violation still would not go through: a frozen wallet or too little balance. */
   refusal: { code: 'WALLET_FROZEN' | 'INSUFFICIENT_BALANCE'; message: string } | null;
 }
@@ -48,12 +53,15 @@ export async function checkPayment(
     nowMs: request.nowMs,
   };
   try {
-    const { outcome, before, after } = await previewPayment(store.db, command, options);
+    const { outcome, before, after, periodsBefore } = await previewPayment(store.db, command, options);
     const caps = capsRemaining(before.policies, {
       last24hMicros: before.spent24hMicros,
       allTimeMicros: before.spentMicros,
     });
+    const spentBefore = windowSpending({ ...before.windows, periods: periodsBefore });
+    const period = periodCapRemaining(before.policies, request.nowMs, spentBefore.spentInPeriodMicros);
     const common = {
+      ...(period === null ? {} : periodCapView(period)),
       balanceAfter: formatMicros(after.availableMicros),
       dailyCapRemaining: caps.dailyCapRemaining === null ? null : formatMicros(caps.dailyCapRemaining),
       totalCapRemaining: caps.totalCapRemaining === null ? null : formatMicros(caps.totalCapRemaining),

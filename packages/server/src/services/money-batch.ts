@@ -257,14 +257,21 @@ export async function previewPayment(
   db: Kysely<Database>,
   command: PaymentCommand,
   options: MoneyBatchOptions,
-): Promise<{ outcome: Outcome<unknown>; before: WalletState; after: WalletState }> {
+): Promise<{
+  outcome: Outcome<unknown>;
+  before: WalletState;
+  after: WalletState;
+  /** Calendar budgets' spending before the decision (the decision moves the wallet's own maps). */
+  periodsBefore: Map<string, bigint>;
+}> {
   return db.transaction().execute(async (trx) => {
     const { state } = await loadState(trx, [command], null, options.dialect);
     const wallet = state.wallets.get(command.walletId);
     if (wallet === undefined) throw notFound('wallet');
     const before = { ...wallet };
+    const periodsBefore = new Map(wallet.windows.periods);
     const outcome = decidePayment(state, command, batchContext(options), emptyEffects());
-    return { outcome, before, after: wallet };
+    return { outcome, before, after: wallet, periodsBefore };
   });
 }
 

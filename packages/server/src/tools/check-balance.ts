@@ -12,7 +12,7 @@ export const checkBalanceTool: ToolDefinition<Record<string, never>> = {
   description:
     'Balance of this agent wallet: what can be spent now (balance), what is held for pending approvals ' +
     '(heldBalance), whether the wallet is frozen, and how much room the daily and total spending caps leave ' +
-    '(null when no such cap is set). Amounts are USDC decimal strings.',
+    '(null when no such cap is set), and, when a calendar budget is set, the room under the tightest one and when it resets. Amounts are USDC decimal strings.',
   input: z.strictObject({}),
   output: checkBalanceOutput,
   async run({ key, services }) {
@@ -28,6 +28,7 @@ export const checkBalanceTool: ToolDefinition<Record<string, never>> = {
       frozen: view.frozen,
       dailyCapRemaining: view.dailyCapRemaining,
       totalCapRemaining: view.totalCapRemaining,
+      ...view.periodCap,
     });
   },
 };

@@ -38,7 +38,7 @@ export const checkPaymentTool: ToolDefinition<Input> = {
     'Dry run of send_payment: whether a payment of this amount to this address would go through now ' +
     '(allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy ' +
     '(violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left ' +
-    'under the daily and total caps. On the evm rail it also takes an x402 402’s paymentRequirements instead. ' +
+    'under the daily and total caps and the tightest calendar budget. On the evm rail it also takes an x402 402’s paymentRequirements instead. ' +
     'Nothing is paid, held or stored.',
   input,
   inputRule: {

@@ -5,6 +5,17 @@ import { amount, transactionStatus as status } from '../routes/views.ts';
 
 const nullableString = z.string().nullable();
 
+/** Present only when the wallet has a calendar budget: without one the answer is the contract's fields exactly. */
+const periodCapFields = {
+  periodCapRemaining: amount
+    .optional()
+    .describe('room left under the tightest calendar budget (spend_cap_period); only when one is set'),
+  periodCapResetsAt: z
+    .string()
+    .optional()
+    .describe('when that budget’s period ends and it resets (ISO-8601 UTC)'),
+};
+
 export const checkBalanceOutput = z.looseObject({
   walletId: z.string(),
   address: z.string(),
@@ -14,6 +25,7 @@ export const checkBalanceOutput = z.looseObject({
   frozen: z.boolean(),
   dailyCapRemaining: amount.nullable(),
   totalCapRemaining: amount.nullable(),
+  ...periodCapFields,
 });
 
 export const txHistoryOutput = z.looseObject({
@@ -60,6 +72,7 @@ export const checkPaymentOutput = z.looseObject({
   balanceAfter: amount,
   dailyCapRemaining: amount.nullable(),
   totalCapRemaining: amount.nullable(),
+  ...periodCapFields,
   refusal: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
 });
 

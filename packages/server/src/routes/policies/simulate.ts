@@ -13,6 +13,11 @@ export const checkPaymentView = z.object({
   balanceAfter: z.string(),
   dailyCapRemaining: z.string().nullable(),
   totalCapRemaining: z.string().nullable(),
+  periodCapRemaining: z
+    .string()
+    .optional()
+    .describe('Room left under the tightest calendar budget (spend_cap_period); only when one is set.'),
+  periodCapResetsAt: z.string().optional().describe('When that budget’s period ends and it resets.'),
   refusal: z
     .object({ code: z.enum(['WALLET_FROZEN', 'INSUFFICIENT_BALANCE']), message: z.string() })
     .nullable()
