@@ -164,7 +164,7 @@ describe('capBars with only the newest transactions loaded', () => {
       active: true,
       createdAt: '',
       updatedAt: '',
-    }) as Policy;
+    }) as unknown as Policy;
   const now = utc('2026-12-01T09:00:00Z');
   const txs = [tx({ amount: '4.000000', createdAt: '2026-12-01T08:00:00.000Z' })];
   const policies = [

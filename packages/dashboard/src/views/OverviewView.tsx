@@ -177,7 +177,7 @@ function LatestPaymentsCard({ list, picked }: { list: WalletList | undefined; pi
       ) : payments.length === 0 ? (
         <p className="empty">No payments yet.</p>
       ) : (
-        <ul className="rows latest-list" aria-label="Latest payments, newest first">
+        <ul className="latest-list" aria-label="Latest payments, newest first">
           {payments.map((tx) => (
             <PaymentRow key={tx.id} tx={tx} wallet={names.get(tx.walletId) ?? walletName(null)} />
           ))}
@@ -197,19 +197,23 @@ function PaymentRow({ tx, wallet }: { tx: Transaction; wallet: string }) {
   const other = counterpartyOf(tx, own);
   const amount = amountView(tx);
   return (
-    <li className="row latest-payment" data-testid="latest-payment" data-status={tx.status}>
+    <li className="latest-payment" data-testid="latest-payment" data-status={tx.status}>
       <span className={`latest-amount amount-${amount.direction}`}>
         {amount.moved ? amount.text : <s>{amount.text}</s>}
         {!amount.moved && <span className="visually-hidden"> (not paid)</span>}
       </span>
       <span className="latest-what">
-        <Link to={agentPath(tx.walletId)}>{wallet}</Link> to{' '}
-        <span title={other.detail ?? undefined}>{other.name}</span>
+        <Link to={agentPath(tx.walletId)}>{wallet}</Link>
+        <span className="hint latest-to" title={other.detail ?? undefined}>
+          to {other.name}
+        </span>
       </span>
-      <StatusTag status={tx.status} label={txStatusLabel(tx.status, tx.rail)} />
-      <time className="hint latest-time" dateTime={tx.createdAt} title={formatDateTime(tx.createdAt)}>
-        {formatRelative(tx.createdAt)}
-      </time>
+      <span className="latest-status">
+        <StatusTag status={tx.status} label={txStatusLabel(tx.status, tx.rail)} />
+        <time className="hint" dateTime={tx.createdAt} title={formatDateTime(tx.createdAt)}>
+          {formatRelative(tx.createdAt)}
+        </time>
+      </span>
     </li>
   );
 }
