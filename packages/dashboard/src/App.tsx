@@ -18,6 +18,7 @@ import { AuthScreen } from './views/AuthScreen.tsx';
 import { invitationFrom } from './views/invitation.ts';
 import { MasterWalletView } from './views/MasterWalletView.tsx';
 import { MembersView } from './views/MembersView.tsx';
+import { OverviewView } from './views/OverviewView.tsx';
 import { SecurityView } from './views/SecurityView.tsx';
 import { StepUpProvider } from './views/StepUp.tsx';
 import { WebhooksView } from './views/WebhooksView.tsx';
@@ -296,7 +297,10 @@ function Shell() {
       <header className="topbar">
         <Brand sandbox={sandbox} />
         <nav className="main-nav" aria-label="Main">
-          <Link to="/" match="exact">
+          <Link to="/" match="exact" data-testid="nav-overview">
+            Overview
+          </Link>
+          <Link to="/master" match="exact" data-testid="nav-master">
             Master wallet
           </Link>
           <Link to="/agents" match="prefix">
@@ -361,14 +365,18 @@ function Views() {
       <Route path="/security">
         <SecurityView />
       </Route>
-      <Route path="/">
+      <Route path="/master">
         <MasterWalletView />
+      </Route>
+      {/* The first page after login; /login and /signup show it too for the moment before the redirect. */}
+      <Route path="/">
+        <OverviewView />
       </Route>
       <Route path="/login">
-        <MasterWalletView />
+        <OverviewView />
       </Route>
       <Route path="/signup">
-        <MasterWalletView />
+        <OverviewView />
       </Route>
       <Route>
         <NotFound />
@@ -457,7 +465,7 @@ function NotFound() {
     <>
       <h1 className="page-title">Page not found</h1>
       <p>
-        <Link to="/">Go to the master wallet</Link>
+        <Link to="/">Go to the overview</Link>
       </p>
     </>
   );

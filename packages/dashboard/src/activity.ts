@@ -117,7 +117,8 @@ export function microsText(micros: number): string {
 /**
  * How well a bar's "used" is known: 'known' (counted, or the limit less the server's remaining room); 'reached'
  * (no room left: the cap is used up, by how much past it the server does not say); 'at-least' (a tighter cap of
- * the same kind is reached, so this one is used at least that far).
+ * the same kind is reached, so this one is used at least that far; or the transactions loaded do not reach back
+ * to the start of its window).
  */
 export type CapStatus = 'known' | 'reached' | 'at-least';
 
@@ -207,6 +208,7 @@ function capBarOf(
   active: readonly Policy[],
   transactions: readonly Transaction[],
   now: number,
+  loadedSinceMs: number,
 ): CapBar | null {
   const limit = amountParam(policy.params, 'limit');
   const window = windowOf(policy);
@@ -224,7 +226,8 @@ function capBarOf(
   }
   if (policy.type === 'spend_cap_window' && limit !== null && window !== null) {
     const used = spentSince(transactions, now - window.ms).micros;
-    return { ...bar, title: `${capitalized(window.words.adjective)} budget`, limit, used, status: 'known' };
+    const status = countedStatus(now - window.ms, loadedSinceMs);
+    return { ...bar, title: `${capitalized(window.words.adjective)} budget`, limit, used, status };
   }
   if (policy.type === 'spend_cap_period' && limit !== null) {
     const { period, timezone } = policy.params as { period?: unknown; timezone?: unknown };
@@ -233,32 +236,44 @@ function capBarOf(
     if (bounds === null) return null;
     const used = spentSince(transactions, bounds.startMs).micros;
     const title = `${PERIOD_ADJECTIVE[period]} budget (${timezone})`;
-    return { ...bar, title, limit, used, status: 'known', resets: { period, atMs: bounds.endMs } };
+    const status = countedStatus(bounds.startMs, loadedSinceMs);
+    return { ...bar, title, limit, used, status, resets: { period, atMs: bounds.endMs } };
   }
   const count = (policy.params as { count?: unknown }).count;
   if (policy.type === 'tx_count_cap' && window !== null && typeof count === 'number') {
     const used = BigInt(spentSince(transactions, now - window.ms).count);
     const title = `Payments per ${window.words.span}`;
-    return { ...bar, title, unit: 'payments', limit: BigInt(count), used, status: 'known' };
+    const status = countedStatus(now - window.ms, loadedSinceMs);
+    return { ...bar, title, unit: 'payments', limit: BigInt(count), used, status };
   }
   return null;
 }
 
 /**
+ * A bar counted from the transactions loaded is exact only when they reach back to the start of its window; when
+ * older ones were not loaded (a page that does not go back that far), what was counted is a floor.
+ */
+function countedStatus(windowStartMs: number, loadedSinceMs: number): CapStatus {
+  return windowStartMs < loadedSinceMs ? 'at-least' : 'known';
+}
+
+/**
  * How much of each active cap is used: the daily and total caps from the wallet's own remaining room (exact, or
- * "reached" when none is left), each windowed budget and payment count from the transactions loaded (which cover
- * at least its window).
+ * "reached" when none is left), each windowed budget and payment count from the transactions loaded.
+ * `loadedSinceMs`: the transactions are complete from this instant on (-Infinity: all of them are loaded); a
+ * window reaching further back is shown "at least".
  */
 export function capBars(
   wallet: CapWallet,
   policies: readonly Policy[],
   transactions: readonly Transaction[],
   now: number,
+  loadedSinceMs = Number.NEGATIVE_INFINITY,
 ): CapBar[] {
   const active = policies.filter((policy) => policy.active);
   const bars: CapBar[] = [];
   for (const policy of active) {
-    const bar = capBarOf(policy, wallet, active, transactions, now);
+    const bar = capBarOf(policy, wallet, active, transactions, now, loadedSinceMs);
     if (bar !== null) bars.push(bar);
   }
   return bars;

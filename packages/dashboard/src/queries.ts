@@ -468,3 +468,23 @@ export function usePeek<T>(key: QueryKey): T | undefined {
   const subscribe = useCallback((listener: () => void) => qc.getQueryCache().subscribe(listener), [qc]);
   return useSyncExternalStore(subscribe, () => qc.getQueryData<T>(key));
 }
+
+/**
+ * Several cached answers at once, without loading any (the overview's latest payments, read from the activity its
+ * wallet cards load). The same array comes back while none of them changed: useSyncExternalStore needs that.
+ */
+export function usePeekAll<T>(keys: readonly QueryKey[]): (T | undefined)[] {
+  const qc = useQueryClient();
+  const last = useRef<(T | undefined)[]>([]);
+  const subscribe = useCallback((listener: () => void) => qc.getQueryCache().subscribe(listener), [qc]);
+  const snapshot = () => {
+    const next = keys.map((key) => qc.getQueryData<T>(key));
+    const previous = last.current;
+    if (previous.length === next.length && next.every((data, index) => data === previous[index])) {
+      return previous;
+    }
+    last.current = next;
+    return next;
+  };
+  return useSyncExternalStore(subscribe, snapshot);
+}

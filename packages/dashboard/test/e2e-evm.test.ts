@@ -162,6 +162,8 @@ describe('dashboard end to end on the evm rail', { skip: skipReason }, () => {
     await page.getByLabel('Email').fill(`e2e-evm-${Date.now()}@example.com`);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.getByTestId('nav-master').click();
     await waitForText(page.getByTestId('master-balance'), '0.00 USDC');
     const address = (await page.getByTestId('master-address').textContent()) ?? '';
     assert.match(address, /^0x[0-9a-fA-F]{40}$/);

@@ -113,7 +113,7 @@ describe('dashboard end to end: an organization of two', { skip: skipReason }, (
     await owner.getByLabel('Email').fill(ownerEmail);
     await owner.getByLabel('Password').fill(PASSWORD);
     await owner.getByRole('button', { name: 'Create account' }).click();
-    await owner.getByTestId('master-balance').waitFor();
+    await owner.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await waitForText(owner.getByTestId('account-role'), 'Owner');
     token = await owner.evaluate(
       () => (JSON.parse(sessionStorage.getItem('agent-wallet.session') ?? '{}') as { token: string }).token,
@@ -161,6 +161,8 @@ describe('dashboard end to end: an organization of two', { skip: skipReason }, (
     assert.equal(await member.getByLabel('Email').inputValue(), approverEmail);
     await member.getByLabel('Password').fill(PASSWORD);
     await member.getByRole('button', { name: 'Join' }).click();
+    await member.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await member.getByTestId('nav-master').click();
     await member.getByTestId('master-balance').waitFor();
     await waitForText(member.getByTestId('account-role'), 'Approver');
     // The invitation is spent: the address bar no longer carries it.

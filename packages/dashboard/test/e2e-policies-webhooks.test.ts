@@ -100,7 +100,7 @@ async function signUp(page: Page, base: string, email: string) {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByTestId('master-balance').waitFor();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 }
 
 describe('dashboard end to end: spending controls and webhooks', { skip: skipReason }, () => {

@@ -172,7 +172,7 @@ describe('dashboard end to end: security (second factor, step-up, sessions, with
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByTestId('master-balance').waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     provenAt = Date.now();
     // Two more "devices" logged in by a script, for the end of the journey.
     scriptTokens.push(await scriptSession('e2e-script/1'), await scriptSession('e2e-script/2'));
@@ -222,6 +222,8 @@ describe('dashboard end to end: security (second factor, step-up, sessions, with
     await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
     await shot(page, 'security-03-login-second-step');
     await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.getByTestId('nav-master').click();
     await page.getByTestId('master-balance').waitFor();
     provenAt = Date.now();
   });

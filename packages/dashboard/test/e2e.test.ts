@@ -161,7 +161,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     await shot(page, '01-login');
   });
 
-  it('signs up and lands on the master wallet', async () => {
+  it('signs up, lands on the overview and opens the master wallet', async () => {
     await page.getByRole('link', { name: 'Create an account' }).click();
     await page.getByRole('heading', { name: 'Create an account' }).waitFor();
     await page.getByLabel('Email').fill(email);
@@ -170,6 +170,8 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     await waitForText(page.locator('.field-error'), 'at least 8 characters');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.getByTestId('nav-master').click();
     await page.getByTestId('master-balance').waitFor();
     await waitForText(page.getByTestId('master-balance'), '0.00 USDC');
     await page.getByTestId('sandbox-pill').waitFor();
@@ -636,7 +638,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     await page.keyboard.press('Enter');
     await waitForText(page.getByRole('alert'), 'Too many requests — try again in');
     await page.keyboard.press('Enter');
-    await page.getByTestId('master-balance').waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.unroute('**/api/v1/auth/login');
   });
 
@@ -680,7 +682,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
         await tab.getByLabel('Password').fill(PASSWORD);
         await tab.getByRole('button', { name: 'Create account' }).click();
         if (expectSuccess) {
-          await tab.getByTestId('master-balance').waitFor();
+          await tab.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
           await tab.evaluate(() => sessionStorage.clear());
         } else {
           await waitForText(tab.getByRole('alert'), 'Too many requests — try again in');

@@ -86,6 +86,8 @@ describe('App session', () => {
       explorerUrl: 'https://explorer.example',
     });
     replies['/api/v1/wallet/deposits/pending'] = envelope({ items: [], total: 0, page: 1, limit: 20 });
+    // The master wallet has its own page; the overview is the first one.
+    history.replaceState(null, '', '/master');
     render(<App />);
     await screen.findByText('No deposits on their way.');
     expect(screen.queryByTestId('sandbox-banner')).toBeNull();
@@ -151,6 +153,7 @@ describe('App in an organization', () => {
   it('offers the sandbox deposit to an admin, not to a viewer (what a role cannot do is not shown)', async () => {
     storeSession(Math.floor(Date.now() / 1000) + 3600);
     replies['/api/v1/organization'] = organization('viewer');
+    history.replaceState(null, '', '/master');
     render(<App />);
     await screen.findByText('1,234.50 USDC');
     await screen.findByTestId('account-role');

@@ -121,10 +121,14 @@ interface InboxProps {
   walletNames: boolean;
   showEmpty: boolean;
   onDecided: (note: string) => void;
+  /** Show only the first this many (soonest to expire): the overview's short list. */
+  limit?: number;
 }
 
-function Inbox({ wallets, walletNames, showEmpty, onDecided }: InboxProps) {
+/** The waiting payments of `wallets`, with approve and reject for a role that may decide (also the overview's). */
+export function Inbox({ wallets, walletNames, showEmpty, onDecided, limit }: InboxProps) {
   const pending = usePending(wallets);
+  const shown = limit === undefined ? pending.items : pending.items.slice(0, limit);
   const { session } = useApp();
   const mayDecide = useCan()('decide');
   const listRef = useRef<HTMLUListElement>(null);
@@ -164,7 +168,7 @@ function Inbox({ wallets, walletNames, showEmpty, onDecided }: InboxProps) {
         </p>
       )}
       <ul className="inbox" ref={listRef} aria-label="Payments waiting for approval">
-        {pending.items.map((tx) => (
+        {shown.map((tx) => (
           <InboxItem
             key={tx.id}
             tx={tx}

@@ -10,26 +10,31 @@ export function CapBars({ bars, notes, loading }: { bars: CapBar[]; notes: CapNo
   return (
     <section className="card caps" aria-labelledby="caps-title" data-testid="caps">
       <h2 id="caps-title">Caps used</h2>
-      {loading ? (
-        <Loading />
-      ) : bars.length === 0 && notes.length === 0 ? (
-        <p className="empty">No spending caps: the agent can spend its whole balance.</p>
-      ) : (
-        <ul className="cap-list">
-          {bars.map((bar) => (
-            <CapBarItem key={bar.policyId} bar={bar} />
-          ))}
-          {notes.map((note) => (
-            <li key={note.policyId} className="cap" data-testid="cap-note">
-              <div className="cap-head">
-                <span className="cap-title">{note.title}</span>
-                <span className="cap-numbers">{note.text}</span>
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
+      <CapList bars={bars} notes={notes} loading={loading} />
     </section>
+  );
+}
+
+/** The bars and notes alone, for a card of someone else's (the overview shows one list per agent). */
+export function CapList({ bars, notes, loading }: { bars: CapBar[]; notes: CapNote[]; loading: boolean }) {
+  if (loading) return <Loading />;
+  if (bars.length === 0 && notes.length === 0) {
+    return <p className="empty">No spending caps: the agent can spend its whole balance.</p>;
+  }
+  return (
+    <ul className="cap-list">
+      {bars.map((bar) => (
+        <CapBarItem key={bar.policyId} bar={bar} />
+      ))}
+      {notes.map((note) => (
+        <li key={note.policyId} className="cap" data-testid="cap-note">
+          <div className="cap-head">
+            <span className="cap-title">{note.title}</span>
+            <span className="cap-numbers">{note.text}</span>
+          </div>
+        </li>
+      ))}
+    </ul>
   );
 }
 
