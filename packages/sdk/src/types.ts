@@ -428,6 +428,10 @@ export type KeyStatus = 'active' | 'rotating' | 'revoked' | 'expired';
 /** A key as listed: never the key itself. */
 export interface ApiKey {
   id: string;
+  /** `oauth`: a connection an owner allowed an agent host by OAuth (its `label` is the client's name). */
+  type: 'api_key' | 'oauth';
+  /** The OAuth client's name; null for an API key. */
+  clientName: string | null;
   prefix: string;
   label: string;
   scopes: Scope[];

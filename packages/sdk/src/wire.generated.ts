@@ -1009,6 +1009,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/oauth/consent/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Check an OAuth authorization request before asking the owner
+     * @description What the consent page (/oauth/authorize) shows: the client (a registered one, or its metadata document fetched now under the webhook address rules), its redirect host and the scopes asked. A request that is wrong in any way (unknown client, unregistered redirect URI, no S256 challenge, another resource) is 400 OAUTH_INVALID_REQUEST, and the page redirects nowhere. Role: owner, admin.
+     */
+    post: operations['oauthConsentPreview'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/oauth/consent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Allow or deny an OAuth client the use of an agent wallet
+     * @description The owner’s answer on the consent page. Allow: a single-use code (10 minutes) bound to the client, the redirect URI, the PKCE challenge and the resource, for the chosen agent wallet and scopes; its exchange creates a connection listed with the wallet’s keys (type oauth). Deny: the client gets error=access_denied. Either way the answer is where to send the browser (redirectTo, with state and iss). Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     */
+    post: operations['oauthConsent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/agent-wallets/{walletId}/policies': {
     parameters: {
       query?: never;
@@ -7107,6 +7147,13 @@ export interface operations {
             data: {
               items: {
                 id: string;
+                /**
+                 * @description oauth: a connection an owner allowed an OAuth client (an agent host); revoke ends its tokens
+                 * @enum {string}
+                 */
+                type: 'api_key' | 'oauth';
+                /** @description the OAuth client’s name; null for an API key */
+                clientName: string | null;
                 prefix: string;
                 label: string;
                 scopes: ('read' | 'write')[];
@@ -7310,6 +7357,13 @@ export interface operations {
             tool?: string;
             data: {
               id: string;
+              /**
+               * @description oauth: a connection an owner allowed an OAuth client (an agent host); revoke ends its tokens
+               * @enum {string}
+               */
+              type: 'api_key' | 'oauth';
+              /** @description the OAuth client’s name; null for an API key */
+              clientName: string | null;
               prefix: string;
               label: string;
               scopes: ('read' | 'write')[];
@@ -7419,6 +7473,13 @@ export interface operations {
               expiresAt: string | null;
               previousKey: {
                 id: string;
+                /**
+                 * @description oauth: a connection an owner allowed an OAuth client (an agent host); revoke ends its tokens
+                 * @enum {string}
+                 */
+                type: 'api_key' | 'oauth';
+                /** @description the OAuth client’s name; null for an API key */
+                clientName: string | null;
                 prefix: string;
                 label: string;
                 scopes: ('read' | 'write')[];
@@ -7432,6 +7493,215 @@ export interface operations {
                 lastUsedAt: string | null;
                 rotatedToKeyId: string | null;
               };
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  oauthConsentPreview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description client_id: a registered id or the https URL of a client metadata document */
+          clientId: string;
+          redirectUri: string;
+          /** @description must be "code" */
+          responseType: string;
+          /** @description PKCE S256 challenge (43 base64url characters) */
+          codeChallenge: string;
+          /** @description must be "S256" */
+          codeChallengeMethod: string;
+          /** @description RFC 8707: this service's MCP endpoint, <base>/mcp */
+          resource: string;
+          /** @description space-separated: read, write (none asked: both) */
+          scope?: string;
+          state?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Check an OAuth authorization request before asking the owner */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              client: {
+                clientId: string;
+                /** @description what the client calls itself: shown to the owner with its redirect host */
+                name: string;
+                redirectHost: string;
+                /** @description the client_id is the URL of its metadata document */
+                metadataDocument: boolean;
+              };
+              scopes: ('read' | 'write')[];
+              resource: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  oauthConsent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description client_id: a registered id or the https URL of a client metadata document */
+          clientId: string;
+          redirectUri: string;
+          /** @description must be "code" */
+          responseType: string;
+          /** @description PKCE S256 challenge (43 base64url characters) */
+          codeChallenge: string;
+          /** @description must be "S256" */
+          codeChallengeMethod: string;
+          /** @description RFC 8707: this service's MCP endpoint, <base>/mcp */
+          resource: string;
+          /** @description space-separated: read, write (none asked: both) */
+          scope?: string;
+          state?: string;
+          /** @enum {string} */
+          decision: 'allow' | 'deny';
+          /** @description the agent wallet to allow (required to allow) */
+          walletId?: string;
+          /** @description the scopes allowed; default: those asked */
+          scopes?: ('read' | 'write')[] | string;
+        };
+      };
+    };
+    responses: {
+      /** @description Allow or deny an OAuth client the use of an agent wallet */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              redirectTo: string;
             };
           };
         };

@@ -44,6 +44,8 @@ export const GRACE_CHOICES: { seconds: number; title: string }[] = [
 function listedKey(created: CreatedKey): ApiKey {
   return {
     id: created.id,
+    type: 'api_key',
+    clientName: null,
     prefix: created.prefix,
     label: created.label,
     scopes: created.scopes,

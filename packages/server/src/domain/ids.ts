@@ -31,7 +31,8 @@ export type IdPrefix =
   | 'inv'
   | 'aud'
   | 'alr'
-  | 'eml';
+  | 'eml'
+  | 'oac';
 
 /** `length` uniformly random base62 characters from fresh CSPRNG bytes (secrets: API keys, webhook secrets). */
 export function randomBase62(length: number): string {

@@ -16,6 +16,7 @@ import { registerDashboard } from './dashboard.ts';
 import { errorHandler, sendAppError } from './errors.ts';
 import { collectRouteMethods, methodNotAllowed } from './methods.ts';
 import { registerMetrics } from './metrics-route.ts';
+import { registerOAuthRoutes } from './oauth.ts';
 import { refineDocument } from './openapi.ts';
 import { originCheck } from './origin.ts';
 import { toFastifyRoute } from './route.ts';
@@ -113,6 +114,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     app.route(toFastifyRoute(route, services, successEnvelope, OPERATION_IDS.get(route)));
   }
   registerMcpRoutes(app, services);
+  registerOAuthRoutes(app, services);
   registerMetrics(app, services);
   app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async () =>
     app.swagger(),

@@ -4,6 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { API_KEY_PREFIX } from '../domain/api-keys.ts';
+import { ACCESS_TOKEN_PREFIX } from '../domain/oauth.ts';
 import type { Role } from '../domain/roles.ts';
 import { AppError } from '../errors.ts';
 import type { AuthenticatedUser } from '../services/auth.ts';
@@ -44,6 +45,7 @@ export function unauthorized(message = 'a valid session token is required (Autho
   return new AppError('UNAUTHORIZED', message);
 }
 
+/** An agent's credential: an API key, or an OAuth access token that acts as one (contract section 12). */
 export function isApiKeyShaped(token: string): boolean {
-  return token.startsWith(API_KEY_PREFIX);
+  return token.startsWith(API_KEY_PREFIX) || token.startsWith(ACCESS_TOKEN_PREFIX);
 }

@@ -7,6 +7,7 @@ import { BALANCE_MAX_MICROS, BalanceLimitError, InsufficientFundsError } from '.
 import { formatMicros } from '../domain/money.ts';
 import { AppError } from '../errors.ts';
 import { isConnectionFailure, isRetryableConflict } from '../store/errors.ts';
+import { resourceMetadataUrl } from './oauth.ts';
 import { describeIssues } from './schemas.ts';
 
 export function failureBody(error: AppError, toolName: string | null = null) {
@@ -36,7 +37,13 @@ function wwwAuthenticate(error: AppError, request: FastifyRequest): string {
     error.code === 'MCP_AUTH_INVALID' ||
     ((error.code === 'UNAUTHORIZED' || error.code === 'MCP_AUTH_MISSING') &&
       /^bearer\s+\S/i.test(String(request.headers.authorization ?? '')));
-  return refusedToken ? `${challenge}, error="invalid_token"` : challenge;
+  // On /mcp the challenge points agent hosts at the OAuth metadata (RFC 9728 section 5.1, contract section 12).
+  const path = request.url.split('?', 1)[0];
+  const metadata =
+    path === '/mcp' || path === '/mcp/'
+      ? `, resource_metadata="${resourceMetadataUrl(request, request.server.publicUrl)}"`
+      : '';
+  return `${challenge}${refusedToken ? ', error="invalid_token"' : ''}${metadata}`;
 }
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {

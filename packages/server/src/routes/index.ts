@@ -45,6 +45,8 @@ import listMembers from './members/list.ts';
 import removeMember from './members/remove.ts';
 import revokeInvitation from './members/revoke-invitation.ts';
 import updateMember from './members/update.ts';
+import oauthConsent from './oauth/consent.ts';
+import oauthConsentPreview from './oauth/consent-preview.ts';
 import getOrganization from './organization/get.ts';
 import updateOrganization from './organization/update.ts';
 import policyChanges from './policies/changes.ts';
@@ -150,6 +152,8 @@ export const ROUTE_TABLE = {
   listKeys,
   revokeKey,
   rotateKey,
+  oauthConsentPreview,
+  oauthConsent,
   createPolicy,
   listPolicies,
   updatePolicy,

@@ -12,6 +12,9 @@ import { type Page, pageOffset } from './context.ts';
 const AUDIT_JSON_LENGTH_MAX = 64_000;
 /** Fields never written to the audit log, at any depth: the secrets some answers show once. */
 const SECRET_FIELDS = new Set([
+  // The consent's answer: its redirectTo carries the single-use authorization code.
+  'redirectTo',
+  'codeChallenge',
   'key',
   'token',
   'secret',

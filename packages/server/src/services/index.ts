@@ -29,6 +29,7 @@ import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { createMfaService, type MfaService } from './mfa.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
 import { createNotificationService, type NotificationService } from './notifications.ts';
+import { createOAuthService, type OAuthService } from './oauth.ts';
 import { createOrganizationService, type OrganizationService } from './organizations.ts';
 import { createPasskeyService, type PasskeyService, relyingParty } from './passkeys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
@@ -54,6 +55,8 @@ export interface Services {
   wallets: WalletService;
   deposits: DepositService;
   keys: KeyService;
+  /** OAuth for agent hosts (contract section 12): registration, consent, tokens, revocation. */
+  oauth: OAuthService;
   policies: PolicyService;
   payments: PaymentService;
   approvals: ApprovalService;
@@ -323,6 +326,7 @@ function assembleServices(
     wallets: createWalletService(ctx, addresses),
     deposits: createDepositService(ctx),
     keys,
+    oauth: createOAuthService(ctx, keys, { allowPrivate: config.webhookAllowPrivate }),
     policies: createPolicyService(ctx),
     payments: createPaymentService(ctx, payoutGate),
     approvals,

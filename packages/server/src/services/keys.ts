@@ -15,6 +15,12 @@ import {
   scopesToText,
 } from '../domain/api-keys.ts';
 import { newId } from '../domain/ids.ts';
+import {
+  ACCESS_TOKEN_PREFIX,
+  generateOAuthSecret,
+  hashOAuthSecret,
+  isWellFormedOAuthSecret,
+} from '../domain/oauth.ts';
 import { invalid, invalidState, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
 import type { ApiKeysTable, Database } from '../store/schema.ts';
@@ -49,6 +55,10 @@ export interface CreatedKey {
 
 export interface KeyView {
   id: string;
+  /** 'oauth': a connection an owner allowed an OAuth client (contract section 12). */
+  type: 'api_key' | 'oauth';
+  /** The OAuth client's name; null for an API key. */
+  clientName: string | null;
   prefix: string;
   label: string;
   scopes: Scope[];
@@ -80,8 +90,10 @@ export interface KeyService {
     keyId: string,
     graceSeconds: number,
   ): Promise<CreatedKey & { previousKey: KeyView }>;
-  /** The key behind a bearer token if it is usable now, or null. */
+  /** The key behind a bearer token (an API key or an OAuth access token) if it is usable now, or null. */
   authenticate(token: string): Promise<AgentKey | null>;
+  /** Ends an OAuth connection (a reused refresh token or code): at once, on every instance. */
+  revokeConnection(keyId: string): Promise<void>;
   /** Drops every cached lookup (another instance changed a key). */
   clearCache(): void;
   /** Writes the batched lastUsedAt times. */
@@ -95,11 +107,14 @@ export function createKeyService(
 ): KeyService {
   const { store, writer, clock } = ctx;
   const cache = new Map<string, KeyRow>();
+  // OAuth access tokens: the token's hash → its connection's row and the token's own expiry.
+  const tokenCache = new Map<string, { row: KeyRow; expiresAtMs: number }>();
   // Bumped by every clear: a lookup that started before a clear must not cache the row it read (it may be the
   // row from before a revocation).
   let cacheGeneration = 0;
   const clearCache = () => {
     cache.clear();
+    tokenCache.clear();
     cacheGeneration += 1;
   };
   const lastUsed = new Map<string, number>();
@@ -187,6 +202,8 @@ export function createKeyService(
     return changeKeys(() =>
       writer.run(async (trx) => {
         const old = await ownedKey(trx, userId, walletId, keyId);
+        if (old.type === 'oauth')
+          throw invalidState('an OAuth connection is not rotated: its tokens rotate; revoke it to end it');
         if (old.rotated_to_key_id !== null) throw invalidState('this key was already rotated');
         if (keyStatus(timesOf(old), nowMs) !== 'active')
           throw invalidState(`this key is ${keyStatus(timesOf(old), nowMs)}`);
@@ -213,6 +230,7 @@ export function createKeyService(
   }
 
   async function authenticate(token: string): Promise<AgentKey | null> {
+    if (token.startsWith(ACCESS_TOKEN_PREFIX)) return authenticateAccessToken(token);
     if (!isWellFormedApiKey(token)) return null;
     const hash = hashApiKey(token);
     let row = options.cacheLookups ? cache.get(hash) : undefined;
@@ -222,10 +240,57 @@ export function createKeyService(
       if (row === undefined) return null; // misses are not cached: garbage must not fill memory
       if (options.cacheLookups && generation === cacheGeneration) remember(cache, hash, row);
     }
+    // A connection's row holds the hash of a secret nobody was given; refuse it here all the same.
+    return row.type === 'api_key' ? usableKey(row) : null;
+  }
+
+  /** An OAuth access token acts as its connection's key while both the token and the connection are usable. */
+  async function authenticateAccessToken(token: string): Promise<AgentKey | null> {
+    if (!isWellFormedOAuthSecret(token, 'access')) return null;
+    const hash = hashOAuthSecret(token);
+    let entry = options.cacheLookups ? tokenCache.get(hash) : undefined;
+    if (entry === undefined) {
+      const generation = cacheGeneration;
+      const found = await store.db
+        .selectFrom('oauth_tokens as t')
+        .innerJoin('api_keys as k', 'k.id', 't.key_id')
+        .selectAll('k')
+        .select('t.expires_at_ms as token_expires_at_ms')
+        .where('t.token_hash', '=', hash)
+        .where('t.kind', '=', 'access')
+        .executeTakeFirst();
+      if (found === undefined) return null;
+      const { token_expires_at_ms, ...row } = found;
+      entry = { row, expiresAtMs: Number(token_expires_at_ms) };
+      if (options.cacheLookups && generation === cacheGeneration) {
+        if (tokenCache.size >= KEY_CACHE_ENTRIES_MAX) tokenCache.delete(tokenCache.keys().next().value!);
+        tokenCache.set(hash, entry);
+      }
+    }
+    if (entry.row.type !== 'oauth' || clock.nowMs() >= entry.expiresAtMs) return null;
+    return usableKey(entry.row);
+  }
+
+  function usableKey(row: KeyRow): AgentKey | null {
     const nowMs = clock.nowMs();
     if (!isKeyUsable(timesOf(row), nowMs)) return null;
     lastUsed.set(row.id, nowMs);
     return { id: row.id, walletId: row.wallet_id, userId: row.user_id, scopes: scopesFromText(row.scopes) };
+  }
+
+  async function revokeConnection(keyId: string): Promise<void> {
+    const nowMs = BigInt(clock.nowMs());
+    await changeKeys(() =>
+      writer.run(async (trx) => {
+        await trx
+          .updateTable('api_keys')
+          .set({ revoked_at_ms: nowMs })
+          .where('id', '=', keyId)
+          .where('type', '=', 'oauth')
+          .where((eb) => eb.or([eb('revoked_at_ms', 'is', null), eb('revoked_at_ms', '>', nowMs)]))
+          .execute();
+      }),
+    );
   }
 
   async function flushLastUsed(): Promise<void> {
@@ -244,7 +309,7 @@ export function createKeyService(
     });
   }
 
-  return { create, list, revoke, rotate, authenticate, clearCache, flushLastUsed };
+  return { create, list, revoke, rotate, authenticate, revokeConnection, clearCache, flushLastUsed };
 }
 
 function remember(cache: Map<string, KeyRow>, hash: string, row: KeyRow): void {
@@ -326,6 +391,8 @@ function keyView(row: KeyRow, nowMs: number, pendingLastUsedMs: number | undefin
   const lastUsedMs = Math.max(storedLastUsed ?? -1, pendingLastUsedMs ?? -1);
   return {
     id: row.id,
+    type: row.type,
+    clientName: row.type === 'oauth' ? row.label : null,
     prefix: row.prefix,
     label: row.label,
     scopes: scopesFromText(row.scopes),
@@ -337,4 +404,43 @@ function keyView(row: KeyRow, nowMs: number, pendingLastUsedMs: number | undefin
     lastUsedAt: lastUsedMs < 0 ? null : isoFromMs(lastUsedMs),
     rotatedToKeyId: row.rotated_to_key_id,
   };
+}
+
+/**
+ * An OAuth connection: a key row of the wallet with the scopes the owner allowed, named after the client. Its
+ * key_hash is the hash of a secret generated here and thrown away, so no bearer can ever present it as a key.
+ */
+export async function insertConnection(
+  trx: Kysely<Database>,
+  input: {
+    walletId: string;
+    userId: string;
+    clientId: string;
+    clientName: string;
+    scopes: Scope[];
+    nowMs: number;
+  },
+): Promise<string> {
+  await assertRoomForKey(trx, input.walletId, input.nowMs);
+  const id = newId('key');
+  await trx
+    .insertInto('api_keys')
+    .values({
+      id,
+      wallet_id: input.walletId,
+      user_id: input.userId,
+      label: input.clientName,
+      key_hash: generateOAuthSecret('access').hash,
+      prefix: ACCESS_TOKEN_PREFIX,
+      scopes: scopesToText(input.scopes),
+      created_at_ms: BigInt(input.nowMs),
+      expires_at_ms: null,
+      revoked_at_ms: null,
+      rotated_to_key_id: null,
+      last_used_at_ms: null,
+      type: 'oauth',
+      client_id: input.clientId,
+    })
+    .execute();
+  return id;
 }

@@ -18,6 +18,7 @@ import * as webhookSecretRotation from './migrations/0013_webhook_secret_rotatio
 import * as organizations from './migrations/0014_organizations.ts';
 import * as email from './migrations/0015_email.ts';
 import * as breakersAlerts from './migrations/0016_breakers_alerts.ts';
+import * as oauth from './migrations/0017_oauth.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014_organizations': organizations,
   '0015_email': email,
   '0016_breakers_alerts': breakersAlerts,
+  '0017_oauth': oauth,
 };
 
 /** Every migration of this release, in order. */

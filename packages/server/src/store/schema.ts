@@ -1,6 +1,7 @@
 // Table types for Kysely. Integers are BIGINT on both engines and arrive as bigint (better-sqlite3 with
 // safe integers, pg with an int8 parser), so one code path reads them. Times are epoch milliseconds.
 
+import type { Generated } from 'kysely';
 import type { TransactionRecord } from '../domain/records.ts';
 
 export interface UsersTable {
@@ -209,6 +210,41 @@ export interface ApiKeysTable {
   revoked_at_ms: bigint | null;
   rotated_to_key_id: string | null;
   last_used_at_ms: bigint | null;
+  /** 'api_key', or 'oauth' for a connection an owner allowed an OAuth client (migration 0017). */
+  type: Generated<'api_key' | 'oauth'>;
+  client_id: string | null;
+}
+
+export interface OAuthClientsTable {
+  id: string;
+  name: string;
+  redirect_uris_json: string;
+  created_at_ms: bigint;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  client_name: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  user_id: string;
+  member_id: string;
+  wallet_id: string;
+  scopes: string;
+  expires_at_ms: bigint;
+  used_at_ms: bigint | null;
+  key_id: string | null;
+}
+
+export interface OAuthTokensTable {
+  token_hash: string;
+  kind: 'access' | 'refresh';
+  key_id: string;
+  expires_at_ms: bigint;
+  used_at_ms: bigint | null;
+  created_at_ms: bigint;
 }
 
 export interface PoliciesTable {
@@ -444,6 +480,9 @@ export interface Database {
   transactions: TransactionsTable;
   transaction_events: TransactionEventsTable;
   api_keys: ApiKeysTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
   policies: PoliciesTable;
   service_settings: ServiceSettingsTable;
   chain_cursors: ChainCursorsTable;

@@ -59,6 +59,9 @@ export const TABLES = [
   'email_deliveries',
   'payment_denials',
   'alerts',
+  'oauth_clients',
+  'oauth_codes',
+  'oauth_tokens',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 export interface SnapshotSecrets {

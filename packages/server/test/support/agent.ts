@@ -39,6 +39,8 @@ export const CREATED_KEY_KEYS = [
 ] as const;
 export const KEY_VIEW_KEYS = [
   'id',
+  'type',
+  'clientName',
   'prefix',
   'label',
   'scopes',

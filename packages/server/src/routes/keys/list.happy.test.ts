@@ -45,6 +45,8 @@ for (const target of await storeTargets()) {
         { ...newest },
         {
           id: second.id,
+          type: 'api_key',
+          clientName: null,
           prefix: second.prefix,
           label: 'second',
           scopes: ['write'],

@@ -44,6 +44,10 @@ export const createdKeyView = z.object({
 
 export const keyView = z.object({
   id: z.string(),
+  type: z
+    .enum(['api_key', 'oauth'])
+    .describe('oauth: a connection an owner allowed an OAuth client (an agent host); revoke ends its tokens'),
+  clientName: z.string().nullable().describe('the OAuth client’s name; null for an API key'),
   prefix: z.string(),
   label: z.string(),
   scopes: z.array(scope),

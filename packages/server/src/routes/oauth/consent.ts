@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { currentUser } from '../../http/auth-hooks.ts';
+import { baseUrlOf } from '../../http/oauth.ts';
+import { defineRoute } from '../../http/route.ts';
+import { idSchema } from '../../http/schemas.ts';
+import { scopesSchema } from '../keys/schemas.ts';
+import { authorizationRequest } from './schemas.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/api/v1/oauth/consent',
+  auth: 'user',
+  role: 'admin',
+  stepUp: 'withFactor',
+  summary: 'Allow or deny an OAuth client the use of an agent wallet',
+  description:
+    'The owner’s answer on the consent page. Allow: a single-use code (10 minutes) bound to the client, the ' +
+    'redirect URI, the PKCE challenge and the resource, for the chosen agent wallet and scopes; its exchange ' +
+    'creates a connection listed with the wallet’s keys (type oauth). Deny: the client gets error=access_denied. ' +
+    'Either way the answer is where to send the browser (redirectTo, with state and iss).',
+  tags: ['oauth'],
+  body: authorizationRequest.extend({
+    decision: z.enum(['allow', 'deny']),
+    walletId: idSchema.optional().describe('the agent wallet to allow (required to allow)'),
+    scopes: scopesSchema.optional().describe('the scopes allowed; default: those asked'),
+  }),
+  response: z.object({ redirectTo: z.string() }),
+  handler: async ({ request, body, services }) => {
+    const base = baseUrlOf(request, services.config.publicUrl);
+    const user = currentUser(request);
+    const answer = await services.oauth.consent({ tenantId: user.tenantId, userId: user.userId }, body, {
+      mcpUrl: `${base}/mcp`,
+      issuer: base,
+    });
+    return { data: answer, audit: body.walletId === undefined ? {} : { walletId: body.walletId } };
+  },
+});

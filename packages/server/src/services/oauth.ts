@@ -1,0 +1,433 @@
+// OAuth 2.1 for agent hosts (contract section 12): dynamic registration, client ID metadata documents, the
+// owner's consent (which mints a single-use code), the code's exchange with PKCE and the resource, rotating
+// refresh tokens (a reused one ends its connection) and revocation. A connection is a key row of the wallet
+// (keys.ts insertConnection), so an access token is exactly as strong as an API key with those scopes.
+import type { Kysely } from 'kysely';
+import { type Scope, scopesFromText, scopesToText } from '../domain/api-keys.ts';
+import { newId } from '../domain/ids.ts';
+import {
+  ACCESS_TOKEN_TTL_MS,
+  CLIENT_NAME_LENGTH_MAX,
+  CODE_TTL_MS,
+  checkRedirectUri,
+  generateOAuthSecret,
+  hashOAuthSecret,
+  isMetadataDocumentId,
+  isThisResource,
+  isWellFormedChallenge,
+  isWellFormedOAuthSecret,
+  pkceMatches,
+  REDIRECT_URIS_MAX,
+  REFRESH_TOKEN_TTL_MS,
+  requestedScopes,
+} from '../domain/oauth.ts';
+import { checkWebhookUrl } from '../domain/webhook-url.ts';
+import { AppError } from '../errors.ts';
+import type { Database } from '../store/schema.ts';
+import type { ServiceContext } from './context.ts';
+import { insertConnection, type KeyService } from './keys.ts';
+import { hostAddresses, OutboundError, outboundRequest } from './outbound-http.ts';
+import { ownedWallet } from './wallet-rows.ts';
+
+/** An RFC 6749 section 5.2 error: the protocol endpoints answer `{error, error_description}`, not the envelope. */
+export class OAuthError extends Error {
+  readonly error: string;
+  readonly description: string;
+  readonly status: number;
+  constructor(error: string, description: string, status = 400) {
+    super(description);
+    this.error = error;
+    this.description = description;
+    this.status = status;
+  }
+}
+
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  responseType: string;
+  codeChallenge: string;
+  codeChallengeMethod: string;
+  resource: string;
+  scope?: string;
+  state?: string;
+}
+
+export interface ClientInfo {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  metadataDocument: boolean;
+}
+
+export interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+/** A client metadata document is fetched like a webhook is delivered: bounded, public addresses only. */
+const METADATA_FETCH = { totalTimeoutMs: 5_000, idleTimeoutMs: 3_000, bodyBytesMax: 16_384 };
+
+export function createOAuthService(
+  ctx: ServiceContext,
+  keys: KeyService,
+  options: { allowPrivate: boolean },
+) {
+  const { store, writer, clock } = ctx;
+  const consentRefused = (message: string) => new AppError('OAUTH_INVALID_REQUEST', message);
+
+  async function register(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const redirectUris = body.redirect_uris;
+    if (!Array.isArray(redirectUris) || redirectUris.length === 0 || redirectUris.length > REDIRECT_URIS_MAX)
+      throw new OAuthError('invalid_redirect_uri', `redirect_uris must list 1 to ${REDIRECT_URIS_MAX} URIs`);
+    for (const uri of redirectUris) {
+      const check =
+        typeof uri === 'string' ? checkRedirectUri(uri) : { ok: false as const, reason: 'is not a string' };
+      if (!check.ok) throw new OAuthError('invalid_redirect_uri', `redirect URI ${check.reason}`);
+    }
+    const method = body.token_endpoint_auth_method ?? 'none';
+    if (method !== 'none')
+      throw new OAuthError(
+        'invalid_client_metadata',
+        'only public clients (token_endpoint_auth_method "none")',
+      );
+    const name = clientNameOf(body.client_name, 'an unnamed client');
+    const id = newId('oac');
+    const nowMs = clock.nowMs();
+    await writer.run(async (trx) => {
+      await trx
+        .insertInto('oauth_clients')
+        .values({ id, name, redirect_uris_json: JSON.stringify(redirectUris), created_at_ms: BigInt(nowMs) })
+        .execute();
+    });
+    return {
+      client_id: id,
+      client_id_issued_at: Math.floor(nowMs / 1000),
+      client_name: name,
+      redirect_uris: redirectUris,
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    };
+  }
+
+  /** A registered client, or the document at a client_id URL (fetched now: it is the client's own word). */
+  async function resolveClient(clientId: string): Promise<ClientInfo> {
+    if (isMetadataDocumentId(clientId)) return fetchMetadataDocument(clientId);
+    const row = await store.db
+      .selectFrom('oauth_clients')
+      .selectAll()
+      .where('id', '=', clientId)
+      .executeTakeFirst();
+    if (row === undefined) throw consentRefused('unknown client_id: the client is not registered');
+    return {
+      clientId,
+      name: row.name,
+      redirectUris: JSON.parse(row.redirect_uris_json),
+      metadataDocument: false,
+    };
+  }
+
+  async function fetchMetadataDocument(clientId: string): Promise<ClientInfo> {
+    const checked = checkWebhookUrl(clientId, options.allowPrivate, hostAddresses());
+    if (!checked.ok) throw consentRefused(`the client metadata URL ${checked.reason}`);
+    let document: Record<string, unknown>;
+    try {
+      const answer = await outboundRequest({
+        url: checked.url,
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        body: null,
+        overflow: 'fail',
+        allowPrivate: options.allowPrivate,
+        ...METADATA_FETCH,
+      });
+      if (answer.status !== 200) throw new OutboundError(`it answered HTTP ${answer.status}`);
+      document = JSON.parse(answer.body.toString('utf8'));
+    } catch (error) {
+      const why = error instanceof OutboundError ? error.message : 'it is not a JSON document';
+      throw consentRefused(`the client metadata document could not be read: ${why}`);
+    }
+    if (document.client_id !== clientId)
+      throw consentRefused('the client metadata document names another client_id');
+    const uris = document.redirect_uris;
+    if (!Array.isArray(uris) || uris.length === 0 || uris.length > REDIRECT_URIS_MAX)
+      throw consentRefused('the client metadata document lists no redirect_uris');
+    const name = clientNameOf(document.client_name, checked.url.host);
+    return {
+      clientId,
+      name,
+      redirectUris: uris.filter((u) => typeof u === 'string'),
+      metadataDocument: true,
+    };
+  }
+
+  /** Everything about an authorization request that can be wrong, checked before the owner is asked. */
+  async function checkRequest(request: AuthorizationRequest, mcpUrl: string) {
+    if (request.responseType !== 'code') throw consentRefused('response_type must be "code"');
+    const client = await resolveClient(request.clientId);
+    if (!client.redirectUris.includes(request.redirectUri))
+      throw consentRefused('redirect_uri is not one the client registered');
+    const redirect = checkRedirectUri(request.redirectUri);
+    if (!redirect.ok) throw consentRefused(`redirect_uri ${redirect.reason}`);
+    if (request.codeChallengeMethod !== 'S256') throw consentRefused('code_challenge_method must be S256');
+    if (!isWellFormedChallenge(request.codeChallenge))
+      throw consentRefused('code_challenge must be the 43-character base64url S256 of a verifier');
+    if (!isThisResource(request.resource, mcpUrl))
+      throw consentRefused(`resource must be this service's MCP endpoint, ${mcpUrl}`);
+    const scopes = requestedScopes(request.scope);
+    if (!scopes.ok) throw consentRefused(scopes.reason);
+    return { client, scopes: scopes.scopes };
+  }
+
+  async function preview(request: AuthorizationRequest, mcpUrl: string) {
+    const { client, scopes } = await checkRequest(request, mcpUrl);
+    return {
+      client: {
+        clientId: client.clientId,
+        name: client.name,
+        redirectHost: new URL(request.redirectUri).host || new URL(request.redirectUri).protocol,
+        metadataDocument: client.metadataDocument,
+      },
+      scopes,
+      resource: mcpUrl,
+    };
+  }
+
+  async function consent(
+    member: { tenantId: string; userId: string },
+    request: AuthorizationRequest & { decision: 'allow' | 'deny'; walletId?: string; scopes?: Scope[] },
+    urls: { mcpUrl: string; issuer: string },
+  ): Promise<{ redirectTo: string }> {
+    const { client, scopes: requested } = await checkRequest(request, urls.mcpUrl);
+    const redirect = new URL(request.redirectUri);
+    if (request.state !== undefined) redirect.searchParams.set('state', request.state);
+    redirect.searchParams.set('iss', urls.issuer); // RFC 9207: the client can tell which server answered
+    if (request.decision === 'deny') {
+      redirect.searchParams.set('error', 'access_denied');
+      return { redirectTo: redirect.toString() };
+    }
+    if (request.walletId === undefined) throw consentRefused('choose an agent wallet to allow');
+    const wallet = await ownedWallet(store.db, member.tenantId, request.walletId, 'agent');
+    const scopes = request.scopes ?? requested;
+    // The owner may narrow what the client asked for, never widen it.
+    if (scopes.some((scope) => !requested.includes(scope)))
+      throw consentRefused(`the client asked for ${requested.join(' ')} only`);
+    const code = generateOAuthSecret('code');
+    const nowMs = clock.nowMs();
+    await writer.run(async (trx) => {
+      await trx
+        .insertInto('oauth_codes')
+        .values({
+          code_hash: code.hash,
+          client_id: client.clientId,
+          client_name: client.name,
+          redirect_uri: request.redirectUri,
+          code_challenge: request.codeChallenge,
+          resource: urls.mcpUrl,
+          user_id: member.tenantId,
+          member_id: member.userId,
+          wallet_id: wallet.id,
+          scopes: scopesToText(scopes),
+          expires_at_ms: BigInt(nowMs + CODE_TTL_MS),
+          used_at_ms: null,
+          key_id: null,
+        })
+        .execute();
+    });
+    redirect.searchParams.set('code', code.token);
+    return { redirectTo: redirect.toString() };
+  }
+
+  async function token(params: Record<string, string>, mcpUrl: string): Promise<TokenAnswer> {
+    const grant = params.grant_type;
+    if (grant === 'authorization_code') return exchangeCode(params, mcpUrl);
+    if (grant === 'refresh_token') return refresh(params, mcpUrl);
+    throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
+  }
+
+  async function exchangeCode(params: Record<string, string>, mcpUrl: string): Promise<TokenAnswer> {
+    const code = required(params, 'code');
+    const verifier = required(params, 'code_verifier');
+    const clientId = required(params, 'client_id');
+    if (!isThisResource(params.resource, mcpUrl))
+      throw new OAuthError('invalid_target', `resource must be this service's MCP endpoint, ${mcpUrl}`);
+    if (!isWellFormedOAuthSecret(code, 'code')) throw invalidGrant('the code is unknown');
+    const nowMs = clock.nowMs();
+    const outcome: GrantOutcome = await writer.run(async (trx): Promise<GrantOutcome> => {
+      const row = await trx
+        .selectFrom('oauth_codes')
+        .selectAll()
+        .where('code_hash', '=', hashOAuthSecret(code))
+        .executeTakeFirst();
+      if (row === undefined) return { refused: 'the code is unknown' };
+      // A second use of a code: whoever holds it is not the client that redeemed it; end what it gave.
+      if (row.used_at_ms !== null) return { refused: 'the code was already used', revoke: row.key_id };
+      await trx
+        .updateTable('oauth_codes')
+        .set({ used_at_ms: BigInt(nowMs) })
+        .where('code_hash', '=', row.code_hash)
+        .execute();
+      const mismatch = codeMismatch(row, { clientId, redirectUri: params.redirect_uri, verifier, nowMs });
+      if (mismatch !== null) return { refused: mismatch };
+      const keyId = await insertConnection(trx, {
+        walletId: row.wallet_id,
+        userId: row.user_id,
+        clientId: row.client_id,
+        clientName: row.client_name,
+        scopes: scopesFromText(row.scopes),
+        nowMs,
+      });
+      await trx
+        .updateTable('oauth_codes')
+        .set({ key_id: keyId })
+        .where('code_hash', '=', row.code_hash)
+        .execute();
+      return { tokens: await issueTokens(trx, keyId, row.scopes, nowMs) };
+    });
+    if (outcome.tokens !== undefined) return outcome.tokens;
+    if (outcome.revoke !== undefined && outcome.revoke !== null) await keys.revokeConnection(outcome.revoke);
+    throw invalidGrant(outcome.refused ?? 'refused');
+  }
+
+  async function refresh(params: Record<string, string>, mcpUrl: string): Promise<TokenAnswer> {
+    const presented = required(params, 'refresh_token');
+    const clientId = required(params, 'client_id');
+    if (params.resource !== undefined && !isThisResource(params.resource, mcpUrl))
+      throw new OAuthError('invalid_target', `resource must be this service's MCP endpoint, ${mcpUrl}`);
+    if (!isWellFormedOAuthSecret(presented, 'refresh')) throw invalidGrant('the refresh token is unknown');
+    const nowMs = clock.nowMs();
+    const outcome: GrantOutcome = await writer.run(async (trx): Promise<GrantOutcome> => {
+      const row = await trx
+        .selectFrom('oauth_tokens as t')
+        .innerJoin('api_keys as k', 'k.id', 't.key_id')
+        .select([
+          't.token_hash',
+          't.key_id',
+          't.expires_at_ms',
+          't.used_at_ms',
+          'k.client_id',
+          'k.scopes',
+          'k.revoked_at_ms',
+        ])
+        .where('t.token_hash', '=', hashOAuthSecret(presented))
+        .where('t.kind', '=', 'refresh')
+        .executeTakeFirst();
+      if (row === undefined) return { refused: 'the refresh token is unknown' };
+      if (row.client_id !== clientId) return { refused: 'the refresh token belongs to another client' };
+      // Rotation: a refresh token is used once; a second use means it leaked, so the whole family ends.
+      if (row.used_at_ms !== null)
+        return { refused: 'the refresh token was already used', revoke: row.key_id };
+      if (Number(row.expires_at_ms) <= nowMs) return { refused: 'the refresh token expired' };
+      if (row.revoked_at_ms !== null && Number(row.revoked_at_ms) <= nowMs)
+        return { refused: 'the connection was revoked' };
+      await trx
+        .updateTable('oauth_tokens')
+        .set({ used_at_ms: BigInt(nowMs) })
+        .where('token_hash', '=', row.token_hash)
+        .execute();
+      return { tokens: await issueTokens(trx, row.key_id, row.scopes, nowMs) };
+    });
+    if (outcome.tokens !== undefined) return outcome.tokens;
+    if (outcome.revoke !== undefined && outcome.revoke !== null) await keys.revokeConnection(outcome.revoke);
+    throw invalidGrant(outcome.refused ?? 'refused');
+  }
+
+  /** RFC 7009: any token of a connection ends the connection; unknown tokens are not an error. */
+  async function revoke(params: Record<string, string>): Promise<void> {
+    const presented = required(params, 'token');
+    const wellFormed =
+      isWellFormedOAuthSecret(presented, 'access') || isWellFormedOAuthSecret(presented, 'refresh');
+    if (!wellFormed) return;
+    const row = await store.db
+      .selectFrom('oauth_tokens as t')
+      .innerJoin('api_keys as k', 'k.id', 't.key_id')
+      .select(['t.key_id', 'k.client_id'])
+      .where('t.token_hash', '=', hashOAuthSecret(presented))
+      .executeTakeFirst();
+    if (row === undefined) return;
+    if (params.client_id !== undefined && params.client_id !== row.client_id) return;
+    await keys.revokeConnection(row.key_id);
+  }
+
+  return { register, preview, consent, token, revoke, resolveClient };
+}
+
+export type OAuthService = ReturnType<typeof createOAuthService>;
+
+/** A grant's decision inside its transaction: tokens, or why not (and the connection a reuse ends). */
+interface GrantOutcome {
+  tokens?: TokenAnswer;
+  refused?: string;
+  revoke?: string | null;
+}
+
+async function issueTokens(
+  trx: Kysely<Database>,
+  keyId: string,
+  scopes: string,
+  nowMs: number,
+): Promise<TokenAnswer> {
+  const access = generateOAuthSecret('access');
+  const refresh = generateOAuthSecret('refresh');
+  await trx
+    .insertInto('oauth_tokens')
+    .values([
+      {
+        token_hash: access.hash,
+        kind: 'access',
+        key_id: keyId,
+        expires_at_ms: BigInt(nowMs + ACCESS_TOKEN_TTL_MS),
+        used_at_ms: null,
+        created_at_ms: BigInt(nowMs),
+      },
+      {
+        token_hash: refresh.hash,
+        kind: 'refresh',
+        key_id: keyId,
+        expires_at_ms: BigInt(nowMs + REFRESH_TOKEN_TTL_MS),
+        used_at_ms: null,
+        created_at_ms: BigInt(nowMs),
+      },
+    ])
+    .execute();
+  return {
+    access_token: access.token,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_MS / 1000,
+    refresh_token: refresh.token,
+    scope: scopesFromText(scopes).join(' '),
+  };
+}
+
+function codeMismatch(
+  row: { client_id: string; redirect_uri: string; code_challenge: string; expires_at_ms: bigint },
+  given: { clientId: string; redirectUri: string | undefined; verifier: string; nowMs: number },
+): string | null {
+  if (Number(row.expires_at_ms) <= given.nowMs) return 'the code expired';
+  if (row.client_id !== given.clientId) return 'the code was issued to another client';
+  if (row.redirect_uri !== given.redirectUri) return 'redirect_uri differs from the authorization request';
+  if (!pkceMatches(given.verifier, row.code_challenge))
+    return 'code_verifier does not match the code_challenge';
+  return null;
+}
+
+function required(params: Record<string, string>, name: string): string {
+  const value = params[name];
+  if (value === undefined || value === '') throw new OAuthError('invalid_request', `${name} is required`);
+  return value;
+}
+
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+
+function clientNameOf(value: unknown, fallback: string): string {
+  if (typeof value !== 'string' || value.trim() === '') return fallback;
+  // Shown to the owner on the consent page: one line, bounded, no control characters.
+  return value
+    .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
+    .trim()
+    .slice(0, CLIENT_NAME_LENGTH_MAX);
+}
