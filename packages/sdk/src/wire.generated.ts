@@ -1308,7 +1308,7 @@ export interface paths {
     put?: never;
     /**
      * Tool check_payment
-     * @description Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps. On the evm rail it also takes an x402 402’s paymentRequirements instead. Nothing is paid, held or stored. Scope: "read". Body {"params": {...}} or the params themselves; the answer carries "tool": "check_payment".
+     * @description Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps. Nothing is paid, held or stored. On the evm rail it also takes an x402 402’s paymentRequirements instead. Scope: "read". Body {"params": {...}} or the params themselves; the answer carries "tool": "check_payment".
      */
     post: operations['checkPayment'];
     delete?: never;
@@ -10552,15 +10552,18 @@ export interface operations {
                 /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
                 toAddress?: string | null;
                 amount?: string | null;
-                /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
+                /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it */
                 paymentRequirements?:
                   | (
-                      | {
-                          [key: string]: unknown;
-                        }
-                      | {
-                          [key: string]: unknown;
-                        }[]
+                      | (
+                          | {
+                              [key: string]: unknown;
+                            }
+                          | {
+                              [key: string]: unknown;
+                            }[]
+                        )
+                      | string
                     )
                   | null;
               } & (
@@ -10573,12 +10576,15 @@ export interface operations {
                   }
                 | {
                     paymentRequirements:
-                      | {
-                          [key: string]: unknown;
-                        }
-                      | {
-                          [key: string]: unknown;
-                        }[];
+                      | (
+                          | {
+                              [key: string]: unknown;
+                            }
+                          | {
+                              [key: string]: unknown;
+                            }[]
+                        )
+                      | string;
                     toAddress?: null;
                     amount?: null;
                   }
@@ -10588,15 +10594,18 @@ export interface operations {
               /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
               toAddress?: string | null;
               amount?: string | null;
-              /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
+              /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it */
               paymentRequirements?:
                 | (
-                    | {
-                        [key: string]: unknown;
-                      }
-                    | {
-                        [key: string]: unknown;
-                      }[]
+                    | (
+                        | {
+                            [key: string]: unknown;
+                          }
+                        | {
+                            [key: string]: unknown;
+                          }[]
+                      )
+                    | string
                   )
                 | null;
             } & (
@@ -10609,12 +10618,15 @@ export interface operations {
                 }
               | {
                   paymentRequirements:
-                    | {
-                        [key: string]: unknown;
-                      }
-                    | {
-                        [key: string]: unknown;
-                      }[];
+                    | (
+                        | {
+                            [key: string]: unknown;
+                          }
+                        | {
+                            [key: string]: unknown;
+                          }[]
+                      )
+                    | string;
                   toAddress?: null;
                   amount?: null;
                 }

@@ -43,7 +43,11 @@ describe('the rule sets themselves', () => {
       type: 'object',
       properties: {
         memo: { type: 'string', maxLength: 500 },
-        headers: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'string' } },
+        headers: {
+          type: 'object',
+          propertyNames: { type: 'string' },
+          additionalProperties: { type: 'string' },
+        },
       },
       additionalProperties: false,
     };
@@ -54,7 +58,10 @@ describe('the rule sets themselves', () => {
     assert.match(openAI, /headers: additionalProperties must be false/);
     // Unconverted, Gemini refuses the root additionalProperties (what every tool failed on).
     assert.match(geminiProblems(measured).join('\n'), /root: "additionalProperties"/);
-    assert.deepEqual(openAIStrictProblems({ type: 'object', properties: {}, required: [], additionalProperties: false }), []);
+    assert.deepEqual(
+      openAIStrictProblems({ type: 'object', properties: {}, required: [], additionalProperties: false }),
+      [],
+    );
   });
 
   test('the Gemini conversion: nullable for a union with null, no additionalProperties, no params for none', () => {
@@ -69,7 +76,10 @@ describe('the rule sets themselves', () => {
       properties: { memo: { description: 'm', type: 'string', nullable: true } },
       required: ['memo'],
     });
-    assert.equal(geminiParametersOf({ type: 'object', properties: {}, additionalProperties: false }), undefined);
+    assert.equal(
+      geminiParametersOf({ type: 'object', properties: {}, additionalProperties: false }),
+      undefined,
+    );
   });
 });
 
@@ -182,7 +192,17 @@ describe('served on the evm rail', { skip: probe.available ? false : probe.skip 
   test('the closed forms are checked as the open ones were: VALIDATION_ERROR', async () => {
     const fetchParams = { url: 'https://example.com/', maxAmount: '1' };
     const refused = [
-      ['x402_fetch', { ...fetchParams, headers: [{ name: 'a', value: '1' }, { name: 'A', value: '2' }] }, /twice/],
+      [
+        'x402_fetch',
+        {
+          ...fetchParams,
+          headers: [
+            { name: 'a', value: '1' },
+            { name: 'A', value: '2' },
+          ],
+        },
+        /twice/,
+      ],
       ['x402_fetch', { ...fetchParams, headers: [{ name: 'bad name', value: '1' }] }, /header name/],
       ['x402_fetch', { ...fetchParams, headers: [{ name: 'x', value: 'v'.repeat(4097) }] }, /headers/],
       ['x402_fetch', { ...fetchParams, url: `https://example.com/${'p'.repeat(2048)}` }, /url/],

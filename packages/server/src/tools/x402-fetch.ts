@@ -36,6 +36,25 @@ const headersObject = z
 /** The closed form models are shown (OpenAI's strict mode closes every object): a list of {name, value}. */
 const headersList = z.array(z.strictObject({ name: headerName, value: headerValue })).max(HEADERS_MAX);
 
+const jsonSchemaOf = (schema: z.ZodType) => {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input' });
+  return json;
+};
+
+/**
+ * Either form, checked by the one its shape names: a union would answer a bad header name with zod's bare
+ * "Invalid input" instead of the reason (x402-input.test.ts). The document states both forms.
+ */
+const headersParam = z
+  .unknown()
+  .transform((value, ctx): z.output<typeof headersObject> | z.output<typeof headersList> => {
+    const checked = (Array.isArray(value) ? headersList : headersObject).safeParse(value);
+    if (checked.success) return checked.data;
+    for (const issue of checked.error.issues) ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+    return z.NEVER;
+  })
+  .meta({ anyOf: [jsonSchemaOf(headersObject), jsonSchemaOf(headersList)] });
+
 const params = {
   url: z
     .string()
@@ -43,7 +62,7 @@ const params = {
     .max(2_048)
     .describe('the resource to request: https:// (private targets are refused)'),
   method: optionalParam(z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])).describe('default GET'),
-  headers: optionalParam(z.union([headersObject, headersList])).describe(HEADERS_TEXT),
+  headers: optionalParam(headersParam).describe(HEADERS_TEXT),
   body: optionalParam(z.string().max(BODY_LENGTH_MAX)).describe('request body (UTF-8 text, e.g. JSON)'),
   maxAmount: amountSchema.describe('the most this call may pay (USDC); a higher price is refused unsigned'),
   memo: optionalParam(memoSchema).describe('free text stored with the payment'),
@@ -100,7 +119,9 @@ function headersOf(given: z.output<typeof input>['headers']): Record<string, str
   for (const [index, { name, value }] of given.entries()) {
     // The name is not echoed: a caller may have sent a secret as one.
     if (seen.has(name.toLowerCase()))
-      throw invalid(`params.headers.${index}.name: this header name is given twice (names are case-insensitive)`);
+      throw invalid(
+        `params.headers.${index}.name: this header name is given twice (names are case-insensitive)`,
+      );
     seen.add(name.toLowerCase());
     headers[name] = value;
   }

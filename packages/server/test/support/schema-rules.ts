@@ -48,7 +48,17 @@ const OPENAI_CONSTRAINTS = [
   'minItems',
   'maxItems',
 ];
-const OPENAI_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
+const OPENAI_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
 /** "up to 5000 object properties total, with up to 5 levels of nesting" (later versions: 10; the lower holds). */
 const OPENAI_NESTING_MAX = 5;
 const OPENAI_PROPERTIES_MAX = 5000;
@@ -63,11 +73,14 @@ export interface OpenAIOptions {
 export function openAIStrictProblems(schema: Json, options: OpenAIOptions = {}): string[] {
   const problems: string[] = [];
   if (schema.type !== 'object' || schema.anyOf !== undefined)
-    problems.push('root: must be an object, not anyOf ("Root objects must not be anyOf and must be an object")');
+    problems.push(
+      'root: must be an object, not anyOf ("Root objects must not be anyOf and must be an object")',
+    );
   const allowed = new Set([...OPENAI_STRUCTURE, ...(options.fineTuned ? [] : OPENAI_CONSTRAINTS)]);
   const totals = { properties: 0, enumValues: 0 };
   walkOpenAI(schema, 'root', 0, { allowed, problems, totals });
-  if (totals.properties > OPENAI_PROPERTIES_MAX) problems.push(`${totals.properties} object properties in all`);
+  if (totals.properties > OPENAI_PROPERTIES_MAX)
+    problems.push(`${totals.properties} object properties in all`);
   if (totals.enumValues > OPENAI_ENUM_VALUES_MAX) problems.push(`${totals.enumValues} enum values in all`);
   return problems;
 }
@@ -85,7 +98,12 @@ function walkOpenAI(node: Json, at: string, depth: number, walk: OpenAIWalk): vo
   const types = node.type === undefined ? [] : Array.isArray(node.type) ? node.type : [node.type];
   for (const type of types)
     if (!OPENAI_TYPES.has(type as string)) problems.push(`${at}: type ${String(type)} is not supported`);
-  if (node.type === undefined && node.anyOf === undefined && node.enum === undefined && node.const === undefined)
+  if (
+    node.type === undefined &&
+    node.anyOf === undefined &&
+    node.enum === undefined &&
+    node.const === undefined
+  )
     problems.push(`${at}: no type (every node states its type, or is an anyOf, enum or const)`);
   if (typeof node.format === 'string' && !OPENAI_FORMATS.has(node.format))
     problems.push(`${at}: format ${node.format} is not one of the supported formats`);
@@ -101,7 +119,8 @@ function walkOpenAI(node: Json, at: string, depth: number, walk: OpenAIWalk): vo
 /** "additionalProperties: false must always be set in objects"; "All fields must be required"; nesting depth. */
 function checkOpenAIObject(node: Json, at: string, depth: number, walk: OpenAIWalk): void {
   if (node.additionalProperties !== false) walk.problems.push(`${at}: additionalProperties must be false`);
-  if (depth + 1 > OPENAI_NESTING_MAX) walk.problems.push(`${at}: nested deeper than ${OPENAI_NESTING_MAX} levels`);
+  if (depth + 1 > OPENAI_NESTING_MAX)
+    walk.problems.push(`${at}: nested deeper than ${OPENAI_NESTING_MAX} levels`);
   const properties = (node.properties ?? {}) as Record<string, Json>;
   const required = new Set((node.required ?? []) as string[]);
   for (const name of Object.keys(properties)) {
@@ -176,8 +195,10 @@ function walkGemini(node: Json, at: string, problems: string[]): void {
   }
   if (type === 'OBJECT') {
     const properties = (node.properties ?? {}) as Record<string, Json>;
-    if (Object.keys(properties).length === 0) problems.push(`${at}: an OBJECT's properties must be non-empty`);
-    for (const [name, property] of Object.entries(properties)) walkGemini(property, `${at}.${name}`, problems);
+    if (Object.keys(properties).length === 0)
+      problems.push(`${at}: an OBJECT's properties must be non-empty`);
+    for (const [name, property] of Object.entries(properties))
+      walkGemini(property, `${at}.${name}`, problems);
     for (const name of (node.required ?? []) as string[])
       if (!(name in properties)) problems.push(`${at}: required names ${name}, which is no property`);
   }
