@@ -24,10 +24,25 @@ function renderToolsModule(listing: unknown): string {
   ].join('\n');
 }
 
-// Each tool as GET /mcp/v1/tools lists it, plus the rails it exists on when it is not on every rail.
+/** The server's rails (config.ts); a tool may be published differently on one (check_payment on evm). */
+const RAILS = ['sandbox', 'evm'] as const;
+
+/** The tool as a rail's GET /mcp/v1/tools lists it, where that differs from the form every rail takes. */
+function railFormsOf(tool: ReturnType<typeof toolListing>[number]) {
+  const forms: Record<string, { description: string; inputSchema: unknown }> = {};
+  for (const rail of RAILS) {
+    const onRail = toolListing(rail).find((t) => t.name === tool.name);
+    if (onRail === undefined || JSON.stringify(onRail) === JSON.stringify(tool)) continue;
+    forms[rail] = { description: onRail.description, inputSchema: onRail.inputSchema };
+  }
+  return Object.keys(forms).length === 0 ? {} : { railForms: forms };
+}
+
+// Each tool as GET /mcp/v1/tools lists it (the form every rail takes), the rails it exists on when it is not on
+// every rail, and its form on a rail where that differs.
 const listing = toolListing(null).map((tool) => {
   const rails = toolByName(tool.name)?.rails;
-  return rails === undefined ? tool : { ...tool, rails };
+  return { ...tool, ...(rails === undefined ? {} : { rails }), ...railFormsOf(tool) };
 });
 writeFileSync(target, renderToolsModule(listing));
 const biome = join(repoDir, 'node_modules', '.bin', process.platform === 'win32' ? 'biome.cmd' : 'biome');

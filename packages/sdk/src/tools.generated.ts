@@ -11,6 +11,7 @@ export const TOOL_SPECS = [
     inputSchema: {
       type: 'object',
       properties: {},
+      required: [],
       additionalProperties: false,
     },
   },
@@ -23,12 +24,10 @@ export const TOOL_SPECS = [
       type: 'object',
       properties: {
         page: {
-          description: 'page number, from 1',
+          description: 'page number, from 1 (1 to 1000000)',
           anyOf: [
             {
               type: 'integer',
-              minimum: 1,
-              maximum: 1000000,
             },
             {
               type: 'null',
@@ -36,12 +35,10 @@ export const TOOL_SPECS = [
           ],
         },
         limit: {
-          description: '1-100, default 20',
+          description: '1-100, default 20 (1 to 100)',
           anyOf: [
             {
               type: 'integer',
-              minimum: 1,
-              maximum: 100,
             },
             {
               type: 'null',
@@ -61,6 +58,7 @@ export const TOOL_SPECS = [
           ],
         },
       },
+      required: ['page', 'limit', 'status'],
       additionalProperties: false,
     },
   },
@@ -74,23 +72,18 @@ export const TOOL_SPECS = [
       properties: {
         toAddress: {
           type: 'string',
-          pattern: '^0x(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-fA-F]{40})$',
           description: 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
         },
         amount: {
           type: 'string',
-          pattern:
-            '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
-          maxLength: 17,
-          description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
+          description:
+            'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals (at most 17 characters)',
         },
         memo: {
-          description: 'free text stored with the payment',
+          description: 'free text stored with the payment (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
-              maxLength: 500,
-              pattern: '^[^\\u0000]*$',
             },
             {
               type: 'null',
@@ -98,13 +91,11 @@ export const TOOL_SPECS = [
           ],
         },
         idempotencyKey: {
-          description: 'retrying with the same key returns the first result instead of paying twice',
+          description:
+            'retrying with the same key returns the first result instead of paying twice (1 to 255 characters)',
           anyOf: [
             {
               type: 'string',
-              minLength: 1,
-              maxLength: 255,
-              pattern: '^[^\\u0000]*$',
             },
             {
               type: 'null',
@@ -112,7 +103,7 @@ export const TOOL_SPECS = [
           ],
         },
       },
-      required: ['toAddress', 'amount'],
+      required: ['toAddress', 'amount', 'memo', 'idempotencyKey'],
       additionalProperties: false,
     },
   },
@@ -126,23 +117,18 @@ export const TOOL_SPECS = [
       properties: {
         toAddress: {
           type: 'string',
-          pattern: '^0x(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-fA-F]{40})$',
           description: 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
         },
         amount: {
           type: 'string',
-          pattern:
-            '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
-          maxLength: 17,
-          description: 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
+          description:
+            'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals (at most 17 characters)',
         },
         memo: {
-          description: 'free text stored with the payment',
+          description: 'free text stored with the payment (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
-              maxLength: 500,
-              pattern: '^[^\\u0000]*$',
             },
             {
               type: 'null',
@@ -150,13 +136,11 @@ export const TOOL_SPECS = [
           ],
         },
         idempotencyKey: {
-          description: 'retrying with the same key returns the first result instead of paying twice',
+          description:
+            'retrying with the same key returns the first result instead of paying twice (1 to 255 characters)',
           anyOf: [
             {
               type: 'string',
-              minLength: 1,
-              maxLength: 255,
-              pattern: '^[^\\u0000]*$',
             },
             {
               type: 'null',
@@ -164,12 +148,10 @@ export const TOOL_SPECS = [
           ],
         },
         reason: {
-          description: 'why the agent needs this payment, shown to the owner',
+          description: 'why the agent needs this payment, shown to the owner (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
-              maxLength: 500,
-              pattern: '^[^\\u0000]*$',
             },
             {
               type: 'null',
@@ -177,81 +159,83 @@ export const TOOL_SPECS = [
           ],
         },
       },
-      required: ['toAddress', 'amount'],
+      required: ['toAddress', 'amount', 'memo', 'idempotencyKey', 'reason'],
       additionalProperties: false,
     },
   },
   {
     name: 'check_payment',
     description:
-      'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps and the tightest calendar budget. On the evm rail it also takes an x402 402’s paymentRequirements instead. Nothing is paid, held or stored.',
+      'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps (and, when one is set, the tightest calendar budget with when it resets). Nothing is paid, held or stored.',
     scope: 'read',
     inputSchema: {
       type: 'object',
       properties: {
         toAddress: {
+          type: 'string',
           description: 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
-          anyOf: [
-            {
-              type: 'string',
-              pattern: '^0x(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-fA-F]{40})$',
-              description:
-                'EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400)',
-            },
-            {
-              type: 'null',
-            },
-          ],
         },
         amount: {
-          anyOf: [
-            {
-              type: 'string',
-              pattern:
-                '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
-              maxLength: 17,
-              description:
-                'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
-            },
-            {
-              type: 'null',
-            },
-          ],
-        },
-        paymentRequirements: {
+          type: 'string',
           description:
-            'instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it',
-          anyOf: [
-            {
+            'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals (at most 17 characters)',
+        },
+      },
+      required: ['toAddress', 'amount'],
+      additionalProperties: false,
+    },
+    railForms: {
+      evm: {
+        description:
+          'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps (and, when one is set, the tightest calendar budget with when it resets). Nothing is paid, held or stored. Instead of toAddress and amount (give those null) it also takes an x402 402’s paymentRequirements, judged as x402_fetch would pay it.',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            toAddress: {
+              description:
+                'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum); null with paymentRequirements',
               anyOf: [
                 {
-                  type: 'object',
-                  propertyNames: {
-                    type: 'string',
-                  },
-                  additionalProperties: {},
+                  type: 'string',
+                  description:
+                    'EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400)',
                 },
                 {
-                  minItems: 1,
-                  maxItems: 32,
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    propertyNames: {
-                      type: 'string',
-                    },
-                    additionalProperties: {},
-                  },
+                  type: 'null',
                 },
               ],
             },
-            {
-              type: 'null',
+            amount: {
+              description:
+                'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals; null with paymentRequirements (at most 17 characters)',
+              anyOf: [
+                {
+                  type: 'string',
+                  description:
+                    'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
+                },
+                {
+                  type: 'null',
+                },
+              ],
             },
-          ],
+            paymentRequirements: {
+              description:
+                'instead of toAddress and amount: what the seller’s 402 offered, as JSON text: one requirement, a list of at most 32 of them, or the whole 402 answer ({"x402Version", "accepts", "resource"}), exactly as received; null with toAddress and amount',
+              anyOf: [
+                {
+                  type: 'string',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['toAddress', 'amount', 'paymentRequirements'],
+          additionalProperties: false,
         },
       },
-      additionalProperties: false,
     },
   },
   {
@@ -264,9 +248,8 @@ export const TOOL_SPECS = [
       properties: {
         url: {
           type: 'string',
-          minLength: 1,
-          maxLength: 2048,
-          description: 'the resource to request: https:// (private targets are refused)',
+          description:
+            'the resource to request: https:// (private targets are refused) (1 to 2048 characters)',
         },
         method: {
           description: 'default GET',
@@ -282,22 +265,25 @@ export const TOOL_SPECS = [
         },
         headers: {
           description:
-            'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused',
+            'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens of 1 to 128 characters, values visible ASCII of at most 4096 characters, at most 32 headers, each name once. An API key of this service here, in the url or in the body is refused (at most 32 items)',
           anyOf: [
             {
-              type: 'object',
-              propertyNames: {
-                type: 'string',
-                minLength: 1,
-                maxLength: 128,
-                pattern: "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$",
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  name: {
+                    type: 'string',
+                    description: '(1 to 128 characters)',
+                  },
+                  value: {
+                    type: 'string',
+                    description: '(at most 4096 characters)',
+                  },
+                },
+                required: ['name', 'value'],
+                additionalProperties: false,
               },
-              additionalProperties: {
-                type: 'string',
-                maxLength: 4096,
-                pattern: '^[\\t\\x20-\\x7E]*$',
-              },
-              maxProperties: 32,
             },
             {
               type: 'null',
@@ -305,11 +291,10 @@ export const TOOL_SPECS = [
           ],
         },
         body: {
-          description: 'request body (UTF-8 text, e.g. JSON)',
+          description: 'request body (UTF-8 text, e.g. JSON) (at most 65536 characters)',
           anyOf: [
             {
               type: 'string',
-              maxLength: 65536,
             },
             {
               type: 'null',
@@ -318,18 +303,14 @@ export const TOOL_SPECS = [
         },
         maxAmount: {
           type: 'string',
-          pattern:
-            '^(?:[1-9][0-9]{0,8}(?:\\.[0-9]{1,6})?|1000000000(?:\\.0{1,6})?|0\\.(?:[1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$',
-          maxLength: 17,
-          description: 'the most this call may pay (USDC); a higher price is refused unsigned',
+          description:
+            'the most this call may pay (USDC); a higher price is refused unsigned (at most 17 characters)',
         },
         memo: {
-          description: 'free text stored with the payment',
+          description: 'free text stored with the payment (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
-              maxLength: 500,
-              pattern: '^[^\\u0000]*$',
             },
             {
               type: 'null',
@@ -338,13 +319,10 @@ export const TOOL_SPECS = [
         },
         idempotencyKey: {
           description:
-            'retrying with the same key replays the first answer (never a second payment); after an approval it pays',
+            'retrying with the same key replays the first answer (never a second payment); after an approval it pays (1 to 255 characters)',
           anyOf: [
             {
               type: 'string',
-              minLength: 1,
-              maxLength: 255,
-              pattern: '^[^\\u0000]*$',
             },
             {
               type: 'null',
@@ -352,7 +330,7 @@ export const TOOL_SPECS = [
           ],
         },
       },
-      required: ['url', 'maxAmount'],
+      required: ['url', 'method', 'headers', 'body', 'maxAmount', 'memo', 'idempotencyKey'],
       additionalProperties: false,
     },
     rails: ['evm'],
@@ -366,36 +344,16 @@ export const TOOL_SPECS = [
       type: 'object',
       properties: {
         paymentRequirements: {
-          anyOf: [
-            {
-              type: 'object',
-              propertyNames: {
-                type: 'string',
-              },
-              additionalProperties: {},
-            },
-            {
-              minItems: 1,
-              maxItems: 32,
-              type: 'array',
-              items: {
-                type: 'object',
-                propertyNames: {
-                  type: 'string',
-                },
-                additionalProperties: {},
-              },
-            },
-          ],
+          type: 'string',
           description:
-            'what the seller’s 402 offered: one requirement, a list of them, or the whole answer ({x402Version, accepts, resource})',
+            'what the seller’s 402 offered, as JSON text: one requirement, a list of at most 32 of them, or the whole 402 answer ({"x402Version", "accepts", "resource"}), exactly as received',
         },
         resource: {
-          description: 'the URL being paid for (shown in history without its query)',
+          description:
+            'the URL being paid for (shown in history without its query) (at most 2048 characters)',
           anyOf: [
             {
               type: 'string',
-              maxLength: 2048,
             },
             {
               type: 'null',
@@ -403,12 +361,10 @@ export const TOOL_SPECS = [
           ],
         },
         memo: {
-          description: 'free text stored with the payment',
+          description: 'free text stored with the payment (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
-              maxLength: 500,
-              pattern: '^[^\\u0000]*$',
             },
             {
               type: 'null',
@@ -416,13 +372,11 @@ export const TOOL_SPECS = [
           ],
         },
         idempotencyKey: {
-          description: 'retrying with the same key returns the same authorization (never a second payment)',
+          description:
+            'retrying with the same key returns the same authorization (never a second payment) (1 to 255 characters)',
           anyOf: [
             {
               type: 'string',
-              minLength: 1,
-              maxLength: 255,
-              pattern: '^[^\\u0000]*$',
             },
             {
               type: 'null',
@@ -430,7 +384,7 @@ export const TOOL_SPECS = [
           ],
         },
       },
-      required: ['paymentRequirements'],
+      required: ['paymentRequirements', 'resource', 'memo', 'idempotencyKey'],
       additionalProperties: false,
     },
     rails: ['evm'],

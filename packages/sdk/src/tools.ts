@@ -52,12 +52,16 @@ export function toolDefinitions(filter: ToolFilter = {}): ToolDefinition[] {
     )
     .filter((tool) => filter.scopes === undefined || filter.scopes.includes(tool.scope))
     .filter((tool) => filter.names === undefined || filter.names.includes(tool.name as ToolName))
-    .map((tool) => ({
-      name: tool.name as ToolName,
-      description: tool.description,
-      scope: tool.scope,
-      inputSchema: structuredClone(tool.inputSchema) as JsonSchemaObject,
-    }));
+    .map((tool) => {
+      // The rail's own form where it differs; without a rail, the form every rail takes.
+      const form = (filter.rail === undefined ? undefined : tool.railForms?.[filter.rail]) ?? tool;
+      return {
+        name: tool.name as ToolName,
+        description: form.description,
+        scope: tool.scope,
+        inputSchema: structuredClone(form.inputSchema) as JsonSchemaObject,
+      };
+    });
 }
 
 /** For `anthropic.messages.create({ tools: anthropicTools(), ... })`. */

@@ -1348,7 +1348,7 @@ export interface paths {
     put?: never;
     /**
      * Tool check_payment
-     * @description Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps and the tightest calendar budget. On the evm rail it also takes an x402 402’s paymentRequirements instead. Nothing is paid, held or stored. Scope: "read". Body {"params": {...}} or the params themselves; the answer carries "tool": "check_payment".
+     * @description Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps (and, when one is set, the tightest calendar budget with when it resets). Nothing is paid, held or stored. On the evm rail it also takes an x402 402’s paymentRequirements instead. Scope: "read". Body {"params": {...}} or the params themselves; the answer carries "tool": "check_payment".
      */
     post: operations['checkPayment'];
     delete?: never;
@@ -10833,15 +10833,18 @@ export interface operations {
                 /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
                 toAddress?: string | null;
                 amount?: string | null;
-                /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
+                /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it */
                 paymentRequirements?:
                   | (
-                      | {
-                          [key: string]: unknown;
-                        }
-                      | {
-                          [key: string]: unknown;
-                        }[]
+                      | (
+                          | {
+                              [key: string]: unknown;
+                            }
+                          | {
+                              [key: string]: unknown;
+                            }[]
+                        )
+                      | string
                     )
                   | null;
               } & (
@@ -10854,12 +10857,15 @@ export interface operations {
                   }
                 | {
                     paymentRequirements:
-                      | {
-                          [key: string]: unknown;
-                        }
-                      | {
-                          [key: string]: unknown;
-                        }[];
+                      | (
+                          | {
+                              [key: string]: unknown;
+                            }
+                          | {
+                              [key: string]: unknown;
+                            }[]
+                        )
+                      | string;
                     toAddress?: null;
                     amount?: null;
                   }
@@ -10869,15 +10875,18 @@ export interface operations {
               /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
               toAddress?: string | null;
               amount?: string | null;
-              /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it */
+              /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it */
               paymentRequirements?:
                 | (
-                    | {
-                        [key: string]: unknown;
-                      }
-                    | {
-                        [key: string]: unknown;
-                      }[]
+                    | (
+                        | {
+                            [key: string]: unknown;
+                          }
+                        | {
+                            [key: string]: unknown;
+                          }[]
+                      )
+                    | string
                   )
                 | null;
             } & (
@@ -10890,12 +10899,15 @@ export interface operations {
                 }
               | {
                   paymentRequirements:
-                    | {
-                        [key: string]: unknown;
-                      }
-                    | {
-                        [key: string]: unknown;
-                      }[];
+                    | (
+                        | {
+                            [key: string]: unknown;
+                          }
+                        | {
+                            [key: string]: unknown;
+                          }[]
+                      )
+                    | string;
                   toAddress?: null;
                   amount?: null;
                 }

@@ -36,6 +36,23 @@ describe('tool definitions', () => {
     );
   });
 
+  test('check_payment takes x402 requirements only in its evm form, as that rail’s server lists it', () => {
+    const params = (rail?: string) =>
+      Object.keys(
+        toolDefinitions({ names: ['check_payment'], ...(rail ? { rail } : {}) })[0]!.inputSchema.properties ??
+          {},
+      );
+    assert.deepEqual(params(), ['toAddress', 'amount']);
+    assert.deepEqual(params('sandbox'), ['toAddress', 'amount']);
+    assert.deepEqual(params('evm'), ['toAddress', 'amount', 'paymentRequirements']);
+    const evm = TOOL_SPECS.find((t) => t.name === 'check_payment')!;
+    assert.deepEqual(
+      JSON.parse(JSON.stringify({ name: evm.name, scope: evm.scope, ...evm.railForms!.evm })),
+      JSON.parse(JSON.stringify(toolListing('evm').find((t) => t.name === 'check_payment'))),
+      'packages/sdk/src/tools.generated.ts is stale: run `npm run generate -w packages/sdk`',
+    );
+  });
+
   test('anthropicTools: {name, description, input_schema} with an object schema', () => {
     const tools = anthropicTools();
     assert.deepEqual(
@@ -48,7 +65,9 @@ describe('tool definitions', () => {
       assert.ok(tool.description.length > 20);
     }
     const pay = tools.find((t) => t.name === 'send_payment')!;
-    assert.deepEqual(pay.input_schema.required, ['toAddress', 'amount']);
+    // Every param required (OpenAI's strict mode); memo and idempotencyKey optional: they admit null (= absent).
+    assert.deepEqual(pay.input_schema.required, ['toAddress', 'amount', 'memo', 'idempotencyKey']);
+    assert.equal(pay.input_schema.additionalProperties, false);
     assert.equal((pay.input_schema.properties!.amount as { type: string }).type, 'string');
   });
 
@@ -87,9 +106,9 @@ describe('tool definitions', () => {
   test('every call returns fresh copies: changing one changes nothing else', () => {
     const first = anthropicTools();
     first[0]!.input_schema.properties = { hacked: true };
-    (first[2]!.input_schema.required as string[]).push('memo');
+    (first[2]!.input_schema.required as string[]).push('extra');
     const second = anthropicTools();
     assert.deepEqual(second[0]!.input_schema.properties, {});
-    assert.deepEqual(second[2]!.input_schema.required, ['toAddress', 'amount']);
+    assert.deepEqual(second[2]!.input_schema.required, ['toAddress', 'amount', 'memo', 'idempotencyKey']);
   });
 });

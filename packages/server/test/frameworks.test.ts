@@ -76,7 +76,9 @@ const LOOP: Step[] = [
       idempotencyKey: 'ask-laptop',
     },
   },
-  { tool: 'get_tx_history', args: { limit: 10, status: null } },
+  // Every param is listed as required (OpenAI's strict mode): a conforming model sends each, null where it means
+  // none, and LangChain's MCP adapter checks the arguments against the listed schema before calling.
+  { tool: 'get_tx_history', args: { page: null, limit: 10, status: null } },
 ];
 
 const RETRIED: Step = {

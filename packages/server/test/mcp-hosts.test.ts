@@ -100,13 +100,23 @@ for (const target of targets) {
           t.inputSchema.required.includes('idempotencyKey'),
           `${name}: ${JSON.stringify(t.inputSchema)}`,
         );
+        assert.equal(
+          t.inputSchema.properties.idempotencyKey.type,
+          'string',
+          `${name}: not nullable over MCP`,
+        );
         assert.match(t.inputSchema.properties.idempotencyKey.description, /reuse it when retrying/);
         assert.match(t.description, /_meta\.idempotencyKey/);
       }
       const rest = await call(h.app, 'GET', '/mcp/v1/tools', undefined, { token: agent.key });
       for (const name of WRITE_TOOLS) {
         const t = rest.body.data.tools.find((x: Result) => x.name === name);
-        assert.ok(!(t.inputSchema.required ?? []).includes('idempotencyKey'), name);
+        // Listed as required like every param (OpenAI's strict mode), but optional: it admits null, meaning absent.
+        const key = t.inputSchema.properties.idempotencyKey;
+        assert.ok(
+          key.anyOf.some((s: Result) => s.type === 'null'),
+          `${name}: ${JSON.stringify(key)}`,
+        );
       }
     });
 

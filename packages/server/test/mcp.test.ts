@@ -117,7 +117,14 @@ describe('MCP', () => {
       ]);
       const listed = (await client.listTools()).tools.find((t) => t.name === 'send_payment');
       const required = (listed?.inputSchema as { required?: string[] } | undefined)?.required ?? [];
-      assert.deepEqual([...required].sort(), ['amount', 'idempotencyKey', 'toAddress'], 'required over MCP');
+      // Every param is listed as required (OpenAI's strict mode); idempotencyKey is required over MCP and not
+      // nullable, memo is optional: nullable.
+      assert.deepEqual([...required].sort(), ['amount', 'idempotencyKey', 'memo', 'toAddress']);
+      assert.ok(listed !== undefined);
+      const properties = (listed.inputSchema as { properties: Record<string, Record<string, unknown>> })
+        .properties;
+      assert.equal(properties.idempotencyKey?.type, 'string', 'required over MCP');
+      assert.ok(Array.isArray(properties.memo?.anyOf), 'memo admits null');
 
       const balance = (await client.callTool({ name: 'check_balance', arguments: {} })) as ToolResult;
       assert.equal(balance.isError ?? false, false, textOf(balance));

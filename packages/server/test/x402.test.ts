@@ -168,6 +168,18 @@ for (const target of await storeTargets()) {
       assert.equal(data.status, 200);
       assert.equal(data.body, 'echo: hello seller');
       assert.equal(data.payment.amount, '0.500000');
+      // The form models are shown: headers as a list of {name, value}.
+      const listed = toolOk(
+        await tool(h, key, 'x402_fetch', {
+          url: `${seller.origin}/echo`,
+          method: 'POST',
+          headers: [{ name: 'content-type', value: 'text/plain' }],
+          body: 'hello again',
+          maxAmount: '1',
+        }),
+        'x402_fetch',
+      );
+      assert.equal(listed.body, 'echo: hello again');
     });
 
     test('check_payment judges a 402’s requirement as x402_fetch would pay it; nothing is stored', async () => {
@@ -180,6 +192,16 @@ for (const target of await storeTargets()) {
         'check_payment',
       );
       assert.equal(allowed.allowed, true);
+      // The form models are shown: the same requirements as JSON text (null toAddress and amount: absent).
+      const asText = toolOk(
+        await tool(h, key, 'check_payment', {
+          toAddress: null,
+          amount: null,
+          paymentRequirements: JSON.stringify(required),
+        }),
+        'check_payment',
+      );
+      assert.deepEqual(asText, allowed);
       await createPolicy(owner, walletId, 'spend_cap_per_tx', { limit: '1' });
       const denied = toolOk(
         await tool(h, key, 'check_payment', { paymentRequirements: required }),

@@ -9,7 +9,6 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { invalid } from '../errors.ts';
 import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
@@ -21,8 +20,9 @@ import { executeTool } from '../tools/execute.ts';
 import {
   type ToolDefinition,
   toolByName,
-  toolInputJsonSchema,
+  toolDescription,
   toolOutputJsonSchema,
+  toolPublishedInputSchema,
   toolsFor,
 } from '../tools/registry.ts';
 import { VERSION } from '../version.ts';
@@ -47,10 +47,10 @@ export function createMcpServer(services: Services, key: AgentKey, context: McpR
         name: tool.name,
         description:
           tool.scope === 'write'
-            ? `${tool.description} (scope: ${tool.scope}; idempotencyKey: ${IDEMPOTENCY_KEY_DESCRIPTION} — ` +
+            ? `${toolDescription(tool, services.config.rail)} (scope: ${tool.scope}; idempotencyKey: ${IDEMPOTENCY_KEY_DESCRIPTION} — ` +
               `or give it as _meta.${META_IDEMPOTENCY_KEY} or the Idempotency-Key header)`
-            : `${tool.description} (scope: ${tool.scope})`,
-        inputSchema: mcpInputSchema(tool),
+            : `${toolDescription(tool, services.config.rail)} (scope: ${tool.scope})`,
+        inputSchema: mcpInputSchema(tool, services.config.rail),
         outputSchema: mcpOutputSchema(tool),
       })),
   }));
@@ -122,20 +122,9 @@ function fallbackIdempotencyKey(
   return chooseIdempotencyKey(header, undefined);
 }
 
-/** tools/list's input schema: over MCP a write tool's idempotencyKey is required (contract section 4). */
-function mcpInputSchema(tool: ToolDefinition): { type: 'object'; [name: string]: unknown } {
-  const schema = toolInputJsonSchema(tool) as { type: 'object'; [name: string]: unknown };
-  const properties = schema.properties as Record<string, unknown> | undefined;
-  if (tool.scope !== 'write' || properties?.idempotencyKey === undefined) return schema;
-  const { $schema: _, ...keySchema } = z.toJSONSchema(idempotencyKeySchema, { io: 'input' });
-  return {
-    ...schema,
-    properties: {
-      ...properties,
-      idempotencyKey: { ...keySchema, description: IDEMPOTENCY_KEY_DESCRIPTION },
-    },
-    required: [...((schema.required as string[] | undefined) ?? []), 'idempotencyKey'],
-  };
+/** tools/list's input schema: the published one, where a write tool's idempotencyKey is required (contract section 4). */
+function mcpInputSchema(tool: ToolDefinition, rail: string): { type: 'object'; [name: string]: unknown } {
+  return toolPublishedInputSchema(tool, rail, { idempotencyKeyRequired: true }) as { type: 'object' };
 }
 
 /**

@@ -7,19 +7,34 @@ import type { Services } from '../services/index.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { checkPaymentOutput } from './outputs.ts';
+import { PAYMENT_REQUIREMENTS_TEXT, paymentRequirementsParam, requirementsOf } from './x402-common.ts';
 
-const paymentRequirements = z.union([
-  z.record(z.string(), z.unknown()),
-  z.array(z.record(z.string(), z.unknown())).min(1).max(32),
-]);
+const ADDRESS_TEXT = 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)';
+const EVM_TEXT =
+  ' Instead of toAddress and amount (give those null) it also takes an x402 402’s paymentRequirements, judged as ' +
+  'x402_fetch would pay it.';
 
 const input = z.strictObject({
-  toAddress: optionalParam(addressSchema).describe(
-    'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
-  ),
+  toAddress: optionalParam(addressSchema).describe(ADDRESS_TEXT),
   amount: optionalParam(amountSchema),
-  paymentRequirements: optionalParam(paymentRequirements).describe(
-    'instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered; judged as x402_fetch would pay it',
+  paymentRequirements: optionalParam(paymentRequirementsParam).describe(
+    'instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it',
+  ),
+});
+
+// What models are shown. paymentRequirements only where it can be paid (the evm rail), and as JSON text: the
+// seller's open object is refused by OpenAI's strict mode. Elsewhere toAddress and amount are plainly required.
+const publishedInput = z.strictObject({
+  toAddress: addressSchema.describe(ADDRESS_TEXT),
+  amount: amountSchema,
+});
+const publishedEvmInput = z.strictObject({
+  toAddress: optionalParam(addressSchema).describe(`${ADDRESS_TEXT}; null with paymentRequirements`),
+  amount: optionalParam(amountSchema).describe(
+    'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals; null with paymentRequirements',
+  ),
+  paymentRequirements: optionalParam(z.string()).describe(
+    `instead of toAddress and amount: ${PAYMENT_REQUIREMENTS_TEXT}; null with toAddress and amount`,
   ),
 });
 
@@ -31,16 +46,22 @@ const present = (schema: z.ZodType) => {
 
 type Input = z.output<typeof input>;
 
+const DESCRIPTION =
+  'Dry run of send_payment: whether a payment of this amount to this address would go through now ' +
+  '(allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy ' +
+  '(violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left ' +
+  'under the daily and total caps (and, when one is set, the tightest calendar budget with when it resets). ' +
+  'Nothing is paid, held or stored.';
+
 export const checkPaymentTool: ToolDefinition<Input> = {
   name: 'check_payment',
   scope: 'read',
-  description:
-    'Dry run of send_payment: whether a payment of this amount to this address would go through now ' +
-    '(allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy ' +
-    '(violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left ' +
-    'under the daily and total caps and the tightest calendar budget. On the evm rail it also takes an x402 402’s paymentRequirements instead. ' +
-    'Nothing is paid, held or stored.',
+  description: `${DESCRIPTION} On the evm rail it also takes an x402 402’s paymentRequirements instead.`,
   input,
+  published: (rail) =>
+    rail === 'evm'
+      ? { input: publishedEvmInput, description: `${DESCRIPTION}${EVM_TEXT}` }
+      : { input: publishedInput, description: DESCRIPTION },
   inputRule: {
     oneOf: [
       // null is absent (contract section 4): toAddress and amount given, paymentRequirements absent or null...
@@ -56,7 +77,7 @@ export const checkPaymentTool: ToolDefinition<Input> = {
       {
         required: ['paymentRequirements'],
         properties: {
-          paymentRequirements: present(paymentRequirements),
+          paymentRequirements: present(paymentRequirementsParam),
           toAddress: { type: 'null' },
           amount: { type: 'null' },
         },
@@ -88,7 +109,7 @@ function paymentOf(params: Input, services: Services): { toAddress: string; amou
     throw invalid('params: give toAddress and amount, or paymentRequirements, not both');
   const evm = services.chain?.rail.config;
   if (evm === undefined) throw new AppError('X402_UNSUPPORTED', 'x402 payments need the evm rail');
-  const chosen = chooseRequirement(requiredOf(params.paymentRequirements), {
+  const chosen = chooseRequirement(requiredOf(requirementsOf(params.paymentRequirements)), {
     chainId: evm.chainId,
     usdcAddress: evm.usdcAddress.toLowerCase(),
   });

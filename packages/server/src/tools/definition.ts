@@ -41,5 +41,11 @@ export interface ToolDefinition<I = unknown> {
   inputRule?: Record<string, unknown>;
   /** The rails the tool exists on; every rail when absent. */
   rails?: readonly string[];
+  /**
+   * What models are shown on a rail (null: the form every rail takes), where it differs from `input`: a param
+   * that exists only on some rail, or a closed form of an open object. `input` stays what the server accepts,
+   * the older forms included (the original SDK's calls), so it accepts everything this publishes.
+   */
+  published?(rail: string | null): { input: z.ZodType; description?: string };
   run(call: ToolCall<I>): Promise<Outcome<unknown>>;
 }

@@ -23,28 +23,57 @@ const headerValue = z.string().max(HEADER_VALUE_LENGTH_MAX).regex(HEADER_VALUE_P
     'must be visible ASCII, spaces and tabs only (no CR, LF, NUL or other control or non-ASCII character)',
 });
 
-const input = z.strictObject({
+const HEADERS_TEXT =
+  'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); ' +
+  `names are RFC 9110 tokens of 1 to 128 characters, values visible ASCII of at most ${HEADER_VALUE_LENGTH_MAX} characters, ` +
+  `at most ${HEADERS_MAX} headers, each name once. An API key of this service here, in the url or in the body is refused`;
+
+/** The contract's form: an object of header names to values. Models cannot be shown an open object (see below). */
+const headersObject = z
+  .record(headerName, headerValue)
+  .refine((h) => Object.keys(h).length <= HEADERS_MAX, `at most ${HEADERS_MAX} headers`)
+  .meta({ maxProperties: HEADERS_MAX });
+/** The closed form models are shown (OpenAI's strict mode closes every object): a list of {name, value}. */
+const headersList = z.array(z.strictObject({ name: headerName, value: headerValue })).max(HEADERS_MAX);
+
+const jsonSchemaOf = (schema: z.ZodType) => {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input' });
+  return json;
+};
+
+/**
+ * Either form, checked by the one its shape names: a union would answer a bad header name with zod's bare
+ * "Invalid input" instead of the reason (x402-input.test.ts). The document states both forms.
+ */
+const headersParam = z
+  .unknown()
+  .transform((value, ctx): z.output<typeof headersObject> | z.output<typeof headersList> => {
+    const checked = (Array.isArray(value) ? headersList : headersObject).safeParse(value);
+    if (checked.success) return checked.data;
+    for (const issue of checked.error.issues) ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+    return z.NEVER;
+  })
+  .meta({ anyOf: [jsonSchemaOf(headersObject), jsonSchemaOf(headersList)] });
+
+const params = {
   url: z
     .string()
     .min(1)
     .max(2_048)
     .describe('the resource to request: https:// (private targets are refused)'),
   method: optionalParam(z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])).describe('default GET'),
-  headers: optionalParam(
-    z
-      .record(headerName, headerValue)
-      .refine((h) => Object.keys(h).length <= HEADERS_MAX, `at most ${HEADERS_MAX} headers`)
-      .meta({ maxProperties: HEADERS_MAX }),
-  ).describe(
-    'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); ' +
-      'names are RFC 9110 tokens, values visible ASCII. An API key of this service here, in the url or in the body is refused',
-  ),
+  headers: optionalParam(headersParam).describe(HEADERS_TEXT),
   body: optionalParam(z.string().max(BODY_LENGTH_MAX)).describe('request body (UTF-8 text, e.g. JSON)'),
   maxAmount: amountSchema.describe('the most this call may pay (USDC); a higher price is refused unsigned'),
   memo: optionalParam(memoSchema).describe('free text stored with the payment'),
   idempotencyKey: optionalParam(idempotencyKeySchema).describe(
     'retrying with the same key replays the first answer (never a second payment); after an approval it pays',
   ),
+};
+const input = z.strictObject(params);
+const published = z.strictObject({
+  ...params,
+  headers: optionalParam(headersList).describe(HEADERS_TEXT),
 });
 
 export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
@@ -58,27 +87,52 @@ export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
     'bodyEncoding, payment}; payment.status "pending" means the owner must approve, then call again with the same ' +
     'idempotencyKey.',
   input,
+  published: () => ({ input: published }),
   output: x402FetchOutput,
-  run({ key, input: params, idempotencyKey, services, credential }) {
-    refuseKeyLeak(params, credential);
+  run({ key, input: given, idempotencyKey, services, credential }) {
+    const headers = headersOf(given.headers);
+    refuseKeyLeak({ url: given.url, headers, body: given.body ?? null }, credential);
     return x402ServiceOf(services).fetch(
       key,
       {
-        url: params.url,
-        method: params.method ?? 'GET',
-        headers: params.headers ?? {},
-        body: params.body ?? null,
-        maxAmountMicros: params.maxAmount,
-        memo: params.memo ?? null,
+        url: given.url,
+        method: given.method ?? 'GET',
+        headers,
+        body: given.body ?? null,
+        maxAmountMicros: given.maxAmount,
+        memo: given.memo ?? null,
       },
       idempotencyKey,
     );
   },
 };
 
+/**
+ * The headers as the x402 service takes them (an object), from either form. A name given twice in the list is
+ * refused rather than merged or overwritten: HTTP names are case-insensitive, and which value went would be a guess.
+ */
+function headersOf(given: z.output<typeof input>['headers']): Record<string, string> {
+  if (given === undefined) return {};
+  if (!Array.isArray(given)) return given;
+  const headers: Record<string, string> = {};
+  const seen = new Set<string>();
+  for (const [index, { name, value }] of given.entries()) {
+    // The name is not echoed: a caller may have sent a secret as one.
+    if (seen.has(name.toLowerCase()))
+      throw invalid(
+        `params.headers.${index}.name: this header name is given twice (names are case-insensitive)`,
+      );
+    seen.add(name.toLowerCase());
+    headers[name] = value;
+  }
+  return headers;
+}
+
 /** An API key of this service, the caller's above all, is never sent to a third party (before anything is asked). */
-function refuseKeyLeak(params: z.output<typeof input>, credential: string | null): void {
-  const request = { url: params.url, headers: params.headers ?? {}, body: params.body ?? null };
+function refuseKeyLeak(
+  request: { url: string; headers: Record<string, string>; body: string | null },
+  credential: string | null,
+): void {
   const where = keyLeakIn(request, credential);
   if (where !== null)
     throw invalid(`${where} carries an API key of this service; it is never sent to a third party`);

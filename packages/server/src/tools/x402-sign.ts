@@ -3,17 +3,14 @@ import { idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { x402SignOutput } from './outputs.ts';
-import { x402ServiceOf } from './x402-common.ts';
+import {
+  PAYMENT_REQUIREMENTS_TEXT,
+  paymentRequirementsParam,
+  requirementsOf,
+  x402ServiceOf,
+} from './x402-common.ts';
 
-const REQUIREMENTS_MAX = 32;
-const requirement = z.record(z.string(), z.unknown());
-
-const input = z.strictObject({
-  paymentRequirements: z
-    .union([requirement, z.array(requirement).min(1).max(REQUIREMENTS_MAX)])
-    .describe(
-      'what the seller’s 402 offered: one requirement, a list of them, or the whole answer ({x402Version, accepts, resource})',
-    ),
+const params = {
   resource: optionalParam(z.string().max(2_048)).describe(
     'the URL being paid for (shown in history without its query)',
   ),
@@ -21,6 +18,18 @@ const input = z.strictObject({
   idempotencyKey: optionalParam(idempotencyKeySchema).describe(
     'retrying with the same key returns the same authorization (never a second payment)',
   ),
+};
+
+// The contract's object form, or JSON text of it (what models are shown: OpenAI's strict mode takes no open object).
+const input = z.strictObject({
+  paymentRequirements: paymentRequirementsParam.describe(
+    'what the seller’s 402 offered: one requirement, a list of them, or the whole answer ({x402Version, accepts, resource}); or that as JSON text',
+  ),
+  ...params,
+});
+const published = z.strictObject({
+  paymentRequirements: z.string().describe(PAYMENT_REQUIREMENTS_TEXT),
+  ...params,
 });
 
 export const x402SignTool: ToolDefinition<z.output<typeof input>> = {
@@ -33,14 +42,15 @@ export const x402SignTool: ToolDefinition<z.output<typeof input>> = {
     'or X-PAYMENT (v1). No key leaves the service. A payment that needs approval answers header null and status ' +
     '"pending"; once approved, the same call with the same idempotencyKey signs.',
   input,
+  published: () => ({ input: published }),
   output: x402SignOutput,
-  run({ key, input: params, idempotencyKey, services }) {
+  run({ key, input: given, idempotencyKey, services }) {
     return x402ServiceOf(services).sign(
       key,
       {
-        paymentRequirements: params.paymentRequirements,
-        resource: params.resource ?? null,
-        memo: params.memo ?? null,
+        paymentRequirements: requirementsOf(given.paymentRequirements),
+        resource: given.resource ?? null,
+        memo: given.memo ?? null,
       },
       idempotencyKey,
     );

@@ -60,13 +60,17 @@ for (const target of await storeTargets()) {
         'reason',
         'toAddress',
       ]);
-      // toAddress and amount, or (evm rail) an x402 402's paymentRequirements: the handler asks for one of them.
-      assert.deepEqual(props('check_payment'), ['amount', 'paymentRequirements', 'toAddress']);
-      assert.deepEqual(byName.check_payment.required ?? [], []);
-      assert.deepEqual([...byName.send_payment.required].sort(), ['amount', 'toAddress']);
-      assert.deepEqual([...byName.request_approval.required].sort(), ['amount', 'toAddress']);
+      // Only toAddress and amount on this (sandbox) rail: paymentRequirements is offered on the evm rail alone.
+      assert.deepEqual(props('check_payment'), ['amount', 'toAddress']);
+      // Every param is listed as required (OpenAI's strict mode); an optional one admits null, meaning absent.
+      for (const name of Object.keys(byName))
+        assert.deepEqual([...(byName[name].required ?? [])].sort(), props(name), `${name}: required`);
+      const admitsNull = (name: string, param: string) =>
+        (byName[name].properties[param].anyOf ?? []).some((s: { type?: string }) => s.type === 'null');
+      assert.ok(!admitsNull('send_payment', 'amount') && !admitsNull('send_payment', 'toAddress'));
+      assert.ok(admitsNull('send_payment', 'memo') && admitsNull('send_payment', 'idempotencyKey'));
+      assert.ok(!admitsNull('check_payment', 'amount') && !admitsNull('check_payment', 'toAddress'));
       assert.equal(byName.send_payment.properties.amount.type, 'string');
-      assert.deepEqual(byName.get_tx_history.required ?? [], []);
       // Optional params also take null, which means absent (contract section 4): anyOf [the param, null].
       const status = byName.get_tx_history.properties.status.anyOf;
       assert.deepEqual(status[1], { type: 'null' });
