@@ -1,14 +1,17 @@
 // POST /mcp speaks MCP revision 2026-07-28 (no handshake; server/discover) and still the 2025 revisions a client
 // asks for in initialize (contract section 4), one endpoint for both, against one real service process: the
 // official v2 client (@modelcontextprotocol/client) on 2026-07-28, the 1.x client (@modelcontextprotocol/sdk)
-// on 2025-11-25 and 2025-06-18, and handshake-free requests as they go over the wire.
+// on 2025-11-25 and 2025-06-18, handshake-free requests as they go over the wire, and the stdio bridge on
+// 2026-07-28 (mcp.test.ts drives it with the 1.x client).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -155,6 +158,38 @@ describe('MCP revisions on one endpoint: 2026-07-28 and the 2025 ones', () => {
       assert.equal((denied.structuredContent as Json).code, 'POLICY_DENIED');
     });
   }
+
+  test('the stdio bridge speaks 2026-07-28 to a v2 client and relays to the service', async () => {
+    const client = new ClientV2(
+      { name: 'v2-stdio', version: '1' },
+      { versionNegotiation: { mode: { pin: MODERN } } },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [resolve(import.meta.dirname, '../bin/agent-wallet.js'), 'mcp'],
+        env: {
+          ...(process.env as Record<string, string>),
+          AGENT_WALLET_API_KEY: keys.full,
+          AGENT_WALLET_URL: service.url,
+        },
+        stderr: 'ignore',
+      }),
+    );
+    closers.push(() => client.close());
+    assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+    assert.ok((await client.listTools()).tools.some((t) => t.name === 'send_payment'));
+    const idempotencyKey = randomUUID();
+    const call = () =>
+      client.callTool({
+        name: 'send_payment',
+        arguments: { toAddress: OUTSIDE_ADDRESS, amount: '1', memo: 'over stdio' },
+        _meta: { idempotencyKey },
+      }) as Promise<ToolResult>;
+    const paid = await call();
+    assert.equal(paid.structuredContent?.status, 'completed', textOf(paid));
+    assert.equal((await call()).structuredContent?.txId, paid.structuredContent?.txId, '_meta goes through');
+  });
 
   test('a handshake-free tools/list and tools/call, as on the wire, answer JSON', async () => {
     const headers = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' };
