@@ -24,7 +24,25 @@ function jsonSchemaOf(schema: unknown): Record<string, unknown> {
   return json;
 }
 
-const message = jsonSchemaOf(specTypeSchemas.JSONRPCMessage);
+/**
+ * A JSON-RPC response a client posts: the transport takes it (202) without reading its result, so the document
+ * allows any object there. The SDK's schema would also detail reserved result `_meta` keys (serverInfo) that
+ * nothing checks on the way in, documenting refusals that never happen.
+ */
+function postedResultResponse(): Record<string, unknown> {
+  const response = jsonSchemaOf(specTypeSchemas.JSONRPCResultResponse);
+  const properties = response.properties as Record<string, unknown>;
+  return { ...response, properties: { ...properties, result: { type: 'object' } } };
+}
+
+const message = {
+  anyOf: [
+    jsonSchemaOf(specTypeSchemas.JSONRPCRequest),
+    jsonSchemaOf(specTypeSchemas.JSONRPCNotification),
+    postedResultResponse(),
+    jsonSchemaOf(specTypeSchemas.JSONRPCErrorResponse),
+  ],
+};
 const rpcResponse = jsonSchemaOf(specTypeSchemas.JSONRPCResponse);
 /**
  * What the transport answers a request it refuses: a JSON-RPC error whose id is null when it read none (on
