@@ -62,6 +62,61 @@ const rpcTransportError = {
   required: ['jsonrpc', 'error', 'id'],
 };
 
+/** POST /mcp in the OpenAPI document. */
+const ROUTE_SCHEMA = {
+  operationId: 'mcp',
+  summary: 'Model Context Protocol (Streamable HTTP)',
+  description:
+    'The tools over MCP for any MCP client, with the same API key. It speaks revision 2026-07-28 (no ' +
+    'handshake: each request names the revision in params._meta["io.modelcontextprotocol/protocolVersion"] ' +
+    'and the MCP-Protocol-Version header, and server/discover tells what the server supports) and the 2025 ' +
+    'revisions a client asks for in initialize (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05). ' +
+    'tools/list shows the tools the key’s ' +
+    'scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool, and ' +
+    'its refusal is a tool result (isError, RATE_LIMITED, structuredContent.retryAfter); protocol requests ' +
+    '(initialize, server/discover, notifications, ping, list calls) count only against the transport’s own ' +
+    'generous limit (mcp_transport, per key). A write tool needs an idempotency key: its idempotencyKey ' +
+    'param, else params._meta.idempotencyKey, else this request’s Idempotency-Key header; the same key again ' +
+    'replays the first answer, never a second payment.',
+  tags: ['tools'],
+  security: [{ agentApiKey: [] }],
+  // Documentation only: the MCP SDK validates JSON-RPC itself (see validatorCompiler below), with its own
+  // schemas, which the document therefore shows.
+  body: z
+    .unknown()
+    .meta({
+      anyOf: [message, { type: 'array', items: message, minItems: 1, maxItems: MAX_BATCH_SIZE }],
+    })
+    .describe(
+      'A JSON-RPC 2.0 message of the Model Context Protocol (a request such as server/discover, initialize, ' +
+        'tools/list, tools/call or ping; a notification; a response), or, on the 2025 revisions, a batch of ' +
+        `1 to ${MAX_BATCH_SIZE} of them.`,
+    ),
+  response: {
+    200: z
+      .unknown()
+      .meta({ anyOf: [rpcResponse, { type: 'array', items: rpcResponse }] })
+      .describe(
+        'The JSON-RPC response (an array of them for a batch). A method MCP does not know, bad params or a ' +
+          'failed tool call are JSON-RPC errors here, in a 200.',
+      ),
+    202: z.null().describe('Accepted: the body held only notifications or responses, so nothing answers it.'),
+    '4XX': z
+      .unknown()
+      .meta({ anyOf: [jsonSchemaOf(failureEnvelope), rpcTransportError] })
+      .describe(
+        'Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), ' +
+          'a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, ' +
+          'mcp_transport). Refused by the MCP transport, as a JSON-RPC error: a body that is no JSON-RPC ' +
+          'message or an empty batch (400), an unsupported protocol version (400; -32022 with the supported ' +
+          'ones on 2026-07-28), a 2026-07-28 request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name ' +
+          'header is missing or contradicts its body (400), or an Accept header without both ' +
+          'application/json and text/event-stream on a 2025 revision (406).',
+      ),
+    '5XX': failureEnvelope.describe('A backing store is down (503 `SERVICE_UNAVAILABLE`).'),
+  },
+};
+
 export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
   const endpoint = createMcpEndpoint(services, app.log);
   app.addHook('onClose', () => endpoint.close());
@@ -69,61 +124,7 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
     method: 'POST',
     url: '/mcp',
     config: { auth: 'apiKey' },
-    schema: {
-      operationId: 'mcp',
-      summary: 'Model Context Protocol (Streamable HTTP)',
-      description:
-        'The tools over MCP for any MCP client, with the same API key. It speaks revision 2026-07-28 (no ' +
-        'handshake: each request names the revision in params._meta["io.modelcontextprotocol/protocolVersion"] ' +
-        'and the MCP-Protocol-Version header, and server/discover tells what the server supports) and the 2025 ' +
-        'revisions a client asks for in initialize (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05). ' +
-        'tools/list shows the tools the key’s ' +
-        'scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool, and ' +
-        'its refusal is a tool result (isError, RATE_LIMITED, structuredContent.retryAfter); protocol requests ' +
-        '(initialize, server/discover, notifications, ping, list calls) count only against the transport’s own ' +
-        'generous limit (mcp_transport, per key). A write tool needs an idempotency key: its idempotencyKey ' +
-        'param, else params._meta.idempotencyKey, else this request’s Idempotency-Key header; the same key again ' +
-        'replays the first answer, never a second payment.',
-      tags: ['tools'],
-      security: [{ agentApiKey: [] }],
-      // Documentation only: the MCP SDK validates JSON-RPC itself (see validatorCompiler below), with its own
-      // schemas, which the document therefore shows.
-      body: z
-        .unknown()
-        .meta({
-          anyOf: [message, { type: 'array', items: message, minItems: 1, maxItems: MAX_BATCH_SIZE }],
-        })
-        .describe(
-          'A JSON-RPC 2.0 message of the Model Context Protocol (a request such as server/discover, initialize, ' +
-            'tools/list, tools/call or ping; a notification; a response), or, on the 2025 revisions, a batch of ' +
-            `1 to ${MAX_BATCH_SIZE} of them.`,
-        ),
-      response: {
-        200: z
-          .unknown()
-          .meta({ anyOf: [rpcResponse, { type: 'array', items: rpcResponse }] })
-          .describe(
-            'The JSON-RPC response (an array of them for a batch). A method MCP does not know, bad params or a ' +
-              'failed tool call are JSON-RPC errors here, in a 200.',
-          ),
-        202: z
-          .null()
-          .describe('Accepted: the body held only notifications or responses, so nothing answers it.'),
-        '4XX': z
-          .unknown()
-          .meta({ anyOf: [jsonSchemaOf(failureEnvelope), rpcTransportError] })
-          .describe(
-            'Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), ' +
-              'a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, ' +
-              'mcp_transport). Refused by the MCP transport, as a JSON-RPC error: a body that is no JSON-RPC ' +
-              'message or an empty batch (400), an unsupported protocol version (400; -32022 with the supported ' +
-              'ones on 2026-07-28), a 2026-07-28 request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name ' +
-              'header is missing or contradicts its body (400), or an Accept header without both ' +
-              'application/json and text/event-stream on a 2025 revision (406).',
-          ),
-        '5XX': failureEnvelope.describe('A backing store is down (503 `SERVICE_UNAVAILABLE`).'),
-      },
-    },
+    schema: ROUTE_SCHEMA,
     validatorCompiler: () => () => true,
     handler: async (request, reply) => {
       const response = await endpoint.serve(webRequestOf(request, reply), request.body, {
