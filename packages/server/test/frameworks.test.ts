@@ -283,8 +283,14 @@ const openAIAgents: Driver = async (url, apiKey, script, retry) => {
 
 // --- The service, and a proxy that can drop the answer to a send_payment -------------------------------------
 
-/** Forwards to the service; while `drops` > 0, lets a send_payment call through and then drops its answer. */
-function startProxy(target: string): Promise<Server & { drops: number; dropped: number }> {
+/**
+ * Forwards to the service; while `drops` > 0, lets a send_payment call through and then drops its answer. Records
+ * the MCP revision each tools/call went on: its MCP-Protocol-Version header (2026-07-28 and the 2025 revisions
+ * after initialize both send it).
+ */
+function startProxy(
+  target: string,
+): Promise<Server & { drops: number; dropped: number; revisions: Set<string> }> {
   const upstreamUrl = new URL(target);
   const proxy = Object.assign(
     createServer((req, res) => {
@@ -301,6 +307,8 @@ function startProxy(target: string): Promise<Server & { drops: number; dropped: 
           // not JSON: forwarded as it is
         }
         if (drop) proxy.drops -= 1;
+        const revision = req.headers['mcp-protocol-version'];
+        if (typeof revision === 'string' && body.includes('"tools/call"')) proxy.revisions.add(revision);
         const upstream = httpRequest(
           {
             host: upstreamUrl.hostname,
@@ -327,15 +335,19 @@ function startProxy(target: string): Promise<Server & { drops: number; dropped: 
         upstream.end(body);
       });
     }),
-    { drops: 0, dropped: 0 },
+    { drops: 0, dropped: 0, revisions: new Set<string>() },
   );
   return new Promise((done) => proxy.listen(0, '127.0.0.1', () => done(proxy)));
 }
 
-const FRAMEWORKS: Array<[string, Driver]> = [
-  ['Vercel AI SDK (ai + @ai-sdk/mcp)', aiSdk],
-  ['LangChain JS (@langchain/mcp-adapters, createAgent)', langChain],
-  ['OpenAI Agents SDK (@openai/agents)', openAIAgents],
+/**
+ * Each framework with the MCP revision it ends up on: the AI SDK and the Agents SDK (on the v2 client) open with
+ * server/discover and take 2026-07-28; the LangChain adapters (on the 1.x client) initialize on 2025-11-25.
+ */
+const FRAMEWORKS: Array<[string, Driver, string]> = [
+  ['Vercel AI SDK (ai + @ai-sdk/mcp)', aiSdk, '2026-07-28'],
+  ['LangChain JS (@langchain/mcp-adapters, createAgent)', langChain, '2025-11-25'],
+  ['OpenAI Agents SDK (@openai/agents)', openAIAgents, '2026-07-28'],
 ];
 
 describe('agent frameworks over MCP, connected by the connect page’s snippets', () => {
@@ -372,11 +384,13 @@ describe('agent frameworks over MCP, connected by the connect page’s snippets'
     return reply.body.data;
   }
 
-  for (const [name, drive] of FRAMEWORKS) {
-    test(`${name}: pays, is denied, waits for approval, reads the history`, async () => {
+  for (const [name, drive, revision] of FRAMEWORKS) {
+    test(`${name}: pays, is denied, waits for approval, reads the history (MCP ${revision})`, async () => {
       const agent = await agentWithKey(h);
       const cap = await createPolicy(agent.user, agent.walletId, 'spend_cap_per_tx', { limit: '10' });
+      proxy.revisions.clear();
       const seen = await drive(url, agent.key, LOOP, 'none');
+      assert.deepEqual([...proxy.revisions], [revision], 'every tool call on the revision it negotiated');
 
       assert.deepEqual(
         seen.map((s) => s.tool),

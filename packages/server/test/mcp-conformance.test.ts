@@ -18,11 +18,16 @@ import { fundedAgentKey } from './support/service-http.ts';
 
 const execFileAsync = promisify(execFile);
 const CONFORMANCE = resolve(import.meta.dirname, '../../../node_modules/.bin/conformance');
+// Every server scenario of 0.1.16 (all of them on 2025-06-18/2025-11-25; it has none for 2026-07-28) that does not
+// need the suite's fixture server: the others call tools, prompts and resources only it has (test_image_content,
+// test://static-text), or capabilities this server does not offer (logging, completions, subscriptions, sampling,
+// elicitation, SSE sessions).
 const SCENARIOS = [
   'server-initialize',
   'ping',
   'tools-list',
   'tools-call-error',
+  'resources-list',
   'dns-rebinding-protection',
 ] as const;
 

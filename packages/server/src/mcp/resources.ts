@@ -3,11 +3,12 @@
 // path as a tools/call — scope check, rate limit, the same JSON — so a resource can never show more than the
 // key may see.
 import {
-  ErrorCode,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
   type ReadResourceResult,
   type Resource,
-} from '@modelcontextprotocol/sdk/types.js';
+  ResourceNotFoundError,
+} from '@modelcontextprotocol/server';
 import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
 import type { Services } from '../services/index.ts';
@@ -58,8 +59,10 @@ export async function readResource(
   uri: string,
 ): Promise<ReadResourceResult> {
   const resource = RESOURCES.find((r) => r.uri === uri);
-  if (resource === undefined)
-    throw new McpError(ErrorCode.InvalidParams, `there is no resource ${uri.slice(0, 200)}`);
+  if (resource === undefined) {
+    const shown = uri.slice(0, 200);
+    throw new ResourceNotFoundError(shown, `there is no resource ${shown}`);
+  }
   let outcome: Awaited<ReturnType<typeof executeTool>>;
   try {
     await enforceToolLimit(services.limiter, resource.tool, key.id);
@@ -72,8 +75,9 @@ export async function readResource(
     });
   } catch (thrown) {
     const error = serviceError(thrown, context.log, context.requestId);
-    throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
   }
-  if (!outcome.ok) throw new McpError(ErrorCode.InvalidRequest, `${outcome.code}: ${outcome.message}`);
+  if (!outcome.ok)
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${outcome.code}: ${outcome.message}`);
   return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(outcome.data) }] };
 }

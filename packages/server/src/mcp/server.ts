@@ -1,14 +1,8 @@
 // The Model Context Protocol face of the tools (and the wallet's balance and recent transactions as resources). One MCP server is built per request for the API key
 // that made it; tools/list shows the tools the key's scopes allow, and tools/call runs the same code path
 // as POST /mcp/v1/tools/<name>: the same scope check, validation, policies, idempotency and rate limits.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+// The same server answers every revision (2026-07-28 and the 2025 ones); endpoint.ts picks the transport.
+import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import { invalid } from '../errors.ts';
 import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
@@ -35,12 +29,17 @@ export const META_IDEMPOTENCY_KEY = 'idempotencyKey';
 const IDEMPOTENCY_KEY_DESCRIPTION =
   'a fresh value per intended payment; reuse it when retrying (the same key never pays twice)';
 
+/**
+ * The low-level Server rather than McpServer (which the SDK recommends): McpServer validates arguments itself and
+ * answers an unknown or unlisted tool with a protocol error, while the contract wants the REST path's own
+ * validation, scope refusal and codes as tool results, and a tools/list filtered per key.
+ */
 export function createMcpServer(services: Services, key: AgentKey, context: McpRequestContext): Server {
   const server = new Server(
     { name: 'agent-wallet', version: VERSION },
     { capabilities: { tools: {}, resources: {} } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler('tools/list', async () => ({
     tools: toolsFor(services.config.rail)
       .filter((tool) => key.scopes.includes(tool.scope))
       .map((tool) => ({
@@ -54,11 +53,11 @@ export function createMcpServer(services: Services, key: AgentKey, context: McpR
         outputSchema: mcpOutputSchema(tool),
       })),
   }));
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listResources(key) }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) =>
+  server.setRequestHandler('resources/list', async () => ({ resources: listResources(key) }));
+  server.setRequestHandler('resources/read', async (request) =>
     readResource(services, key, context, request.params.uri),
   );
-  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+  server.setRequestHandler('tools/call', async (request) =>
     callTool(
       services,
       key,

@@ -1,19 +1,18 @@
 // `agent-wallet mcp`: an MCP server on stdio for desktop clients (Claude Desktop, Cursor), bridging to a
 // running service's POST /mcp with the agent's API key. Every decision (scopes, policies, limits) stays on
 // the service; the bridge only relays. stdout carries the protocol, so messages for people go to stderr.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+// Both sides are the official v2 SDK: toward the desktop client it speaks 2026-07-28 and the 2025 revisions
+// (serveStdio picks the era from the client's first message); toward the service it negotiates (server/discover,
+// else initialize, for a service older than this bridge).
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Server } from '@modelcontextprotocol/server';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { VERSION } from '../version.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
+
+/** The `_meta` keys each side's SDK writes for itself (protocol version, client info and capabilities). */
+const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
 
 export async function runStdioBridge(env: NodeJS.ProcessEnv): Promise<number> {
   const apiKey = env.AGENT_WALLET_API_KEY;
@@ -22,26 +21,67 @@ export async function runStdioBridge(env: NodeJS.ProcessEnv): Promise<number> {
     return 2;
   }
   const baseUrl = new URL('/mcp', env.AGENT_WALLET_URL ?? DEFAULT_URL);
-  const upstream = new Client({ name: 'agent-wallet-stdio-bridge', version: VERSION });
+  const upstream = new Client(
+    { name: 'agent-wallet-stdio-bridge', version: VERSION },
+    { versionNegotiation: { mode: 'auto' } },
+  );
   await upstream.connect(
     new StreamableHTTPClientTransport(baseUrl, {
       requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
     }),
   );
+  const stdio = new EndingStdio();
+  const connection = serveStdio(() => relayTo(upstream), {
+    transport: stdio,
+    onerror: (error) => process.stderr.write(`agent-wallet mcp: ${error.message}\n`),
+  });
+  process.stderr.write(`agent-wallet mcp ${VERSION}: bridging stdio to ${baseUrl.href}\n`);
+  await stdio.ended;
+  await connection.close();
+  await upstream.close();
+  return 0;
+}
+
+/** One server per connection (and per discarded discovery probe), each relaying to the one upstream client. */
+function relayTo(upstream: Client): Server {
   const server = new Server(
     { name: 'agent-wallet', version: VERSION },
     { capabilities: { tools: {}, resources: {} } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
-  server.setRequestHandler(CallToolRequestSchema, (request) => upstream.callTool(request.params));
-  server.setRequestHandler(ListResourcesRequestSchema, (request) => upstream.listResources(request.params));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => upstream.readResource(request.params));
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
+  server.setRequestHandler('tools/list', (request) => upstream.listTools(forwarded(request.params)));
+  server.setRequestHandler('tools/call', async (request) => {
+    const params = forwarded(request.params);
+    return upstream.callTool({ ...params, name: request.params.name });
   });
-  await server.connect(new StdioServerTransport());
-  process.stderr.write(`agent-wallet mcp ${VERSION}: bridging stdio to ${baseUrl.href}\n`);
-  await closed;
-  await upstream.close();
-  return 0;
+  server.setRequestHandler('resources/list', (request) => upstream.listResources(forwarded(request.params)));
+  server.setRequestHandler('resources/read', (request) =>
+    upstream.readResource({ ...forwarded(request.params), uri: request.params.uri }),
+  );
+  return server;
+}
+
+/**
+ * A request's params for the service without the desktop client's own envelope keys: the upstream client
+ * states its own revision and capabilities (the bridge cannot relay, say, an elicitation the desktop client
+ * offers). The rest of `_meta` (idempotencyKey, progressToken) goes through.
+ */
+function forwarded<P extends { _meta?: Record<string, unknown> }>(params: P | undefined): P | undefined {
+  if (params?._meta === undefined) return params;
+  const meta = Object.fromEntries(
+    Object.entries(params._meta).filter(([name]) => !name.startsWith(RESERVED_META_PREFIX)),
+  );
+  return { ...params, _meta: meta };
+}
+
+/** stdio whose end the bridge can wait for: serveStdio owns the transport's onclose, so close() tells instead. */
+class EndingStdio extends StdioServerTransport {
+  private markEnded: () => void = () => undefined;
+  readonly ended = new Promise<void>((resolve) => {
+    this.markEnded = resolve;
+  });
+
+  override async close(): Promise<void> {
+    await super.close();
+    this.markEnded();
+  }
 }
