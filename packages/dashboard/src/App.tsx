@@ -18,7 +18,9 @@ import { AuthScreen } from './views/AuthScreen.tsx';
 import { invitationFrom } from './views/invitation.ts';
 import { MasterWalletView } from './views/MasterWalletView.tsx';
 import { MembersView } from './views/MembersView.tsx';
+import { OAuthConsentView } from './views/OAuthConsentView.tsx';
 import { OverviewView } from './views/OverviewView.tsx';
+import { isConsentPath } from './views/oauthConsent.ts';
 import { SecurityView } from './views/SecurityView.tsx';
 import { StepUpProvider } from './views/StepUp.tsx';
 import { WebhooksView } from './views/WebhooksView.tsx';
@@ -29,6 +31,8 @@ export const MESSAGES = {
   loggedOut: 'You have logged out.',
   enrolment:
     'Your organization requires a second factor for every member. Add an authenticator app or a passkey below; the rest of the dashboard opens as soon as you have one.',
+  consent:
+    'An app is asking to use one of your agent wallets. Log in to see which app, and to allow or deny it.',
 };
 
 /** setTimeout's longest delay (~24.8 days); a JWT lives 7. */
@@ -55,6 +59,9 @@ export function App() {
   // An invitation link (/?invite=<token>&email=<email>, or /signup?invite=…) opens the sign-up form, filled in.
   const invitation = useMemo(() => invitationFrom(search), [search]);
   const signup = bare === '/signup' || invitation !== null;
+  // An app's OAuth request (/oauth/authorize?…): the login comes first, on the same address, so the consent page
+  // follows it with the app's query string intact.
+  const consent = isConsentPath(path);
 
   return (
     <QueryClientProvider client={queryClient}>
@@ -68,7 +75,7 @@ export function App() {
           key={signup ? `signup ${invitation?.token ?? ''}` : 'login'}
           client={client}
           mode={signup ? 'signup' : 'login'}
-          notice={notice}
+          notice={notice ?? (consent ? MESSAGES.consent : null)}
           invitation={invitation}
           onAuthenticated={startSession}
         />
@@ -115,13 +122,20 @@ function SignedIn({
     staleTime: STALE.me,
   });
   const role = roleOf(organization.data);
+  const [path] = useLocation();
   const services = useMemo<AppServices>(
     () => ({ client, sdk: client.sdk, session, sandbox, chain, logout, role, enrolmentRequired }),
     [client, session, sandbox, chain, logout, role, enrolmentRequired],
   );
   return (
     <AppContext.Provider value={services}>
-      {enrolmentRequired ? <EnrolmentShell onEnrolled={onEnrolled} /> : <Shell />}
+      {enrolmentRequired ? (
+        <EnrolmentShell onEnrolled={onEnrolled} />
+      ) : isConsentPath(path) ? (
+        <ConsentShell />
+      ) : (
+        <Shell />
+      )}
       <StepUpProvider />
     </AppContext.Provider>
   );
@@ -457,6 +471,19 @@ function EnrolmentShell({ onEnrolled }: { onEnrolled: () => void }) {
         <SecurityView enrolmentOnly />
       </main>
     </div>
+  );
+}
+
+/**
+ * The consent page stands alone, without the dashboard's navigation: the person came from an app and goes back
+ * to it, and a link away would drop the app's request.
+ */
+function ConsentShell() {
+  const search = useSearch();
+  return (
+    <main id="main" className="auth-page" tabIndex={-1}>
+      <OAuthConsentView search={search} />
+    </main>
   );
 }
 

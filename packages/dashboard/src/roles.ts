@@ -22,6 +22,8 @@ const LEAST_ROLE = {
   moveMoney: 'admin',
   /** Create, revoke and rotate API keys. */
   manageKeys: 'admin',
+  /** Let an app (an agent host, by OAuth) use an agent wallet: the consent page's Allow. */
+  connectApp: 'admin',
   /** Add, edit, pause and delete policies. */
   managePolicies: 'admin',
   /** Add, edit, delete webhook endpoints, rotate their secrets, redeliver. */

@@ -33,7 +33,34 @@ describe('ConnectPanel', () => {
     }
     expect(panel.textContent).toContain('svc_live_…');
     expect(panel.textContent).not.toMatch(/svc_live_[0-9A-Za-z]/);
-    expect(panel.textContent).toMatch(/OAuth.*not available yet/);
-    expect(within(panel).getByRole('link', { name: 'API keys' }).getAttribute('href')).toContain('wal_agent');
+    for (const link of within(panel).getAllByRole('link', { name: 'API keys' })) {
+      expect(link.getAttribute('href')).toContain('wal_agent');
+    }
+  });
+
+  it('offers adding by URL (OAuth) first, with steps for each host and no key, then the key-based set-ups', () => {
+    render(<ConnectPanel wallet={WALLET} origin="https://wallet.example.com" />);
+    const headings = screen.getAllByRole('heading', { level: 3 }).map((h) => h.textContent);
+    expect(headings).toEqual(['Add by URL (OAuth)', 'With an API key']);
+    const oauth = screen.getByTestId('connect-oauth');
+    for (const id of ['oauth-claude', 'oauth-chatgpt', 'oauth-claude-code', 'oauth-cursor', 'oauth-vscode']) {
+      const block = within(oauth).getByTestId(`connect-${id}`);
+      expect(block.querySelectorAll('ol li').length).toBeGreaterThan(1);
+    }
+    expect(within(oauth).getByTestId('connect-oauth-claude-code').textContent).toContain(
+      'claude mcp add --transport http agent-wallet https://wallet.example.com/mcp',
+    );
+    within(oauth).getByRole('button', { name: 'Copy the Cursor OAuth set-up' });
+    expect(oauth.textContent).not.toContain('svc_live_');
+    expect(oauth.textContent).not.toContain('Authorization');
+    // A public address: no warning about local addresses.
+    expect(screen.queryByTestId('connect-local')).toBeNull();
+  });
+
+  it('warns that claude.ai and ChatGPT cannot reach a local address', () => {
+    render(<ConnectPanel wallet={WALLET} origin="http://localhost:8787" />);
+    expect(screen.getByTestId('connect-local').textContent).toMatch(
+      /claude\.ai and ChatGPT .* cannot reach it/,
+    );
   });
 });

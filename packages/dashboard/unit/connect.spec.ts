@@ -3,8 +3,10 @@ import {
   connectCall,
   frameworkSetups,
   hostSetups,
+  isLocalOrigin,
   KEY_PLACEHOLDER,
   mcpUrl,
+  remoteSetups,
   serviceUrl,
 } from '../src/views/connect.ts';
 import { FRAMEWORK_SNIPPETS } from '../src/views/connectSnippets.generated.ts';
@@ -70,6 +72,74 @@ describe('hostSetups', () => {
 
   it('never holds a real key: only the placeholder', () => {
     for (const setup of setups) expect(setup.code).not.toMatch(/svc_live_[0-9A-Za-z]/);
+  });
+});
+
+describe('remoteSetups (OAuth: the URL alone)', () => {
+  const setups = remoteSetups(ORIGIN);
+  const byId = (id: string) => {
+    const setup = setups.find((s) => s.id === id);
+    if (setup === undefined) throw new Error(`no ${id}`);
+    return setup;
+  };
+
+  it('covers claude.ai and Claude Desktop, ChatGPT, Claude Code, Cursor and VS Code, in that order', () => {
+    expect(setups.map((s) => s.name)).toEqual([
+      'claude.ai and Claude Desktop',
+      'ChatGPT',
+      'Claude Code',
+      'Cursor',
+      'VS Code',
+    ]);
+  });
+
+  it('every one ends on this dashboard’s consent page, and none carries a key or a header', () => {
+    for (const setup of setups) {
+      expect(setup.steps.at(-1)).toMatch(/opens this dashboard.*Allow/);
+      expect(setup.code ?? '').not.toMatch(/svc_|Authorization|headers/);
+    }
+  });
+
+  it('Claude Code: claude mcp add over HTTP with the URL alone', () => {
+    expect(byId('oauth-claude-code').code).toBe(
+      `claude mcp add --transport http agent-wallet ${ORIGIN}/mcp\n`,
+    );
+  });
+
+  it('Cursor: a remote server by url alone', () => {
+    expect(JSON.parse(byId('oauth-cursor').code ?? '')).toEqual({
+      mcpServers: { 'agent-wallet': { url: `${ORIGIN}/mcp` } },
+    });
+  });
+
+  it('VS Code: an http server by url alone', () => {
+    expect(JSON.parse(byId('oauth-vscode').code ?? '')).toEqual({
+      servers: { 'agent-wallet': { type: 'http', url: `${ORIGIN}/mcp` } },
+    });
+  });
+
+  it('claude.ai and ChatGPT take the URL in their settings: nothing to copy but the URL', () => {
+    expect(byId('oauth-claude').code).toBeUndefined();
+    expect(byId('oauth-chatgpt').code).toBeUndefined();
+  });
+});
+
+describe('isLocalOrigin', () => {
+  it('knows the addresses claude.ai and ChatGPT cannot reach', () => {
+    for (const origin of [
+      'http://localhost:8787',
+      'http://127.0.0.1:8787',
+      'http://[::1]:8787',
+      'http://app.localhost',
+      'http://192.168.1.20',
+      'http://10.0.0.5',
+      'http://172.20.0.2',
+    ]) {
+      expect(isLocalOrigin(origin)).toBe(true);
+    }
+    for (const origin of ['https://wallet.example.com', 'http://172.32.0.1', 'not a url']) {
+      expect(isLocalOrigin(origin)).toBe(false);
+    }
   });
 });
 

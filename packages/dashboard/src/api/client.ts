@@ -13,6 +13,7 @@ import { type FetchInit, type FetchLike, type FetchResponse, ManagementClient } 
 import { type AlertsApi, alertsApi } from './alerts.ts';
 import { type CustodyApi, custodyApi } from './custody.ts';
 import { ApiError } from './errors.ts';
+import { type OAuthApi, oauthApi } from './oauth.ts';
 import { type OrganizationApi, organizationApi } from './organization.ts';
 import type { Method, RequestParams } from './request.ts';
 import { isStepUpPath, type StepUpAsk, StepUpGate, stepUpMethods } from './stepUp.ts';
@@ -73,6 +74,8 @@ export class ApiClient {
   readonly org: OrganizationApi = organizationApi(this);
   /** Alerts on a balance or on a share of a cap: see alerts.ts. */
   readonly alerts: AlertsApi = alertsApi(this);
+  /** The consent page of OAuth for agent hosts (preview a client's request, allow or deny it): see oauth.ts. */
+  readonly oauth: OAuthApi = oauthApi(this);
   /** Holds a request refused with STEP_UP_REQUIRED until the person proved presence (see setStepUpAsk). */
   readonly stepUp = new StepUpGate();
   private readonly origin: string;

@@ -110,6 +110,12 @@ export function describeError(code: string, status: number, message: string, ret
       return 'Your organization requires a second factor: add an authenticator app or a passkey on the Security page first.';
     case 'WITHDRAWAL_ADDRESS_NOT_ALLOWED':
       return `This address cannot receive withdrawals now. ${detail}`.trim();
+    case 'OAUTH_INVALID_REQUEST': {
+      // The app sent a request this service will not honour: why (the server names the parameter, kept as it is
+      // written), and that going back to the app is the way on.
+      const reason = message.trim().replace(/[.!?]+$/, '');
+      return `This request to connect an app is not valid${reason === '' ? '' : `: ${reason}`}. Start again from the app.`;
+    }
     case 'WALLET_FROZEN':
       return 'This wallet is frozen.';
     case 'INSUFFICIENT_SCOPE':

@@ -20,6 +20,7 @@ import { TextField } from '../components/TextField.tsx';
 import { formatDateTime } from '../format.ts';
 import { K, type ResourceState, STALE, updateData, useAction, useResource } from '../queries.ts';
 import { labelError } from './AgentWalletsView.tsx';
+import { connectedAppName, isConnectedApp, type ListedKey } from './connections.ts';
 
 const SCOPE_CHOICES: { value: string; scopes: Scope[]; title: string; detail: string }[] = [
   {
@@ -102,7 +103,8 @@ export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
       </div>
       <p className="hint">
         An agent sends its key as <code>Authorization: Bearer svc_live_…</code> to the tool API. A key works
-        only for this wallet, within its scopes.
+        only for this wallet, within its scopes. Apps you allowed by signing in (claude.ai, ChatGPT, Claude
+        Code…) are listed here too, as connected apps.
       </p>
       {mayManage && <CreateKeyForm wallet={wallet} onCreated={onCreated} />}
       <StatusNote text={note} />
@@ -114,7 +116,11 @@ export function KeysPanel({ wallet }: { wallet: AgentWallet }) {
           onConfirm={async () => {
             const revoked = await sdk.keys.revoke(wallet.id, revoking.id);
             putKeys((items) => items.map((item) => (item.id === revoked.id ? revoked : item)));
-            setNote(`The key “${revoked.label}” (${revoked.prefix}…) is revoked.`);
+            setNote(
+              isConnectedApp(revoking)
+                ? `The connection of “${connectedAppName(revoking)}” is revoked.`
+                : `The key “${revoked.label}” (${revoked.prefix}…) is revoked.`,
+            );
           }}
         />
       )}
@@ -155,12 +161,16 @@ function KeyList({
   if (data === undefined) {
     return keys.error !== undefined ? <LoadError error={keys.error} onRetry={keys.reload} /> : <Loading />;
   }
-  if (data.items.length === 0) return <p className="empty">No keys yet.</p>;
+  if (data.items.length === 0) return <p className="empty">No keys or connected apps yet.</p>;
   return (
     <ul className="key-list" data-testid="key-list">
-      {data.items.map((key) => (
-        <KeyItem key={key.id} apiKey={key} onRevoke={onRevoke} onRotate={onRotate} />
-      ))}
+      {data.items.map((key) =>
+        isConnectedApp(key) ? (
+          <ConnectedAppItem key={key.id} connection={key} onRevoke={onRevoke} />
+        ) : (
+          <KeyItem key={key.id} apiKey={key} onRevoke={onRevoke} onRotate={onRotate} />
+        ),
+      )}
     </ul>
   );
 }
@@ -174,6 +184,23 @@ function RevokeDialog({
   onClose: () => void;
   onConfirm: () => Promise<void>;
 }) {
+  if (isConnectedApp(apiKey)) {
+    const name = connectedAppName(apiKey);
+    return (
+      <ConfirmDialog
+        title={`Revoke the connection of “${name}”?`}
+        confirmLabel="Revoke access"
+        danger
+        onClose={onClose}
+        onConfirm={onConfirm}
+      >
+        <p>
+          {name} is refused from its next request on. To use this wallet again, it has to be connected again
+          from the app. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    );
+  }
   return (
     <ConfirmDialog
       title={`Revoke the key “${apiKey.label}”?`}
@@ -251,6 +278,58 @@ function KeyItem({
           )}
           <button type="button" className="button secondary small" onClick={() => onRevoke(apiKey)}>
             {apiKey.status === 'rotating' ? 'Revoke now' : 'Revoke'}
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/**
+ * An app connected by OAuth: known by its name, with what it may do and when it last acted. Revoke ends its
+ * tokens at once; there is no Rotate (the app renews its own tokens) and no key prefix to look for.
+ */
+function ConnectedAppItem({
+  connection,
+  onRevoke,
+}: {
+  connection: ListedKey;
+  onRevoke: (key: ApiKey) => void;
+}) {
+  const mayManage = useCan()('manageKeys');
+  const name = connectedAppName(connection);
+  return (
+    <li className="key-item" data-testid="connected-app" data-status={connection.status}>
+      <div className="key-head">
+        <span className="key-label">
+          Connected app: <span className="user-text">{name}</span>
+        </span>
+        <StatusTag status={connection.status} />
+      </div>
+      <dl className="tx-meta">
+        <div>
+          <dt>Scopes</dt>
+          <dd>{connection.scopes.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Connected</dt>
+          <dd>{formatDateTime(connection.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Last used</dt>
+          <dd>{connection.lastUsedAt === null ? 'Never' : formatDateTime(connection.lastUsedAt)}</dd>
+        </div>
+        {connection.status === 'revoked' && (
+          <div>
+            <dt>Revoked</dt>
+            <dd>{formatDateTime(connection.revokedAt)}</dd>
+          </div>
+        )}
+      </dl>
+      {mayManage && connection.status === 'active' && (
+        <div className="actions">
+          <button type="button" className="button secondary small" onClick={() => onRevoke(connection)}>
+            Revoke
           </button>
         </div>
       )}

@@ -1,6 +1,7 @@
 // "Connect your agent" (issue 30): the set-up a person copies into an agent host or framework to give it this
-// wallet. Everything points at this service (the dashboard's own origin) and carries the key as a placeholder:
-// keys are shown once, at creation, and the page never fetches or shows one. The framework snippets are the code
+// wallet. Everything points at this service (the dashboard's own origin). Hosts that sign in by OAuth need the URL
+// alone (remoteSetups); the key-based set-ups carry the key as a placeholder: keys are shown once, at creation, and
+// the page never fetches or shows one. The framework snippets are the code
 // packages/server/test/frameworks.test.ts runs (copied by scripts/connect-snippets.mjs).
 import { type ConnectSnippet, FRAMEWORK_SNIPPETS } from './connectSnippets.generated.ts';
 
@@ -29,6 +30,107 @@ export function mcpUrl(origin: string): string {
 }
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** An app that connects by URL alone and signs in with OAuth (contract section 12): no key to copy. */
+export interface RemoteSetup {
+  id: string;
+  name: string;
+  /** What to do, in order, in the app's own words where it has them. */
+  steps: string[];
+  /** The text to copy (a command or a config file), when there is one; the URL alone otherwise. */
+  code?: string;
+  /** Where the text goes, in a few words. */
+  where?: string;
+}
+
+/** What every sign-in ends with: this dashboard's consent page. */
+const CONSENT_STEP =
+  'Your browser opens this dashboard: log in, choose this wallet and what the app may do, then Allow.';
+
+/**
+ * The hosts that connect by URL and sign in (OAuth discovered from the URL): claude.ai and Claude Desktop (one
+ * Claude account: its connectors are added on the web and reached from Anthropic's servers), ChatGPT (its
+ * connectors are also reached from OpenAI's servers), then Claude Code, Cursor and VS Code, which connect from this
+ * computer. Menu names as the hosts' own documentation gives them; they move between releases.
+ */
+export function remoteSetups(origin: string): RemoteSetup[] {
+  const url = mcpUrl(origin);
+  return [
+    {
+      id: 'oauth-claude',
+      name: 'claude.ai and Claude Desktop',
+      steps: [
+        'In Claude, open Settings → Connectors and choose Add custom connector.',
+        'Name it Agent Wallet, paste the MCP URL above and choose Add, then Connect.',
+        CONSENT_STEP,
+      ],
+    },
+    {
+      id: 'oauth-chatgpt',
+      name: 'ChatGPT',
+      steps: [
+        'In ChatGPT, open Settings → Connectors (Apps) → Advanced and turn on Developer mode.',
+        'Choose Create (or Add custom connector), paste the MCP URL above, keep OAuth as the authentication and create it.',
+        CONSENT_STEP,
+      ],
+    },
+    {
+      id: 'oauth-claude-code',
+      name: 'Claude Code',
+      where: 'a terminal',
+      code: `claude mcp add --transport http agent-wallet ${url}\n`,
+      steps: [
+        'Run the command.',
+        'In Claude Code, type /mcp, choose agent-wallet and Authenticate.',
+        CONSENT_STEP,
+      ],
+    },
+    {
+      id: 'oauth-cursor',
+      name: 'Cursor',
+      where: '~/.cursor/mcp.json or .cursor/mcp.json',
+      code: json({ mcpServers: { 'agent-wallet': { url } } }),
+      steps: [
+        'Add the server to the file.',
+        'In Cursor’s MCP settings, choose Connect (or Login) next to agent-wallet.',
+        CONSENT_STEP,
+      ],
+    },
+    {
+      id: 'oauth-vscode',
+      name: 'VS Code',
+      where: '.vscode/mcp.json or your profile’s mcp.json',
+      code: json({ servers: { 'agent-wallet': { type: 'http', url } } }),
+      steps: [
+        'Add the server to the file and start it.',
+        'VS Code asks to sign in to agent-wallet: allow it.',
+        CONSENT_STEP,
+      ],
+    },
+  ];
+}
+
+/**
+ * Whether the dashboard's origin is a local address: claude.ai and ChatGPT reach an MCP server from their own
+ * servers, over the public internet, so they cannot connect to it (the hosts on this computer can).
+ */
+export function isLocalOrigin(origin: string): boolean {
+  let host: string;
+  try {
+    host = new URL(origin).hostname;
+  } catch {
+    return false;
+  }
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '[::1]' ||
+    /^127\./.test(host) ||
+    /^10\./.test(host) ||
+    /^192\.168\./.test(host) ||
+    /^172\.(1[6-9]|2\d|3[01])\./.test(host)
+  );
+}
 
 /** The MCP hosts: Claude Desktop (the stdio bridge), Claude Code, Cursor and VS Code (remote HTTP with the key). */
 export function hostSetups(origin: string): ConnectSetup[] {
