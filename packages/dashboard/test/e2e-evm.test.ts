@@ -3,7 +3,7 @@
 // its way with its confirmation count, is credited once mined deep enough; an agent's payout is shown sending on
 // chain, then completed with its transaction hash linked to the explorer. No SANDBOX marker anywhere.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,16 +17,16 @@ import {
   DIST_DIR,
   ensureBuilt,
   GENEROUS_LIMITS,
+  HAVE_CHROMIUM,
   launchBrowser,
   SCREENSHOT_DIR,
 } from './support/e2e-helpers.ts';
 
 const probe = await anvilAvailable();
-const haveChromium = existsSync(CHROMIUM_PATH);
 const inCi = process.env.CI === 'true';
 const skipReason = !probe.available
   ? probe.skip
-  : !haveChromium && !inCi
+  : !HAVE_CHROMIUM && !inCi
     ? `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium): dashboard evm e2e skipped`
     : false;
 
@@ -96,7 +96,7 @@ describe('dashboard end to end on the evm rail', { skip: skipReason }, () => {
   };
 
   before(async () => {
-    assert.ok(haveChromium, `Chromium is required in CI (CI=true) but missing at ${CHROMIUM_PATH}`);
+    assert.ok(HAVE_CHROMIUM, `Chromium is required in CI (CI=true) but missing at ${CHROMIUM_PATH}`);
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     ensureBuilt();
     world = await startEvmWorld();

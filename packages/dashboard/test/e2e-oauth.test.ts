@@ -4,7 +4,7 @@
 // consent page (choose the wallet and scopes, Allow), the code's exchange, tool calls with the token, a refresh when
 // the access token is refused, and revocation from the wallet's keys tab — after which the client is refused.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -18,20 +18,15 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Browser, Page } from 'playwright-core';
 import {
-  CHROMIUM_PATH,
+  CHROMIUM_SKIP,
   ensureBuilt,
   GENEROUS_LIMITS,
   launchBrowser,
   type RunningServer,
+  requireChromium,
   SCREENSHOT_DIR,
   startServer,
 } from './support/e2e-helpers.ts';
-
-const haveChromium = existsSync(CHROMIUM_PATH);
-const skipReason =
-  !haveChromium && process.env.CI !== 'true'
-    ? `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium): dashboard e2e skipped`
-    : false;
 
 const STEP_TIMEOUT = 15_000;
 const PASSWORD = 'correct horse battery staple';
@@ -80,7 +75,7 @@ class HostProvider implements OAuthClientProvider {
   }
 }
 
-describe('dashboard end to end: an agent host connects by OAuth', { skip: skipReason }, () => {
+describe('dashboard end to end: an agent host connects by OAuth', { skip: CHROMIUM_SKIP }, () => {
   let server: RunningServer;
   let browser: Browser;
   let page: Page;
@@ -117,7 +112,7 @@ describe('dashboard end to end: an agent host connects by OAuth', { skip: skipRe
   };
 
   before(async () => {
-    assert.ok(haveChromium, `Chromium is required in CI (CI=true) but missing at ${CHROMIUM_PATH}`);
+    requireChromium();
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     ensureBuilt();
     server = await startServer(GENEROUS_LIMITS);

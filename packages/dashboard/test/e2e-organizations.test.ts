@@ -5,27 +5,21 @@
 // (2 approvers) shows "1 of 2 approvals" after the approver's approval and is sent after the owner's, and the
 // audit log names the approver by email.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import {
-  CHROMIUM_PATH,
+  CHROMIUM_SKIP,
   callTool,
   ensureBuilt,
   GENEROUS_LIMITS,
   launchBrowser,
   type RunningServer,
+  requireChromium,
   SCREENSHOT_DIR,
   startServer,
 } from './support/e2e-helpers.ts';
-
-const haveChromium = existsSync(CHROMIUM_PATH);
-const inCi = process.env.CI === 'true';
-const skipReason =
-  !haveChromium && !inCi
-    ? `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium): dashboard e2e skipped`
-    : false;
 
 const STEP_TIMEOUT = 15_000;
 /** The wallet list is polled every 15 s: a new held payment shows within one poll (or on navigation). */
@@ -48,7 +42,7 @@ async function waitForText(locator: Locator, expected: string, timeout = STEP_TI
   assert.fail(`expected ${JSON.stringify(expected)} in ${JSON.stringify(last)}`);
 }
 
-describe('dashboard end to end: an organization of two', { skip: skipReason }, () => {
+describe('dashboard end to end: an organization of two', { skip: CHROMIUM_SKIP }, () => {
   let server: RunningServer;
   let browser: Browser;
   let ownerContext: BrowserContext;
@@ -90,7 +84,7 @@ describe('dashboard end to end: an organization of two', { skip: skipReason }, (
   }
 
   before(async () => {
-    assert.ok(haveChromium, `Chromium is required in CI (CI=true) but missing at ${CHROMIUM_PATH}`);
+    requireChromium();
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     ensureBuilt();
     server = await startServer(GENEROUS_LIMITS);
@@ -177,7 +171,7 @@ describe('dashboard end to end: an organization of two', { skip: skipReason }, (
     assert.equal(await member.getByRole('button', { name: 'Add address' }).count(), 0);
     assert.equal(await member.getByRole('form', { name: /deposit/i }).count(), 0);
 
-    await member.getByRole('link', { name: 'Agent wallets' }).click();
+    await member.getByRole('link', { name: 'Agent wallets', exact: true }).click();
     await member.getByTestId('wallet-list').waitFor();
     assert.equal(await member.getByRole('button', { name: 'Create wallet' }).count(), 0);
 

@@ -4,27 +4,21 @@
 // Approve (approved from there), and the latest payment in view without scrolling. A viewer of the same
 // organization sees the waiting payment but no Approve button.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import {
-  CHROMIUM_PATH,
+  CHROMIUM_SKIP,
   callTool,
   ensureBuilt,
   GENEROUS_LIMITS,
   launchBrowser,
   type RunningServer,
+  requireChromium,
   SCREENSHOT_DIR,
   startServer,
 } from './support/e2e-helpers.ts';
-
-const haveChromium = existsSync(CHROMIUM_PATH);
-const inCi = process.env.CI === 'true';
-const skipReason =
-  !haveChromium && !inCi
-    ? `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium): dashboard e2e skipped`
-    : false;
 
 const STEP_TIMEOUT = 15_000;
 const VIEWPORT = { width: 1280, height: 800 };
@@ -54,7 +48,7 @@ async function assertInView(page: Page, locator: Locator) {
   assert.ok(box.x >= 0 && box.x + box.width <= VIEWPORT.width, `x ${box.x} + ${box.width} > 1280`);
 }
 
-describe('dashboard end to end: the overview', { skip: skipReason }, () => {
+describe('dashboard end to end: the overview', { skip: CHROMIUM_SKIP }, () => {
   let server: RunningServer;
   let browser: Browser;
   let ownerContext: BrowserContext;
@@ -97,7 +91,7 @@ describe('dashboard end to end: the overview', { skip: skipReason }, () => {
   }
 
   before(async () => {
-    assert.ok(haveChromium, `Chromium is required in CI (CI=true) but missing at ${CHROMIUM_PATH}`);
+    requireChromium();
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     ensureBuilt();
     server = await startServer(GENEROUS_LIMITS);

@@ -6,29 +6,23 @@
 // the endpoint's events and description are edited in a dialog.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
-  CHROMIUM_PATH,
+  CHROMIUM_SKIP,
   callTool,
   ensureBuilt,
   GENEROUS_LIMITS,
   launchBrowser,
   type RunningServer,
+  requireChromium,
   SCREENSHOT_DIR,
   startServer,
 } from './support/e2e-helpers.ts';
-
-const haveChromium = existsSync(CHROMIUM_PATH);
-const inCi = process.env.CI === 'true';
-const skipReason =
-  !haveChromium && !inCi
-    ? `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium): dashboard e2e skipped`
-    : false;
 
 const STEP_TIMEOUT = 15_000;
 /** The webhook worker looks every second; a busy machine gets slack. */
@@ -103,7 +97,7 @@ async function signUp(page: Page, base: string, email: string) {
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 }
 
-describe('dashboard end to end: spending controls and webhooks', { skip: skipReason }, () => {
+describe('dashboard end to end: spending controls and webhooks', { skip: CHROMIUM_SKIP }, () => {
   let server: RunningServer;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let browser: Browser;
@@ -132,7 +126,7 @@ describe('dashboard end to end: spending controls and webhooks', { skip: skipRea
   }
 
   before(async () => {
-    assert.ok(haveChromium, `Chromium is required in CI (CI=true) but missing at ${CHROMIUM_PATH}`);
+    requireChromium();
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     ensureBuilt();
     receiver = await startReceiver();

@@ -7,27 +7,21 @@
 // authenticator app is enrolled from its QR code's key (recovery codes shown once, copied and downloaded), money
 // is withdrawn to the address (the dialog takes a recovery code), other sessions are ended.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generate } from 'otplib';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
-  CHROMIUM_PATH,
+  CHROMIUM_SKIP,
   ensureBuilt,
   GENEROUS_LIMITS,
   launchBrowser,
   type RunningServer,
+  requireChromium,
   SCREENSHOT_DIR,
   startServer,
 } from './support/e2e-helpers.ts';
-
-const haveChromium = existsSync(CHROMIUM_PATH);
-const inCi = process.env.CI === 'true';
-const skipReason =
-  !haveChromium && !inCi
-    ? `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium): dashboard e2e skipped`
-    : false;
 
 const STEP_TIMEOUT = 15_000;
 /** The server's STEP_UP_MAX_AGE_SECONDS here (its minimum); waiting past it makes the next sensitive call ask. */
@@ -68,7 +62,7 @@ async function outliveStepUp(provenAt: number) {
 }
 
 describe('dashboard end to end: security (second factor, step-up, sessions, withdrawals)', {
-  skip: skipReason,
+  skip: CHROMIUM_SKIP,
 }, () => {
   let server: RunningServer;
   let browser: Browser;
@@ -105,7 +99,7 @@ describe('dashboard end to end: security (second factor, step-up, sessions, with
   }
 
   before(async () => {
-    assert.ok(haveChromium, `Chromium is required in CI (CI=true) but missing at ${CHROMIUM_PATH}`);
+    requireChromium();
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     ensureBuilt();
     server = await startServer(GENEROUS_LIMITS, {

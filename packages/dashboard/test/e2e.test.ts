@@ -2,27 +2,21 @@
 // person would use it, with an "agent" calling the tool API from this test. One journey, step by step; each
 // step builds on the previous one. Screenshots of every main view go to test-output/screenshots/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
-  CHROMIUM_PATH,
+  CHROMIUM_SKIP,
   callTool,
   ensureBuilt,
   GENEROUS_LIMITS,
   launchBrowser,
   type RunningServer,
+  requireChromium,
   SCREENSHOT_DIR,
   startServer,
 } from './support/e2e-helpers.ts';
-
-const haveChromium = existsSync(CHROMIUM_PATH);
-const inCi = process.env.CI === 'true';
-const skipReason =
-  !haveChromium && !inCi
-    ? `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium): dashboard e2e skipped`
-    : false;
 
 const STEP_TIMEOUT = 15_000;
 /** The dashboard polls GET /agent-wallets every 15 s; allow one full interval plus slack for a busy machine. */
@@ -83,7 +77,7 @@ async function noHorizontalScroll(page: Page): Promise<void> {
   assert.ok(widths.scroll <= widths.client, `horizontal scroll: ${widths.scroll} > ${widths.client}`);
 }
 
-describe('dashboard end to end', { skip: skipReason }, () => {
+describe('dashboard end to end', { skip: CHROMIUM_SKIP }, () => {
   let server: RunningServer;
   let browser: Browser;
   let page: Page;
@@ -96,7 +90,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
   const bucketHits = { agent_wallets: [] as number[], wallet: [] as number[] };
 
   before(async () => {
-    assert.ok(haveChromium, `Chromium is required in CI (CI=true) but missing at ${CHROMIUM_PATH}`);
+    requireChromium();
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     ensureBuilt();
     server = await startServer();
@@ -204,7 +198,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
   });
 
   it('creates agent wallets; a label with markup renders as text and runs nothing', async () => {
-    await page.getByRole('link', { name: 'Agent wallets' }).click();
+    await page.getByRole('link', { name: 'Agent wallets', exact: true }).click();
     await page.getByRole('heading', { name: 'Agent wallets', level: 1 }).waitFor();
     for (const label of ['Trading bot', XSS_LABEL]) {
       await page.getByLabel('Label', { exact: true }).fill(label);
@@ -369,7 +363,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     await badge.waitFor({ state: 'detached' });
     await waitForText(page.getByTestId('approvals-summary'), 'Nothing waits for your approval');
 
-    await page.getByRole('link', { name: 'Agent wallets' }).click();
+    await page.getByRole('link', { name: 'Agent wallets', exact: true }).click();
     await page.getByTestId('wallet-link').filter({ hasText: 'Trading bot' }).click();
     const approved = page.getByTestId('tx-item').filter({ hasText: '−20.00 USDC' });
     await waitForText(approved, 'completed');
@@ -450,7 +444,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
     }
     assert.ok(expected.length >= 4, `only ${expected.length} transactions`);
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agent wallets' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agent wallets', exact: true }).click();
     await page.getByRole('heading', { name: 'Agent wallets', level: 1 }).waitFor();
     const file = await downloadOf(page, () =>
       page.getByRole('button', { name: 'Export all transactions (CSV)' }).click(),
@@ -643,7 +637,7 @@ describe('dashboard end to end', { skip: skipReason }, () => {
   });
 
   it('waits out a 429 on a read and retries by itself', async () => {
-    await page.getByRole('link', { name: 'Agent wallets' }).click();
+    await page.getByRole('link', { name: 'Agent wallets', exact: true }).click();
     await page.getByTestId('wallet-link').filter({ hasText: 'Trading bot' }).waitFor();
     let refused = 0;
     await page.route('**/api/v1/agent-wallets?*', async (route) => {

@@ -1476,7 +1476,7 @@ export interface paths {
     put?: never;
     /**
      * Model Context Protocol (Streamable HTTP)
-     * @description The tools over MCP for any MCP client, with the same API key. tools/list shows the tools the key’s scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool, and its refusal is a tool result (isError, RATE_LIMITED, structuredContent.retryAfter); protocol requests (initialize, notifications, ping, list calls) count only against the transport’s own generous limit (mcp_transport, per key). A write tool needs an idempotency key: its idempotencyKey param, else params._meta.idempotencyKey, else this request’s Idempotency-Key header; the same key again replays the first answer, never a second payment.
+     * @description The tools over MCP for any MCP client, with the same API key. It speaks revision 2026-07-28 (no handshake: each request names the revision in params._meta["io.modelcontextprotocol/protocolVersion"] and the MCP-Protocol-Version header, and server/discover tells what the server supports) and the 2025 revisions a client asks for in initialize (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05). tools/list shows the tools the key’s scopes allow; each tools/call counts against the same per-key, per-tool rate limit as the REST tool, and its refusal is a tool result (isError, RATE_LIMITED, structuredContent.retryAfter); protocol requests (initialize, server/discover, notifications, ping, list calls) count only against the transport’s own generous limit (mcp_transport, per key). A write tool needs an idempotency key: its idempotencyKey param, else params._meta.idempotencyKey, else this request’s Idempotency-Key header; the same key again replays the first answer, never a second payment.
      */
     post: operations['mcp'];
     delete?: never;
@@ -11791,7 +11791,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description A JSON-RPC 2.0 message of the Model Context Protocol (a request such as initialize, tools/list, tools/call or ping; a notification; a response), or a batch of 1 to 100 of them. */
+    /** @description A JSON-RPC 2.0 message of the Model Context Protocol (a request such as server/discover, initialize, tools/list, tools/call or ping; a notification; a response), or, on the 2025 revisions, a batch of 1 to 100 of them. */
     requestBody: {
       content: {
         'application/json':
@@ -11835,18 +11835,7 @@ export interface operations {
                   /** @enum {string} */
                   jsonrpc: '2.0';
                   id: string | number;
-                  result: {
-                    _meta?: {
-                      progressToken?: string | number;
-                      'io.modelcontextprotocol/related-task'?: {
-                        taskId: string;
-                      };
-                    } & {
-                      [key: string]: unknown;
-                    };
-                  } & {
-                    [key: string]: unknown;
-                  };
+                  result: Record<string, never>;
                 }
               | {
                   /** @enum {string} */
@@ -11899,18 +11888,7 @@ export interface operations {
                   /** @enum {string} */
                   jsonrpc: '2.0';
                   id: string | number;
-                  result: {
-                    _meta?: {
-                      progressToken?: string | number;
-                      'io.modelcontextprotocol/related-task'?: {
-                        taskId: string;
-                      };
-                    } & {
-                      [key: string]: unknown;
-                    };
-                  } & {
-                    [key: string]: unknown;
-                  };
+                  result: Record<string, never>;
                 }
               | {
                   /** @enum {string} */
@@ -11940,9 +11918,19 @@ export interface operations {
                     id: string | number;
                     result: {
                       _meta?: {
-                        progressToken?: string | number;
-                        'io.modelcontextprotocol/related-task'?: {
-                          taskId: string;
+                        'io.modelcontextprotocol/serverInfo'?: {
+                          name: string;
+                          title?: string;
+                          icons?: {
+                            src: string;
+                            mimeType?: string;
+                            sizes?: string[];
+                            /** @enum {string} */
+                            theme?: 'light' | 'dark';
+                          }[];
+                          version: string;
+                          websiteUrl?: string;
+                          description?: string;
                         };
                       } & {
                         [key: string]: unknown;
@@ -11969,9 +11957,19 @@ export interface operations {
                     id: string | number;
                     result: {
                       _meta?: {
-                        progressToken?: string | number;
-                        'io.modelcontextprotocol/related-task'?: {
-                          taskId: string;
+                        'io.modelcontextprotocol/serverInfo'?: {
+                          name: string;
+                          title?: string;
+                          icons?: {
+                            src: string;
+                            mimeType?: string;
+                            sizes?: string[];
+                            /** @enum {string} */
+                            theme?: 'light' | 'dark';
+                          }[];
+                          version: string;
+                          websiteUrl?: string;
+                          description?: string;
                         };
                       } & {
                         [key: string]: unknown;
@@ -12000,7 +11998,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, mcp_transport). Refused by the MCP transport, as a JSON-RPC error with id null: a body that is no JSON-RPC message (400), an unsupported MCP-Protocol-Version (400), or an Accept header without both application/json and text/event-stream (406). */
+      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, mcp_transport). Refused by the MCP transport, as a JSON-RPC error: a body that is no JSON-RPC message or an empty batch (400), an unsupported protocol version (400; -32022 with the supported ones on 2026-07-28), a 2026-07-28 request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name header is missing or contradicts its body (400), or an Accept header without both application/json and text/event-stream on a 2025 revision (406). */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -12032,7 +12030,7 @@ export interface operations {
                   message: string;
                   data?: unknown;
                 };
-                id: null;
+                id: null | string | number;
               };
         };
       };
