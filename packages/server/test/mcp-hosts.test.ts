@@ -330,17 +330,19 @@ describe('WWW-Authenticate on every 401, and /.well-known/* is a JSON 404', () =
 
   const challenge = (reply: Reply) => String(reply.headers['www-authenticate'] ?? '');
 
-  test('no credential: the bare Bearer challenge; a refused one: error="invalid_token"', async () => {
+  test('no credential: the bare Bearer challenge; a refused one: error="invalid_token"; /mcp names its metadata', async () => {
     const init = initialize();
+    // On /mcp the challenge points OAuth-capable hosts at the protected resource metadata (contract section 12).
+    const metadata = 'resource_metadata="http://localhost:80/.well-known/oauth-protected-resource/mcp"';
     const noKey = await call(h.app, 'POST', '/mcp', init, { headers: MCP_HEADERS });
     expectError(noKey, 401, 'MCP_AUTH_MISSING');
-    assert.equal(challenge(noKey), 'Bearer realm="agent-wallet"');
+    assert.equal(challenge(noKey), `Bearer realm="agent-wallet", ${metadata}`);
     const badKey = await call(h.app, 'POST', '/mcp', init, {
       token: `svc_live_${'z'.repeat(43)}`,
       headers: MCP_HEADERS,
     });
     expectError(badKey, 401, 'MCP_AUTH_INVALID');
-    assert.equal(challenge(badKey), 'Bearer realm="agent-wallet", error="invalid_token"');
+    assert.equal(challenge(badKey), `Bearer realm="agent-wallet", error="invalid_token", ${metadata}`);
     const restTool = await call(h.app, 'POST', '/mcp/v1/tools/check_balance', {}, { token: 'not-a-key' });
     assert.equal(restTool.status, 401);
     assert.equal(challenge(restTool), 'Bearer realm="agent-wallet", error="invalid_token"');
@@ -359,11 +361,11 @@ describe('WWW-Authenticate on every 401, and /.well-known/* is a JSON 404', () =
   });
 
   test('/.well-known/* that does not exist is a JSON 404 in the envelope; the dashboard still serves its pages', async () => {
+    // The OAuth metadata exists (test/oauth.test.ts); OpenID's and anything else do not.
     for (const path of [
-      '/.well-known/oauth-protected-resource/mcp',
-      '/.well-known/oauth-protected-resource',
-      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-protected-resource/other',
       '/.well-known/openid-configuration',
+      '/.well-known/security.txt',
     ]) {
       const reply = await h.app.inject({ method: 'GET', url: path });
       assert.equal(reply.statusCode, 404, `${path}: ${reply.body}`);

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { RunningServer } from '../src/server.ts';
 import { agentWithKey, EXTERNAL, keysUrl, toolOk } from './support/agent.ts';
@@ -302,6 +303,11 @@ for (const target of targets) {
       await refused({ resource: 'https://elsewhere.example/mcp' }, /resource/);
       await refused({ clientId: 'https://127.0.0.1/client.json' }, /public address/);
       await refused({ clientId: 'https://10.0.0.7/client.json' }, /public address/);
+      // A name is judged by the address the socket connects to: this machine's own name resolves to itself.
+      await refused(
+        { clientId: `https://${hostname()}/client.json` },
+        /could not be read: no connection could be made/,
+      );
       const registration = await call(h.app, 'POST', '/oauth/register', {
         redirect_uris: ['http://evil.example/cb'],
       });

@@ -119,7 +119,9 @@ function registerFormParser(app: FastifyInstance): void {
     { parseAs: 'string', bodyLimit: FORM_BYTES_MAX },
     (request, text, done) => {
       if (!FORM_PATHS.has(request.url.split('?', 1)[0] ?? '')) {
-        done(new AppError('VALIDATION_ERROR', 'body: this endpoint takes application/json'), undefined);
+        const message =
+          'body: Content-Type application/x-www-form-urlencoded is not accepted here: send application/json';
+        done(new AppError('VALIDATION_ERROR', message), undefined);
         return;
       }
       const params = new URLSearchParams(String(text));
