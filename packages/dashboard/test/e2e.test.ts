@@ -444,7 +444,10 @@ describe('dashboard end to end', { skip: CHROMIUM_SKIP }, () => {
     }
     assert.ok(expected.length >= 4, `only ${expected.length} transactions`);
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agent wallets', exact: true }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Agent wallets', exact: true })
+      .click();
     await page.getByRole('heading', { name: 'Agent wallets', level: 1 }).waitFor();
     const file = await downloadOf(page, () =>
       page.getByRole('button', { name: 'Export all transactions (CSV)' }).click(),

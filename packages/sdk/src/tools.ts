@@ -18,6 +18,8 @@ export interface OpenAITool {
     name: ToolName;
     description: string;
     parameters: JsonSchemaObject;
+    /** Always true: the schemas meet OpenAI's strict function calling. */
+    strict: true;
   };
 }
 
@@ -75,9 +77,12 @@ export function anthropicTools(filter: ToolFilter = {}): AnthropicTool[] {
 
 /** For `openai.chat.completions.create({ tools: openaiTools(), ... })`. */
 export function openaiTools(filter: ToolFilter = {}): OpenAITool[] {
+  // strict: every published schema is closed, lists every property as required and makes the optional ones
+  // nullable (the server reads null as absent), which is what OpenAI's strict mode asks: the model's arguments
+  // then always match the schema.
   return toolDefinitions(filter).map((tool) => ({
     type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: true },
   }));
 }
 

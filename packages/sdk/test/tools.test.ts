@@ -77,8 +77,15 @@ describe('tool definitions', () => {
     for (const tool of tools) {
       assert.deepEqual(Object.keys(tool).sort(), ['function', 'type']);
       assert.equal(tool.type, 'function');
-      assert.deepEqual(Object.keys(tool.function).sort(), ['description', 'name', 'parameters']);
+      assert.deepEqual(Object.keys(tool.function).sort(), ['description', 'name', 'parameters', 'strict']);
+      assert.equal(tool.function.strict, true);
       assert.equal(tool.function.parameters.type, 'object');
+      // What strict mode needs of the root (the server's test/tool-schemas.test.ts holds every rule).
+      assert.equal(tool.function.parameters.additionalProperties, false);
+      assert.deepEqual(
+        [...((tool.function.parameters.required as string[] | undefined) ?? [])].sort(),
+        Object.keys(tool.function.parameters.properties ?? {}).sort(),
+      );
     }
     assert.deepEqual(
       tools.map((t) => t.function.parameters),

@@ -237,6 +237,51 @@ for (const target of targets) {
       assert.equal((await balance(viaRevoke.tokens.access_token, second.app)).status, 401);
     });
 
+    test('housekeeping: codes and tokens go a day after they expire; a used refresh token is kept until then', async () => {
+      const { clientId, tokens } = await connect();
+      const { purgeEndedOAuth } = await import('../src/services/oauth.ts');
+      const count = async (table: 'oauth_codes' | 'oauth_tokens') =>
+        Number(
+          (
+            await h.services.store.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const refreshed = await token({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: clientId,
+        resource: `${base}/mcp`,
+      });
+      assert.equal(refreshed.status, 200, refreshed.raw);
+      const [codesBefore, tokensBefore] = [await count('oauth_codes'), await count('oauth_tokens')];
+      h.clock.advanceMs(2 * 86_400_000); // codes (10 min) and access tokens (1 h) are a day past their end
+      const purged = await purgeEndedOAuth(h.services.store.db, h.clock.nowMs());
+      assert.ok(purged > 0);
+      assert.equal(await count('oauth_codes'), 0);
+      assert.ok((await count('oauth_tokens')) < tokensBefore && codesBefore > 0);
+      // The spent refresh token is still known: its reuse still ends the connection.
+      const reused = await token({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: clientId,
+        resource: `${base}/mcp`,
+      });
+      assert.equal(reused.body.error, 'invalid_grant');
+      const again = await token({
+        grant_type: 'refresh_token',
+        refresh_token: refreshed.body.refresh_token,
+        client_id: clientId,
+        resource: `${base}/mcp`,
+      });
+      assert.match(again.body.error_description, /revoked/);
+      h.clock.advanceMs(31 * 86_400_000);
+      await purgeEndedOAuth(h.services.store.db, h.clock.nowMs());
+      assert.equal(await count('oauth_tokens'), 0);
+    });
+
     test('refused: a reused code (and what it gave ends), another redirect URI, a wrong verifier, another audience', async () => {
       const { clientId, code, verifier, tokens } = await connect();
       const exchange = (overrides: Record<string, string>) =>

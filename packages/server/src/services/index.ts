@@ -29,7 +29,7 @@ import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
 import { createMfaService, type MfaService } from './mfa.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
 import { createNotificationService, type NotificationService } from './notifications.ts';
-import { createOAuthService, type OAuthService } from './oauth.ts';
+import { createOAuthService, type OAuthService, purgeEndedOAuth } from './oauth.ts';
 import { createOrganizationService, type OrganizationService } from './organizations.ts';
 import { createPasskeyService, type PasskeyService, relyingParty } from './passkeys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
@@ -300,6 +300,7 @@ function assembleServices(
       'expire approvals': () => approvals.expireDue(),
       'purge idempotency keys': () => purgeExpiredKeys(store.db, options.clock.nowMs()),
       'purge sessions': () => purgeEndedSessions(store.db, options.clock.nowMs()),
+      'purge OAuth codes and tokens': () => purgeEndedOAuth(store.db, options.clock.nowMs()),
     },
   );
   return {

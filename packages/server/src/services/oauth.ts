@@ -358,6 +358,20 @@ export function createOAuthService(
 
 export type OAuthService = ReturnType<typeof createOAuthService>;
 
+/** Kept a day past their end, as sessions are: a code or token that has expired can be refused as unknown. */
+const OAUTH_KEPT_AFTER_EXPIRY_MS = 86_400_000;
+
+/**
+ * Housekeeping: codes and tokens a day past their expiry go. A used refresh token stays until it expires, so a
+ * reuse within its 30 days is still recognised (and ends its connection); after that it is refused as unknown.
+ */
+export async function purgeEndedOAuth(db: Kysely<Database>, nowMs: number): Promise<number> {
+  const cutoff = BigInt(nowMs - OAUTH_KEPT_AFTER_EXPIRY_MS);
+  const codes = await db.deleteFrom('oauth_codes').where('expires_at_ms', '<=', cutoff).executeTakeFirst();
+  const tokens = await db.deleteFrom('oauth_tokens').where('expires_at_ms', '<=', cutoff).executeTakeFirst();
+  return Number(codes.numDeletedRows) + Number(tokens.numDeletedRows);
+}
+
 /** A grant's decision inside its transaction: tokens, or why not (and the connection a reuse ends). */
 interface GrantOutcome {
   tokens?: TokenAnswer;
