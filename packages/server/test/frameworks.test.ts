@@ -30,7 +30,7 @@ import { connect as connectAiSdk } from './frameworks/snippets/ai-sdk.ts';
 import { connect as connectLangChain } from './frameworks/snippets/langchain.ts';
 import { connect as connectOpenAIAgents } from './frameworks/snippets/openai-agents.ts';
 import { type Agent, agentWithKey, createPolicy, EXTERNAL } from './support/agent.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 
 setTracingDisabled(true);
 
@@ -350,108 +350,120 @@ const FRAMEWORKS: Array<[string, Driver, string]> = [
   ['OpenAI Agents SDK (@openai/agents)', openAIAgents, '2026-07-28'],
 ];
 
-describe('agent frameworks over MCP, connected by the connect page’s snippets', () => {
-  let h: Harness;
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
-  let url: string;
+// Both stores: the frameworks' retries meet the idempotency claim of SQLite's single writer and of PostgreSQL's rows.
+const targets = await storeTargets();
 
-  before(async () => {
-    h = await startHarness('sqlite', 'frameworks');
-    const direct = await h.app.listen({ port: 0, host: '127.0.0.1' });
-    proxy = await startProxy(direct);
-    url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  });
-  after(async () => {
-    await new Promise<void>((done) => (proxy ? proxy.close(() => done()) : done()));
-    proxy?.closeAllConnections();
-    await h?.close();
-  });
+for (const target of targets)
+  describe(`agent frameworks over MCP, connected by the connect page’s snippets, on ${target.name}`, {
+    skip: target.skip,
+  }, () => {
+    let h: Harness;
+    let proxy: Awaited<ReturnType<typeof startProxy>>;
+    let url: string;
 
-  /** The wallet's payments in the store, as [memo, status] pairs in a stable order (the test clock stands still). */
-  async function payments(walletId: string): Promise<string[][]> {
-    const rows = await h.services.store.db
-      .selectFrom('transactions')
-      .select(['status', 'memo'])
-      .where('wallet_id', '=', walletId)
-      .where('type', '=', 'payment')
-      .execute();
-    return rows.map((t) => [t.memo ?? '', t.status]).sort((a, b) => a.join().localeCompare(b.join()));
-  }
-
-  async function balanceOf(agent: Agent): Promise<{ balance: string; heldBalance: string }> {
-    const reply = await agent.user.api.get(`/api/v1/agent-wallets/${agent.walletId}`);
-    assert.equal(reply.status, 200, reply.raw);
-    return reply.body.data;
-  }
-
-  for (const [name, drive, revision] of FRAMEWORKS) {
-    test(`${name}: pays, is denied, waits for approval, reads the history (MCP ${revision})`, async () => {
-      const agent = await agentWithKey(h);
-      const cap = await createPolicy(agent.user, agent.walletId, 'spend_cap_per_tx', { limit: '10' });
-      proxy.revisions.clear();
-      const seen = await drive(url, agent.key, LOOP, 'none');
-      assert.deepEqual([...proxy.revisions], [revision], 'every tool call on the revision it negotiated');
-
-      assert.deepEqual(
-        seen.map((s) => s.tool),
-        LOOP.map((s) => s.tool),
-        'every call reached the model, and the loop went on after the denial',
-      );
-      const [balance, paid, denied, asked, history] = seen as [Seen, Seen, Seen, Seen, Seen];
-      assert.equal(balance.error, false, balance.text);
-      assert.match(balance.text, /"balance":"100(\.0+)?"/);
-      assert.equal(paid.error, false, paid.text);
-      assert.match(paid.text, /"status":"completed"/);
-      // The denial is a tool error the model can tell apart, with the code and the policy that denied it.
-      assert.equal(denied.error, true, denied.text);
-      assert.match(denied.text, /POLICY_DENIED/);
-      assert.ok(denied.text.includes(cap.id), denied.text);
-      assert.equal(asked.error, false, asked.text);
-      assert.match(asked.text, /"status":"pending"/);
-      assert.equal(history.error, false, history.text);
-      for (const status of ['completed', 'rejected', 'pending']) {
-        assert.ok(history.text.includes(`"status":"${status}"`), `${status} in ${history.text}`);
-      }
-
-      assert.deepEqual(await payments(agent.walletId), [
-        ['coffee', 'completed'],
-        ['laptop', 'pending'],
-        ['laptop', 'rejected'],
-      ]);
-      const after = await balanceOf(agent);
-      assert.equal(Number(after.balance), 72.5, '100 - 2.5 paid - 25 held');
-      assert.equal(Number(after.heldBalance), 25);
+    before(async () => {
+      h = await startHarness(target.name, 'frameworks');
+      const direct = await h.app.listen({ port: 0, host: '127.0.0.1' });
+      proxy = await startProxy(direct);
+      url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    });
+    after(async () => {
+      await new Promise<void>((done) => (proxy ? proxy.close(() => done()) : done()));
+      proxy?.closeAllConnections();
+      await h?.close();
     });
 
-    test(`${name}: a retry after a dropped response pays once`, async () => {
-      const agent = await agentWithKey(h);
-      proxy.drops = 1;
-      proxy.dropped = 0;
-      const seen = await drive(url, agent.key, [RETRIED], 'on-failure');
-      proxy.drops = 0;
-      assert.equal(proxy.dropped, 1, 'the first answer was dropped');
-      const last = seen.at(-1);
-      assert.ok(last !== undefined && !last.error, JSON.stringify(seen));
-      assert.match(last.text, /"status":"completed"/);
-      assert.deepEqual(
-        await payments(agent.walletId),
-        [['retried', 'completed']],
-        'one payment for the two calls',
-      );
-      assert.equal(Number((await balanceOf(agent)).balance), 97);
-    });
-  }
+    /** The wallet's payments in the store, as [memo, status] pairs in a stable order (the test clock stands still). */
+    async function payments(walletId: string): Promise<string[][]> {
+      const rows = await h.services.store.db
+        .selectFrom('transactions')
+        .select(['status', 'memo'])
+        .where('wallet_id', '=', walletId)
+        .where('type', '=', 'payment')
+        .execute();
+      return rows.map((t) => [t.memo ?? '', t.status]).sort((a, b) => a.join().localeCompare(b.join()));
+    }
 
-  test('the connect page shows exactly these snippets (else: npm run snippets)', async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: a plain script without types
-    const script: any = await import(resolve(import.meta.dirname, '../../../scripts/connect-snippets.mjs'));
-    const { FRAMEWORK_SNIPPETS } = await import('../../dashboard/src/views/connectSnippets.generated.ts');
-    assert.deepEqual(FRAMEWORK_SNIPPETS, script.expectedSnippets(), 'connectSnippets.generated.ts is stale');
-    assert.deepEqual(
-      FRAMEWORK_SNIPPETS.map((s) => s.code),
-      ['openai-agents', 'ai-sdk', 'langchain'].map((file) =>
-        readFileSync(resolve(import.meta.dirname, `frameworks/snippets/${file}.ts`), 'utf8'),
-      ),
-    );
+    async function balanceOf(agent: Agent): Promise<{ balance: string; heldBalance: string }> {
+      const reply = await agent.user.api.get(`/api/v1/agent-wallets/${agent.walletId}`);
+      assert.equal(reply.status, 200, reply.raw);
+      return reply.body.data;
+    }
+
+    for (const [name, drive, revision] of FRAMEWORKS) {
+      test(`${name}: pays, is denied, waits for approval, reads the history (MCP ${revision})`, async () => {
+        const agent = await agentWithKey(h);
+        const cap = await createPolicy(agent.user, agent.walletId, 'spend_cap_per_tx', { limit: '10' });
+        proxy.revisions.clear();
+        const seen = await drive(url, agent.key, LOOP, 'none');
+        assert.deepEqual([...proxy.revisions], [revision], 'every tool call on the revision it negotiated');
+
+        assert.deepEqual(
+          seen.map((s) => s.tool),
+          LOOP.map((s) => s.tool),
+          'every call reached the model, and the loop went on after the denial',
+        );
+        const [balance, paid, denied, asked, history] = seen as [Seen, Seen, Seen, Seen, Seen];
+        assert.equal(balance.error, false, balance.text);
+        assert.match(balance.text, /"balance":"100(\.0+)?"/);
+        assert.equal(paid.error, false, paid.text);
+        assert.match(paid.text, /"status":"completed"/);
+        // The denial is a tool error the model can tell apart, with the code and the policy that denied it.
+        assert.equal(denied.error, true, denied.text);
+        assert.match(denied.text, /POLICY_DENIED/);
+        assert.ok(denied.text.includes(cap.id), denied.text);
+        assert.equal(asked.error, false, asked.text);
+        assert.match(asked.text, /"status":"pending"/);
+        assert.equal(history.error, false, history.text);
+        for (const status of ['completed', 'rejected', 'pending']) {
+          assert.ok(history.text.includes(`"status":"${status}"`), `${status} in ${history.text}`);
+        }
+
+        assert.deepEqual(await payments(agent.walletId), [
+          ['coffee', 'completed'],
+          ['laptop', 'pending'],
+          ['laptop', 'rejected'],
+        ]);
+        const after = await balanceOf(agent);
+        assert.equal(Number(after.balance), 72.5, '100 - 2.5 paid - 25 held');
+        assert.equal(Number(after.heldBalance), 25);
+      });
+
+      test(`${name}: a retry after a dropped response pays once`, async () => {
+        const agent = await agentWithKey(h);
+        proxy.drops = 1;
+        proxy.dropped = 0;
+        const seen = await drive(url, agent.key, [RETRIED], 'on-failure');
+        proxy.drops = 0;
+        assert.equal(proxy.dropped, 1, 'the first answer was dropped');
+        const last = seen.at(-1);
+        assert.ok(last !== undefined && !last.error, JSON.stringify(seen));
+        assert.match(last.text, /"status":"completed"/);
+        assert.deepEqual(
+          await payments(agent.walletId),
+          [['retried', 'completed']],
+          'one payment for the two calls',
+        );
+        assert.equal(Number((await balanceOf(agent)).balance), 97);
+      });
+    }
+
+    test('the connect page shows exactly these snippets (else: npm run snippets)', {
+      skip: target.name !== 'sqlite',
+    }, async () => {
+      // biome-ignore lint/suspicious/noExplicitAny: a plain script without types
+      const script: any = await import(resolve(import.meta.dirname, '../../../scripts/connect-snippets.mjs'));
+      const { FRAMEWORK_SNIPPETS } = await import('../../dashboard/src/views/connectSnippets.generated.ts');
+      assert.deepEqual(
+        FRAMEWORK_SNIPPETS,
+        script.expectedSnippets(),
+        'connectSnippets.generated.ts is stale',
+      );
+      assert.deepEqual(
+        FRAMEWORK_SNIPPETS.map((s) => s.code),
+        ['openai-agents', 'ai-sdk', 'langchain'].map((file) =>
+          readFileSync(resolve(import.meta.dirname, `frameworks/snippets/${file}.ts`), 'utf8'),
+        ),
+      );
+    });
   });
-});
