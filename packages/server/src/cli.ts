@@ -4,7 +4,6 @@ import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { formatMicros } from './domain/money.ts';
 import { verifyLedger } from './ledger/verify.ts';
-import { closeOnSignals, startServer } from './server.ts';
 import { openStore } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { VERSION } from './version.ts';
@@ -70,6 +69,8 @@ async function main(argv: string[]): Promise<number> {
 
 async function serve(): Promise<number> {
   const config = loadConfig();
+  // The service (Fastify, MCP, every route) is loaded only to serve: the operator's commands start in a fraction.
+  const { closeOnSignals, startServer } = await import('./server.ts');
   const server = await startServer(config, { clock: systemClock, logLevel: config.logLevel });
   closeOnSignals(server, { drainMs: config.shutdownDrainMs, shutdownDeadlineMs: SHUTDOWN_DEADLINE_MS });
   for (const warning of config.warnings) server.app.log.warn(warning);

@@ -12,19 +12,28 @@ import { fundedUser } from './support/http.ts';
 const BIN = resolve(import.meta.dirname, '../bin/agent-wallet.js');
 const SQLITE_FILES = ['agent-wallet.sqlite', 'agent-wallet.sqlite-wal', 'agent-wallet.sqlite-shm'];
 
+// Generous: a command takes about a second; this bound only ends a hang (a busy CI machine must not fail it).
+const CLI_TIMEOUT_MS = 90_000;
+
 interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
 }
 
+/**
+ * Runs the CLI. A process that could not start or was killed (no exit code of its own) is a failure whose
+ * stderr says why, so that an assertion on stderr names the cause instead of an empty string.
+ */
 function runCli(args: string[], dataDir: string): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'RATE_LIMITS', 'JWT_SECRET', 'RAIL']) delete env[name];
   return new Promise((done) => {
-    execFile(process.execPath, [BIN, ...args], { env, timeout: 20_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      done({ code, stdout, stderr });
+    execFile(process.execPath, [BIN, ...args], { env, timeout: CLI_TIMEOUT_MS }, (error, stdout, stderr) => {
+      if (error === null) return done({ code: 0, stdout, stderr });
+      if (typeof error.code === 'number') return done({ code: error.code, stdout, stderr });
+      const why = `[the CLI did not exit by itself: code ${String(error.code)}, signal ${String(error.signal)}, killed ${String(error.killed)}: ${error.message}]`;
+      done({ code: -1, stdout, stderr: `${stderr}\n${why}` });
     });
   });
 }
@@ -47,8 +56,8 @@ function corrupt<T>(dataDir: string, change: (db: SqliteDatabase.Database) => T)
   }
 }
 
-// Every test works on its own copy or only reads: they run side by side to keep the file fast.
-describe('agent-wallet CLI (sqlite)', { concurrency: true }, () => {
+// One command at a time: each is a whole Node process, and CI machines are small.
+describe('agent-wallet CLI (sqlite)', () => {
   let dataDir: string;
   const cleanup: string[] = [];
 
@@ -77,7 +86,7 @@ describe('agent-wallet CLI (sqlite)', { concurrency: true }, () => {
 
   test('verify-ledger on a healthy ledger: exit 0 and "ledger OK"', async () => {
     const result = await runCli(['verify-ledger'], dataDir);
-    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.code, 0, `stderr: ${result.stderr}`);
     assert.match(result.stdout, /ledger OK/);
     assert.equal(result.stderr, '');
   });
@@ -95,7 +104,7 @@ describe('agent-wallet CLI (sqlite)', { concurrency: true }, () => {
       return row.id;
     });
     const result = await runCli(['verify-ledger'], copy);
-    assert.equal(result.code, 1, result.stdout);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.match(result.stderr, /BROKEN/);
     assert.ok(result.stderr.includes(accountId), `stderr does not name ${accountId}: ${result.stderr}`);
     assert.ok(!result.stdout.includes('ledger OK'));
@@ -116,7 +125,7 @@ describe('agent-wallet CLI (sqlite)', { concurrency: true }, () => {
       return row.id;
     });
     const result = await runCli(['verify-ledger'], copy);
-    assert.equal(result.code, 1, result.stdout);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.ok(
       result.stderr.includes(transactionId),
       `stderr does not name ${transactionId}: ${result.stderr}`,
@@ -126,7 +135,7 @@ describe('agent-wallet CLI (sqlite)', { concurrency: true }, () => {
 
   test('--help prints the usage and every command; exit 0', async () => {
     const result = await runCli(['--help'], dataDir);
-    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.code, 0, `stderr: ${result.stderr}`);
     assert.match(result.stdout, /Usage: agent-wallet <command>/);
     for (const command of ['serve', 'migrate', 'verify-ledger'])
       assert.match(result.stdout, new RegExp(command));
@@ -136,17 +145,17 @@ describe('agent-wallet CLI (sqlite)', { concurrency: true }, () => {
     const fresh = mkdtempSync(join(tmpdir(), 'agent-wallet-cli-fresh-'));
     cleanup.push(fresh);
     const first = await runCli(['migrate'], fresh);
-    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.code, 0, `stderr: ${first.stderr}`);
     assert.match(first.stdout, /applied .*0001_foundation/);
     const second = await runCli(['migrate'], fresh);
-    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.code, 0, `stderr: ${second.stderr}`);
     assert.match(second.stdout, /up to date/);
     assert.ok(existsSync(join(fresh, 'agent-wallet.sqlite')));
   });
 
   test('an unknown command: non-zero exit and the usage on stderr', async () => {
     const result = await runCli(['frobnicate'], dataDir);
-    assert.notEqual(result.code, 0);
+    assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /unknown command "frobnicate"/);
   });
 });
