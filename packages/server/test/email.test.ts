@@ -15,7 +15,7 @@ import { SMTPServer } from 'smtp-server';
 import type { Role } from '../src/domain/roles.ts';
 import { createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
 import { GENEROUS_RATE_LIMITS, type Harness, startHarness, storeTargets } from './support/harness.ts';
-import { as, call, expectError, fundedUser, type TestUser } from './support/http.ts';
+import { addMember as addMemberTo, expectError, fundedUser, type TestUser } from './support/http.ts';
 import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
 import { request, waitFor } from './support/service-http.ts';
 
@@ -79,12 +79,6 @@ async function startSink(port = 0, received: Received[] = []) {
 }
 type Sink = Awaited<ReturnType<typeof startSink>>;
 
-let emails = 0;
-function newEmail(label: string): string {
-  emails += 1;
-  return `${label}${emails}.${process.pid}@example.test`;
-}
-
 for (const target of await storeTargets()) {
   describe(`email (${target.name})`, { skip: target.skip }, () => {
     let h: Harness;
@@ -115,19 +109,9 @@ for (const target of await storeTargets()) {
     }
 
     async function addMember(owner: TestUser, role: Role): Promise<TestUser> {
-      const email = newEmail(role);
-      const invited = await owner.api.post('/api/v1/members/invitations', { email, role });
-      assert.equal(invited.status, 201, invited.raw);
-      secrets.push(invited.body.data.token);
-      const joined = await call(h.app, 'POST', '/api/v1/auth/signup', {
-        email,
-        password: PASSWORD,
-        invitationToken: invited.body.data.token,
-      });
-      assert.equal(joined.status, 201, joined.raw);
-      const token = joined.body.data.token as string;
-      secrets.push(token);
-      return { id: joined.body.data.user.id, email, password: PASSWORD, token, api: as(h.app, token) };
+      const { member, invitationToken } = await addMemberTo(h.app, owner, role);
+      secrets.push(invitationToken, member.token);
+      return member;
     }
 
     /** An organization with one member of each role, an agent wallet with money and its key. */

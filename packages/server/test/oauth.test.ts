@@ -191,8 +191,41 @@ for (const target of targets) {
       assert.equal((await balance(tokens.access_token)).status, 401);
     });
 
+    /** key.revoked events stored for the owner (an endpoint row is written directly: no outbound URL here). */
+    async function revokedEvents(userId: string): Promise<Array<{ id: string; type: string }>> {
+      const rows = await h.services.store.db
+        .selectFrom('webhook_events')
+        .select(['data_json'])
+        .where('user_id', '=', userId)
+        .where('type', '=', 'key.revoked')
+        .execute();
+      return rows.map((r) => JSON.parse(r.data_json));
+    }
+
+    async function listenForKeyEvents(userId: string): Promise<void> {
+      await h.services.store.db
+        .insertInto('webhook_endpoints')
+        .values({
+          id: `we_${uniqueName('oauth')}`,
+          user_id: userId,
+          url: 'http://127.0.0.1:9/hook',
+          events_json: JSON.stringify(['key.revoked']),
+          description: null,
+          secret: 'whsec_test-only',
+          previous_secret: null,
+          previous_secret_expires_at_ms: null,
+          lease_holder: null,
+          lease_until_ms: null,
+          backoff_until_ms: null,
+          created_at_ms: BigInt(h.clock.nowMs()),
+          updated_at_ms: BigInt(h.clock.nowMs()),
+        })
+        .execute();
+    }
+
     test('refresh rotates; a reused refresh token ends the family on every instance', async () => {
-      const { clientId, tokens } = await connect();
+      const { agent, clientId, tokens } = await connect();
+      await listenForKeyEvents(agent.user.id);
       const refresh = (refreshToken: string) =>
         token({
           grant_type: 'refresh_token',
@@ -208,6 +241,15 @@ for (const target of targets) {
       assert.deepEqual([reused.status, reused.body.error], [400, 'invalid_grant']);
       assert.equal((await balance(next.body.access_token, second.app)).status, 401);
       assert.equal((await refresh(next.body.refresh_token)).body.error, 'invalid_grant');
+      // The owner hears of it as of any revoked key: once, naming the connection, with no token in it.
+      const events = await revokedEvents(agent.user.id);
+      assert.equal(events.length, 1, JSON.stringify(events));
+      const items = (await agent.user.api.get(keysUrl(agent.walletId))).body.data.items;
+      const connection = items.find((k: { type: string }) => k.type === 'oauth');
+      assert.equal(events[0]!.id, connection.id);
+      assert.equal(connection.status, 'revoked');
+      for (const secret of [tokens.refresh_token, tokens.access_token, next.body.refresh_token])
+        assert.ok(!JSON.stringify(events).includes(secret), 'no token in the event');
     });
 
     test('revoking the connection (REST or RFC 7009) ends its tokens at once on the other instance', async () => {

@@ -20,7 +20,14 @@ import {
   toolOk,
 } from './support/agent.ts';
 import { type Harness, secondInstance, startHarness, storeTargets } from './support/harness.ts';
-import { as, call, expectError, type Reply, type TestUser } from './support/http.ts';
+import {
+  addMember as addMemberTo,
+  as,
+  call,
+  expectError,
+  type Reply,
+  type TestUser,
+} from './support/http.ts';
 import { arbitraryOf } from './support/schema-arbitrary.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document and audit entries are JSON
@@ -48,19 +55,8 @@ function newEmail(label: string): string {
   return `${label}${emails}.${process.pid}@example.test`;
 }
 
-/** Invites `email` with `role` and signs up with the token: the new member. */
 async function addMember(h: Harness, owner: TestUser, role: Role, label: string = role): Promise<TestUser> {
-  const email = newEmail(label);
-  const invited = await invite(owner, email, role);
-  assert.equal(invited.status, 201, invited.raw);
-  const joined = await call(h.app, 'POST', '/api/v1/auth/signup', {
-    email,
-    password: PASSWORD,
-    invitationToken: invited.body.data.token,
-  });
-  assert.equal(joined.status, 201, joined.raw);
-  const token = joined.body.data.token as string;
-  return { id: joined.body.data.user.id, email, password: PASSWORD, token, api: as(h.app, token) };
+  return (await addMemberTo(h.app, owner, role, label)).member;
 }
 
 async function login(h: Harness, member: TestUser): Promise<string> {

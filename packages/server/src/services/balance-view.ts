@@ -5,7 +5,6 @@ import { sql } from 'kysely';
 import { type Clock, isoFromMs } from '../clock.ts';
 import { ACCOUNT_SUFFIX } from '../domain/accounts.ts';
 import { periodKey } from '../domain/batch-state.ts';
-import { type Period, periodOf } from '../domain/calendar-period.ts';
 import { formatMicros } from '../domain/money.ts';
 import { type ActivePolicy, capsRemaining, DAY_MS, periodCapRemaining } from '../domain/policies.ts';
 import { assert } from '../errors.ts';
@@ -14,7 +13,7 @@ import { isConnectionFailure } from '../store/errors.ts';
 import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';
 import { createReadBatch } from './read-batch.ts';
 import { windowSpentSql } from './spending-windows.ts';
-import { spentSince } from './window-totals.ts';
+import { spentInPeriods, windowNeeds } from './window-totals.ts';
 
 export interface BalanceView {
   walletId: string;
@@ -116,22 +115,8 @@ async function withPeriodCaps(
   partials: Map<string, PartialView>,
   nowMs: number,
 ): Promise<Map<string, BalanceView>> {
-  const periods = new Map<string, { period: Period; timezone: string; wallets: Set<string> }>();
-  for (const [id, { periodCaps }] of partials) {
-    for (const { rule } of periodCaps) {
-      if (rule.type !== 'spend_cap_period') continue;
-      const key = periodKey(rule.period, rule.timezone);
-      const entry = periods.get(key) ?? { period: rule.period, timezone: rule.timezone, wallets: new Set() };
-      periods.set(key, { ...entry, wallets: entry.wallets.add(id) });
-    }
-  }
-  const spent = new Map<string, Map<string, bigint>>();
-  for (const [key, need] of periods) {
-    spent.set(
-      key,
-      await spentSince(store.db, need.wallets, periodOf(nowMs, need.period, need.timezone).startMs),
-    );
-  }
+  const policiesByWallet = new Map([...partials].map(([id, { periodCaps }]) => [id, periodCaps]));
+  const spent = await spentInPeriods(store.db, windowNeeds(policiesByWallet).periods, nowMs);
   const views = new Map<string, BalanceView>();
   for (const [id, { view, periodCaps }] of partials) {
     const room = periodCapRemaining(periodCaps, nowMs, (period, timezone) => {

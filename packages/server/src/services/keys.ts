@@ -176,25 +176,30 @@ export function createKeyService(
   }
 
   async function revoke(userId: string, walletId: string, keyId: string) {
-    const nowMs = BigInt(clock.nowMs());
+    const nowMs = clock.nowMs();
     const row = await changeKeys(() =>
       writer.run(async (trx) => {
-        const key = await ownedKey(trx, userId, walletId, keyId);
-        // Revoking twice keeps the first time (and broadcasts again, in case the first broadcast failed);
-        // revoking a key in its rotation grace ends the grace now.
-        if (key.revoked_at_ms === null || key.revoked_at_ms > nowMs) {
-          await trx.updateTable('api_keys').set({ revoked_at_ms: nowMs }).where('id', '=', key.id).execute();
-          await emitEvent(trx, {
-            userId,
-            type: 'key.revoked',
-            data: async () => view(await ownedKey(trx, userId, walletId, keyId)),
-            nowMs: Number(nowMs),
-          });
-        }
+        await endKey(trx, await ownedKey(trx, userId, walletId, keyId), nowMs);
         return ownedKey(trx, userId, walletId, keyId);
       }),
     );
     return view(row);
+  }
+
+  /**
+   * Ends a key (or an OAuth connection) now and tells the owner with `key.revoked`. Revoking twice keeps the
+   * first time (the key-change broadcast is sent again, in case the first one failed); revoking a key in its
+   * rotation grace ends the grace now.
+   */
+  async function endKey(trx: Kysely<Database>, key: KeyRow, nowMs: number): Promise<void> {
+    if (key.revoked_at_ms !== null && key.revoked_at_ms <= BigInt(nowMs)) return;
+    await trx
+      .updateTable('api_keys')
+      .set({ revoked_at_ms: BigInt(nowMs) })
+      .where('id', '=', key.id)
+      .execute();
+    const ended = { ...key, revoked_at_ms: BigInt(nowMs) };
+    await emitEvent(trx, { userId: key.user_id, type: 'key.revoked', data: () => view(ended), nowMs });
   }
 
   async function rotate(userId: string, walletId: string, keyId: string, graceSeconds: number) {
@@ -278,17 +283,18 @@ export function createKeyService(
     return { id: row.id, walletId: row.wallet_id, userId: row.user_id, scopes: scopesFromText(row.scopes) };
   }
 
+  /** Ends an OAuth connection found by its tokens (RFC 7009 revocation, a reused code or refresh token). */
   async function revokeConnection(keyId: string): Promise<void> {
-    const nowMs = BigInt(clock.nowMs());
+    const nowMs = clock.nowMs();
     await changeKeys(() =>
       writer.run(async (trx) => {
-        await trx
-          .updateTable('api_keys')
-          .set({ revoked_at_ms: nowMs })
+        const key = await trx
+          .selectFrom('api_keys')
+          .selectAll()
           .where('id', '=', keyId)
           .where('type', '=', 'oauth')
-          .where((eb) => eb.or([eb('revoked_at_ms', 'is', null), eb('revoked_at_ms', '>', nowMs)]))
-          .execute();
+          .executeTakeFirst();
+        if (key !== undefined) await endKey(trx, key, nowMs);
       }),
     );
   }

@@ -185,11 +185,12 @@ export function createOAuthService(
 
   async function preview(request: AuthorizationRequest, mcpUrl: string) {
     const { client, scopes } = await checkRequest(request, mcpUrl);
+    const redirect = new URL(request.redirectUri); // checked above; a custom scheme has no host
     return {
       client: {
         clientId: client.clientId,
         name: client.name,
-        redirectHost: new URL(request.redirectUri).host || new URL(request.redirectUri).protocol,
+        redirectHost: redirect.host || redirect.protocol,
         metadataDocument: client.metadataDocument,
       },
       scopes,

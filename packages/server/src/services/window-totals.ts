@@ -74,11 +74,28 @@ export async function loadWindowTotals(
     const counts = await denialsSince(trx, wallets, nowMs - WINDOWS[window]);
     for (const walletId of wallets) of(walletId).denials.set(window, counts.get(walletId) ?? 0);
   }
-  for (const [key, need] of needs.periods) {
-    const totals = await spentSince(trx, need.wallets, periodOf(nowMs, need.period, need.timezone).startMs);
-    for (const walletId of need.wallets) of(walletId).periods.set(key, totals.get(walletId) ?? 0n);
+  for (const [key, totals] of await spentInPeriods(trx, needs.periods, nowMs)) {
+    for (const walletId of needs.periods.get(key)!.wallets) {
+      of(walletId).periods.set(key, totals.get(walletId) ?? 0n);
+    }
   }
   return byWallet;
+}
+
+/**
+ * periodKey → each wallet's spending in the current calendar period: one query per distinct period and zone
+ * (the ledger batch's calendar budgets and check_balance's room read the same sums).
+ */
+export async function spentInPeriods(
+  db: Kysely<Database>,
+  periods: Needs['periods'],
+  nowMs: number,
+): Promise<Map<string, Map<string, bigint>>> {
+  const spent = new Map<string, Map<string, bigint>>();
+  for (const [key, need] of periods) {
+    spent.set(key, await spentSince(db, need.wallets, periodOf(nowMs, need.period, need.timezone).startMs));
+  }
+  return spent;
 }
 
 /** The denials of each wallet after `sinceMs` (auto_freeze), under the batch's wallet locks. */

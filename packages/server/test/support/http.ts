@@ -88,6 +88,31 @@ export async function signupUser(app: FastifyInstance, prefix = 'user'): Promise
   return { id: reply.body.data.user.id, email, password, token, api: as(app, token) };
 }
 
+/**
+ * A new member of `owner`'s organization with `role`: invited, then signed up with the invitation's token.
+ * Answers the member and that token (a secret a test may look for in mails and logs).
+ */
+export async function addMember(
+  app: FastifyInstance,
+  owner: TestUser,
+  role: string,
+  label: string = role,
+): Promise<{ member: TestUser; invitationToken: string }> {
+  userCounter += 1;
+  const email = `${label}${userCounter}.${process.pid}@example.test`;
+  const password = 'correct horse battery';
+  const invited = await owner.api.post('/api/v1/members/invitations', { email, role });
+  if (invited.status !== 201) throw new Error(`invitation failed: ${invited.status} ${invited.raw}`);
+  const invitationToken: string = invited.body.data.token;
+  const joined = await call(app, 'POST', '/api/v1/auth/signup', { email, password, invitationToken });
+  if (joined.status !== 201) throw new Error(`signup by invitation failed: ${joined.status} ${joined.raw}`);
+  const token: string = joined.body.data.token;
+  return {
+    member: { id: joined.body.data.user.id, email, password, token, api: as(app, token) },
+    invitationToken,
+  };
+}
+
 /** A user with `amount` in the master wallet and one agent wallet. */
 export async function fundedUser(app: FastifyInstance, masterAmount: string) {
   const user = await signupUser(app);
