@@ -34,6 +34,7 @@ import { createOrganizationService, type OrganizationService } from './organizat
 import { createPasskeyService, type PasskeyService, relyingParty } from './passkeys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies.ts';
+import { purgeSent } from './retention.ts';
 import { ownedWallet, type WalletRow } from './wallet-rows.ts';
 import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallet-views.ts';
 import { createWalletService, type WalletService } from './wallets.ts';
@@ -301,6 +302,7 @@ function assembleServices(
       'purge idempotency keys': () => purgeExpiredKeys(store.db, options.clock.nowMs()),
       'purge sessions': () => purgeEndedSessions(store.db, options.clock.nowMs()),
       'purge OAuth codes and tokens': () => purgeEndedOAuth(store.db, options.clock.nowMs()),
+      'purge sent events and old denials': () => purgeSent(store.db, options.clock.nowMs()),
     },
   );
   return {

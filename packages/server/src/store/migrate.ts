@@ -19,6 +19,7 @@ import * as organizations from './migrations/0014_organizations.ts';
 import * as email from './migrations/0015_email.ts';
 import * as breakersAlerts from './migrations/0016_breakers_alerts.ts';
 import * as oauth from './migrations/0017_oauth.ts';
+import * as retention from './migrations/0018_retention.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_email': email,
   '0016_breakers_alerts': breakersAlerts,
   '0017_oauth': oauth,
+  '0018_retention': retention,
 };
 
 /** Every migration of this release, in order. */
