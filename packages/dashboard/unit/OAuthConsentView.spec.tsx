@@ -93,6 +93,7 @@ async function settle() {
 }
 
 const consentCalls = () => sent.filter((r) => r.path === '/api/v1/oauth/consent');
+const denyCalls = () => sent.filter((r) => r.path === '/api/v1/oauth/consent/deny');
 
 beforeEach(() => {
   sent.length = 0;
@@ -101,6 +102,7 @@ beforeEach(() => {
     'POST /api/v1/oauth/consent/preview': [ok(PREVIEW)],
     'GET /api/v1/agent-wallets': [ok(WALLETS)],
     'POST /api/v1/oauth/consent': [ok({ redirectTo: REDIRECT })],
+    'POST /api/v1/oauth/consent/deny': [ok({ redirectTo: REDIRECT })],
   };
 });
 
@@ -183,11 +185,12 @@ describe('the consent page', () => {
 
   it('Deny sends the request back refused, and the browser follows the server', async () => {
     const denied = 'https://claude.ai/cb?error=access_denied&state=st8';
-    routes['POST /api/v1/oauth/consent'] = [ok({ redirectTo: denied })];
+    routes['POST /api/v1/oauth/consent/deny'] = [ok({ redirectTo: denied })];
     const leave = mount();
     fireEvent.click(await screen.findByRole('button', { name: 'Deny' }));
     await screen.findByTestId('consent-sent');
-    expect(consentCalls()[0]?.body).toEqual({ ...REQUEST, decision: 'deny' });
+    expect(denyCalls()[0]?.body).toEqual(REQUEST);
+    expect(consentCalls()).toHaveLength(0);
     expect(leave).toHaveBeenCalledWith(denied);
   });
 
@@ -212,11 +215,15 @@ describe('the consent page', () => {
     expect(screen.getByTestId('consent-role').textContent).toMatch(/^As a Viewer, you do not have the right/);
     expect(screen.queryByRole('button', { name: 'Allow' })).toBeNull();
     expect(screen.queryByRole('combobox', { name: 'Agent wallet' })).toBeNull();
-    expect(screen.getByRole('button', { name: 'Deny' })).toBeTruthy();
+    const denied = 'https://claude.ai/cb?error=access_denied&state=st8';
+    routes['POST /api/v1/oauth/consent/deny'] = [ok({ redirectTo: denied })];
+    fireEvent.click(screen.getByRole('button', { name: 'Deny' }));
+    await screen.findByTestId('consent-sent');
+    expect(denyCalls()[0]?.body).toEqual(REQUEST);
   });
 
   it('never sends the browser to a script address, whatever the server says', async () => {
-    routes['POST /api/v1/oauth/consent'] = [ok({ redirectTo: 'javascript:alert(1)' })];
+    routes['POST /api/v1/oauth/consent/deny'] = [ok({ redirectTo: 'javascript:alert(1)' })];
     const leave = mount();
     fireEvent.click(await screen.findByRole('button', { name: 'Deny' }));
     expect((await screen.findByRole('alert')).textContent).toMatch(/unexpected answer/);

@@ -1020,7 +1020,7 @@ export interface paths {
     put?: never;
     /**
      * Check an OAuth authorization request before asking the owner
-     * @description What the consent page (/oauth/authorize) shows: the client (a registered one, or its metadata document fetched now under the webhook address rules), its redirect host and the scopes asked. A request that is wrong in any way (unknown client, unregistered redirect URI, no S256 challenge, another resource) is 400 OAUTH_INVALID_REQUEST, and the page redirects nowhere. Role: owner, admin.
+     * @description What the consent page (/oauth/authorize) shows: the client (a registered one, or its metadata document fetched now under the webhook address rules), its redirect host and the scopes asked. A request that is wrong in any way (unknown client, unregistered redirect URI, no S256 challenge, another resource) is 400 OAUTH_INVALID_REQUEST, and the page redirects nowhere. Role: owner, admin, approver, viewer.
      */
     post: operations['oauthConsentPreview'];
     delete?: never;
@@ -1043,6 +1043,26 @@ export interface paths {
      * @description The owner’s answer on the consent page. Allow: a single-use code (10 minutes) bound to the client, the redirect URI, the PKCE challenge and the resource, for the chosen agent wallet and scopes; its exchange creates a connection listed with the wallet’s keys (type oauth). Deny: the client gets error=access_denied. Either way the answer is where to send the browser (redirectTo, with state and iss). Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     post: operations['oauthConsent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/oauth/consent/deny': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Deny an OAuth client (any member)
+     * @description Sends the client error=access_denied: the answer is where to send the browser (redirectTo, with state and iss). The request is checked as for allowing it, so a wrong one (unknown client, unregistered redirect URI) is 400 OAUTH_INVALID_REQUEST and redirects nowhere. Nothing is stored but the audit line. Role: owner, admin, approver, viewer.
+     */
+    post: operations['oauthDeny'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7690,6 +7710,103 @@ export interface operations {
     };
     responses: {
       /** @description Allow or deny an OAuth client the use of an agent wallet */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              redirectTo: string;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  oauthDeny: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description client_id: a registered id or the https URL of a client metadata document */
+          clientId: string;
+          redirectUri: string;
+          /** @description must be "code" */
+          responseType: string;
+          /** @description PKCE S256 challenge (43 base64url characters) */
+          codeChallenge: string;
+          /** @description must be "S256" */
+          codeChallengeMethod: string;
+          /** @description RFC 8707: this service's MCP endpoint, <base>/mcp */
+          resource: string;
+          /** @description space-separated: read, write (none asked: both) */
+          scope?: string;
+          state?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Deny an OAuth client (any member) */
       200: {
         headers: {
           [name: string]: unknown;

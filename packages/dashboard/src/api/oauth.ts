@@ -44,8 +44,11 @@ export function oauthApi(client: Requester) {
   return {
     preview: (request: AuthorizeRequest) =>
       client.request<ConsentPreview>('POST', '/oauth/consent/preview', { body: request }),
+    // Deny has a route of its own that any member may use (allowing needs an admin and, with a factor, step-up).
     consent: (request: AuthorizeRequest, decision: ConsentDecision) =>
-      client.request<ConsentAnswer>('POST', '/oauth/consent', { body: { ...request, ...decision } }),
+      decision.decision === 'deny'
+        ? client.request<ConsentAnswer>('POST', '/oauth/consent/deny', { body: request })
+        : client.request<ConsentAnswer>('POST', '/oauth/consent', { body: { ...request, ...decision } }),
   };
 }
 

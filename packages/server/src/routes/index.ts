@@ -47,6 +47,7 @@ import revokeInvitation from './members/revoke-invitation.ts';
 import updateMember from './members/update.ts';
 import oauthConsent from './oauth/consent.ts';
 import oauthConsentPreview from './oauth/consent-preview.ts';
+import oauthDeny from './oauth/deny.ts';
 import getOrganization from './organization/get.ts';
 import updateOrganization from './organization/update.ts';
 import policyChanges from './policies/changes.ts';
@@ -154,6 +155,7 @@ export const ROUTE_TABLE = {
   rotateKey,
   oauthConsentPreview,
   oauthConsent,
+  oauthDeny,
   createPolicy,
   listPolicies,
   updatePolicy,

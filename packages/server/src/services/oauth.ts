@@ -203,14 +203,9 @@ export function createOAuthService(
     request: AuthorizationRequest & { decision: 'allow' | 'deny'; walletId?: string; scopes?: Scope[] },
     urls: { mcpUrl: string; issuer: string },
   ): Promise<{ redirectTo: string }> {
+    if (request.decision === 'deny') return deny(request, urls);
     const { client, scopes: requested } = await checkRequest(request, urls.mcpUrl);
-    const redirect = new URL(request.redirectUri);
-    if (request.state !== undefined) redirect.searchParams.set('state', request.state);
-    redirect.searchParams.set('iss', urls.issuer); // RFC 9207: the client can tell which server answered
-    if (request.decision === 'deny') {
-      redirect.searchParams.set('error', 'access_denied');
-      return { redirectTo: redirect.toString() };
-    }
+    const redirect = answerTo(request, urls.issuer);
     if (request.walletId === undefined) throw consentRefused('choose an agent wallet to allow');
     const wallet = await ownedWallet(store.db, member.tenantId, request.walletId, 'agent');
     const scopes = request.scopes ?? requested;
@@ -240,6 +235,20 @@ export function createOAuthService(
         .execute();
     });
     redirect.searchParams.set('code', code.token);
+    return { redirectTo: redirect.toString() };
+  }
+
+  /**
+   * The answer "no": error=access_denied back to the client. The request is checked as for allowing it, so a
+   * request that is wrong (an unregistered redirect URI above all) sends the browser nowhere.
+   */
+  async function deny(
+    request: AuthorizationRequest,
+    urls: { mcpUrl: string; issuer: string },
+  ): Promise<{ redirectTo: string }> {
+    await checkRequest(request, urls.mcpUrl);
+    const redirect = answerTo(request, urls.issuer);
+    redirect.searchParams.set('error', 'access_denied');
     return { redirectTo: redirect.toString() };
   }
 
@@ -354,10 +363,18 @@ export function createOAuthService(
     await keys.revokeConnection(row.key_id);
   }
 
-  return { register, preview, consent, token, revoke, resolveClient };
+  return { register, preview, consent, deny, token, revoke, resolveClient };
 }
 
 export type OAuthService = ReturnType<typeof createOAuthService>;
+
+/** Where the browser goes with the answer to a checked request: its redirect URI with state and iss. */
+function answerTo(request: AuthorizationRequest, issuer: string): URL {
+  const redirect = new URL(request.redirectUri);
+  if (request.state !== undefined) redirect.searchParams.set('state', request.state);
+  redirect.searchParams.set('iss', issuer); // RFC 9207: the client can tell which server answered
+  return redirect;
+}
 
 /** Kept a day past their end, as sessions are: a code or token that has expired can be refused as unknown. */
 const OAUTH_KEPT_AFTER_EXPIRY_MS = 86_400_000;

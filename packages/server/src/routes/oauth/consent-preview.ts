@@ -6,7 +6,8 @@ export default defineRoute({
   method: 'POST',
   url: '/api/v1/oauth/consent/preview',
   auth: 'user',
-  role: 'admin',
+  // Every member may see who asks: one below admin can then deny knowingly (consent/deny), not allow.
+  role: 'viewer',
   audited: false,
   summary: 'Check an OAuth authorization request before asking the owner',
   description:

@@ -69,15 +69,21 @@ for (const target of await storeTargets()) {
       );
       const other = await signupUser(h.app);
       await expectRejectsBadCredentials(h, agent.user, other, 'POST', '/api/v1/oauth/consent', body);
-      await expectRejectsBadCredentials(
-        h,
-        agent.user,
-        other,
-        'POST',
-        '/api/v1/oauth/consent/preview',
-        request,
-      );
+      for (const path of ['/api/v1/oauth/consent/preview', '/api/v1/oauth/consent/deny'])
+        await expectRejectsBadCredentials(h, agent.user, other, 'POST', path, request);
       assert.equal(await codes(), 0);
+    });
+
+    test('denying a wrong request redirects nowhere: an unregistered redirect URI is 400', async () => {
+      const agent = await agentWithKey(h);
+      const elsewhere = { ...(await authorizationRequest()), redirectUri: 'https://attacker.example/cb' };
+      for (const reply of [
+        await agent.user.api.post('/api/v1/oauth/consent/deny', elsewhere),
+        await agent.user.api.post('/api/v1/oauth/consent', { ...elsewhere, decision: 'deny' }),
+      ]) {
+        expectError(reply, 400, 'OAUTH_INVALID_REQUEST');
+        assert.equal(reply.raw.includes('redirectTo'), false, 'no redirect is built');
+      }
     });
 
     test("another organization's wallet is a 404 NOT_FOUND; a wider scope than asked is refused", async () => {
@@ -92,14 +98,24 @@ for (const target of await storeTargets()) {
       assert.equal(await codes(), before, 'nothing was granted');
     });
 
-    test('below admin: the preview and the consent are 403 FORBIDDEN_ROLE; an admin is allowed', async () => {
+    test('below admin: allowing is 403 FORBIDDEN_ROLE; seeing who asks and denying are not', async () => {
       const owner = await agentWithKey(h);
       const request = await authorizationRequest();
       for (const role of ['viewer', 'approver']) {
         const { member } = await addMember(h.app, owner.user, role);
         const before = await codes();
-        expectError(await member.api.post('/api/v1/oauth/consent/preview', request), 403, 'FORBIDDEN_ROLE');
         expectError(await allow(member, request, owner.walletId), 403, 'FORBIDDEN_ROLE');
+        const preview = await member.api.post('/api/v1/oauth/consent/preview', request);
+        assert.equal(preview.status, 200, preview.raw);
+        assert.equal(preview.body.data.client.name, 'Security Host');
+        const denied = await member.api.post('/api/v1/oauth/consent/deny', request);
+        assert.equal(denied.status, 200, denied.raw);
+        const back = new URL(denied.body.data.redirectTo);
+        assert.equal(`${back.origin}${back.pathname}`, REDIRECT);
+        assert.deepEqual(
+          [back.searchParams.get('error'), back.searchParams.get('state'), back.searchParams.get('code')],
+          ['access_denied', 'st-sec', null],
+        );
         assert.equal(await codes(), before, `a ${role} made a code`);
       }
       const { member: admin } = await addMember(h.app, owner.user, 'admin');

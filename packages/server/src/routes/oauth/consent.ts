@@ -4,7 +4,7 @@ import { baseUrlOf } from '../../http/oauth.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema } from '../../http/schemas.ts';
 import { scopesSchema } from '../keys/schemas.ts';
-import { authorizationRequest } from './schemas.ts';
+import { authorizationRequest, consentAnswer } from './schemas.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -24,7 +24,7 @@ export default defineRoute({
     walletId: idSchema.optional().describe('the agent wallet to allow (required to allow)'),
     scopes: scopesSchema.optional().describe('the scopes allowed; default: those asked'),
   }),
-  response: z.object({ redirectTo: z.string() }),
+  response: consentAnswer,
   handler: async ({ request, body, services }) => {
     const base = baseUrlOf(request, services.config.publicUrl);
     const user = currentUser(request);

@@ -24,3 +24,6 @@ export const consentPreviewView = z.object({
   scopes: z.array(z.enum(['read', 'write'])),
   resource: z.string(),
 });
+
+/** Where to send the browser next: the client's redirect URI with the code or error=access_denied, state and iss. */
+export const consentAnswer = z.object({ redirectTo: z.string() });
