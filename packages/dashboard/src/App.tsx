@@ -442,6 +442,8 @@ function EnrolmentShell({ onEnrolled }: { onEnrolled: () => void }) {
     staleTime: STALE.security,
   });
   const enrolled = mfa.data !== undefined && (mfa.data.totp || mfa.data.passkeys > 0);
+  // Where the person was going (an app's consent request above all): back there once a factor is enrolled.
+  const [returnTo] = useState(() => (path === '/security' ? null : location.pathname + location.search));
 
   useEffect(() => {
     if (path !== '/security') navigate('/security', { replace: true });
@@ -451,7 +453,8 @@ function EnrolmentShell({ onEnrolled }: { onEnrolled: () => void }) {
     // What was refused while the factor was missing is asked again.
     void qc.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'mfa' });
     onEnrolled();
-  }, [enrolled, qc, onEnrolled]);
+    if (returnTo !== null) navigate(returnTo, { replace: true });
+  }, [enrolled, qc, onEnrolled, returnTo]);
 
   return (
     <div className="shell">

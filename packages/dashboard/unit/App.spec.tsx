@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { act, cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../src/App.tsx';
 
@@ -200,5 +200,43 @@ describe('App in an organization', () => {
     expect(new Set(after).size).toBe(after.length);
     expect(requested).not.toContain('GET /api/v1/auth/sessions');
     expect(requested).not.toContain('GET /api/v1/auth/passkeys');
+  });
+
+  it('once a factor is enrolled, the member is back where they were going (an app’s consent request)', async () => {
+    storeSession(Math.floor(Date.now() / 1000) + 3600);
+    const consent = '/oauth/authorize?client_id=c1&redirect_uri=https%3A%2F%2Fclaude.ai%2Fcb&state=st8';
+    history.replaceState(null, '', consent);
+    replies['/api/v1/organization'] = organization('admin');
+    // Refused until the member has a factor (the first ask), answered after.
+    let previews = 0;
+    Object.defineProperty(replies, '/api/v1/oauth/consent/preview', {
+      enumerable: true,
+      get: () => {
+        previews += 1;
+        return previews === 1
+          ? {
+              status: 403,
+              body: {
+                success: false,
+                error: {
+                  code: 'MFA_ENROLLMENT_REQUIRED',
+                  message: 'the organization requires a second factor',
+                },
+              },
+            }
+          : envelope({
+              client: { clientId: 'c1', name: 'Claude', redirectHost: 'claude.ai', metadataDocument: false },
+              scopes: ['read', 'write'],
+              resource: 'http://localhost/mcp',
+            });
+      },
+    });
+    // The factor is there by the time the Security page asks (enrolled a moment ago, or in another tab).
+    replies['/api/v1/auth/mfa'] = envelope({ totp: true, passkeys: 0, recoveryCodesLeft: 10 });
+    render(<App />);
+    await waitFor(() => expect(requested).toContain('GET /api/v1/auth/mfa'));
+    await waitFor(() => expect(location.pathname + location.search).toBe(consent));
+    await screen.findByRole('heading', { name: 'Allow Claude to use an agent wallet?' });
+    expect(screen.queryByTestId('mfa-enrolment-required')).toBeNull();
   });
 });
