@@ -12,6 +12,7 @@ import { EVM_ONLY_ROUTES, OPERATION_IDS, ROUTES, SANDBOX_ONLY_ROUTES } from '../
 import type { Services } from '../services/index.ts';
 import { VERSION } from '../version.ts';
 import { requestAuthenticator } from './auth-hooks.ts';
+import { corsGate } from './cors.ts';
 import { registerDashboard } from './dashboard.ts';
 import { errorHandler, sendAppError } from './errors.ts';
 import { collectRouteMethods, methodNotAllowed } from './methods.ts';
@@ -67,14 +68,18 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const isClosing = registerShutdownHooks(app);
   const headers = commonHeaders(services.config.rail, services.config.publicUrl);
   const checkOrigin = originCheck(services.config);
+  const cors = corsGate(services.config.allowedOrigins, routeMethods);
   const authenticate = requestAuthenticator(app, services);
   // One gate for every request, in order: the headers every answer carries, refusal while shutting down, the
-  // Origin/Host check, then authentication and the rate limit.
+  // Origin/Host check, CORS for an allowed origin (a preflight is answered there), then authentication and the
+  // rate limit.
   app.addHook('onRequest', async (request, reply) => {
-    reply.headers(isApiPath(request.url) ? headers.api : headers.document);
+    const api = isApiPath(request.url);
+    reply.headers(api ? headers.api : headers.document);
     reply.header('x-request-id', request.id);
     if (isClosing()) refuseWhileClosing(reply);
     checkOrigin(request);
+    if (api && cors(request, reply)) return reply.code(204).send();
     await authenticate(request, reply);
   });
 
