@@ -22,12 +22,19 @@ export {
 export type { ClientOptions, FetchInit, FetchLike, FetchResponse, RequestOptions } from './http.ts';
 export {
   AgentWalletsApi,
+  AlertsApi,
+  AuditApi,
   type Credentials,
+  InvitationsApi,
   KeysApi,
   ManagementClient,
   type ManagementClientOptions,
+  MembersApi,
+  OrganizationApi,
   PoliciesApi,
+  type SignupCredentials,
   TransactionsApi,
+  WebhooksApi,
 } from './management-client.ts';
 export { type ItemOf, type PageOf, PagePromise, paginate } from './paginate.ts';
 export {

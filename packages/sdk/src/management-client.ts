@@ -12,24 +12,37 @@ import { type ItemOf, type PageOf, PagePromise } from './paginate.ts';
 import type {
   AgentWallet,
   AgentWalletPage,
+  Alert,
+  AlertListOptions,
+  AlertRule,
   ApiKey,
+  AuditEntry,
+  AuditListOptions,
   CheckPaymentResult,
   CreatedApiKey,
+  CreatedInvitation,
   CreatedWebhookEndpoint,
   CreateKeyParams,
   CreateWebhookParams,
   Deleted,
   Deposit,
   Health,
+  Invitation,
+  InviteMemberParams,
+  ItemList,
   MasterWallet,
+  Member,
   Movement,
   MoveParams,
+  Organization,
   Page,
   PageOptions,
   PendingDeposit,
   Policy,
   PolicyChange,
   PolicyRule,
+  RemovedMember,
+  RevokedInvitation,
   RotatedApiKey,
   RotatedWebhookSecret,
   RotateKeyParams,
@@ -41,6 +54,8 @@ import type {
   TransactionListOptions,
   TransactionPage,
   TransactionWithEvents,
+  UpdateMemberParams,
+  UpdateOrganizationParams,
   UpdatePolicyParams,
   UpdateWebhookParams,
   User,
@@ -58,6 +73,14 @@ export interface Credentials {
   email: string;
   /** 8–128 characters at signup. */
   password: string;
+}
+
+export interface SignupCredentials extends Credentials {
+  /**
+   * From `members.invitations.create` (for this same email): the account joins the inviting organization with the
+   * invitation's role instead of founding its own.
+   */
+  invitationToken?: string;
 }
 
 interface RestCall {
@@ -84,6 +107,14 @@ export class ManagementClient {
   readonly transactions: TransactionsApi;
   /** Webhook endpoints of the account, their delivery logs and redelivery. */
   readonly webhooks: WebhooksApi;
+  /** The caller's organization and its settings (a second factor required of every member). */
+  readonly organization: OrganizationApi;
+  /** Members of the organization, their roles, and invitations to join it. */
+  readonly members: MembersApi;
+  /** Alerts on a wallet's balance or on spending against its caps. */
+  readonly alerts: AlertsApi;
+  /** The organization's audit log: who changed what. */
+  readonly audit: AuditApi;
 
   readonly #http: HttpTransport;
   readonly #options: ManagementClientOptions;
@@ -101,6 +132,10 @@ export class ManagementClient {
     this.policies = new PoliciesApi(rest);
     this.transactions = new TransactionsApi(rest);
     this.webhooks = new WebhooksApi(rest);
+    this.organization = new OrganizationApi(rest);
+    this.members = new MembersApi(rest);
+    this.alerts = new AlertsApi(rest);
+    this.audit = new AuditApi(rest);
   }
 
   get baseUrl(): string {
@@ -138,12 +173,19 @@ export class ManagementClient {
     return this.#request({ method: 'GET', path: `${API}/health` });
   }
 
-  /** Creates an account and its master wallet, and keeps the returned session token. */
-  async signup(credentials: Credentials): Promise<Session> {
+  /**
+   * Creates an account and keeps the returned session token: with its own organization (its owner) and master
+   * wallet, or with `invitationToken` as a member of the organization that invited this email.
+   */
+  async signup(credentials: SignupCredentials): Promise<Session> {
     const session = await this.#request<Session>({
       method: 'POST',
       path: `${API}/auth/signup`,
-      body: { email: credentials.email, password: credentials.password },
+      body: {
+        email: credentials.email,
+        password: credentials.password,
+        invitationToken: credentials.invitationToken,
+      },
     });
     this.#token = session.token;
     return session;
@@ -504,4 +546,144 @@ export class WebhooksApi {
       path: `${webhookPath(endpointId)}/deliveries/${segment(deliveryId)}/redeliver`,
     });
   }
+}
+
+export class OrganizationApi {
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+  }
+
+  /** The caller's organization, with the caller's own role in it. */
+  async get(): Promise<Organization> {
+    return this.#rest({ method: 'GET', path: `${API}/organization` });
+  }
+
+  /** Owner only. `requireMfa: true`: a member without a second factor can then only enrol one. */
+  async update(change: UpdateOrganizationParams): Promise<Organization> {
+    return this.#rest({
+      method: 'PATCH',
+      path: `${API}/organization`,
+      body: { requireMfa: change.requireMfa },
+    });
+  }
+}
+
+function memberPath(memberId: string): string {
+  return `${API}/members/${segment(memberId)}`;
+}
+
+export class MembersApi {
+  /** Invitations to join the organization (owner only). */
+  readonly invitations: InvitationsApi;
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+    this.invitations = new InvitationsApi(rest);
+  }
+
+  /** Every member with their role and whether they have a second factor, oldest first (one response, no pages). */
+  async list(): Promise<ItemList<Member>> {
+    return this.#rest({ method: 'GET', path: `${API}/members` });
+  }
+
+  /** Changes a member's role from their next request on. The last owner cannot be demoted (ConflictError). */
+  async update(memberId: string, change: UpdateMemberParams): Promise<Member> {
+    return this.#rest({ method: 'PATCH', path: memberPath(memberId), body: { role: change.role } });
+  }
+
+  /** Removes a member; their sessions end at once. The last owner cannot be removed (ConflictError). */
+  async remove(memberId: string): Promise<RemovedMember> {
+    return this.#rest({ method: 'DELETE', path: memberPath(memberId) });
+  }
+}
+
+export class InvitationsApi {
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+  }
+
+  /** A new invitation (7 days). `token` is in this response only: send it to the invitee now. */
+  async create(params: InviteMemberParams): Promise<CreatedInvitation> {
+    return this.#rest({
+      method: 'POST',
+      path: `${API}/members/invitations`,
+      body: { email: params.email, role: params.role },
+    });
+  }
+
+  /** Open invitations (neither accepted, revoked nor expired), newest first, never their tokens. */
+  async list(): Promise<ItemList<Invitation>> {
+    return this.#rest({ method: 'GET', path: `${API}/members/invitations` });
+  }
+
+  /** Its token is refused from now on. An accepted, revoked or unknown invitation is a NotFoundError. */
+  async revoke(invitationId: string): Promise<RevokedInvitation> {
+    return this.#rest({ method: 'DELETE', path: `${API}/members/invitations/${segment(invitationId)}` });
+  }
+}
+
+export class AlertsApi {
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+  }
+
+  /**
+   * A new alert, e.g. `{type: 'balance_below', walletId, params: {amount: '10'}}` (`balance.low`) or
+   * `{type: 'cap_used', walletId, params: {percent: 80}}` (`budget.threshold`): a webhook event and an email.
+   */
+  async create(rule: AlertRule): Promise<Alert> {
+    return this.#rest({
+      method: 'POST',
+      path: `${API}/alerts`,
+      body: { type: rule.type, walletId: rule.walletId, params: rule.params },
+    });
+  }
+
+  /** The organization's alerts, newest first (one response, no pages); `walletId` for one wallet's. */
+  async list(options: AlertListOptions = {}): Promise<ItemList<Alert>> {
+    return this.#rest({ method: 'GET', path: `${API}/alerts`, query: { walletId: options.walletId } });
+  }
+
+  async delete(alertId: string): Promise<Deleted> {
+    return this.#rest({ method: 'DELETE', path: `${API}/alerts/${segment(alertId)}` });
+  }
+}
+
+export class AuditApi {
+  readonly #rest: Rest;
+
+  constructor(rest: Rest) {
+    this.#rest = rest;
+  }
+
+  /**
+   * Every member's REST write and what agents and the service did to transactions, newest first; filter by
+   * `walletId`, `actor` (a member or key id) and `from`/`to` (inclusive).
+   */
+  list(options: AuditListOptions = {}): PagePromise<Page<AuditEntry>> {
+    return listOf(options, (query) =>
+      this.#rest({
+        method: 'GET',
+        path: `${API}/audit`,
+        query: {
+          ...query,
+          walletId: options.walletId,
+          actor: options.actor,
+          from: instant(options.from),
+          to: instant(options.to),
+        },
+      }),
+    );
+  }
+}
+
+function instant(value: string | Date | undefined): string | undefined {
+  return value instanceof Date ? value.toISOString() : value;
 }
