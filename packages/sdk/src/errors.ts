@@ -9,8 +9,16 @@ export type ErrorCode =
   | 'INVALID_CREDENTIALS'
   | 'MCP_AUTH_MISSING'
   | 'MCP_AUTH_INVALID'
+  | 'MFA_REQUIRED'
+  | 'STEP_UP_REQUIRED'
   | 'INSUFFICIENT_SCOPE'
+  | 'FORBIDDEN_ROLE'
+  | 'MFA_ENROLLMENT_REQUIRED'
+  | 'ORIGIN_NOT_ALLOWED'
   | 'WALLET_FROZEN'
+  | 'METHOD_NOT_ALLOWED'
+  | 'OAUTH_INVALID_REQUEST'
+  | 'WITHDRAWAL_ADDRESS_NOT_ALLOWED'
   | 'NOT_FOUND'
   | 'UNKNOWN_TOOL'
   | 'EMAIL_TAKEN'
@@ -88,6 +96,18 @@ export class InsufficientScopeError extends AgentWalletError {
   constructor(init: AgentWalletErrorInit) {
     super(init);
     this.name = 'InsufficientScopeError';
+  }
+}
+
+/**
+ * 403 FORBIDDEN_ROLE (the member's role is below the route's; `details.requiredRole`), STEP_UP_REQUIRED (a recent
+ * password or second factor first: POST /auth/step-up), MFA_ENROLLMENT_REQUIRED (the organization requires a second
+ * factor the member has not enrolled): what a person must do or ask for; retrying as is changes nothing.
+ */
+export class PermissionError extends AgentWalletError {
+  constructor(init: AgentWalletErrorInit) {
+    super(init);
+    this.name = 'PermissionError';
   }
 }
 
@@ -227,7 +247,11 @@ const CLASS_BY_CODE: Record<string, ErrorClass> = {
   INVALID_CREDENTIALS: AuthenticationError,
   MCP_AUTH_MISSING: AuthenticationError,
   MCP_AUTH_INVALID: AuthenticationError,
+  MFA_REQUIRED: AuthenticationError,
   INSUFFICIENT_SCOPE: InsufficientScopeError,
+  FORBIDDEN_ROLE: PermissionError,
+  STEP_UP_REQUIRED: PermissionError,
+  MFA_ENROLLMENT_REQUIRED: PermissionError,
   WALLET_FROZEN: WalletFrozenError,
   NOT_FOUND: NotFoundError,
   UNKNOWN_TOOL: NotFoundError,
@@ -236,6 +260,7 @@ const CLASS_BY_CODE: Record<string, ErrorClass> = {
   INVALID_STATE: ConflictError,
   VALIDATION_ERROR: ValidationError,
   PAYLOAD_TOO_LARGE: ValidationError,
+  OAUTH_INVALID_REQUEST: ValidationError,
   POLICY_DENIED: PolicyDeniedError,
   INSUFFICIENT_BALANCE: InsufficientBalanceError,
   INTERNAL_ERROR: ServerError,

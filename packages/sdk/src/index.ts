@@ -11,6 +11,7 @@ export {
   isAgentWalletError,
   NetworkError,
   NotFoundError,
+  PermissionError,
   PolicyDeniedError,
   RateLimitError,
   type RateLimitInfo,

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  AgentWalletError,
   AuthenticationError,
   ConflictError,
   ManagementClient,
   NotFoundError,
+  PermissionError,
   ValidationError,
 } from '../src/index.ts';
 import type { AuditEntry } from '../src/types.ts';
@@ -37,7 +37,7 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
     // An owner without a second factor can now only enrol one: reading the organization is still allowed.
     assert.equal((await mgmt.organization.get()).requireMfa, true);
     const refused = await rejection(() => mgmt.agentWallets.list());
-    assert.ok(refused instanceof AgentWalletError);
+    assert.ok(refused instanceof PermissionError, 'a person must act: its own class');
     assert.equal(refused.code, 'MFA_ENROLLMENT_REQUIRED');
     assert.equal(refused.status, 403);
   });
@@ -86,7 +86,7 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
 
     // A viewer may read the organization, not change it: 403 FORBIDDEN_ROLE naming the role needed.
     const forbidden = await rejection(() => member.organization.update({ requireMfa: true }));
-    assert.ok(forbidden instanceof AgentWalletError);
+    assert.ok(forbidden instanceof PermissionError);
     assert.equal(forbidden.code, 'FORBIDDEN_ROLE');
     assert.equal(forbidden.status, 403);
     assert.equal(forbidden.details.requiredRole, 'owner');
