@@ -21,6 +21,7 @@ import { MembersView } from './views/MembersView.tsx';
 import { OAuthConsentView } from './views/OAuthConsentView.tsx';
 import { OverviewView } from './views/OverviewView.tsx';
 import { isConsentPath } from './views/oauthConsent.ts';
+import { RESET_PATH, ResetPasswordScreen } from './views/ResetPasswordScreen.tsx';
 import { SecurityView } from './views/SecurityView.tsx';
 import { StepUpProvider } from './views/StepUp.tsx';
 import { WebhooksView } from './views/WebhooksView.tsx';
@@ -70,7 +71,9 @@ export function App() {
       </a>
       {sandbox && <SandboxBanner />}
       <RateLimitBanner client={client} />
-      {session === null ? (
+      {bare === RESET_PATH ? (
+        <ResetPasswordScreen client={client} />
+      ) : session === null ? (
         <AuthScreen
           key={signup ? `signup ${invitation?.token ?? ''}` : 'login'}
           client={client}

@@ -261,6 +261,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/auth/password/reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set a new password with a reset link
+     * @description For a forgotten password: the operator runs `agent-wallet reset-password --email …`, which prints a link (`/reset-password#pwr_…`, single use, 1 hour; only the newest one of an account works) to hand to the person. No email carries it. Every session of the account ends; a second factor stays, so the next login still asks for it. Sends `security.password_changed`. An unknown, used or expired link is 401 UNAUTHORIZED. Counted in the `login` bucket.
+     */
+    post: operations['resetPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/auth/mfa': {
     parameters: {
       query?: never;
@@ -2651,6 +2671,95 @@ export interface operations {
             data: {
               /** @enum {boolean} */
               passwordChanged: true;
+              endedSessions: number;
+            };
+          };
+        };
+      };
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id). */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            error: {
+              code: string;
+              message: string;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description The record a failure still produced (a policy denial’s rejected transaction). */
+            data?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the part of the link after # */
+          token: string;
+          /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
+          newPassword: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Set a new password with a reset link */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @enum {boolean} */
+              passwordReset: true;
               endedSessions: number;
             };
           };

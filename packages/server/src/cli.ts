@@ -23,6 +23,9 @@ Commands:
   restore --in FILE   load a backup into an empty store (DATA_DIR / DATABASE_URL) and verify the ledger
   move --to URL       carry the embedded store into an empty PostgreSQL schema (--schema NAME), checked
                       table by table; stop the service first
+  reset-password --email ADDRESS
+                  a one-time link (1 hour) that sets a new password for that account; hand it to that
+                  person only (every session ends; a second factor stays)
   --help          this text
 
 Configuration is read from the environment; see the README.`;
@@ -41,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
       in: { type: 'string' },
       to: { type: 'string' },
       schema: { type: 'string' },
+      email: { type: 'string' },
     },
   });
   const command = positionals[0];
@@ -57,6 +61,8 @@ async function main(argv: string[]): Promise<number> {
     case 'restore':
     case 'move':
       return operate(command, values);
+    case 'reset-password':
+      return resetLink(values.email);
     case 'mcp': {
       const { runStdioBridge } = await import('./mcp/stdio.ts');
       return runStdioBridge(process.env);
@@ -160,6 +166,28 @@ async function verify(withChain: boolean): Promise<number> {
     const totals = `holdings ${formatMicros(chain.holdingsMicros)} USDC, liabilities ${formatMicros(chain.liabilitiesMicros)} USDC, ${chain.transfers} transfers`;
     if (!chain.ok) return broken(`chain BROKEN (${totals})`, chain.problems);
     return print(`chain OK: ${totals}; reserves cover the ledger and every transfer matches one record`);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Prints a reset link for the account with `email` (services/password-reset.ts): the operator hands it on. */
+async function resetLink(email: string | undefined): Promise<number> {
+  if (email === undefined || email.trim() === '')
+    throw new ConfigError('reset-password needs --email ADDRESS');
+  const config = loadConfig();
+  const { issuePasswordReset } = await import('./services/password-reset.ts');
+  const store = await openConfiguredStore();
+  try {
+    const issued = await issuePasswordReset(store.db, email, systemClock.nowMs());
+    if (issued === null) return broken('reset-password', [`no account has the email ${email.trim()}`]);
+    const base = config.publicUrl ?? `http://localhost:${config.port}`;
+    const until = new Date(issued.expiresAtMs).toISOString();
+    return print(
+      `a one-time link that sets a new password for ${email.trim()} (until ${until}; it ends any earlier one):\n` +
+        `${base}/reset-password#${issued.token}\n` +
+        'Give it to that person only: whoever opens it can set the password (a second factor, if any, still guards the login).',
+    );
   } finally {
     await store.close();
   }

@@ -59,6 +59,7 @@ function corrupt<T>(dataDir: string, change: (db: SqliteDatabase.Database) => T)
 // One command at a time: each is a whole Node process, and CI machines are small.
 describe('agent-wallet CLI (sqlite)', () => {
   let dataDir: string;
+  let anEmail: string;
   const cleanup: string[] = [];
 
   before(async () => {
@@ -68,6 +69,7 @@ describe('agent-wallet CLI (sqlite)', () => {
     cleanup.push(dataDir);
     for (const amount of ['100', '250.5']) {
       const { user, walletId } = await fundedUser(h.app, amount);
+      anEmail = user.email;
       assert.equal(
         (await user.api.post(`/api/v1/agent-wallets/${walletId}/fund`, { amount: '40.25' })).status,
         200,
@@ -137,7 +139,7 @@ describe('agent-wallet CLI (sqlite)', () => {
     const result = await runCli(['--help'], dataDir);
     assert.equal(result.code, 0, `stderr: ${result.stderr}`);
     assert.match(result.stdout, /Usage: agent-wallet <command>/);
-    for (const command of ['serve', 'migrate', 'verify-ledger'])
+    for (const command of ['serve', 'migrate', 'verify-ledger', 'reset-password'])
       assert.match(result.stdout, new RegExp(command));
   });
 
@@ -151,6 +153,24 @@ describe('agent-wallet CLI (sqlite)', () => {
     assert.equal(second.code, 0, `stderr: ${second.stderr}`);
     assert.match(second.stdout, /up to date/);
     assert.ok(existsSync(join(fresh, 'agent-wallet.sqlite')));
+  });
+
+  test('reset-password prints a one-time link for that account; an unknown email or none is refused', async () => {
+    const copy = copyDataDir(dataDir);
+    cleanup.push(copy);
+    const result = await runCli(['reset-password', '--email', anEmail], copy);
+    assert.equal(result.code, 0, `stderr: ${result.stderr}`);
+    assert.match(result.stdout, /http:\/\/localhost:\d+\/reset-password#pwr_[0-9A-Za-z]{40}\n/);
+    const stored = corrupt(copy, (db) =>
+      db.prepare("select count(*) as n from auth_challenges where kind = 'password_reset'").get(),
+    ) as { n: number };
+    assert.equal(stored.n, 1);
+    const unknown = await runCli(['reset-password', '--email', 'nobody@example.test'], copy);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no account has the email nobody@example.test/);
+    const missing = await runCli(['reset-password'], copy);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /needs --email/);
   });
 
   test('an unknown command: non-zero exit and the usage on stderr', async () => {

@@ -54,6 +54,11 @@ const id = encodeURIComponent;
 
 export function custodyApi(client: Requester) {
   return {
+    // ---- a forgotten password: the operator's reset link (agent-wallet reset-password) ------------------
+    resetPassword: (token: string, newPassword: string) =>
+      client.request<{ passwordReset: true; endedSessions: number }>('POST', '/auth/password/reset', {
+        body: { token, newPassword },
+      }),
     // ---- the two-step login and step-up --------------------------------------------------------------
     loginWithCode: (mfaToken: string, code: string) =>
       client.request<AuthResult>('POST', '/auth/login/mfa', { body: { mfaToken, code } }),

@@ -249,6 +249,10 @@ function SwitchMode({ signup }: { signup: boolean }) {
       ) : (
         <>
           New here? <Link to="/signup">Create an account</Link>
+          <br />
+          <span className="hint" data-testid="forgot-password">
+            Forgot your password? Ask the operator of this service for a reset link.
+          </span>
         </>
       )}
     </p>

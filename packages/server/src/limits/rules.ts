@@ -133,7 +133,7 @@ export function restBucketFor(method: string, routeUrl: string): BucketName {
   // Fastify answers HEAD with the GET handler; a HEAD must not be a way around the GET bucket.
   const isRead = verb === 'GET' || verb === 'HEAD';
   const path = routeUrl.length > 1 && routeUrl.endsWith('/') ? routeUrl.slice(0, -1) : routeUrl;
-  // Every way to prove a password or code: the login form, its second step, a step-up.
+  // Every way to prove a password, code or link: the login form, its second step, a step-up, a reset link.
   if (
     verb === 'POST' &&
     [
@@ -141,6 +141,7 @@ export function restBucketFor(method: string, routeUrl: string): BucketName {
       '/api/v1/auth/login/mfa',
       '/api/v1/auth/step-up',
       '/api/v1/auth/passkeys/authentication-options',
+      '/api/v1/auth/password/reset',
     ].includes(path)
   )
     return 'login';

@@ -28,6 +28,7 @@ import removePasskey from './auth/passkey-remove.ts';
 import passkeyStepUpOptions from './auth/passkey-step-up-options.ts';
 import listPasskeys from './auth/passkeys.ts';
 import changePassword from './auth/password.ts';
+import resetPassword from './auth/password-reset.ts';
 import securityEvents from './auth/security-events.ts';
 import listSessions from './auth/sessions.ts';
 import signup from './auth/signup.ts';
@@ -105,6 +106,7 @@ export const ROUTE_TABLE = {
   endSession,
   endOtherSessions,
   changePassword,
+  resetPassword,
   mfaStatus,
   startTotp,
   confirmTotp,

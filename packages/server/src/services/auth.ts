@@ -19,6 +19,7 @@ import type { ServiceContext } from './context.ts';
 import type { FactorMethod, MfaService } from './mfa.ts';
 import { acceptInvitation, foundOrganization } from './organizations.ts';
 import type { PasskeyService } from './passkeys.ts';
+import { resetPassword } from './password-reset.ts';
 import { type RequestMeta, recordSecurityEvent } from './security-events.ts';
 import { createMasterWallet } from './wallets.ts';
 
@@ -87,6 +88,12 @@ export interface Proof {
 export type FactorProof = { code: string } | { passkey: AuthenticationResponseJSON };
 
 export interface AuthService {
+  /** Sets a new password with the operator's reset link (password-reset.ts); every session ends. */
+  resetPasswordWithLink(
+    token: string,
+    newPassword: string,
+    meta: RequestMeta,
+  ): Promise<{ passwordReset: true; endedSessions: number }>;
   /** A new login: its own organization, or with an invitation's token that organization, with its role. */
   signup(
     email: string,
@@ -581,7 +588,19 @@ export function createAuthService(
     });
   }
 
+  /** A forgotten password, with the operator's reset link (password-reset.ts): every session ends. */
+  async function resetPasswordWithLink(token: string, newPassword: string, meta: RequestMeta) {
+    // Hashed before the transaction (argon2 is slow); an unknown link costs the same.
+    const passwordHash = await hashPassword(newPassword);
+    const nowMs = clock.nowMs();
+    const { endedSessions } = await writer.run((trx) =>
+      resetPassword(trx, { token, passwordHash, meta, nowMs, outbox: ctx.events }),
+    );
+    return { passwordReset: true as const, endedSessions };
+  }
+
   return {
+    resetPasswordWithLink,
     signup,
     login,
     loginWithFactor,

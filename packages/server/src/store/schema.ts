@@ -54,7 +54,11 @@ export interface PasskeysTable {
   last_used_at_ms: bigint | null;
 }
 
-export type AuthChallengeKind = 'mfa_login' | 'passkey_registration' | 'passkey_authentication';
+export type AuthChallengeKind =
+  | 'mfa_login'
+  | 'passkey_registration'
+  | 'passkey_authentication'
+  | 'password_reset';
 
 export interface AuthChallengesTable {
   id: string;

@@ -1,0 +1,121 @@
+// A forgotten password, reset through the operator: `agent-wallet reset-password --email` issues a single-use
+// link (1 hour) that the operator hands to the person, who sets a new password at /reset-password. No email
+// carries it: a reset link is a secret, and secrets never go by mail (a mailbox is the weakest guard of an account
+// that holds money). The reset ends every session; a second factor stays, so a login still asks for it.
+import type { Kysely } from 'kysely';
+import { randomBase62 } from '../domain/ids.ts';
+import { secretDigest } from '../domain/second-factor.ts';
+import { AppError, assert } from '../errors.ts';
+import type { Database } from '../store/schema.ts';
+import { type RequestMeta, recordSecurityEvent } from './security-events.ts';
+import type { EventOutbox } from './webhook-events.ts';
+
+export const RESET_TOKEN_PREFIX = 'pwr_';
+const RESET_TOKEN_CHARS = 40;
+export const RESET_TTL_MS = 3_600_000;
+/** A token as a client may send it: the prefix and 40 base62 characters. */
+const RESET_TOKEN_PATTERN = /^pwr_[0-9A-Za-z]{40}$/;
+
+/**
+ * A new reset link's token for the account with `email`, or null when there is none. Earlier links of that
+ * account end: only the newest one works. Only the token's digest is stored.
+ */
+export async function issuePasswordReset(
+  db: Kysely<Database>,
+  email: string,
+  nowMs: number,
+): Promise<{ token: string; userId: string; expiresAtMs: number } | null> {
+  const user = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  if (user === undefined) return null;
+  const token = `${RESET_TOKEN_PREFIX}${randomBase62(RESET_TOKEN_CHARS)}`;
+  assert(RESET_TOKEN_PATTERN.test(token), 'a reset token has its documented shape');
+  const expiresAtMs = nowMs + RESET_TTL_MS;
+  await db.transaction().execute(async (trx) => {
+    await endOpenResets(trx, user.id, nowMs);
+    await trx
+      .insertInto('auth_challenges')
+      .values({
+        id: secretDigest(token),
+        user_id: user.id,
+        kind: 'password_reset',
+        challenge: null,
+        session_id: null,
+        failures: 0n,
+        expires_at_ms: BigInt(expiresAtMs),
+        used_at_ms: null,
+        created_at_ms: BigInt(nowMs),
+      })
+      .execute();
+  });
+  return { token, userId: user.id, expiresAtMs };
+}
+
+const refused = () =>
+  new AppError('UNAUTHORIZED', 'the reset link is unknown, used or expired: ask the operator for a new one');
+
+/**
+ * Sets the new password of the link's account, inside `trx`: the link is claimed (of two requests with one link,
+ * one wins), every session ends, and `security.password_changed` is recorded. Answers the sessions ended.
+ */
+export async function resetPassword(
+  trx: Kysely<Database>,
+  input: { token: string; passwordHash: string; meta: RequestMeta; nowMs: number; outbox: EventOutbox },
+): Promise<{ userId: string; endedSessions: number }> {
+  if (!RESET_TOKEN_PATTERN.test(input.token)) throw refused();
+  const id = secretDigest(input.token);
+  const link = await trx
+    .selectFrom('auth_challenges')
+    .select('user_id')
+    .where('id', '=', id)
+    .where('kind', '=', 'password_reset')
+    .where('used_at_ms', 'is', null)
+    .where('expires_at_ms', '>', BigInt(input.nowMs))
+    .executeTakeFirst();
+  if (link === undefined) throw refused();
+  const claimed = await trx
+    .updateTable('auth_challenges')
+    .set({ used_at_ms: BigInt(input.nowMs) })
+    .where('id', '=', id)
+    .where('used_at_ms', 'is', null)
+    .executeTakeFirst();
+  if (claimed.numUpdatedRows !== 1n) throw refused();
+  const nowMs = BigInt(input.nowMs);
+  await trx
+    .updateTable('users')
+    .set({ password_hash: input.passwordHash, password_changed_at_ms: nowMs })
+    .where('id', '=', link.user_id)
+    .execute();
+  const ended = await trx
+    .updateTable('sessions')
+    .set({ revoked_at_ms: nowMs })
+    .where('user_id', '=', link.user_id)
+    .where('revoked_at_ms', 'is', null)
+    .executeTakeFirst();
+  await endOpenResets(trx, link.user_id, input.nowMs);
+  await recordSecurityEvent(
+    trx,
+    {
+      userId: link.user_id,
+      type: 'security.password_changed',
+      detail: { endedSessions: String(ended.numUpdatedRows), by: 'reset link' },
+      meta: input.meta,
+      nowMs: input.nowMs,
+    },
+    input.outbox,
+  );
+  return { userId: link.user_id, endedSessions: Number(ended.numUpdatedRows) };
+}
+
+async function endOpenResets(trx: Kysely<Database>, userId: string, nowMs: number): Promise<void> {
+  await trx
+    .updateTable('auth_challenges')
+    .set({ used_at_ms: BigInt(nowMs) })
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'password_reset')
+    .where('used_at_ms', 'is', null)
+    .execute();
+}
