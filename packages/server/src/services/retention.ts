@@ -20,33 +20,20 @@ const DENIALS_KEPT_MS = Math.max(...Object.values(WINDOWS));
 export async function purgeSent(db: Kysely<Database>, nowMs: number): Promise<number> {
   assert(Number.isSafeInteger(nowMs) && nowMs >= 0, 'a purge needs the time');
   const cutoffMs = BigInt(nowMs - SENT_KEPT_MS);
-  const old = await db
-    .selectFrom('webhook_events as e')
-    .select('e.id')
-    .where('e.created_at_ms', '<', cutoffMs)
-    .where(({ not, exists, selectFrom }) =>
+  let query = db.selectFrom('webhook_events as e').select('e.id').where('e.created_at_ms', '<', cutoffMs);
+  for (const table of ['webhook_deliveries', 'email_deliveries'] as const) {
+    query = query.where(({ not, exists, selectFrom }) =>
       not(
         exists(
-          selectFrom('webhook_deliveries as d')
-            .select('d.id')
-            .whereRef('d.event_id', '=', 'e.id')
-            .where('d.status', '=', 'pending'),
+          selectFrom(table)
+            .select(`${table}.id`)
+            .whereRef(`${table}.event_id`, '=', 'e.id')
+            .where(`${table}.status`, '=', 'pending'),
         ),
       ),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('email_deliveries as m')
-            .select('m.id')
-            .whereRef('m.event_id', '=', 'e.id')
-            .where('m.status', '=', 'pending'),
-        ),
-      ),
-    )
-    .orderBy('e.created_at_ms')
-    .limit(PURGED_EVENTS_PER_ROUND_MAX)
-    .execute();
+    );
+  }
+  const old = await query.orderBy('e.created_at_ms').limit(PURGED_EVENTS_PER_ROUND_MAX).execute();
   let purged = 0;
   if (old.length > 0) {
     const ids = old.map((row) => row.id);
