@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { RunningServer } from '../src/server.ts';
+import { OAUTH_CLIENTS_MAX, purgeEndedOAuth } from '../src/services/oauth.ts';
 import { agentWithKey, EXTERNAL, keysUrl, toolOk } from './support/agent.ts';
 import { type Harness, secondInstance, startHarness, storeTargets } from './support/harness.ts';
 import { call, type Reply } from './support/http.ts';
@@ -281,7 +282,6 @@ for (const target of targets) {
 
     test('housekeeping: codes and tokens go a day after they expire; a used refresh token is kept until then', async () => {
       const { clientId, tokens } = await connect();
-      const { purgeEndedOAuth } = await import('../src/services/oauth.ts');
       const count = async (table: 'oauth_codes' | 'oauth_tokens') =>
         Number(
           (
@@ -399,6 +399,49 @@ for (const target of targets) {
         redirect_uris: ['http://evil.example/cb'],
       });
       assert.deepEqual([registration.status, registration.body.error], [400, 'invalid_redirect_uri']);
+    });
+
+    test('registration is bounded: past the cap a 503; a client nobody connected goes a day later', async () => {
+      const db = h.services.store.db;
+      const clients = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('oauth_clients')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const connected = await connect();
+      const unused = await register('Never Used');
+      const room = OAUTH_CLIENTS_MAX - (await clients());
+      const fillers = Array.from({ length: room }, (_, i) => ({
+        id: `oac_filler_${i}`,
+        name: 'filler',
+        redirect_uris_json: JSON.stringify([REDIRECT]),
+        created_at_ms: BigInt(h.clock.nowMs()),
+      }));
+      for (let i = 0; i < fillers.length; i += 1_000) {
+        await db
+          .insertInto('oauth_clients')
+          .values(fillers.slice(i, i + 1_000))
+          .execute();
+      }
+      const body = {
+        redirect_uris: [REDIRECT],
+        client_name: 'One Too Many',
+        token_endpoint_auth_method: 'none',
+      };
+      const full = await call(h.app, 'POST', '/oauth/register', body);
+      assert.equal(full.status, 503, full.raw);
+      assert.equal(full.headers['retry-after'], '3600');
+      h.clock.advanceMs(86_400_000 + 1);
+      for (let round = 0; round < 40 && (await purgeEndedOAuth(db, h.clock.nowMs())) > 0; round += 1);
+      const left = await db.selectFrom('oauth_clients').select('id').execute();
+      const ids = new Set(left.map((row) => row.id));
+      assert.ok(ids.has(connected.clientId), 'a client with a connection stays');
+      assert.equal(ids.has(unused), false, 'a client nobody connected went');
+      assert.equal((await call(h.app, 'POST', '/oauth/register', body)).status, 201);
     });
   });
 }

@@ -98,6 +98,7 @@ export function createOAuthService(
     const id = newId('oac');
     const nowMs = clock.nowMs();
     await writer.run(async (trx) => {
+      await assertRoomForClient(trx);
       await trx
         .insertInto('oauth_clients')
         .values({ id, name, redirect_uris_json: JSON.stringify(redirectUris), created_at_ms: BigInt(nowMs) })
@@ -378,6 +379,27 @@ function answerTo(request: AuthorizationRequest, issuer: string): URL {
 
 /** Kept a day past their end, as sessions are: a code or token that has expired can be refused as unknown. */
 const OAUTH_KEPT_AFTER_EXPIRY_MS = 86_400_000;
+/**
+ * Registered clients at most. Registration is open (RFC 7591: anyone may register), so the per-IP rate limit
+ * alone would let many addresses fill the table; a client nobody connected goes a day after it registered
+ * (purgeEndedOAuth), and past this bound a registration waits for that (503 with Retry-After).
+ */
+export const OAUTH_CLIENTS_MAX = 10_000;
+const UNUSED_CLIENT_KEPT_MS = 86_400_000;
+const PURGED_CLIENTS_PER_ROUND_MAX = 500;
+
+async function assertRoomForClient(trx: Kysely<Database>): Promise<void> {
+  const { n } = await trx
+    .selectFrom('oauth_clients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  if (Number(n) < OAUTH_CLIENTS_MAX) return;
+  throw new AppError(
+    'SERVICE_UNAVAILABLE',
+    `${OAUTH_CLIENTS_MAX} clients are registered and none can go yet (an unused one goes a day after it registered): try again later`,
+    { headers: { 'retry-after': '3600' } },
+  );
+}
 
 /**
  * Housekeeping: codes and tokens a day past their expiry go. A used refresh token stays until it expires, so a
@@ -387,7 +409,27 @@ export async function purgeEndedOAuth(db: Kysely<Database>, nowMs: number): Prom
   const cutoff = BigInt(nowMs - OAUTH_KEPT_AFTER_EXPIRY_MS);
   const codes = await db.deleteFrom('oauth_codes').where('expires_at_ms', '<=', cutoff).executeTakeFirst();
   const tokens = await db.deleteFrom('oauth_tokens').where('expires_at_ms', '<=', cutoff).executeTakeFirst();
-  return Number(codes.numDeletedRows) + Number(tokens.numDeletedRows);
+  return Number(codes.numDeletedRows) + Number(tokens.numDeletedRows) + (await purgeUnusedClients(db, nowMs));
+}
+
+/** Registered clients a day old that no connection and no live code refers to (a bounded round). */
+async function purgeUnusedClients(db: Kysely<Database>, nowMs: number): Promise<number> {
+  const unused = await db
+    .selectFrom('oauth_clients as c')
+    .select('c.id')
+    .where('c.created_at_ms', '<', BigInt(nowMs - UNUSED_CLIENT_KEPT_MS))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('api_keys as k').select('k.id').whereRef('k.client_id', '=', 'c.id'))),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('oauth_codes as o').select('o.code_hash').whereRef('o.client_id', '=', 'c.id'))),
+    )
+    .limit(PURGED_CLIENTS_PER_ROUND_MAX)
+    .execute();
+  if (unused.length === 0) return 0;
+  const ids = unused.map((row) => row.id);
+  const deleted = await db.deleteFrom('oauth_clients').where('id', 'in', ids).executeTakeFirst();
+  return Number(deleted.numDeletedRows);
 }
 
 /** A grant's decision inside its transaction: tokens, or why not (and the connection a reuse ends). */
