@@ -272,7 +272,7 @@ export interface paths {
     put?: never;
     /**
      * Set a new password with a reset link
-     * @description For a forgotten password: the operator runs `agent-wallet reset-password --email …`, which prints a link (`/reset-password#pwr_…`, single use, 1 hour; only the newest one of an account works) to hand to the person. No email carries it. Every session of the account ends; a second factor stays, so the next login still asks for it. Sends `security.password_changed`. An unknown, used or expired link is 401 UNAUTHORIZED. Counted in the `login` bucket.
+     * @description For a forgotten password: the operator runs `agent-wallet reset-password --email …`, which prints a link (`/reset-password#pwr_…`, single use, 1 hour; only the newest one of an account works) to hand to the person. No email carries it. Every session of the account ends; a second factor stays, so the next login still asks for it, and a login lock-out (`login_account`) ends. Sends `security.password_changed`. An unknown, used or expired link is 401 UNAUTHORIZED. Counted in the `login` bucket.
      */
     post: operations['resetPassword'];
     delete?: never;

@@ -6,8 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generate } from 'otplib';
 import { issuePasswordReset, RESET_TTL_MS } from '../src/services/password-reset.ts';
-import { type Harness, startHarness, storeTargets } from './support/harness.ts';
+import { GENEROUS_RATE_LIMITS, type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { as, call, expectError, signupUser, type TestUser } from './support/http.ts';
+import { probeService, REDIS_URL, uniqueName } from './support/services.ts';
+
+const redis = await probeService('Redis', REDIS_URL);
 
 const NEW_PASSWORD = 'a brand new passphrase';
 
@@ -15,7 +18,16 @@ for (const target of await storeTargets()) {
   describe(`password reset by the operator's link (${target.name})`, { skip: target.skip }, () => {
     let h: Harness;
     before(async () => {
-      h = await startHarness(target.name, 'password_reset');
+      // Three failed logins lock an account out; on PostgreSQL the limiter is Redis's, as deployed.
+      const limits = { ...JSON.parse(GENEROUS_RATE_LIMITS), login_account: 3 };
+      h = await startHarness(target.name, 'password_reset', {
+        env: {
+          RATE_LIMITS: JSON.stringify(limits),
+          ...(target.name === 'postgres' && redis.available
+            ? { REDIS_URL, REDIS_PREFIX: `${uniqueName('reset')}:` }
+            : {}),
+        },
+      });
     });
     after(() => h?.close());
 
@@ -71,6 +83,15 @@ for (const target of await storeTargets()) {
         await issuePasswordReset(h.services.store.db, 'nobody@example.test', h.clock.nowMs()),
         null,
       );
+    });
+
+    test('a lock-out earned by guessing the old password ends with the reset', async () => {
+      const user = await signupUser(h.app, 'reset');
+      for (let i = 0; i < 3; i += 1)
+        expectError(await login(user.email, 'wrong guess'), 401, 'INVALID_CREDENTIALS');
+      expectError(await login(user.email, user.password), 429, 'RATE_LIMITED');
+      assert.equal((await reset(await issue(user))).status, 200);
+      assert.equal((await login(user.email, NEW_PASSWORD)).status, 200, 'the new password opens at once');
     });
 
     test('a second factor stays: the next login still asks for it', async () => {

@@ -111,6 +111,22 @@ export function countWrongGuess(limiter: RateLimiter): (normalisedEmail: string)
 }
 
 /**
+ * A new password (the operator's reset link) ends the lock-out that guessing the old one earned. Best effort: the
+ * reset has committed, so a limiter that is down now only leaves the window to run out (at most 15 minutes).
+ */
+export async function forgetFailedLogins(
+  limiter: RateLimiter,
+  normalisedEmail: string,
+  log: (error: unknown) => void,
+): Promise<void> {
+  try {
+    await limiter.forget('login_account', accountKey(normalisedEmail));
+  } catch (error) {
+    log(error);
+  }
+}
+
+/**
  * A password check by a logged-in session (step-up, password change) is refused while the account is locked
  * out: a stolen session must not become a way around the login limit.
  */

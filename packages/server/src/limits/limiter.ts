@@ -11,6 +11,8 @@ export interface RateLimiter {
   hit(bucket: BucketName, bucketKey: string): Promise<LimitDecision>;
   /** What hit would decide now, counting nothing. */
   peek(bucket: BucketName, bucketKey: string): Promise<LimitDecision>;
+  /** Drops what a bucket counted for this key; throws LimiterUnavailableError when the store is down. */
+  forget(bucket: BucketName, bucketKey: string): Promise<void>;
   limitOf(bucket: BucketName): number;
   /** Invalidates key caches on every instance (Redis) before resolving; a no-op in memory. */
   publishKeyChange(): Promise<void>;
@@ -50,6 +52,7 @@ export async function createRateLimiter(options: LimiterOptions): Promise<RateLi
     return {
       hit: (bucket, key) => reported(bucket, store.hit(key, limitOf(bucket), windowMsOf(bucket)), options),
       peek: (bucket, key) => reported(bucket, store.peek(key, limitOf(bucket), windowMsOf(bucket)), options),
+      forget: (_bucket, key) => store.forget(key),
       limitOf,
       publishKeyChange: async () => undefined,
       redisStatus: () => undefined,
@@ -95,6 +98,7 @@ function redisLimiter(
   return {
     hit: (bucket, key) => reported(bucket, store.hit(key, limitOf(bucket), windowMsOf(bucket)), options),
     peek: (bucket, key) => reported(bucket, store.peek(key, limitOf(bucket), windowMsOf(bucket)), options),
+    forget: (_bucket, key) => store.forget(key),
     limitOf,
     async publishKeyChange() {
       await redis.incr(store.signalEpochKey);

@@ -152,6 +152,10 @@ export class RedisLimitStore implements LimitStore {
     };
   }
 
+  async forget(bucketKey: string): Promise<void> {
+    await this.bounded(this.redis.del(`${this.keyPrefix}rl:${bucketKey}`));
+  }
+
   /** How long the quarantine after a Redis data loss still refuses every check, by Redis's clock (0: none). */
   async quarantineRemainingMs(): Promise<number> {
     const reply = await this.bounded(

@@ -24,6 +24,8 @@ export interface LimitStore {
   hit(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision>;
   /** The decision a hit would get now, recording nothing (failed logins are counted only once they fail). */
   peek(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision>;
+  /** Drops what the bucket counted (a password reset ends the lock-out its guessing earned). */
+  forget(bucketKey: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -182,6 +184,10 @@ export class MemoryLimitStore implements LimitStore {
     if (bucket === undefined) return decide(new Bucket(windowMs), true, limit, windowMs, nowMs);
     bucket.dropUpTo(nowMs - windowMs);
     return decide(bucket, bucket.count < limit, limit, windowMs, nowMs);
+  }
+
+  async forget(bucketKey: string): Promise<void> {
+    this.buckets.delete(bucketKey);
   }
 
   /**

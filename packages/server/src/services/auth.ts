@@ -93,7 +93,7 @@ export interface AuthService {
     token: string,
     newPassword: string,
     meta: RequestMeta,
-  ): Promise<{ passwordReset: true; endedSessions: number }>;
+  ): Promise<{ email: string; endedSessions: number }>;
   /** A new login: its own organization, or with an invitation's token that organization, with its role. */
   signup(
     email: string,
@@ -593,10 +593,10 @@ export function createAuthService(
     // Hashed before the transaction (argon2 is slow); an unknown link costs the same.
     const passwordHash = await hashPassword(newPassword);
     const nowMs = clock.nowMs();
-    const { endedSessions } = await writer.run((trx) =>
+    const { userId, endedSessions } = await writer.run((trx) =>
       resetPassword(trx, { token, passwordHash, meta, nowMs, outbox: ctx.events }),
     );
-    return { passwordReset: true as const, endedSessions };
+    return { email: await emailOf(userId), endedSessions };
   }
 
   return {
