@@ -72,7 +72,7 @@ export function createBalanceViews(store: Store, clock: Clock): BalanceViews {
   const query = async (walletIds: readonly string[]) => {
     const compiled = balanceQuery(store.dialect, walletIds, clock.nowMs()).compile(store.db);
     // PostgreSQL, or a transaction is open: Kysely (which waits for the writer).
-    return withPeriodCaps(store, viewsOf((await store.db.executeQuery(compiled)).rows), clock.nowMs());
+    return complete(store, viewsOf((await store.db.executeQuery(compiled)).rows), clock.nowMs());
   };
   const load = async (walletIds: readonly string[]) => {
     const version = store.committedVersion();
@@ -88,7 +88,11 @@ export function createBalanceViews(store: Store, clock: Clock): BalanceViews {
     // No transaction is open, so the read runs at once, under this very version.
     const rows = store.readNow(balanceQuery(store.dialect, missed, clock.nowMs()).compile(store.db));
     assert(rows !== null, 'a read with no transaction open runs at once');
-    for (const [id, view] of await withPeriodCaps(store, viewsOf(rows), clock.nowMs())) {
+    const partials = viewsOf(rows);
+    const finished = needsPeriodCaps(partials)
+      ? await withPeriodCaps(store, partials, clock.nowMs())
+      : plainViews(partials);
+    for (const [id, view] of finished) {
       views.set(id, view);
       if (view.timeDependent) continue;
       if (cache.size >= CACHED_VIEWS_MAX && !cache.has(id)) cache.delete(cache.keys().next().value!);
@@ -106,6 +110,20 @@ function viewsOf(rows: readonly BalanceRow[]): Map<string, PartialView> {
   return new Map(rows.map((row) => [row.id, balanceViewOf(row)]));
 }
 
+/** Most reads have no calendar budget at all: then nothing more is read, built or awaited. */
+function needsPeriodCaps(partials: Map<string, PartialView>): boolean {
+  for (const { periodCaps } of partials.values()) if (periodCaps.length > 0) return true;
+  return false;
+}
+
+function plainViews(partials: Map<string, PartialView>): Map<string, BalanceView> {
+  return new Map([...partials].map(([id, { view }]) => [id, view]));
+}
+
+async function complete(store: Store, partials: Map<string, PartialView>, nowMs: number) {
+  return needsPeriodCaps(partials) ? withPeriodCaps(store, partials, nowMs) : plainViews(partials);
+}
+
 /**
  * The calendar budgets' room: one query per distinct period and zone among the views that have such a cap
  * (wallets without one cost nothing more), summed since the period's start as the ledger batch sums it.
@@ -115,9 +133,9 @@ async function withPeriodCaps(
   partials: Map<string, PartialView>,
   nowMs: number,
 ): Promise<Map<string, BalanceView>> {
+  const views = new Map<string, BalanceView>();
   const policiesByWallet = new Map([...partials].map(([id, { periodCaps }]) => [id, periodCaps]));
   const spent = await spentInPeriods(store.db, windowNeeds(policiesByWallet).periods, nowMs);
-  const views = new Map<string, BalanceView>();
   for (const [id, { view, periodCaps }] of partials) {
     const room = periodCapRemaining(periodCaps, nowMs, (period, timezone) => {
       const totals = spent.get(periodKey(period, timezone));
