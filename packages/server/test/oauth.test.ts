@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { RunningServer } from '../src/server.ts';
 import { OAUTH_CLIENTS_MAX, purgeEndedOAuth } from '../src/services/oauth.ts';
 import { agentWithKey, EXTERNAL, keysUrl, toolOk } from './support/agent.ts';
+import { countRows } from './support/foundation.ts';
 import { type Harness, secondInstance, startHarness, storeTargets } from './support/harness.ts';
 import { call, type Reply } from './support/http.ts';
 import { probeService, REDIS_URL, uniqueName } from './support/services.ts';
@@ -282,15 +283,7 @@ for (const target of targets) {
 
     test('housekeeping: codes and tokens go a day after they expire; a used refresh token is kept until then', async () => {
       const { clientId, tokens } = await connect();
-      const count = async (table: 'oauth_codes' | 'oauth_tokens') =>
-        Number(
-          (
-            await h.services.store.db
-              .selectFrom(table)
-              .select((eb) => eb.fn.countAll().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
+      const count = (table: 'oauth_codes' | 'oauth_tokens') => countRows(h, table);
       const refreshed = await token({
         grant_type: 'refresh_token',
         refresh_token: tokens.refresh_token,
@@ -403,15 +396,7 @@ for (const target of targets) {
 
     test('registration is bounded: past the cap a 503; a client nobody connected goes a day later', async () => {
       const db = h.services.store.db;
-      const clients = async () =>
-        Number(
-          (
-            await db
-              .selectFrom('oauth_clients')
-              .select((eb) => eb.fn.countAll<number>().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
+      const clients = () => countRows(h, 'oauth_clients');
       const connected = await connect();
       const unused = await register('Never Used');
       const room = OAUTH_CLIENTS_MAX - (await clients());

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PURGED_EVENTS_PER_ROUND_MAX, purgeSent, SENT_KEPT_MS } from '../src/services/retention.ts';
 import { createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
-import { assertLedgerOk } from './support/foundation.ts';
+import { assertLedgerOk, countRows } from './support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { as, call, fundedUser } from './support/http.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
@@ -25,17 +25,8 @@ for (const target of await storeTargets()) {
       await receiver?.close();
     });
 
-    const count = async (
-      table: 'webhook_events' | 'webhook_deliveries' | 'payment_denials' | 'transactions',
-    ) =>
-      Number(
-        (
-          await h.services.store.db
-            .selectFrom(table)
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    const count = (table: 'webhook_events' | 'webhook_deliveries' | 'payment_denials' | 'transactions') =>
+      countRows(h, table);
 
     test('events and their deliveries go 30 days after the event, not before; payments stay', async () => {
       const setup = await fundedUser(h.app, '1000');

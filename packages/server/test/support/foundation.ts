@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { decodeJwt, SignJWT } from 'jose';
 import { verifyLedger } from '../../src/ledger/verify.ts';
+import type { Database } from '../../src/store/schema.ts';
 import type { Harness } from './harness.ts';
 import { call, expectError, type Reply, type TestUser } from './http.ts';
 
@@ -178,6 +179,15 @@ const COUNTED_TABLES = [
   'idempotency_keys',
 ] as const;
 
+/** The rows of a table in the harness's store. */
+export async function countRows(h: Harness, table: keyof Database): Promise<number> {
+  const row = await h.services.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Every balance, every wallet's mutable fields and the row counts of every money table. */
 export async function storeState(h: Harness): Promise<StoreState> {
   const db = h.services.store.db;
@@ -187,13 +197,7 @@ export async function storeState(h: Harness): Promise<StoreState> {
     .select(['id', 'label', 'frozen_at_ms', 'updated_at_ms'])
     .execute();
   const counts: Record<string, number> = {};
-  for (const table of COUNTED_TABLES) {
-    const row = await db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll<bigint>().as('n'))
-      .executeTakeFirstOrThrow();
-    counts[table] = Number(row.n);
-  }
+  for (const table of COUNTED_TABLES) counts[table] = await countRows(h, table);
   const revoked = await db
     .selectFrom('sessions')
     .select((eb) => eb.fn.countAll<bigint>().as('n'))

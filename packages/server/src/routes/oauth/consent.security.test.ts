@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { generate } from 'otplib';
 import { agentWithKey } from '../../../test/support/agent.ts';
-import { expectRejectsBadCredentials } from '../../../test/support/foundation.ts';
+import { countRows, expectRejectsBadCredentials } from '../../../test/support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from '../../../test/support/harness.ts';
 import { addMember, call, expectError, signupUser, type TestUser } from '../../../test/support/http.ts';
 
@@ -24,15 +24,7 @@ for (const target of await storeTargets()) {
     });
     after(() => h.close());
 
-    const codes = async () =>
-      Number(
-        (
-          await h.services.store.db
-            .selectFrom('oauth_codes')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    const codes = () => countRows(h, 'oauth_codes');
 
     async function authorizationRequest() {
       const registered = await call(h.app, 'POST', '/oauth/register', {
