@@ -20,6 +20,9 @@ import {
   HAVE_CHROMIUM,
   launchBrowser,
   SCREENSHOT_DIR,
+  STEP_TIMEOUT,
+  shot,
+  waitForText,
 } from './support/e2e-helpers.ts';
 
 const probe = await anvilAvailable();
@@ -30,7 +33,6 @@ const skipReason = !probe.available
     ? `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium): dashboard evm e2e skipped`
     : false;
 
-const STEP_TIMEOUT = 15_000;
 /** The master view polls deposits on their way every 5 s and the server watches the chain every 200 ms. */
 const CHAIN_WAIT = 20_000;
 const PAYOUT_WAIT = 60_000;
@@ -40,23 +42,7 @@ const OUTSIDE = '0x00000000000000000000000000000000000c0ffe';
 const PASSWORD = 'correct horse battery staple';
 const TX_HASH = /^0x[0-9a-f]{64}$/i;
 
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-}
-
 /** Waits until the locator's text matches `expected` (a string: contains it). */
-async function waitForText(locator: Locator, expected: string | RegExp, timeout = STEP_TIMEOUT) {
-  const started = Date.now();
-  let last = '';
-  const matches = (text: string) =>
-    typeof expected === 'string' ? text.includes(expected) : expected.test(text);
-  while (Date.now() - started < timeout) {
-    last = (await locator.textContent({ timeout }).catch(() => '')) ?? '';
-    if (matches(last)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`expected ${String(expected)} in ${JSON.stringify(last)}`);
-}
 
 async function linkOf(locator: Locator) {
   return {

@@ -25,10 +25,10 @@ import {
   type RunningServer,
   requireChromium,
   SCREENSHOT_DIR,
+  STEP_TIMEOUT,
   startServer,
 } from './support/e2e-helpers.ts';
 
-const STEP_TIMEOUT = 15_000;
 const PASSWORD = 'correct horse battery staple';
 /** Nothing listens here: the browser's navigation to it is caught by Playwright, as the host's own page would be. */
 const REDIRECT_URL = 'http://127.0.0.1:9/oauth/callback';

@@ -6,9 +6,8 @@
 // audit log names the approver by email.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   CHROMIUM_SKIP,
   callTool,
@@ -18,29 +17,16 @@ import {
   type RunningServer,
   requireChromium,
   SCREENSHOT_DIR,
+  STEP_TIMEOUT,
+  shot,
   startServer,
+  waitForText,
 } from './support/e2e-helpers.ts';
 
-const STEP_TIMEOUT = 15_000;
 /** The wallet list is polled every 15 s: a new held payment shows within one poll (or on navigation). */
 const POLL_WAIT = 25_000;
 const EXTERNAL_ADDRESS = `0x${'cd'.repeat(20)}`;
 const PASSWORD = 'correct horse battery staple';
-
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-}
-
-async function waitForText(locator: Locator, expected: string, timeout = STEP_TIMEOUT) {
-  const started = Date.now();
-  let last = '';
-  while (Date.now() - started < timeout) {
-    last = (await locator.textContent({ timeout }).catch(() => '')) ?? '';
-    if (last.includes(expected)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`expected ${JSON.stringify(expected)} in ${JSON.stringify(last)}`);
-}
 
 describe('dashboard end to end: an organization of two', { skip: CHROMIUM_SKIP }, () => {
   let server: RunningServer;

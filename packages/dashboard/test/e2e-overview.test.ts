@@ -17,26 +17,16 @@ import {
   type RunningServer,
   requireChromium,
   SCREENSHOT_DIR,
+  STEP_TIMEOUT,
   startServer,
+  waitForText,
 } from './support/e2e-helpers.ts';
 
-const STEP_TIMEOUT = 15_000;
 const VIEWPORT = { width: 1280, height: 800 };
 const EXTERNAL_ADDRESS = `0x${'cd'.repeat(20)}`;
 const PASSWORD = 'correct horse battery staple';
 /** Where the brief asked for a picture of the overview (besides the suite's screenshot folder). */
 const OVERVIEW_PICTURE = process.env.OVERVIEW_SCREENSHOT ?? '/tmp/overview.png';
-
-async function waitForText(locator: Locator, expected: string, timeout = STEP_TIMEOUT) {
-  const started = Date.now();
-  let last = '';
-  while (Date.now() - started < timeout) {
-    last = (await locator.textContent({ timeout }).catch(() => '')) ?? '';
-    if (last.includes(expected)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`expected ${JSON.stringify(expected)} in ${JSON.stringify(last)}`);
-}
 
 /** The element lies wholly inside the viewport and the page has not been scrolled. */
 async function assertInView(page: Page, locator: Locator) {

@@ -9,42 +9,30 @@ import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   CHROMIUM_SKIP,
   callTool,
   ensureBuilt,
   GENEROUS_LIMITS,
   launchBrowser,
+  noHorizontalScroll,
   type RunningServer,
   requireChromium,
   SCREENSHOT_DIR,
+  STEP_TIMEOUT,
+  shot,
   startServer,
+  waitForText,
 } from './support/e2e-helpers.ts';
 
-const STEP_TIMEOUT = 15_000;
 /** The webhook worker looks every second; a busy machine gets slack. */
 const DELIVERY_WAIT = 20_000;
 const EXTERNAL_ADDRESS = `0x${'ab'.repeat(20)}`;
 const PASSWORD = 'correct horse battery staple';
 
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-}
-
 /** Waits until the locator's text contains `expected`. */
-async function waitForText(locator: Locator, expected: string, timeout = STEP_TIMEOUT) {
-  const started = Date.now();
-  let last = '';
-  while (Date.now() - started < timeout) {
-    last = (await locator.textContent({ timeout }).catch(() => '')) ?? '';
-    if (last.includes(expected)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`expected ${JSON.stringify(expected)} in ${JSON.stringify(last)}`);
-}
 
 async function waitUntil(what: string, condition: () => boolean, timeout = DELIVERY_WAIT) {
   const started = Date.now();
@@ -52,14 +40,6 @@ async function waitUntil(what: string, condition: () => boolean, timeout = DELIV
     if (Date.now() - started > timeout) assert.fail(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-async function noHorizontalScroll(page: Page): Promise<void> {
-  const widths = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    client: document.documentElement.clientWidth,
-  }));
-  assert.ok(widths.scroll <= widths.client, `horizontal scroll: ${widths.scroll} > ${widths.client}`);
 }
 
 interface Received {

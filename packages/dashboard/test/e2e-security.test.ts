@@ -11,19 +11,22 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generate } from 'otplib';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   CHROMIUM_SKIP,
   ensureBuilt,
   GENEROUS_LIMITS,
   launchBrowser,
+  noHorizontalScroll,
   type RunningServer,
   requireChromium,
   SCREENSHOT_DIR,
+  STEP_TIMEOUT,
+  shot,
   startServer,
+  waitForText,
 } from './support/e2e-helpers.ts';
 
-const STEP_TIMEOUT = 15_000;
 /** The server's STEP_UP_MAX_AGE_SECONDS here (its minimum); waiting past it makes the next sensitive call ask. */
 const STEP_UP_AGE_SECONDS = 10;
 const ADDRESS_DELAY_SECONDS = 3;
@@ -31,29 +34,7 @@ const PASSWORD = 'correct horse battery staple';
 const EXTERNAL_ADDRESS = `0x${'ab'.repeat(20)}`;
 const STEP_UP_DIALOG = 'Confirm it’s you';
 
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-}
-
 /** Waits until the locator's text contains `expected`. */
-async function waitForText(locator: Locator, expected: string, timeout = STEP_TIMEOUT) {
-  const started = Date.now();
-  let last = '';
-  while (Date.now() - started < timeout) {
-    last = (await locator.textContent({ timeout }).catch(() => '')) ?? '';
-    if (last.includes(expected)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`expected ${JSON.stringify(expected)} in ${JSON.stringify(last)}`);
-}
-
-async function noHorizontalScroll(page: Page): Promise<void> {
-  const widths = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    client: document.documentElement.clientWidth,
-  }));
-  assert.ok(widths.scroll <= widths.client, `horizontal scroll: ${widths.scroll} > ${widths.client}`);
-}
 
 /** Sleeps until the session's last proof of presence is older than the step-up age. */
 async function outliveStepUp(provenAt: number) {

@@ -12,38 +12,27 @@ import {
   ensureBuilt,
   GENEROUS_LIMITS,
   launchBrowser,
+  noHorizontalScroll,
   type RunningServer,
   requireChromium,
   SCREENSHOT_DIR,
+  STEP_TIMEOUT,
+  shot,
   startServer,
+  waitForText,
 } from './support/e2e-helpers.ts';
 
-const STEP_TIMEOUT = 15_000;
 /** The dashboard polls GET /agent-wallets every 15 s; allow one full interval plus slack for a busy machine. */
 const POLL_WAIT = 30_000;
 const EXTERNAL_ADDRESS = `0x${'ab'.repeat(20)}`;
 const XSS_LABEL = '<img src=x onerror="window.__xss=1">';
 const PASSWORD = 'correct horse battery staple';
 
-async function shot(page: Page, name: string, fullPage = true) {
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage });
-}
-
 async function text(locator: Locator): Promise<string> {
   return (await locator.textContent({ timeout: STEP_TIMEOUT })) ?? '';
 }
 
 /** Waits until the locator's text contains `expected`. */
-async function waitForText(locator: Locator, expected: string, timeout = STEP_TIMEOUT) {
-  const started = Date.now();
-  let last = '';
-  while (Date.now() - started < timeout) {
-    last = (await locator.textContent({ timeout }).catch(() => '')) ?? '';
-    if (last.includes(expected)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`expected ${JSON.stringify(expected)} in ${JSON.stringify(last)}`);
-}
 
 /**
  * The cells of a downloaded CSV (RFC 4180, no quoted line breaks in these rows), header first. Every cell is
@@ -67,14 +56,6 @@ async function downloadOf(page: Page, click: () => Promise<void>): Promise<{ nam
   const [download] = await Promise.all([page.waitForEvent('download'), click()]);
   const path = await download.path();
   return { name: download.suggestedFilename(), text: readFileSync(path, 'utf8') };
-}
-
-async function noHorizontalScroll(page: Page): Promise<void> {
-  const widths = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    client: document.documentElement.clientWidth,
-  }));
-  assert.ok(widths.scroll <= widths.client, `horizontal scroll: ${widths.scroll} > ${widths.client}`);
 }
 
 describe('dashboard end to end', { skip: CHROMIUM_SKIP }, () => {

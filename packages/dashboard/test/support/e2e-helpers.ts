@@ -1,12 +1,13 @@
 // Helpers of the dashboard's end-to-end test: build the dashboard when needed, run the real server as a child
 // process on a free port with a temporary data dir, launch Debian's Chromium through playwright-core.
 // Plain erasable TypeScript: it runs under Node's type stripping.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 
 export const DASHBOARD_DIR = resolve(import.meta.dirname, '../..');
 export const REPO_ROOT = resolve(DASHBOARD_DIR, '../..');
@@ -191,4 +192,36 @@ export async function callTool(
     body: JSON.stringify({ params }),
   });
   return { status: response.status, body: (await response.json()) as ToolReply['body'] };
+}
+
+/** How long one step of a journey may take before the suite says which one failed. */
+export const STEP_TIMEOUT = 15_000;
+
+/** Waits until the locator's text contains `expected` (or matches it); fails naming what was there instead. */
+export async function waitForText(locator: Locator, expected: string | RegExp, timeout = STEP_TIMEOUT) {
+  const started = Date.now();
+  let last = '';
+  const matches = (text: string) =>
+    typeof expected === 'string' ? text.includes(expected) : expected.test(text);
+  while (Date.now() - started < timeout) {
+    last = (await locator.textContent({ timeout }).catch(() => '')) ?? '';
+    if (matches(last)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const wanted = typeof expected === 'string' ? JSON.stringify(expected) : String(expected);
+  assert.fail(`expected ${wanted} in ${JSON.stringify(last)}`);
+}
+
+/** A screenshot into the suite's folder (test-output/screenshots). */
+export async function shot(page: Page, name: string, fullPage = true) {
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage });
+}
+
+/** The page fits its viewport's width. */
+export async function noHorizontalScroll(page: Page): Promise<void> {
+  const widths = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
+  assert.ok(widths.scroll <= widths.client, `horizontal scroll: ${widths.scroll} > ${widths.client}`);
 }
