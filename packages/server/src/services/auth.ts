@@ -19,8 +19,8 @@ import type { ServiceContext } from './context.ts';
 import type { FactorMethod, MfaService } from './mfa.ts';
 import { acceptInvitation, foundOrganization } from './organizations.ts';
 import type { PasskeyService } from './passkeys.ts';
-import { resetPassword } from './password-reset.ts';
-import { type RequestMeta, recordSecurityEvent } from './security-events.ts';
+import { replacePassword, resetPassword } from './password-reset.ts';
+import type { RequestMeta } from './security-events.ts';
 import { createMasterWallet } from './wallets.ts';
 
 export const SESSION_SECONDS = 7 * 24 * 60 * 60;
@@ -560,32 +560,18 @@ export function createAuthService(
     }
     const passwordHash = await hashPassword(change.newPassword);
     const nowMs = clock.nowMs();
-    return writer.run(async (trx) => {
-      await trx
-        .updateTable('users')
-        .set({ password_hash: passwordHash, password_changed_at_ms: BigInt(nowMs) })
-        .where('id', '=', user.userId)
-        .execute();
-      const ended = await trx
-        .updateTable('sessions')
-        .set({ revoked_at_ms: BigInt(nowMs) })
-        .where('user_id', '=', user.userId)
-        .where('revoked_at_ms', 'is', null)
-        .where('id', '!=', user.sessionId)
-        .executeTakeFirst();
-      await recordSecurityEvent(
-        trx,
-        {
-          userId: user.userId,
-          type: 'security.password_changed',
-          detail: { endedSessions: String(ended.numUpdatedRows) },
-          meta,
-          nowMs,
-        },
-        ctx.events,
-      );
-      return { endedSessions: Number(ended.numUpdatedRows) };
-    });
+    const endedSessions = await writer.run((trx) =>
+      replacePassword(trx, {
+        userId: user.userId,
+        passwordHash,
+        keepSessionId: user.sessionId,
+        detail: {},
+        meta,
+        nowMs,
+        outbox: ctx.events,
+      }),
+    );
+    return { endedSessions };
   }
 
   /** A forgotten password, with the operator's reset link (password-reset.ts): every session ends. */
@@ -593,10 +579,7 @@ export function createAuthService(
     // Hashed before the transaction (argon2 is slow); an unknown link costs the same.
     const passwordHash = await hashPassword(newPassword);
     const nowMs = clock.nowMs();
-    const { userId, endedSessions } = await writer.run((trx) =>
-      resetPassword(trx, { token, passwordHash, meta, nowMs, outbox: ctx.events }),
-    );
-    return { email: await emailOf(userId), endedSessions };
+    return writer.run((trx) => resetPassword(trx, { token, passwordHash, meta, nowMs, outbox: ctx.events }));
   }
 
   return {

@@ -59,21 +59,23 @@ const refused = () =>
 
 /**
  * Sets the new password of the link's account, inside `trx`: the link is claimed (of two requests with one link,
- * one wins), every session ends, and `security.password_changed` is recorded. Answers the sessions ended.
+ * one wins), every session ends, and `security.password_changed` is recorded. Answers the account's email (its
+ * login lock-out is keyed by it) and the sessions ended.
  */
 export async function resetPassword(
   trx: Kysely<Database>,
   input: { token: string; passwordHash: string; meta: RequestMeta; nowMs: number; outbox: EventOutbox },
-): Promise<{ userId: string; endedSessions: number }> {
+): Promise<{ email: string; endedSessions: number }> {
   if (!RESET_TOKEN_PATTERN.test(input.token)) throw refused();
   const id = secretDigest(input.token);
   const link = await trx
-    .selectFrom('auth_challenges')
-    .select('user_id')
-    .where('id', '=', id)
-    .where('kind', '=', 'password_reset')
-    .where('used_at_ms', 'is', null)
-    .where('expires_at_ms', '>', BigInt(input.nowMs))
+    .selectFrom('auth_challenges as c')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .select(['c.user_id', 'u.email'])
+    .where('c.id', '=', id)
+    .where('c.kind', '=', 'password_reset')
+    .where('c.used_at_ms', 'is', null)
+    .where('c.expires_at_ms', '>', BigInt(input.nowMs))
     .executeTakeFirst();
   if (link === undefined) throw refused();
   const claimed = await trx
@@ -83,31 +85,61 @@ export async function resetPassword(
     .where('used_at_ms', 'is', null)
     .executeTakeFirst();
   if (claimed.numUpdatedRows !== 1n) throw refused();
+  // Links issued at once by two operators' commands: none of them outlives the reset.
+  await endOpenResets(trx, link.user_id, input.nowMs);
+  const endedSessions = await replacePassword(trx, {
+    userId: link.user_id,
+    passwordHash: input.passwordHash,
+    keepSessionId: null,
+    detail: { by: 'reset link' },
+    meta: input.meta,
+    nowMs: input.nowMs,
+    outbox: input.outbox,
+  });
+  return { email: link.email, endedSessions };
+}
+
+/**
+ * A password set anew, inside `trx` (a change by the member, or a reset link): the hash is stored, every session
+ * but `keepSessionId` ends, and `security.password_changed` is recorded with `detail`. Answers the sessions ended.
+ */
+export async function replacePassword(
+  trx: Kysely<Database>,
+  input: {
+    userId: string;
+    passwordHash: string;
+    keepSessionId: string | null;
+    detail: Record<string, string>;
+    meta: RequestMeta;
+    nowMs: number;
+    outbox: EventOutbox;
+  },
+): Promise<number> {
   const nowMs = BigInt(input.nowMs);
   await trx
     .updateTable('users')
     .set({ password_hash: input.passwordHash, password_changed_at_ms: nowMs })
-    .where('id', '=', link.user_id)
+    .where('id', '=', input.userId)
     .execute();
-  const ended = await trx
+  let sessions = trx
     .updateTable('sessions')
     .set({ revoked_at_ms: nowMs })
-    .where('user_id', '=', link.user_id)
-    .where('revoked_at_ms', 'is', null)
-    .executeTakeFirst();
-  await endOpenResets(trx, link.user_id, input.nowMs);
+    .where('user_id', '=', input.userId)
+    .where('revoked_at_ms', 'is', null);
+  if (input.keepSessionId !== null) sessions = sessions.where('id', '!=', input.keepSessionId);
+  const ended = Number((await sessions.executeTakeFirst()).numUpdatedRows);
   await recordSecurityEvent(
     trx,
     {
-      userId: link.user_id,
+      userId: input.userId,
       type: 'security.password_changed',
-      detail: { endedSessions: String(ended.numUpdatedRows), by: 'reset link' },
+      detail: { endedSessions: String(ended), ...input.detail },
       meta: input.meta,
       nowMs: input.nowMs,
     },
     input.outbox,
   );
-  return { userId: link.user_id, endedSessions: Number(ended.numUpdatedRows) };
+  return ended;
 }
 
 async function endOpenResets(trx: Kysely<Database>, userId: string, nowMs: number): Promise<void> {
