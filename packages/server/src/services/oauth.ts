@@ -166,14 +166,12 @@ export function createOAuthService(
     };
   }
 
-  /** Everything about an authorization request that can be wrong, checked before the owner is asked. */
+  /**
+   * Everything about an authorization request that can be wrong, checked before the owner is asked: the request's
+   * own fields first, so a malformed one never costs a lookup or a metadata document's fetch.
+   */
   async function checkRequest(request: AuthorizationRequest, mcpUrl: string) {
     if (request.responseType !== 'code') throw consentRefused('response_type must be "code"');
-    const client = await resolveClient(request.clientId);
-    if (!client.redirectUris.includes(request.redirectUri))
-      throw consentRefused('redirect_uri is not one the client registered');
-    const redirect = checkRedirectUri(request.redirectUri);
-    if (!redirect.ok) throw consentRefused(`redirect_uri ${redirect.reason}`);
     if (request.codeChallengeMethod !== 'S256') throw consentRefused('code_challenge_method must be S256');
     if (!isWellFormedChallenge(request.codeChallenge))
       throw consentRefused('code_challenge must be the 43-character base64url S256 of a verifier');
@@ -181,6 +179,11 @@ export function createOAuthService(
       throw consentRefused(`resource must be this service's MCP endpoint, ${mcpUrl}`);
     const scopes = requestedScopes(request.scope);
     if (!scopes.ok) throw consentRefused(scopes.reason);
+    const client = await resolveClient(request.clientId);
+    if (!client.redirectUris.includes(request.redirectUri))
+      throw consentRefused('redirect_uri is not one the client registered');
+    const redirect = checkRedirectUri(request.redirectUri);
+    if (!redirect.ok) throw consentRefused(`redirect_uri ${redirect.reason}`);
     return { client, scopes: scopes.scopes };
   }
 
