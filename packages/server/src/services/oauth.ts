@@ -302,9 +302,7 @@ export function createOAuthService(
         .execute();
       return { tokens: await issueTokens(trx, keyId, row.scopes, nowMs) };
     });
-    if (outcome.tokens !== undefined) return outcome.tokens;
-    if (outcome.revoke !== undefined && outcome.revoke !== null) await keys.revokeConnection(outcome.revoke);
-    throw invalidGrant(outcome.refused ?? 'refused');
+    return settle(outcome);
   }
 
   async function refresh(params: Record<string, string>, mcpUrl: string): Promise<TokenAnswer> {
@@ -345,6 +343,11 @@ export function createOAuthService(
         .execute();
       return { tokens: await issueTokens(trx, row.key_id, row.scopes, nowMs) };
     });
+    return settle(outcome);
+  }
+
+  /** A grant's outcome, after its transaction: the tokens, or the refusal (ending first what a reuse exposed). */
+  async function settle(outcome: GrantOutcome): Promise<TokenAnswer> {
     if (outcome.tokens !== undefined) return outcome.tokens;
     if (outcome.revoke !== undefined && outcome.revoke !== null) await keys.revokeConnection(outcome.revoke);
     throw invalidGrant(outcome.refused ?? 'refused');
