@@ -132,6 +132,14 @@ for (const target of targets) {
       assert.deepEqual(server.body.code_challenge_methods_supported, ['S256']);
       assert.equal(server.body.client_id_metadata_document_supported, true);
       assert.deepEqual(server.body.scopes_supported, ['read', 'write']);
+      // The protocol endpoints answer any origin, their refusals and unknown paths too; the API does not.
+      assert.equal(server.headers['access-control-allow-origin'], '*');
+      const badGrant = await token({ grant_type: 'password' });
+      assert.deepEqual([badGrant.status, badGrant.headers['access-control-allow-origin']], [400, '*']);
+      const unknown = await call(h.app, 'GET', '/.well-known/oauth-nothing-here');
+      assert.deepEqual([unknown.status, unknown.headers['access-control-allow-origin']], [404, '*']);
+      const api = await call(h.app, 'GET', '/api/v1/health');
+      assert.equal(api.headers['access-control-allow-origin'], undefined);
       const unauthenticated = await call(h.app, 'POST', '/mcp', {
         jsonrpc: '2.0',
         id: 1,

@@ -17,7 +17,7 @@ import { registerDashboard } from './dashboard.ts';
 import { errorHandler, sendAppError } from './errors.ts';
 import { collectRouteMethods, methodNotAllowed } from './methods.ts';
 import { registerMetrics } from './metrics-route.ts';
-import { registerOAuthRoutes } from './oauth.ts';
+import { isOAuthProtocolPath, registerOAuthRoutes } from './oauth.ts';
 import { refineDocument } from './openapi.ts';
 import { originCheck } from './origin.ts';
 import { toFastifyRoute } from './route.ts';
@@ -77,6 +77,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     const api = isApiPath(request.url);
     reply.headers(api ? headers.api : headers.document);
     reply.header('x-request-id', request.id);
+    if (isOAuthProtocolPath(request.url)) reply.header('access-control-allow-origin', '*');
     if (isClosing()) refuseWhileClosing(reply);
     checkOrigin(request);
     if (api && cors(request, reply)) return reply.code(204).send();

@@ -37,9 +37,6 @@ export function registerOAuthRoutes(app: FastifyInstance, services: Services): v
   const open = { schema: { hide: true }, config: { auth: 'none' as const } };
   app.decorate('publicUrl', services.config.publicUrl);
   registerFormParser(app);
-  app.addHook('onSend', async (request, reply) => {
-    if (isProtocolPath(request.url)) reply.header('access-control-allow-origin', '*');
-  });
   for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
     app.get(path, open, async (request) => protectedResourceMetadata(base(request)));
   }
@@ -71,7 +68,11 @@ export function registerOAuthRoutes(app: FastifyInstance, services: Services): v
   }
 }
 
-function isProtocolPath(url: string): boolean {
+/**
+ * The protocol endpoints answer any origin (their failures and 404s too): the app's one request gate calls this,
+ * rather than a hook of their own that every other request would pass through.
+ */
+export function isOAuthProtocolPath(url: string): boolean {
   return url.startsWith('/oauth/') || url.startsWith('/.well-known/oauth-');
 }
 
