@@ -251,10 +251,13 @@ for (const target of await storeTargets()) {
       );
     });
 
-    test('without a factor: keys and policies as before, but the password and factors need a recent password', async () => {
+    test('without a factor: policies as before, but keys, the password and factors need a recent password', async () => {
       const agent: Agent = await agentWithKey(h);
       h.clock.advanceSeconds(STEP_UP_AGE_SECONDS + 1);
-      await createKey(agent.user, agent.walletId, { label: 'no factor, no step-up' });
+      await createPolicy(agent.user, agent.walletId, 'spend_cap_per_tx', { limit: '5' });
+      const key = await agent.user.api.post(keysUrl(agent.walletId), { label: 'a stale session' });
+      expectError(key, 403, 'STEP_UP_REQUIRED');
+      assert.deepEqual(key.body.error.methods, ['password']);
       const change = { currentPassword: agent.user.password, newPassword: 'another long passphrase' };
       const refused = await agent.user.api.post('/api/v1/auth/password', change);
       expectError(refused, 403, 'STEP_UP_REQUIRED');
@@ -269,6 +272,7 @@ for (const target of await storeTargets()) {
         (await agent.user.api.post('/api/v1/auth/step-up', { password: agent.user.password })).status,
         200,
       );
+      await createKey(agent.user, agent.walletId, { label: 'after a step-up' });
       const changed = await agent.user.api.post('/api/v1/auth/password', change);
       assert.equal(changed.status, 200, changed.raw);
       expectError(await login(agent.user.email, agent.user.password), 401, 'INVALID_CREDENTIALS');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createKey, tool } from './support/agent.helpers.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
-import { expectError, fundedUser } from './support/http.ts';
+import { expectError, fundedUser, stepUpWithPassword } from './support/http.ts';
 
 for (const target of await storeTargets()) {
   describe(`key lifecycle (${target.name})`, { skip: target.skip }, () => {
@@ -64,6 +64,7 @@ for (const target of await storeTargets()) {
       h.clock.advanceSeconds(1);
       assert.equal(await works(first), false);
       const second = r1.body.data.key;
+      await stepUpWithPassword(user);
       const r2 = await user.api.post(`/api/v1/agent-wallets/${walletId}/keys/${r1.body.data.id}/rotate`, {
         gracePeriodSeconds: 0,
       });

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, RouteOptions 
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { type Role, rolesAllowed } from '../domain/roles.ts';
-import { AppError } from '../errors.ts';
+import { AppError, assert } from '../errors.ts';
 import { recordAudit } from '../services/audit.ts';
 import type { StepUpRule } from '../services/auth.ts';
 import type { Services } from '../services/index.ts';
@@ -50,8 +50,12 @@ export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B ext
   mfaEnrolment?: true;
   /** A session route that is not a GET but changes nothing worth a line of the audit log (a simulation). */
   audited?: false;
-  /** Narrows stepUp to some requests (a policy change that loosens it); runs after validation. */
-  stepUpWhen?: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<boolean>;
+  /**
+   * The rule for this request, when it depends on what the request does (a policy change that loosens it, an
+   * invitation as owner): null asks for nothing. Runs after validation; never asks more than `stepUp`, which is
+   * what the route documents.
+   */
+  stepUpWhen?: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<StepUpRule | null>;
   summary: string;
   description?: string;
   tags: string[];
@@ -113,13 +117,23 @@ const STEP_UP_NOTES: Record<StepUpRule, string> = {
   always: 'Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).',
   withFactor: 'Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).',
 };
+const STEP_UP_SOME_NOTES: Record<StepUpRule, string> = {
+  always: 'Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).',
+  withFactor:
+    'Step-up: for the requests the description names, when the user has a second factor active (403 STEP_UP_REQUIRED).',
+};
+
+/** How strong a rule is: a request's own rule may never ask more than the route declares. */
+const STEP_UP_STRENGTH: Record<StepUpRule, number> = { withFactor: 1, always: 2 };
 
 /** The OpenAPI description: the route's own, and what it needs of the session (role, step-up). */
 function describeRoute(definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>) {
   const notes = [
     definition.description,
     definition.role === undefined ? undefined : `Role: ${rolesAllowed(definition.role).join(', ')}.`,
-    definition.stepUp === undefined ? undefined : STEP_UP_NOTES[definition.stepUp],
+    definition.stepUp === undefined
+      ? undefined
+      : (definition.stepUpWhen === undefined ? STEP_UP_NOTES : STEP_UP_SOME_NOTES)[definition.stepUp],
   ].filter((note) => note !== undefined);
   return notes.length === 0 ? undefined : notes.join(' ');
 }
@@ -132,8 +146,13 @@ async function requireStepUp(
   const user = input.request.user;
   if (user === null || definition.stepUp === undefined)
     throw new AppError('UNAUTHORIZED', 'a session is required');
-  if (definition.stepUpWhen !== undefined && !(await definition.stepUpWhen(input))) return;
-  await input.services.auth.requireStepUp(user, definition.stepUp);
+  const rule = definition.stepUpWhen === undefined ? definition.stepUp : await definition.stepUpWhen(input);
+  if (rule === null) return;
+  assert(
+    STEP_UP_STRENGTH[rule] <= STEP_UP_STRENGTH[definition.stepUp],
+    `${definition.method} ${definition.url}: a request's step-up never exceeds the route's declared one`,
+  );
+  await input.services.auth.requireStepUp(user, rule);
 }
 
 function isAuditedWrite(definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>): boolean {

@@ -11,7 +11,8 @@ export function rolesTable(): string {
   const rows = Object.entries(ROUTE_TABLE).flatMap(([operationId, route]) => {
     if (route.role === undefined) return [];
     const path = route.url.replace('/api/v1', '');
-    const stepUp = route.stepUp === undefined ? '' : route.stepUp === 'always' ? 'always' : 'with a factor';
+    const rule = route.stepUp === undefined ? '' : route.stepUp === 'always' ? 'always' : 'with a factor';
+    const stepUp = route.stepUpWhen === undefined || rule === '' ? rule : `${rule}, for some requests`;
     return [
       `| ${route.method} | \`${path}\` | ${operationId} | ${rolesAllowed(route.role).join(', ')} | ${stepUp} |`,
     ];

@@ -113,6 +113,12 @@ export async function addMember(
   };
 }
 
+/** Proves presence again with the password (a user without a second factor), for a session older than the step-up age. */
+export async function stepUpWithPassword(user: TestUser): Promise<void> {
+  const reply = await user.api.post('/api/v1/auth/step-up', { password: user.password });
+  if (reply.status !== 200) throw new Error(`step-up failed: ${reply.status} ${reply.raw}`);
+}
+
 /** A user with `amount` in the master wallet and one agent wallet. */
 export async function fundedUser(app: FastifyInstance, masterAmount: string) {
   const user = await signupUser(app);

@@ -8,6 +8,7 @@ export default defineRoute({
   url: '/api/v1/alerts/:id',
   auth: 'user',
   role: 'admin',
+  stepUp: 'always',
   summary: 'Delete an alert',
   tags: ['alerts'],
   params: alertParams,

@@ -7,15 +7,14 @@ export default defineRoute({
   url: '/api/v1/auth/notifications',
   auth: 'user',
   role: 'viewer',
-  // Turning an alarm off (a stolen session hiding what it does next) needs presence proven recently, as any
-  // loosening does; turning one on needs nothing.
-  stepUp: 'withFactor',
-  stepUpWhen: async ({ body }) => Object.values(body.email).includes(false),
+  // Turning an alarm off (a stolen session hiding what it does next) needs presence proven recently, with or
+  // without a second factor; turning one on needs nothing.
+  stepUp: 'always',
+  stepUpWhen: async ({ body }) => (Object.values(body.email).includes(false) ? 'always' : null),
   summary: 'Choose the email the caller receives',
   description:
     'Turns kinds of email on or off for the caller only. A kind the caller’s role does not receive may be ' +
-    'chosen too: it applies if the role changes. Turning a kind off needs a recent step-up when the caller has ' +
-    'a second factor.',
+    'chosen too: it applies if the role changes. Turning a kind off needs a recent step-up.',
   tags: ['auth'],
   body: notificationSettingsChange,
   response: notificationSettingsView,

@@ -10,7 +10,7 @@ export default defineRoute({
   url: '/api/v1/agent-wallets/:walletId/keys',
   auth: 'user',
   role: 'admin',
-  stepUp: 'withFactor',
+  stepUp: 'always',
   summary: 'Create an API key for an agent wallet',
   description:
     'The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its ' +

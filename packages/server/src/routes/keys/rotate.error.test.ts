@@ -12,7 +12,7 @@ import {
 } from '../../../test/support/agent.ts';
 import { expectValidation } from '../../../test/support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from '../../../test/support/harness.ts';
-import { expectError } from '../../../test/support/http.ts';
+import { expectError, stepUpWithPassword } from '../../../test/support/http.ts';
 
 for (const target of await storeTargets()) {
   describe(`POST /agent-wallets/:walletId/keys/:keyId/rotate error (${target.name})`, {
@@ -82,6 +82,7 @@ for (const target of await storeTargets()) {
       );
       await assertAgentStateUnchanged(h, state, 'a second rotation');
       h.clock.advanceSeconds(601);
+      await stepUpWithPassword(agent.user);
       state = await agentState(h);
       expectError(
         await agent.user.api.post(keyUrl(agent.walletId, agent.keyId, 'rotate')),

@@ -10,7 +10,7 @@ export default defineRoute({
   url: '/api/v1/agent-wallets/:walletId/keys/:keyId/rotate',
   auth: 'user',
   role: 'admin',
-  stepUp: 'withFactor',
+  stepUp: 'always',
   summary: 'Rotate an API key',
   description:
     'A new key (shown once) with the same label and scopes. The old key keeps working until now + ' +

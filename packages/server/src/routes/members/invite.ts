@@ -9,12 +9,15 @@ export default defineRoute({
   url: '/api/v1/members/invitations',
   auth: 'user',
   role: 'owner',
-  stepUp: 'withFactor',
+  // An owner or admin can take the organization over: always. Any other invitation: with a factor.
+  stepUp: 'always',
+  stepUpWhen: async ({ body }) => (body.role === 'owner' || body.role === 'admin' ? 'always' : 'withFactor'),
   summary: 'Invite a member',
   description:
     'Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, ' +
     'invitationToken}` with the same email joins the organization with this role. An email that already has a ' +
-    'login is refused (409 EMAIL_TAKEN): one organization per login.',
+    'login is refused (409 EMAIL_TAKEN): one organization per login. Step-up: always to invite an owner or ' +
+    'admin; for another role, when the caller has a second factor.',
   tags: ['members'],
   body: z.strictObject({ email: emailSchema, role: roleSchema }),
   response: invitationView.extend({ token: z.string().describe('shown once') }),

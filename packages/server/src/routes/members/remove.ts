@@ -8,6 +8,7 @@ export default defineRoute({
   url: '/api/v1/members/:id',
   auth: 'user',
   role: 'owner',
+  stepUp: 'always',
   summary: 'Remove a member',
   description:
     'Their sessions end at once, on every instance; they can no longer log in. The last owner cannot be removed ' +

@@ -8,7 +8,7 @@ export default defineRoute({
   url: '/api/v1/members/:id',
   auth: 'user',
   role: 'owner',
-  stepUp: 'withFactor',
+  stepUp: 'always',
   summary: "Change a member's role",
   description:
     'Takes effect on their next request, on every instance. The last owner cannot be demoted (409 INVALID_STATE).',

@@ -11,13 +11,15 @@ export default defineRoute({
   url: '/api/v1/oauth/consent',
   auth: 'user',
   role: 'admin',
-  stepUp: 'withFactor',
+  // Allowing hands a client the wallet's money as a key would: always. Denying gives nothing away.
+  stepUp: 'always',
+  stepUpWhen: async ({ body }) => (body.decision === 'allow' ? 'always' : null),
   summary: 'Allow or deny an OAuth client the use of an agent wallet',
   description:
     'The owner’s answer on the consent page. Allow: a single-use code (10 minutes) bound to the client, the ' +
     'redirect URI, the PKCE challenge and the resource, for the chosen agent wallet and scopes; its exchange ' +
     'creates a connection listed with the wallet’s keys (type oauth). Deny: the client gets error=access_denied. ' +
-    'Either way the answer is where to send the browser (redirectTo, with state and iss).',
+    'Either way the answer is where to send the browser (redirectTo, with state and iss). Step-up: always to allow.',
   tags: ['oauth'],
   body: authorizationRequest.extend({
     decision: z.enum(['allow', 'deny']),

@@ -13,18 +13,19 @@ export default defineRoute({
   stepUp: 'withFactor',
   // Pausing, or new params that do not provably tighten the policy; resuming and tightening need nothing.
   stepUpWhen: async ({ request, params, body, services }) => {
-    if (body.active === false) return true;
-    if (body.params === undefined) return false;
+    if (body.active === false) return 'withFactor';
+    if (body.params === undefined) return null;
     const existing = await services.policies.get(
       currentUser(request).tenantId,
       params.walletId,
       params.policyId,
     );
     const after = parsePolicyParams(existing.type, body.params);
-    return !tightens(
+    const tighter = tightens(
       ruleOf(existing.type, storedParams(existing.params)),
       ruleOf(existing.type, storedParams(after)),
     );
+    return tighter ? null : 'withFactor';
   },
   summary: 'Change or pause a policy',
   description:

@@ -8,6 +8,7 @@ export default defineRoute({
   url: '/api/v1/webhooks/:id',
   auth: 'user',
   role: 'admin',
+  stepUp: 'always',
   summary: 'Delete a webhook endpoint',
   description: 'Its pending deliveries are dropped.',
   tags: ['webhooks'],

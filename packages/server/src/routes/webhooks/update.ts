@@ -8,8 +8,15 @@ export default defineRoute({
   url: '/api/v1/webhooks/:id',
   auth: 'user',
   role: 'admin',
-  stepUp: 'withFactor',
+  // Where a webhook delivers and what it sends decide whether the humans hear of what happens: changing either is
+  // an alarm removed (always); its description alone, with a factor.
+  stepUp: 'always',
+  stepUpWhen: async ({ body }) =>
+    body.url !== undefined || (body.events !== undefined && body.events !== null) ? 'always' : 'withFactor',
   summary: 'Change a webhook endpoint',
+  description:
+    'Step-up: always to change `url` or `events` (where the alarm goes, what it carries); for `description` ' +
+    'alone, when the caller has a second factor.',
   tags: ['webhooks'],
   params: endpointParams,
   body: z.strictObject({ ...endpointInput, url: endpointInput.url.optional() }),
