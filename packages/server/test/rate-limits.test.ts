@@ -69,6 +69,7 @@ describe('rate limits: the seed defaults (memory store)', () => {
       tool_unauthenticated: 60,
       default: 60,
       login_account: 10,
+      mfa_code: 10,
       check_payment: 60,
       x402_fetch: 10,
       x402_sign: 10,

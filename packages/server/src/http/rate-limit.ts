@@ -1,7 +1,7 @@
 // Applies a limiter decision to a response: RateLimit-* headers on every limited response, and the 429 of
 // seed section 7 (RATE_LIMITED, Retry-After) when the bucket is full. A store outage is a 503, never a pass.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError, assert } from '../errors.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import {
   accountSubject,
@@ -12,6 +12,7 @@ import {
   restBucketFor,
 } from '../limits/rules.ts';
 import { type LimitDecision, LimiterUnavailableError } from '../limits/store.ts';
+import type { CodeLimit, GuessLimits } from '../services/auth.ts';
 
 export interface LimitTarget {
   bucket: BucketName;
@@ -110,6 +111,39 @@ export function countWrongGuess(limiter: RateLimiter): (normalisedEmail: string)
   };
 }
 
+/** Both limits on guessing an account's secrets, for the routes that judge a code. */
+export function guessLimits(limiter: RateLimiter): GuessLimits {
+  return { wrong: countWrongGuess(limiter), code: limitCodeGuesses(limiter) };
+}
+
+/**
+ * TOTP and recovery codes per account (contract section 8, bucket `mfa_code`): every code takes a slot BEFORE it
+ * is judged, so concurrent guesses over many mfaTokens, sessions and IPs can never together pass the limit; a right
+ * code gives its slot back, so only wrong ones are counted. Past the limit every code, a right one too, is a 429
+ * until the window passes — passkeys are not limited here (they cannot be guessed). The `login_account` lock-out
+ * does not apply: its bypass for an owner with a factor is what lets the owner in while passwords are guessed.
+ */
+export function limitCodeGuesses(limiter: RateLimiter): CodeLimit {
+  return async (normalisedEmail, judge) => {
+    const key = bucketKeyFor({ bucket: 'mfa_code', subject: accountSubject(normalisedEmail) });
+    const decision = await decide(limiter, 'mfa_code', key, () => undefined);
+    assert(decision !== null, 'only health passes without a decision');
+    if (!decision.allowed) throw rateLimited(decision, 'mfa_code');
+    assert(decision.entry !== undefined, 'an accepted hit names its entry');
+    let judged = false;
+    let right = false;
+    try {
+      right = await judge();
+      judged = true;
+      return right;
+    } finally {
+      // A code that was right (or never judged: the database failed) gives its slot back. Best effort: a limiter
+      // that is down now leaves it counted, on the safe side.
+      if (right || !judged) await limiter.release('mfa_code', key, decision.entry).catch(() => undefined);
+    }
+  };
+}
+
 /**
  * A new password (the operator's reset link) ends the lock-out that guessing the old one earned. Best effort: the
  * reset has committed, so a limiter that is down now only leaves the window to run out (at most 15 minutes).
@@ -184,7 +218,9 @@ function rateLimited(decision: LimitDecision, bucket: BucketName): AppError {
   const rate =
     bucket === 'login_account'
       ? `${decision.limit} failed logins per 15 minutes for this account`
-      : `${decision.limit} requests per minute for ${describeBucket(bucket)}`;
+      : bucket === 'mfa_code'
+        ? `${decision.limit} wrong codes per 15 minutes for this account (a passkey still works)`
+        : `${decision.limit} requests per minute for ${describeBucket(bucket)}`;
   return new AppError(
     'RATE_LIMITED',
     `rate limit exceeded: ${rate}; retry in ${decision.retryAfterSeconds} s`,

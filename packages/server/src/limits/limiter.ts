@@ -13,6 +13,8 @@ export interface RateLimiter {
   peek(bucket: BucketName, bucketKey: string): Promise<LimitDecision>;
   /** Drops what a bucket counted for this key; throws LimiterUnavailableError when the store is down. */
   forget(bucket: BucketName, bucketKey: string): Promise<void>;
+  /** Gives back the slot of one accepted hit (its decision's `entry`); throws LimiterUnavailableError when down. */
+  release(bucket: BucketName, bucketKey: string, entry: string): Promise<void>;
   limitOf(bucket: BucketName): number;
   /** Invalidates key caches on every instance (Redis) before resolving; a no-op in memory. */
   publishKeyChange(): Promise<void>;
@@ -53,6 +55,7 @@ export async function createRateLimiter(options: LimiterOptions): Promise<RateLi
       hit: (bucket, key) => reported(bucket, store.hit(key, limitOf(bucket), windowMsOf(bucket)), options),
       peek: (bucket, key) => reported(bucket, store.peek(key, limitOf(bucket), windowMsOf(bucket)), options),
       forget: (_bucket, key) => store.forget(key),
+      release: (_bucket, key, entry) => store.release(key, entry),
       limitOf,
       publishKeyChange: async () => undefined,
       redisStatus: () => undefined,
@@ -99,6 +102,7 @@ function redisLimiter(
     hit: (bucket, key) => reported(bucket, store.hit(key, limitOf(bucket), windowMsOf(bucket)), options),
     peek: (bucket, key) => reported(bucket, store.peek(key, limitOf(bucket), windowMsOf(bucket)), options),
     forget: (_bucket, key) => store.forget(key),
+    release: (_bucket, key, entry) => store.release(key, entry),
     limitOf,
     async publishKeyChange() {
       await redis.incr(store.signalEpochKey);

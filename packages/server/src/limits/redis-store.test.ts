@@ -80,8 +80,9 @@ describe('RedisLimitStore on a real Redis', { skip: probe.available ? false : pr
 
   test('N accepted with headers counting down, the N+1th refused with Retry-After', async () => {
     for (let i = 1; i <= 5; i += 1) {
-      const { generation, ...decision } = await store.hit('login|ip:1.2.3.4', 5, 60_000);
+      const { generation, entry, ...decision } = await store.hit('login|ip:1.2.3.4', 5, 60_000);
       assert.match(generation ?? '', /^[0-9]+$/);
+      assert.match(entry ?? '', /^[\w-]+:[0-9a-z]+$/);
       assert.deepEqual(decision, {
         allowed: true,
         limit: 5,
@@ -140,6 +141,22 @@ describe('RedisLimitStore on a real Redis', { skip: probe.available ? false : pr
     assert.equal(decisions.filter((d) => d.allowed).length, 37);
     assertEachRemainingOnce(decisions, 37);
     assert.equal(await redis.zcard(`${prefix}rl:burst`), 37);
+  });
+
+  test('release gives back exactly the slot its hit took, also across stores', async () => {
+    const other = new RedisLimitStore({ redis, keyPrefix: prefix, commandTimeoutMs: 1_000 });
+    const decisions = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => (i % 2 ? other : store).hit('rel', 5, 60_000)),
+    );
+    const entries = decisions.map((d) => d.entry);
+    assert.equal(new Set(entries).size, 5, 'every accepted hit names its own entry');
+    assert.equal((await store.hit('rel', 5, 60_000)).entry, undefined, 'a refused hit names none');
+    await other.release('rel', entries[2]!);
+    assert.equal(await redis.zcard(`${prefix}rl:rel`), 4);
+    assert.equal(await redis.zscore(`${prefix}rl:rel`, entries[2]!), null);
+    await store.release('rel', entries[2]!);
+    assert.equal(await redis.zcard(`${prefix}rl:rel`), 4, 'a second release of one entry frees nothing more');
+    assert.equal((await store.hit('rel', 5, 60_000)).allowed, true);
   });
 
   test('two instances (two clients, two stores) sharing a bucket never exceed N combined', async () => {

@@ -120,7 +120,7 @@ export class RedisLimitStore implements LimitStore {
     const reply = await this.bounded(this.runScript(keys, args));
     const decision = decisionFromScriptReply(reply, limit);
     this.knownGeneration = decision.generation ?? this.knownGeneration;
-    return decision;
+    return decision.allowed ? { ...decision, entry: member } : decision;
   }
 
   /** EVALSHA with a fallback to EVAL (which also caches the script) after a Redis restart or flush. */
@@ -154,6 +154,10 @@ export class RedisLimitStore implements LimitStore {
 
   async forget(bucketKey: string): Promise<void> {
     await this.bounded(this.redis.del(`${this.keyPrefix}rl:${bucketKey}`));
+  }
+
+  async release(bucketKey: string, entry: string): Promise<void> {
+    await this.bounded(this.redis.zrem(`${this.keyPrefix}rl:${bucketKey}`, entry));
   }
 
   /** How long the quarantine after a Redis data loss still refuses every check, by Redis's clock (0: none). */

@@ -32,6 +32,8 @@ test('defaults are the seed numbers (section 8) and the contract choices (sectio
       default: 60,
       // Contract section 5: failed logins per account, per 15 minutes.
       login_account: 10,
+      // Contract section 8: wrong TOTP and recovery codes per account, per 15 minutes.
+      mfa_code: 10,
       // Contract section 5: tools the seed does not name, per key.
       check_payment: 60,
       x402_fetch: 10,
@@ -188,8 +190,9 @@ test('IP subjects: IPv4 per address, IPv4-mapped as IPv4, IPv6 per /64', () => {
   assert.equal(ipSubject('unknown'), 'ip:unknown');
 });
 
-test('every bucket counts over 60 s except login_account, over 15 minutes', () => {
+test('every bucket counts over 60 s except those per account (login_account, mfa_code), over 15 minutes', () => {
   for (const bucket of BUCKET_NAMES) {
-    assert.equal(windowMsOf(bucket), bucket === 'login_account' ? 15 * 60_000 : 60_000, bucket);
+    const perAccount = bucket === 'login_account' || bucket === 'mfa_code';
+    assert.equal(windowMsOf(bucket), perAccount ? 15 * 60_000 : 60_000, bucket);
   }
 });

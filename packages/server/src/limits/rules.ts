@@ -17,6 +17,7 @@ export const BUCKET_NAMES = [
   'tool_unauthenticated',
   'default',
   'login_account',
+  'mfa_code',
   'check_payment',
   'x402_fetch',
   'x402_sign',
@@ -29,9 +30,12 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 /** ...except failed logins per account (contract section 5): 10 per 15 minutes by default. */
 export const LOGIN_ACCOUNT_WINDOW_MS = 15 * 60_000;
 
+/** The buckets that count per account over LOGIN_ACCOUNT_WINDOW_MS: failed logins, and code guesses. */
+const ACCOUNT_BUCKETS: readonly BucketName[] = ['login_account', 'mfa_code'];
+
 /** The sliding window a bucket counts over. */
 export function windowMsOf(bucket: BucketName): number {
-  return bucket === 'login_account' ? LOGIN_ACCOUNT_WINDOW_MS : RATE_LIMIT_WINDOW_MS;
+  return ACCOUNT_BUCKETS.includes(bucket) ? LOGIN_ACCOUNT_WINDOW_MS : RATE_LIMIT_WINDOW_MS;
 }
 
 /** The seed's numbers (section 8) plus the contract's choices for the endpoints the seed leaves open. */
@@ -48,6 +52,9 @@ export const DEFAULT_LIMITS_PER_MINUTE: Readonly<Record<BucketName, number>> = O
   tool_unauthenticated: 60,
   default: 60,
   login_account: 10,
+  // TOTP and recovery codes judged per account (contract section 8): 10 per 15 minutes, whatever the number of
+  // mfaTokens, sessions or IPs; counted before they are judged, a right one given back.
+  mfa_code: 10,
   check_payment: 60,
   x402_fetch: 10,
   x402_sign: 10,

@@ -12,6 +12,17 @@ import {
 
 const WINDOW_MS = RATE_LIMIT_WINDOW_MS;
 
+/** A decision without the entry an accepted hit names (its value is the store's; release() is tested on its own). */
+function counted(decision: LimitDecision): Omit<LimitDecision, 'entry'> {
+  assert.equal(
+    decision.entry !== undefined,
+    decision.allowed,
+    'an accepted hit, and only it, names its entry',
+  );
+  const { entry: _entry, ...rest } = decision;
+  return rest;
+}
+
 function makeStore(options: { maxBuckets?: number; sweepIntervalMs?: number } = {}) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const store = new MemoryLimitStore({
@@ -27,7 +38,7 @@ test('every default limit: a burst of N is accepted, the N+1th refused until the
     const { clock, store } = makeStore();
     for (let i = 1; i <= limit; i += 1) {
       const decision = await store.hit(bucket, limit, WINDOW_MS);
-      assert.deepEqual(decision, {
+      assert.deepEqual(counted(decision), {
         allowed: true,
         limit,
         remaining: limit - i,
@@ -54,7 +65,7 @@ test('every default limit: a burst of N is accepted, the N+1th refused until the
     clock.advanceMs(1);
     const onTime = await store.hit(bucket, limit, WINDOW_MS);
     // The whole burst left at once; this request is the only one counted now.
-    assert.deepEqual(onTime, {
+    assert.deepEqual(counted(onTime), {
       allowed: true,
       limit,
       remaining: limit - 1,
@@ -102,7 +113,13 @@ test('buckets are independent', async () => {
     assert.equal((await store.hit('login|ip:1.1.1.1', 5, WINDOW_MS)).allowed, true);
   assert.equal((await store.hit('login|ip:1.1.1.1', 5, WINDOW_MS)).allowed, false);
   const other = await store.hit('login|ip:2.2.2.2', 5, WINDOW_MS);
-  assert.deepEqual(other, { allowed: true, limit: 5, remaining: 4, resetSeconds: 60, retryAfterSeconds: 0 });
+  assert.deepEqual(counted(other), {
+    allowed: true,
+    limit: 5,
+    remaining: 4,
+    resetSeconds: 60,
+    retryAfterSeconds: 0,
+  });
   assert.equal((await store.hit('signup|ip:1.1.1.1', 3, WINDOW_MS)).allowed, true);
   assert.equal(store.size(), 3);
   await store.close();
@@ -203,7 +220,7 @@ test('randomized: the store matches a brute-force model, and no window-long span
       const expected = reference.hit(clock.nowMs(), limit, windowMs);
       const actual = await store.hit('k', limit, windowMs);
       const context = `seed ${seed} round ${round} step ${step} limit ${limit} window ${windowMs}`;
-      assert.deepEqual(actual, expected, context);
+      assert.deepEqual(counted(actual), expected, context);
       if (!actual.allowed) {
         // Waiting exactly Retry-After frees a slot (checked against the model, without disturbing the store).
         const later = clock.nowMs() + actual.retryAfterSeconds * 1000;
@@ -346,6 +363,32 @@ test('a clock stepping backwards keeps counting (never frees slots early)', asyn
   assert.ok(refused.retryAfterSeconds >= 1 && refused.retryAfterSeconds <= 60);
   clock.advanceMs(30_000 + WINDOW_MS);
   assert.equal((await store.hit('b', 3, WINDOW_MS)).allowed, true);
+  await store.close();
+});
+
+test('release gives back the one slot a hit took: the others keep their place and their expiry', async () => {
+  const { clock, store } = makeStore();
+  const first = await store.hit('code', 3, WINDOW_MS);
+  clock.advanceMs(10_000);
+  const second = await store.hit('code', 3, WINDOW_MS);
+  clock.advanceMs(10_000);
+  await store.hit('code', 3, WINDOW_MS);
+  assert.equal((await store.hit('code', 3, WINDOW_MS)).allowed, false);
+  assert.ok(first.entry !== undefined && second.entry !== undefined);
+  await store.release('code', second.entry);
+  const again = await store.hit('code', 3, WINDOW_MS);
+  assert.equal(again.allowed, true);
+  assert.equal(again.remaining, 0);
+  // The oldest (the first hit) still leaves first: 40 s after the third hit's time it is gone, nothing else.
+  assert.equal((await store.peek('code', 3, WINDOW_MS)).resetSeconds, 40);
+  clock.advanceMs(40_000);
+  assert.equal((await store.peek('code', 3, WINDOW_MS)).remaining, 1);
+  // An entry already gone, or of a bucket that never was, changes nothing; a refused hit names none.
+  await store.release('code', first.entry);
+  await store.release('nothing', '1');
+  assert.equal((await store.peek('code', 3, WINDOW_MS)).remaining, 1);
+  await store.hit('code', 3, WINDOW_MS);
+  assert.equal((await store.hit('code', 3, WINDOW_MS)).entry, undefined);
   await store.close();
 });
 

@@ -18,6 +18,8 @@ export interface LimitDecision {
   generation?: string;
   /** Redis only: refused because Redis lost its data within the last window (see SLIDING_LOG_LUA). */
   quarantined?: boolean;
+  /** When allowed: what names this request's entry, so `release` can give its slot back. */
+  entry?: string;
 }
 
 export interface LimitStore {
@@ -26,6 +28,11 @@ export interface LimitStore {
   peek(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision>;
   /** Drops what the bucket counted (a password reset ends the lock-out its guessing earned). */
   forget(bucketKey: string): Promise<void>;
+  /**
+   * Gives back the slot one accepted hit took (its decision's `entry`): a code that was counted before it was
+   * judged, and turned out right. An entry already gone (out of the window, forgotten) is no error.
+   */
+  release(bucketKey: string, entry: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -97,6 +104,20 @@ class Bucket {
     if (this.count === 0) this.head = 0;
   }
 
+  /** Removes one timestamp equal to `timeMs` (the newest such), keeping the rest in order; false if none. */
+  removeOne(timeMs: number): boolean {
+    for (let i = this.count - 1; i >= 0; i -= 1) {
+      if (this.at(i) !== timeMs) continue;
+      for (let j = i; j < this.count - 1; j += 1) {
+        this.times[(this.head + j) % this.times.length] = this.at(j + 1);
+      }
+      this.count -= 1;
+      if (this.count === 0) this.head = 0;
+      return true;
+    }
+    return false;
+  }
+
   push(timeMs: number, limit: number): void {
     assert(this.count < limit, 'a full bucket never records another request');
     if (this.count === this.times.length) this.grow(Math.min(this.times.length * 2, limit));
@@ -165,16 +186,19 @@ export class MemoryLimitStore implements LimitStore {
     bucket.windowMs = windowMs;
     bucket.dropUpTo(nowMs - windowMs);
     const allowed = bucket.count < limit;
+    let entry: number | undefined;
     if (allowed) {
       // A clock that steps backwards (NTP) must not break the oldest-first order: record the request no
       // earlier than the newest one. That only keeps it counted a little longer, never shorter.
-      bucket.push(bucket.count === 0 ? nowMs : Math.max(nowMs, bucket.newest()), limit);
+      entry = bucket.count === 0 ? nowMs : Math.max(nowMs, bucket.newest());
+      bucket.push(entry, limit);
       // Re-insert at the end: the Map stays ordered by newest accepted request (see the class comment).
       this.buckets.delete(bucketKey);
       this.buckets.set(bucketKey, bucket);
     }
     assert(this.buckets.size <= this.maxBuckets, 'the store never holds more than maxBuckets');
-    return decide(bucket, allowed, limit, windowMs, nowMs);
+    const decision = decide(bucket, allowed, limit, windowMs, nowMs);
+    return entry === undefined ? decision : { ...decision, entry: String(entry) };
   }
 
   async peek(bucketKey: string, limit: number, windowMs: number): Promise<LimitDecision> {
@@ -188,6 +212,13 @@ export class MemoryLimitStore implements LimitStore {
 
   async forget(bucketKey: string): Promise<void> {
     this.buckets.delete(bucketKey);
+  }
+
+  /** Entries are timestamps: two hits in the same millisecond share one, and either's release frees one slot. */
+  async release(bucketKey: string, entry: string): Promise<void> {
+    const timeMs = Number(entry);
+    assert(Number.isFinite(timeMs), 'a memory entry is a timestamp');
+    this.buckets.get(bucketKey)?.removeOne(timeMs);
   }
 
   /**

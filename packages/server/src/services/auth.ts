@@ -77,6 +77,15 @@ export interface SessionView {
 /** Called with the account's email when a password or code was wrong: it counts in `login_account`. */
 export type WrongGuess = (email: string) => Promise<void>;
 
+/** Judges a TOTP or recovery code under the account's code limit (`mfa_code`): past it, 429 even for a right one. */
+export type CodeLimit = (email: string, judge: () => Promise<boolean>) => Promise<boolean>;
+
+/** How guesses of an account's secrets are limited: every wrong one counted, codes judged under their own limit. */
+export interface GuessLimits {
+  wrong: WrongGuess;
+  code: CodeLimit;
+}
+
 export interface Proof {
   password?: string | undefined;
   code?: string | undefined;
@@ -112,7 +121,7 @@ export interface AuthService {
     mfaToken: string,
     proof: FactorProof,
     meta: RequestMeta,
-    wrong: WrongGuess,
+    limits: GuessLimits,
   ): Promise<AuthResult>;
   /** WebAuthn options for a login's second step (the challenge rides on the mfaToken). */
   passkeyLoginOptions(mfaToken: string): Promise<unknown>;
@@ -125,7 +134,7 @@ export interface AuthService {
   /** Throws STEP_UP_REQUIRED unless the session proved presence recently enough for `rule`. */
   requireStepUp(user: AuthenticatedUser, rule: StepUpRule): Promise<void>;
   /** Renews the session's proof of presence: a factor when one is active, else the password. */
-  stepUp(user: AuthenticatedUser, proof: Proof, wrong: WrongGuess): Promise<{ steppedUpAt: string }>;
+  stepUp(user: AuthenticatedUser, proof: Proof, limits: GuessLimits): Promise<{ steppedUpAt: string }>;
   emailOf(userId: string): Promise<string>;
   sessions(user: TokenClaims): Promise<SessionView[]>;
   /** Ends one of the user's live sessions (404 otherwise), at once on every instance. */
@@ -308,12 +317,17 @@ export function createAuthService(
     return passkeys.authenticationOptions(token.user_id, { mfaTokenId: token.id });
   }
 
-  async function loginWithFactor(mfaToken: string, proof: FactorProof, meta: RequestMeta, wrong: WrongGuess) {
+  async function loginWithFactor(
+    mfaToken: string,
+    proof: FactorProof,
+    meta: RequestMeta,
+    limits: GuessLimits,
+  ) {
     const nowMs = clock.nowMs();
     const token = await liveMfaToken(mfaToken);
     const proven =
       'code' in proof
-        ? await mfa.useCode(token.user_id, proof.code)
+        ? await limits.code(token.email, () => mfa.useCode(token.user_id, proof.code))
         : token.challenge !== null && (await passkeys.verify(token.user_id, token.challenge, proof.passkey));
     if (!proven) {
       await store.db
@@ -321,7 +335,7 @@ export function createAuthService(
         .set((eb) => ({ failures: eb('failures', '+', 1n), challenge: null }))
         .where('id', '=', token.id)
         .execute();
-      await wrong(token.email);
+      await limits.wrong(token.email);
       throw new AppError(
         'INVALID_CREDENTIALS',
         'code' in proof ? 'the code is wrong or was already used' : 'the passkey was not accepted',
@@ -440,7 +454,7 @@ export function createAuthService(
     );
   }
 
-  async function stepUp(user: AuthenticatedUser, proof: Proof, wrong: WrongGuess) {
+  async function stepUp(user: AuthenticatedUser, proof: Proof, limits: GuessLimits) {
     const methods = await mfa.methods(user.userId);
     const email = await emailOf(user.userId);
     let proven: boolean;
@@ -449,7 +463,8 @@ export function createAuthService(
         // The answer to POST /auth/step-up/passkey-options: that session's challenge, taken once.
         proven = await passkeys.verifyStepUp(user.userId, user.sessionId, proof.passkey);
       } else if (proof.code !== undefined) {
-        proven = await mfa.useCode(user.userId, proof.code);
+        const code = proof.code;
+        proven = await limits.code(email, () => mfa.useCode(user.userId, code));
       } else {
         throw new AppError(
           'VALIDATION_ERROR',
@@ -464,7 +479,7 @@ export function createAuthService(
       proven = await passwordMatches(user.userId, proof.password);
     }
     if (!proven) {
-      await wrong(email);
+      await limits.wrong(email);
       throw new AppError(
         'INVALID_CREDENTIALS',
         methods.length === 0

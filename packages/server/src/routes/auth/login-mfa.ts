@@ -1,7 +1,7 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { requestMeta } from '../../http/auth-hooks.ts';
-import { countWrongGuess } from '../../http/rate-limit.ts';
+import { guessLimits } from '../../http/rate-limit.ts';
 import { defineRoute } from '../../http/route.ts';
 import { authView } from '../views.ts';
 import { authenticationResponseSchema } from './webauthn-schemas.ts';
@@ -25,7 +25,8 @@ export default defineRoute({
     'The mfaToken of a login that answered MFA_REQUIRED and a TOTP code (accepted once) or a recovery code ' +
     '(once, ever) as `code`, or a passkey’s answer as `passkey` (after POST /auth/passkeys/authentication-options). ' +
     'A wrong one is 401 INVALID_CREDENTIALS and counts in `login_account`; five wrong ones end the mfaToken ' +
-    '(401 UNAUTHORIZED: log in again).',
+    '(401 UNAUTHORIZED: log in again). Codes are limited per account (`mfa_code`, 10 wrong in 15 minutes, whatever ' +
+    'the mfaToken or IP): past it every code is 429 RATE_LIMITED with Retry-After, a right one too; a passkey is not.',
   tags: ['auth'],
   body: z
     .strictObject({
@@ -45,7 +46,7 @@ export default defineRoute({
         ? { passkey: body.passkey as unknown as AuthenticationResponseJSON }
         : { code: body.code },
       requestMeta(request),
-      countWrongGuess(services.limiter),
+      guessLimits(services.limiter),
     ),
   }),
 });

@@ -1,7 +1,7 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
-import { countWrongGuess, refuseWhileLockedOut } from '../../http/rate-limit.ts';
+import { guessLimits, refuseWhileLockedOut } from '../../http/rate-limit.ts';
 import { defineRoute } from '../../http/route.ts';
 import { timestamp } from '../views.ts';
 import { codeSchema } from './login-mfa.ts';
@@ -19,7 +19,8 @@ export default defineRoute({
     'STEP_UP_MAX_AGE_SECONDS (else 403 STEP_UP_REQUIRED). `{code}` (TOTP or recovery code) or `{passkey}` ' +
     '(after POST /auth/step-up/passkey-options) when a second factor is active — the password alone is then ' +
     'not enough — else `{password}`. A wrong one is 401 ' +
-    'INVALID_CREDENTIALS and counts in the account’s `login_account` bucket; while it is full, 429.',
+    'INVALID_CREDENTIALS and counts in the account’s `login_account` bucket; while it is full, 429. A code is ' +
+    'also judged under the account’s `mfa_code` limit (10 wrong in 15 minutes): past it, 429 even for a right one.',
   tags: ['auth'],
   body: z
     .strictObject({
@@ -36,6 +37,6 @@ export default defineRoute({
     const user = currentUser(request);
     await refuseWhileLockedOut(services.limiter, await services.auth.emailOf(user.userId));
     const proof = { ...body, passkey: body.passkey as unknown as AuthenticationResponseJSON | undefined };
-    return { data: await services.auth.stepUp(user, proof, countWrongGuess(services.limiter)) };
+    return { data: await services.auth.stepUp(user, proof, guessLimits(services.limiter)) };
   },
 });
