@@ -1,7 +1,7 @@
 // The floors of the codebase and the rules that keep imports pointing down them, checked by dependency-cruiser
 // in `npm run lint` and by packages/server/test/architecture.test.ts (so in `npm test`, CI's command, too).
-// The README's floors table (between `floors:start` and `floors:end`) is generated from these rules and from the
-// imports themselves by scripts/floors.mjs; the architecture test fails when it is out of date.
+// The floors table of docs/design.md (between `floors:start` and `floors:end`) is generated from these rules and
+// from the imports themselves by scripts/floors.mjs; the architecture test fails when it is out of date.
 //
 // Every import counts, type-only ones included: a type imported from an upper floor ties the lower floor to it
 // as surely as a value does (it must change when the upper one does), so each type lives on the lowest floor

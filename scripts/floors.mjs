@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The server's floors as the imports make them: which floor each source file stands on, and which floors each
 // floor imports, read by dependency-cruiser (.dependency-cruiser.cjs) from the product's sources (tests left out).
-// The README's floors table (between `<!-- floors:start -->` and `<!-- floors:end -->`) is this script's output:
-//   node scripts/floors.mjs          checks the rules and that the README's table is the one the imports make
-//   node scripts/floors.mjs --write  rewrites the README's table (`npm run floors`)
+// The floors table of docs/design.md (between `<!-- floors:start -->` and `<!-- floors:end -->`) is this script's
+// output:
+//   node scripts/floors.mjs          checks the rules and that the page's table is the one the imports make
+//   node scripts/floors.mjs --write  rewrites the page's table (`npm run floors`)
 // `npm run lint` runs the check; packages/server/test/architecture.test.ts runs it in `npm test` too.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +22,9 @@ export const SOURCES = [
   'packages/dashboard/src',
 ];
 const SERVER = 'packages/server/src/';
-const README = join(ROOT, 'README.md');
+/** The page that holds the floors table. */
+const DESIGN_DOC_NAME = 'docs/design.md';
+const DESIGN_DOC = join(ROOT, DESIGN_DOC_NAME);
 const START = '<!-- floors:start -->';
 const END = '<!-- floors:end -->';
 
@@ -119,7 +122,7 @@ export function floorImports(result) {
   return imports;
 }
 
-/** The README's floors table: generated, never edited by hand. */
+/** The floors table of docs/design.md: generated, never edited by hand. */
 export function floorsTable(result, config = loadConfig()) {
   const rank = new Map(FLOORS.map((f, i) => [f.name, i]));
   const imports = floorImports(result);
@@ -149,7 +152,7 @@ export function floorsTable(result, config = loadConfig()) {
   return lines.join('\n');
 }
 
-/** A table padded the way Biome formats Markdown (README.md is formatted by `biome check`). */
+/** A table padded the way Biome formats Markdown (docs/design.md is formatted by `biome check`). */
 function markdownTable(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => [...row[i]].length)));
   const line = (cells) =>
@@ -161,8 +164,8 @@ export function loadConfig(path = CONFIG) {
   return createRequire(import.meta.url)(path);
 }
 
-/** The README's current block between the markers, or null. */
-export function readmeBlock(text = readFileSync(README, 'utf8')) {
+/** The page's current block between the markers, or null. */
+export function floorsBlock(text = readFileSync(DESIGN_DOC, 'utf8')) {
   const start = text.indexOf(START);
   const end = text.indexOf(END);
   if (start < 0 || end < start) return null;
@@ -182,18 +185,20 @@ function main() {
   for (const file of unplaced(result))
     problems.push(`no floor: ${file} (add it to FLOORS in scripts/floors.mjs)`);
   const table = floorsTable(result);
-  const text = readFileSync(README, 'utf8');
-  const block = readmeBlock(text);
-  if (block === null) problems.push(`README.md has no ${START} … ${END} block`);
+  const text = readFileSync(DESIGN_DOC, 'utf8');
+  const block = floorsBlock(text);
+  if (block === null) problems.push(`${DESIGN_DOC_NAME} has no ${START} … ${END} block`);
   else if (block !== table) {
     if (write) {
-      writeFileSync(README, text.replace(block, table));
-      console.log('README.md: floors table rewritten');
-    } else problems.push('README.md: the floors table is out of date (npm run floors rewrites it)');
+      writeFileSync(DESIGN_DOC, text.replace(block, table));
+      console.log(`${DESIGN_DOC_NAME}: floors table rewritten`);
+    } else problems.push(`${DESIGN_DOC_NAME}: the floors table is out of date (npm run floors rewrites it)`);
   }
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) process.exit(1);
-  console.log(`floors: ${result.summary.totalCruised} modules, no violations, README table up to date`);
+  console.log(
+    `floors: ${result.summary.totalCruised} modules, no violations, ${DESIGN_DOC_NAME} table up to date`,
+  );
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

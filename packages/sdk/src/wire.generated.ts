@@ -50,7 +50,7 @@ export interface paths {
     };
     /**
      * Readiness
-     * @description 200 while this instance should receive traffic; 503 SERVICE_UNAVAILABLE from the moment SIGTERM arrives (the instance keeps serving for SHUTDOWN_DRAIN_MS, then closes) and while the database cannot be reached. Point a load balancer’s health check here (see the README for HAProxy, nginx and Kubernetes).
+     * @description 200 while this instance should receive traffic; 503 SERVICE_UNAVAILABLE from the moment SIGTERM arrives (the instance keeps serving for SHUTDOWN_DRAIN_MS, then closes) and while the database cannot be reached. Point a load balancer’s health check here (see docs/configuration.md for HAProxy, nginx and Kubernetes).
      */
     get: operations['healthReady'];
     put?: never;
@@ -112,7 +112,7 @@ export interface paths {
     put?: never;
     /**
      * Finish a login with a second factor
-     * @description The mfaToken of a login that answered MFA_REQUIRED and a TOTP code (accepted once) or a recovery code (once, ever) as `code`, or a passkey’s answer as `passkey` (after POST /auth/passkeys/authentication-options). A wrong one is 401 INVALID_CREDENTIALS and counts in `login_account`; five wrong ones end the mfaToken (401 UNAUTHORIZED: log in again).
+     * @description The mfaToken of a login that answered MFA_REQUIRED and a TOTP code (accepted once) or a recovery code (once, ever) as `code`, or a passkey’s answer as `passkey` (after POST /auth/passkeys/authentication-options). A wrong one is 401 INVALID_CREDENTIALS and counts in `login_account`; five wrong ones end the mfaToken (401 UNAUTHORIZED: log in again). Codes are limited per account (`mfa_code`, 10 wrong in 15 minutes, whatever the mfaToken or IP): past it every code is 429 RATE_LIMITED with Retry-After, a right one too; a passkey is not.
      */
     post: operations['loginMfa'];
     delete?: never;
@@ -172,7 +172,7 @@ export interface paths {
     put?: never;
     /**
      * Prove presence again
-     * @description Renews the session’s proof of presence, which sensitive operations need no older than STEP_UP_MAX_AGE_SECONDS (else 403 STEP_UP_REQUIRED). `{code}` (TOTP or recovery code) or `{passkey}` (after POST /auth/step-up/passkey-options) when a second factor is active — the password alone is then not enough — else `{password}`. A wrong one is 401 INVALID_CREDENTIALS and counts in the account’s `login_account` bucket; while it is full, 429. Role: owner, admin, approver, viewer.
+     * @description Renews the session’s proof of presence, which sensitive operations need no older than STEP_UP_MAX_AGE_SECONDS (else 403 STEP_UP_REQUIRED). `{code}` (TOTP or recovery code) or `{passkey}` (after POST /auth/step-up/passkey-options) when a second factor is active — the password alone is then not enough — else `{password}`. A wrong one is 401 INVALID_CREDENTIALS and counts in the account’s `login_account` bucket; while it is full, 429. A code is also judged under the account’s `mfa_code` limit (10 wrong in 15 minutes): past it, 429 even for a right one. Role: owner, admin, approver, viewer.
      */
     post: operations['stepUp'];
     delete?: never;
@@ -488,7 +488,7 @@ export interface paths {
     head?: never;
     /**
      * Choose the email the caller receives
-     * @description Turns kinds of email on or off for the caller only. A kind the caller’s role does not receive may be chosen too: it applies if the role changes. Turning a kind off needs a recent step-up when the caller has a second factor. Role: owner, admin, approver, viewer. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Turns kinds of email on or off for the caller only. A kind the caller’s role does not receive may be chosen too: it applies if the role changes. Turning a kind off needs a recent step-up. Role: owner, admin, approver, viewer. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
      */
     patch: operations['updateNotifications'];
     trace?: never;
@@ -549,14 +549,14 @@ export interface paths {
     post?: never;
     /**
      * Remove a member
-     * @description Their sessions end at once, on every instance; they can no longer log in. The last owner cannot be removed (409 INVALID_STATE). Role: owner.
+     * @description Their sessions end at once, on every instance; they can no longer log in. The last owner cannot be removed (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     delete: operations['removeMember'];
     options?: never;
     head?: never;
     /**
      * Change a member's role
-     * @description Takes effect on their next request, on every instance. The last owner cannot be demoted (409 INVALID_STATE). Role: owner. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Takes effect on their next request, on every instance. The last owner cannot be demoted (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     patch: operations['updateMember'];
     trace?: never;
@@ -576,7 +576,7 @@ export interface paths {
     put?: never;
     /**
      * Invite a member
-     * @description Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, invitationToken}` with the same email joins the organization with this role. An email that already has a login is refused (409 EMAIL_TAKEN): one organization per login. Role: owner. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, invitationToken}` with the same email joins the organization with this role. An email that already has a login is refused (409 EMAIL_TAKEN): one organization per login. Step-up: always to invite an owner or admin; for another role, when the caller has a second factor. Role: owner. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
      */
     post: operations['inviteMember'];
     delete?: never;
@@ -661,7 +661,7 @@ export interface paths {
     post?: never;
     /**
      * Delete an alert
-     * @description Role: owner, admin.
+     * @description Role: owner, admin. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     delete: operations['deleteAlert'];
     options?: never;
@@ -980,7 +980,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key for an agent wallet
-     * @description The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its SHA-256 hash is stored. It acts on this wallet only, within its scopes. A wallet has at most 100 usable keys (past that, 400). Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description The key (svc_live_ + 43 random base62 characters) is in this response and nowhere else, ever: only its SHA-256 hash is stored. It acts on this wallet only, within its scopes. A wallet has at most 100 usable keys (past that, 400). Role: owner, admin. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['createKey'];
     delete?: never;
@@ -1020,7 +1020,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate an API key
-     * @description A new key (shown once) with the same label and scopes. The old key keeps working until now + gracePeriodSeconds (default 3600, 0 = at once, max 604800), then is refused: rotation without downtime. A key already rotated, revoked or expired: 409 INVALID_STATE. Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description A new key (shown once) with the same label and scopes. The old key keeps working until now + gracePeriodSeconds (default 3600, 0 = at once, max 604800), then is refused: rotation without downtime. A key already rotated, revoked or expired: 409 INVALID_STATE. Role: owner, admin. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     post: operations['rotateKey'];
     delete?: never;
@@ -1060,7 +1060,7 @@ export interface paths {
     put?: never;
     /**
      * Allow or deny an OAuth client the use of an agent wallet
-     * @description The owner’s answer on the consent page. Allow: a single-use code (10 minutes) bound to the client, the redirect URI, the PKCE challenge and the resource, for the chosen agent wallet and scopes; its exchange creates a connection listed with the wallet’s keys (type oauth). Deny: the client gets error=access_denied. Either way the answer is where to send the browser (redirectTo, with state and iss). Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description The owner’s answer on the consent page. Allow: a single-use code (10 minutes) bound to the client, the redirect URI, the PKCE challenge and the resource, for the chosen agent wallet and scopes; its exchange creates a connection listed with the wallet’s keys (type oauth). Deny: the client gets error=access_denied. Either way the answer is where to send the browser (redirectTo, with state and iss). Step-up: always to allow. Role: owner, admin. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
      */
     post: operations['oauthConsent'];
     delete?: never;
@@ -1132,7 +1132,7 @@ export interface paths {
     head?: never;
     /**
      * Change or pause a policy
-     * @description New params (validated against the policy’s type, which cannot change: params of another type are 400) and/or active: false to pause. Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description New params (validated against the policy’s type, which cannot change: params of another type are 400) and/or active: false to pause. Role: owner, admin. Step-up: for the requests the description names, when the user has a second factor active (403 STEP_UP_REQUIRED).
      */
     patch: operations['updatePolicy'];
     trace?: never;
@@ -1433,14 +1433,14 @@ export interface paths {
     post?: never;
     /**
      * Delete a webhook endpoint
-     * @description Its pending deliveries are dropped. Role: owner, admin.
+     * @description Its pending deliveries are dropped. Role: owner, admin. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     delete: operations['deleteWebhook'];
     options?: never;
     head?: never;
     /**
      * Change a webhook endpoint
-     * @description Role: owner, admin. Step-up: when the user has a second factor active (403 STEP_UP_REQUIRED).
+     * @description Step-up: always to change `url` or `events` (where the alarm goes, what it carries); for `description` alone, when the caller has a second factor. Role: owner, admin. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
      */
     patch: operations['updateWebhook'];
     trace?: never;

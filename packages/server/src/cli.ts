@@ -28,7 +28,7 @@ Commands:
                   person only (every session ends; a second factor stays)
   --help          this text
 
-Configuration is read from the environment; see the README.`;
+Configuration is read from the environment; see docs/configuration.md.`;
 
 const SHUTDOWN_DEADLINE_MS = 15_000;
 

@@ -1,5 +1,5 @@
 // The floors (issue 32): dependency-cruiser with the repository's rules (.dependency-cruiser.cjs) finds no
-// violation in the real sources and the README's floors table is the one the imports make (scripts/floors.mjs,
+// violation in the real sources and the floors table of docs/design.md is the one the imports make (scripts/floors.mjs,
 // also run by `npm run lint`); and the same rules do fail on a small tree that breaks each of them once — a
 // cycle, domain/ importing services/ (a type-only import: those count too), and the other floors.
 import assert from 'node:assert/strict';
@@ -66,14 +66,14 @@ describe('floors (dependency-cruiser)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'floors-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('the real sources break no rule and the README table is current', () => {
+  test('the real sources break no rule and the floors table of docs/design.md is current', () => {
     const run = spawnSync(process.execPath, [join(ROOT, 'scripts/floors.mjs')], {
       cwd: ROOT,
       encoding: 'utf8',
     });
     assert.equal(run.stderr, '');
     assert.equal(run.status, 0);
-    assert.match(run.stdout, /no violations, README table up to date/);
+    assert.match(run.stdout, /no violations, docs\/design\.md table up to date/);
   });
 
   test('a cycle, domain/ importing services/ and every other broken floor are reported', () => {

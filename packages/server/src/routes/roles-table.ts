@@ -1,5 +1,5 @@
-// The README's table of roles (contract section 9), made from the routes themselves so it cannot drift:
-// test/roles-table.test.ts fails when the README's copy differs (UPDATE_README=1 rewrites it).
+// The table of roles in docs/organizations.md (contract section 9), made from the routes themselves so it cannot
+// drift: test/roles-table.test.ts fails when the page's copy differs (UPDATE_DOCS=1 rewrites it).
 import { rolesAllowed } from '../domain/roles.ts';
 import { ROUTE_TABLE } from './index.ts';
 
