@@ -35,6 +35,16 @@ module.exports = {
       to: { path: '^packages/', pathNot: `${SERVER}(domain/|errors[.]ts$|clock[.]ts$)` },
     },
     {
+      name: 'payment-methods-are-protocols',
+      severity: 'error',
+      comment:
+        'payments/ holds each way to pay as a module of its own: the protocol (offers, terms, credential, ' +
+        'receipt), pure. It imports nothing but payments/, domain/, errors.ts and npm libraries; deciding, ' +
+        "debiting, signing and settling are the services' and the ledger's, the same for every method.",
+      from: { path: `${SERVER}payments/`, pathNot: NOT_TESTS },
+      to: { path: '^packages/', pathNot: `${SERVER}(payments/|domain/|errors[.]ts$)` },
+    },
+    {
       name: 'store-imports-only-domain',
       severity: 'error',
       comment:

@@ -52,6 +52,11 @@ export const FLOORS = [
     files: ['services/', 'metrics.ts'],
     what: 'the use cases, x402, and the books of the rail',
   },
+  {
+    name: 'payments',
+    files: ['payments/'],
+    what: 'ways to pay a seller: one folder per method (offers, terms, credential), registered in one place',
+  },
   { name: 'config', files: ['config.ts'], what: 'the environment, parsed once' },
   { name: 'chain', files: ['chain/'], what: 'the evm rail: an adapter the services call' },
   { name: 'ledger', files: ['ledger/'], what: 'the only writer of balances (group commit)' },

@@ -11,6 +11,10 @@ import type {
   Balance,
   CheckPaymentParams,
   CheckPaymentResult,
+  MppSignParams,
+  MppSignResult,
+  PaidFetchParams,
+  PaidFetchResult,
   RequestApprovalParams,
   RequestApprovalResult,
   SendPaymentParams,
@@ -38,6 +42,8 @@ const WRITE_TOOLS: ReadonlySet<string> = new Set([
   'request_approval',
   'x402_fetch',
   'x402_sign',
+  'paid_fetch',
+  'mpp_sign',
 ]);
 /** Tools that change nothing: always safe to repeat. */
 const READ_TOOLS: ReadonlySet<string> = new Set(['check_balance', 'get_tx_history']);
@@ -118,6 +124,22 @@ export class AgentWalletClient {
    */
   x402Sign(params: X402SignParams, options?: RequestOptions): Promise<X402SignResult> {
     return this.callTool('x402_sign', params, options);
+  }
+
+  /**
+   * Fetches an HTTP resource for the agent, paying whichever way it asks (x402 or MPP; scope `write`, `evm` rail):
+   * the cheapest payable offer, decided like `sendPayment` to the seller, never above `maxAmount`.
+   */
+  paidFetch(params: PaidFetchParams, options?: RequestOptions): Promise<PaidFetchResult> {
+    return this.callTool('paid_fetch', params, options);
+  }
+
+  /**
+   * Signs an MPP payment for a challenge the agent received itself (an HTTP 402's `WWW-Authenticate: Payment`, or a
+   * paid MCP tool's challenge) and returns the credential (scope `write`, `evm` rail).
+   */
+  mppSign(params: MppSignParams, options?: RequestOptions): Promise<MppSignResult> {
+    return this.callTool('mpp_sign', params, options);
   }
 
   /** Every tool with its JSON Schema, whatever the key's scopes. */

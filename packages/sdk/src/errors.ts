@@ -34,6 +34,9 @@ export type ErrorCode =
   | 'X402_PRICE_TOO_HIGH'
   | 'X402_UNSUPPORTED'
   | 'X402_UPSTREAM_ERROR'
+  | 'PAYMENT_PRICE_TOO_HIGH'
+  | 'PAYMENT_UNSUPPORTED'
+  | 'PAYMENT_UPSTREAM_ERROR'
   | 'NETWORK_ERROR'
   | 'TIMEOUT'
   | 'ABORTED'
@@ -168,7 +171,7 @@ export class InsufficientBalanceError extends AgentWalletError {
 }
 
 /**
- * x402: the price is above `maxAmount` or nothing offered is payable (422, nothing signed), or the paid resource
+ * x402, or any 402 (`PAYMENT_*` codes of paid_fetch and mpp_sign): the price is above `maxAmount` or nothing offered is payable (422, nothing signed), or the paid resource
  * failed (502: `data.payment` says what the payment did). Never retried automatically: a retry with the same
  * idempotency key would only replay it.
  */
@@ -269,6 +272,9 @@ const CLASS_BY_CODE: Record<string, ErrorClass> = {
   X402_PRICE_TOO_HIGH: X402Error,
   X402_UNSUPPORTED: X402Error,
   X402_UPSTREAM_ERROR: X402Error,
+  PAYMENT_PRICE_TOO_HIGH: X402Error,
+  PAYMENT_UNSUPPORTED: X402Error,
+  PAYMENT_UPSTREAM_ERROR: X402Error,
 };
 
 /** A code this SDK does not know yet still gets the class of its HTTP status family. */

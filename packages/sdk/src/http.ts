@@ -146,7 +146,8 @@ export class HttpTransport {
       (error.status !== undefined &&
         error.status >= 500 &&
         error.code !== 'TX_EXECUTION_FAILED' &&
-        error.code !== 'X402_UPSTREAM_ERROR');
+        error.code !== 'X402_UPSTREAM_ERROR' &&
+        error.code !== 'PAYMENT_UPSTREAM_ERROR');
     if (!transient) return undefined;
     const exponential = this.#retryBaseDelayMs * 2 ** attempt;
     const jittered = exponential / 2 + Math.random() * (exponential / 2);

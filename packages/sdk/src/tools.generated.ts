@@ -389,4 +389,143 @@ export const TOOL_SPECS = [
     },
     rails: ['evm'],
   },
+  {
+    name: 'paid_fetch',
+    description:
+      'Fetch an HTTP resource that may ask for payment in any way this service pays (evm rail only): x402 (HTTP 402 with PAYMENT-REQUIRED) or MPP (HTTP 402 with WWW-Authenticate: Payment). On a 402 the cheapest payable offer is checked against maxAmount and decided like send_payment to the seller (every policy, cap and the approval threshold); if allowed, the service signs a USDC authorization and fetches again with it. Answers {status, headers, body, bodyEncoding, payment: {txId, status, protocol, scheme, amount, authorizedAmount, payTo, txHash}}; payment.status "pending" means the owner must approve, then call again with the same idempotencyKey.',
+    scope: 'write',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        url: {
+          type: 'string',
+          description:
+            'the resource to request: https:// (private targets are refused) (1 to 2048 characters)',
+        },
+        method: {
+          description: 'default GET',
+          anyOf: [
+            {
+              type: 'string',
+              enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+            },
+            {
+              type: 'null',
+            },
+          ],
+        },
+        headers: {
+          description:
+            'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens of 1 to 128 characters, values visible ASCII of at most 4096 characters, at most 32 headers, each name once. An API key of this service here, in the url or in the body is refused (at most 32 items)',
+          anyOf: [
+            {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  name: {
+                    type: 'string',
+                    description: '(1 to 128 characters)',
+                  },
+                  value: {
+                    type: 'string',
+                    description: '(at most 4096 characters)',
+                  },
+                },
+                required: ['name', 'value'],
+                additionalProperties: false,
+              },
+            },
+            {
+              type: 'null',
+            },
+          ],
+        },
+        body: {
+          description: 'request body (UTF-8 text, e.g. JSON) (at most 65536 characters)',
+          anyOf: [
+            {
+              type: 'string',
+            },
+            {
+              type: 'null',
+            },
+          ],
+        },
+        maxAmount: {
+          type: 'string',
+          description:
+            'the most this call may pay (USDC); a higher price is refused unsigned (at most 17 characters)',
+        },
+        memo: {
+          description: 'free text stored with the payment (at most 500 characters)',
+          anyOf: [
+            {
+              type: 'string',
+            },
+            {
+              type: 'null',
+            },
+          ],
+        },
+        idempotencyKey: {
+          description:
+            'retrying with the same key replays the first answer (never a second payment); after an approval it pays (1 to 255 characters)',
+          anyOf: [
+            {
+              type: 'string',
+            },
+            {
+              type: 'null',
+            },
+          ],
+        },
+      },
+      required: ['url', 'method', 'headers', 'body', 'maxAmount', 'memo', 'idempotencyKey'],
+      additionalProperties: false,
+    },
+    rails: ['evm'],
+  },
+  {
+    name: 'mpp_sign',
+    description:
+      'Sign an MPP payment (evm rail only) for a challenge the agent received itself — an HTTP 402’s WWW-Authenticate: Payment, or a paid MCP tool’s challenge: decided like send_payment to the seller, then answers {authorization, credential, txId, status, amount, recipient, expires}; send `authorization` as the Authorization header (or `credential` in the tool call’s _meta["org.paymentauth/credential"]). No key leaves the service. A payment that needs approval answers both null and status "pending"; once approved, the same call with the same idempotencyKey signs.',
+    scope: 'write',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        challenge: {
+          type: 'string',
+          description:
+            'the seller’s MPP challenge: the WWW-Authenticate header value of its 402 (several challenges comma-joined, as one header carries them), or a challenge object as a paid MCP tool’s error carries it (data.challenges[i]), or that object as JSON text (1 to 32768 characters)',
+        },
+        memo: {
+          description: 'free text stored with the payment (at most 500 characters)',
+          anyOf: [
+            {
+              type: 'string',
+            },
+            {
+              type: 'null',
+            },
+          ],
+        },
+        idempotencyKey: {
+          description:
+            'retrying with the same key returns the same credential (never a second payment) (1 to 255 characters)',
+          anyOf: [
+            {
+              type: 'string',
+            },
+            {
+              type: 'null',
+            },
+          ],
+        },
+      },
+      required: ['challenge', 'memo', 'idempotencyKey'],
+      additionalProperties: false,
+    },
+    rails: ['evm'],
+  },
 ] as const satisfies readonly ToolSpec[];

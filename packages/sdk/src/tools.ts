@@ -32,7 +32,7 @@ export interface ToolFilter {
   /** Only these tools. */
   names?: readonly ToolName[];
   /**
-   * The server's rail (`GET /api/v1/health` → `rail`): `evm` adds the x402 tools, which exist only there.
+   * The server's rail (`GET /api/v1/health` → `rail`): `evm` adds the paying tools (x402_fetch, x402_sign, paid_fetch, mpp_sign), which exist only there.
    * Default: the tools of every rail.
    */
   rail?: string;

@@ -77,7 +77,9 @@ export type ToolName =
   | 'request_approval'
   | 'check_payment'
   | 'x402_fetch'
-  | 'x402_sign';
+  | 'x402_sign'
+  | 'paid_fetch'
+  | 'mpp_sign';
 
 /** `check_balance` data. */
 export interface Balance {
@@ -198,7 +200,12 @@ export interface X402FetchParams {
 export interface X402Payment {
   txId: string;
   status: TransactionStatus;
+  /** How the seller was paid: `x402` (schemes `exact`, `upto`) or `mpp` (`charge`). */
+  protocol: 'x402' | 'mpp';
+  scheme: 'exact' | 'upto' | 'charge';
   amount: Amount;
+  /** The most the authorization allows: the amount itself but for `upto`. */
+  authorizedAmount: Amount;
   payTo: Address;
   txHash: string | null;
 }
@@ -235,6 +242,36 @@ export interface X402SignResult {
   validBefore: number | null;
 }
 
+/** `paid_fetch` params (evm rail): as `x402_fetch`, paying the cheapest offer of any protocol (x402, MPP). */
+export type PaidFetchParams = X402FetchParams;
+/** `paid_fetch` data: the resource's final answer and what was paid for it (null: nothing was asked). */
+export type PaidFetchResult = X402FetchResult;
+
+/** `mpp_sign` params: an MPP challenge the agent received itself. */
+export interface MppSignParams {
+  /**
+   * The 402's `WWW-Authenticate` value (several challenges comma-joined), or a challenge object as a paid MCP
+   * tool's error carries it.
+   */
+  challenge: string | Record<string, unknown>;
+  memo?: string;
+  idempotencyKey?: string;
+}
+
+/** `mpp_sign` data: the credential to send (both null while the payment awaits approval). */
+export interface MppSignResult {
+  txId: string;
+  status: TransactionStatus;
+  amount: Amount;
+  recipient: Address;
+  /** When the challenge expires (ISO-8601), as the seller said; null when it said nothing. */
+  expires: string | null;
+  /** The `Authorization` header value: `Payment <credential>`. */
+  authorization: string | null;
+  /** The credential object, for a paid MCP tool call's `_meta["org.paymentauth/credential"]`. */
+  credential: Record<string, unknown> | null;
+}
+
 export interface ToolInfo {
   name: ToolName;
   description: string;
@@ -264,6 +301,8 @@ export interface ToolParamsMap {
   check_payment: CheckPaymentParams;
   x402_fetch: X402FetchParams;
   x402_sign: X402SignParams;
+  paid_fetch: PaidFetchParams;
+  mpp_sign: MppSignParams;
 }
 
 export interface ToolDataMap {
@@ -274,6 +313,8 @@ export interface ToolDataMap {
   check_payment: CheckPaymentResult;
   x402_fetch: X402FetchResult;
   x402_sign: X402SignResult;
+  paid_fetch: PaidFetchResult;
+  mpp_sign: MppSignResult;
 }
 
 // ---- REST (contract section 3) ----

@@ -24,15 +24,16 @@ describe('tool definitions', () => {
     );
   });
 
-  test('the x402 tools are offered only for the evm rail, where they exist', () => {
-    assert.ok(!toolDefinitions().some((t) => t.name.startsWith('x402')));
+  test('the paying tools (x402, paid_fetch, mpp_sign) are offered only for the evm rail, where they exist', () => {
+    const evmOnly = ['x402_fetch', 'x402_sign', 'paid_fetch', 'mpp_sign'];
+    assert.ok(!toolDefinitions().some((t) => evmOnly.includes(t.name)));
     assert.deepEqual(
       toolDefinitions({ rail: 'evm', names: ['x402_fetch', 'x402_sign'] }).map((t) => t.scope),
       ['write', 'write'],
     );
     assert.deepEqual(
       TOOL_SPECS.filter((t) => 'rails' in t).map((t) => t.name),
-      ['x402_fetch', 'x402_sign'],
+      evmOnly,
     );
   });
 

@@ -73,6 +73,8 @@ describe('rate limits: the seed defaults (memory store)', () => {
       check_payment: 60,
       x402_fetch: 10,
       x402_sign: 10,
+      paid_fetch: 10,
+      mpp_sign: 10,
       mcp_transport: 1200,
     });
   });

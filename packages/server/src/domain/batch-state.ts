@@ -33,7 +33,9 @@ export type Notice = { type: EventType; row: HeldRow; approvals?: readonly Appro
 export interface X402Details {
   /** The paid URL without its query. */
   resource: string;
-  version: 1 | 2;
+  /** The payment method (payments/registry.ts) whose offer this is, and its protocol version. */
+  method: string;
+  version: number;
   requirementJson: string;
   resourceJson: string | null;
   /** The authorization's nonce and validity, chosen before the commit so a crash after signing can resume. */

@@ -21,6 +21,8 @@ export const BUCKET_NAMES = [
   'check_payment',
   'x402_fetch',
   'x402_sign',
+  'paid_fetch',
+  'mpp_sign',
   'mcp_transport',
 ] as const;
 export type BucketName = (typeof BUCKET_NAMES)[number];
@@ -58,6 +60,9 @@ export const DEFAULT_LIMITS_PER_MINUTE: Readonly<Record<BucketName, number>> = O
   check_payment: 60,
   x402_fetch: 10,
   x402_sign: 10,
+  // Contract section 13: paying any 402, 10 per key per minute each, their own buckets.
+  paid_fetch: 10,
+  mpp_sign: 10,
   // POST /mcp itself, per key (per IP for /mcp's other methods): a flood guard only. Protocol overhead (initialize,
   // notifications, ping, list calls, discovery) must never trip before a tool's own limit, whose refusal an agent
   // can read (contract sections 4 and 5); every tools/call still counts in its tool's bucket.

@@ -3,7 +3,6 @@
 // authorization signed by the treasury from what the database holds (deterministic: the same row always gives
 // the same signature, so a retry or a resumed crash re-sends the very authorization, never a second one), and
 // the stored idempotent outcome read back and replaced by the final answer.
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { getAddress } from 'viem';
 import type { EvmRail } from '../chain/rail.ts';
@@ -13,14 +12,9 @@ import { idempotencyConflict, keyIsLive } from '../domain/idempotency.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import type { PaymentCommand } from '../domain/payment-batch.ts';
-import {
-  type ChosenRequirement,
-  encodePaymentHeader,
-  paymentHeaderName,
-  paymentPayloadOf,
-  validBeforeSeconds,
-} from '../domain/x402.ts';
 import { AppError } from '../errors.ts';
+import type { Credential, Offer, StoredOffer } from '../payments/method.ts';
+import { methodOf } from '../payments/registry.ts';
 import type { Database, X402PaymentsTable } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
 import type { IdempotentResult } from './idempotency.ts';
@@ -42,7 +36,11 @@ export interface Claim {
 export interface PaymentView {
   txId: string;
   status: string;
+  protocol: string;
+  scheme: string;
   amount: string;
+  /** What the authorization allows at most: the amount itself for `exact` and `charge`. */
+  authorizedAmount: string;
   payTo: string;
   txHash: string | null;
 }
@@ -54,31 +52,33 @@ export async function decideX402(
   deps: X402Deps,
   key: AgentKeyRef,
   payment: {
-    chosen: ChosenRequirement;
+    offer: Offer;
     resource: string;
-    resourceJson: unknown;
     memo: string | null;
     claim: Claim | null;
   },
 ): Promise<IdempotentResult<unknown>> {
   const nowMs = deps.ctx.clock.nowMs();
+  const { offer } = payment;
+  const terms = methodOf(offer.method).terms(offer, nowMs);
   const command: PaymentCommand = {
     kind: 'x402',
     keyId: key.id,
     walletId: key.walletId,
-    toAddress: payment.chosen.payTo,
-    amountMicros: payment.chosen.amountMicros,
+    toAddress: offer.payTo,
+    amountMicros: offer.amountMicros,
     memo: payment.memo,
     reason: null,
     idempotency: payment.claim,
     nowMs,
     x402: {
       resource: payment.resource,
-      version: payment.chosen.version,
-      requirementJson: JSON.stringify(payment.chosen.requirement),
-      resourceJson: payment.resourceJson === undefined ? null : JSON.stringify(payment.resourceJson),
-      nonce: newNonce(),
-      validBeforeS: validBeforeSeconds(nowMs, payment.chosen.maxTimeoutSeconds),
+      method: offer.method,
+      version: offer.version,
+      requirementJson: offer.termsJson,
+      resourceJson: offer.resourceJson,
+      nonce: terms.nonce,
+      validBeforeS: terms.validBeforeS,
     },
   };
   return deps.ctx.writer.submit<IdempotentResult<unknown>>(command, {
@@ -87,7 +87,12 @@ export async function decideX402(
   });
 }
 
-const newNonce = () => `0x${randomBytes(32).toString('hex')}`;
+/** The offer a stored payment pays, as its method reads it again. */
+export const storedOfferOf = (row: X402Row): StoredOffer => ({
+  termsJson: row.requirement_json,
+  resourceJson: row.resource_json,
+  version: Number(row.x402_version),
+});
 
 /**
  * An approved payment becomes signed once (a fresh nonce and validity); false if someone else claimed it. On a
@@ -96,16 +101,24 @@ const newNonce = () => `0x${randomBytes(32).toString('hex')}`;
  */
 export async function claimApproved(deps: X402Deps, row: X402Row): Promise<boolean> {
   const nowMs = deps.ctx.clock.nowMs();
-  const requirement = JSON.parse(row.requirement_json) as { maxTimeoutSeconds?: number };
+  const terms = methodOf(row.method).terms(storedOfferOf(row), nowMs);
   const claim = await deps.ctx.writer.run(
     async (trx) => {
       if (await isFrozen(trx, row.wallet_id)) return 'frozen';
+      // An MPP nonce is its challenge's hash: if another payment already holds it, that one pays the challenge.
+      const holder = await trx
+        .selectFrom('x402_payments')
+        .select('transaction_id')
+        .where('nonce', '=', terms.nonce)
+        .where('transaction_id', '!=', row.transaction_id)
+        .executeTakeFirst();
+      if (holder !== undefined) return 'taken';
       const updated = await trx
         .updateTable('x402_payments')
         .set({
           state: 'signed',
-          nonce: newNonce(),
-          valid_before_s: validBeforeSeconds(nowMs, requirement.maxTimeoutSeconds ?? 0),
+          nonce: terms.nonce,
+          valid_before_s: terms.validBeforeS,
           updated_at_ms: BigInt(nowMs),
         })
         .where('transaction_id', '=', row.transaction_id)
@@ -158,14 +171,14 @@ export async function x402Row(deps: X402Deps, transactionId: string): Promise<X4
   return row;
 }
 
-export interface SignedPayment {
-  headerName: string;
-  header: string;
-  payload: Record<string, unknown>;
+export interface SignedPayment extends Credential {
   validBefore: number;
 }
 
-/** The treasury's EIP-3009 authorization for a signed row, in the token's own EIP-712 domain. */
+/**
+ * The treasury's EIP-3009 authorization for a signed row, in the token's own EIP-712 domain, as the credential of
+ * the row's payment method.
+ */
 export async function signRow(deps: X402Deps, row: X402Row): Promise<SignedPayment> {
   if (row.nonce === null || row.valid_before_s === null)
     throw new Error(`x402 payment ${row.transaction_id} has no authorization to sign`);
@@ -190,29 +203,57 @@ export async function signRow(deps: X402Deps, row: X402Row): Promise<SignedPayme
     primaryType: 'TransferWithAuthorization',
     message,
   });
-  const version = Number(row.x402_version) === 1 ? 1 : 2;
-  const chosen = { version, requirement: JSON.parse(row.requirement_json) } as const;
-  const resource = row.resource_json === null ? undefined : JSON.parse(row.resource_json);
-  const payload = paymentPayloadOf(chosen, resource, { ...message, signature });
-  return {
-    headerName: paymentHeaderName(version),
-    header: encodePaymentHeader(payload),
-    payload,
-    validBefore: Number(row.valid_before_s),
-  };
+  const credential = methodOf(row.method).credential(storedOfferOf(row), { ...message, signature });
+  return { ...credential, validBefore: Number(row.valid_before_s) };
 }
+
+/** The payment that holds an authorization nonce (an MPP challenge's hash), if any. */
+export function paymentOfNonce(deps: X402Deps, nonce: string): Promise<X402Row | undefined> {
+  return deps.ctx.store.db
+    .selectFrom('x402_payments')
+    .selectAll()
+    .where('nonce', '=', nonce)
+    .executeTakeFirst();
+}
+
+/** Keeps what the seller's answer said of the payment (its receipt), shown in history. */
+export async function keepReceipt(deps: X402Deps, transactionId: string, receipt: string): Promise<void> {
+  await deps.ctx.writer.run(async (trx) => {
+    await trx
+      .updateTable('x402_payments')
+      .set({ receipt: receipt.slice(0, RECEIPT_CHARS_MAX) })
+      .where('transaction_id', '=', transactionId)
+      .execute();
+  });
+}
+
+/** A receipt is the seller's text: kept up to this length. */
+const RECEIPT_CHARS_MAX = 4_096;
 
 /** The payment as the agent sees it now (its status moves on: settled, expired, approved, rejected). */
 export async function paymentNow(deps: X402Deps, transactionId: string): Promise<PaymentView> {
   const tx = await deps.ctx.store.db
     .selectFrom('transactions')
-    .select(['id', 'status', 'amount_micros', 'to_address', 'tx_hash'])
-    .where('id', '=', transactionId)
+    .innerJoin('x402_payments', 'x402_payments.transaction_id', 'transactions.id')
+    .select([
+      'transactions.id',
+      'transactions.status',
+      'transactions.amount_micros',
+      'transactions.to_address',
+      'transactions.tx_hash',
+      'x402_payments.method',
+      'x402_payments.amount_micros as authorized_micros',
+    ])
+    .where('transactions.id', '=', transactionId)
     .executeTakeFirstOrThrow();
+  const method = methodOf(tx.method);
   return {
     txId: tx.id,
     status: tx.status,
+    protocol: method.protocol,
+    scheme: method.scheme,
     amount: formatMicros(tx.amount_micros),
+    authorizedAmount: formatMicros(tx.authorized_micros),
     payTo: toChecksumAddress(tx.to_address ?? ''),
     txHash: tx.tx_hash,
   };

@@ -1,11 +1,11 @@
-// The HTTP side of x402_fetch: the request made for the agent (through the guarded outbound request: https only,
-// no private targets unless X402_ALLOW_PRIVATE, no redirects, bounded time and size), the 402 answer read with
-// the protocol's own client (@x402/core: the v2 PAYMENT-REQUIRED header, or a v1 body), and the answer handed
-// back to the agent: status, a safe subset of headers, the body as text or base64.
-import { x402Client, x402HTTPClient } from '@x402/core/client';
+// The HTTP side of x402_fetch and paid_fetch: the request made for the agent (through the guarded outbound
+// request: https only, no private targets unless X402_ALLOW_PRIVATE, no redirects, bounded time and size), the
+// seller's answer as the payment methods read it (payments/), and the answer handed back to the agent: status, a
+// safe subset of headers, the body as text or base64.
 import { checkWebhookUrl } from '../domain/webhook-url.ts';
-import type { PaymentRequiredInfo } from '../domain/x402.ts';
-import { AppError, invalid } from '../errors.ts';
+import { AppError, type ErrorCode, invalid } from '../errors.ts';
+import type { SellerAnswer } from '../payments/method.ts';
+import { ANSWER_HEADERS, CREDENTIAL_HEADERS } from '../payments/registry.ts';
 import { hostAddresses, type OutboundAnswer, OutboundError, outboundRequest } from './outbound-http.ts';
 
 export const X402_TOTAL_TIMEOUT_MS = 20_000;
@@ -23,8 +23,7 @@ const FORBIDDEN_REQUEST_HEADERS = new Set([
   'trailer',
   'keep-alive',
   'proxy-authorization',
-  'payment-signature',
-  'x-payment',
+  ...CREDENTIAL_HEADERS,
 ]);
 
 /** Response headers handed back to the agent; cookies and everything else stay here. */
@@ -36,9 +35,7 @@ const SAFE_RESPONSE_HEADERS = [
   'last-modified',
   'retry-after',
   'location',
-  'payment-required',
-  'payment-response',
-  'x-payment-response',
+  ...ANSWER_HEADERS,
 ];
 
 export interface UpstreamRequest {
@@ -76,11 +73,15 @@ export function upstreamHeaders(headers: Record<string, string>): Record<string,
   return out;
 }
 
-/** One request upstream; a transport failure is X402_UPSTREAM_ERROR carrying what the payment did (`data`). */
+/** One request upstream; a transport failure is `upstreamCode` (X402_ or PAYMENT_UPSTREAM_ERROR) with `data`. */
 export async function callUpstream(
   request: UpstreamRequest,
   extraHeaders: Record<string, string>,
-  options: { allowPrivate: boolean; failureData: Record<string, unknown> | undefined },
+  options: {
+    allowPrivate: boolean;
+    failureData: Record<string, unknown> | undefined;
+    upstreamCode: ErrorCode;
+  },
 ): Promise<OutboundAnswer> {
   try {
     return await outboundRequest({
@@ -96,47 +97,27 @@ export async function callUpstream(
     });
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
-    throw new AppError('X402_UPSTREAM_ERROR', `${request.url.host} could not be reached: ${error.message}`, {
+    throw new AppError(options.upstreamCode, `${request.url.host} could not be reached: ${error.message}`, {
       ...(options.failureData === undefined ? {} : { data: options.failureData }),
     });
   }
 }
-
-const protocol = new x402HTTPClient(new x402Client());
 
 const headerReader = (answer: OutboundAnswer) => (name: string) => {
   const value = answer.headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** The payment requirements of a 402 answer (v2 header or v1 body); X402_UPSTREAM_ERROR when unreadable. */
-export function paymentRequiredOf(answer: OutboundAnswer): PaymentRequiredInfo {
-  let body: unknown;
-  try {
-    body = JSON.parse(answer.body.toString('utf8'));
-  } catch {
-    body = undefined;
-  }
-  try {
-    const required = protocol.getPaymentRequiredResponse(headerReader(answer), body) as PaymentRequiredInfo;
-    if (!Array.isArray(required.accepts)) throw new Error('no accepts');
-    return required;
-  } catch {
-    throw new AppError(
-      'X402_UPSTREAM_ERROR',
-      'the resource answered 402 without readable x402 payment requirements; nothing was paid',
-    );
-  }
-}
-
-/** The settlement the seller reports after a paid request (its transaction hash), or null. */
-export function settlementOf(answer: OutboundAnswer): { success: boolean; transaction: string } | null {
-  try {
-    const settled = protocol.getPaymentSettleResponse(headerReader(answer));
-    return { success: settled.success === true, transaction: String(settled.transaction ?? '') };
-  } catch {
-    return null;
-  }
+/** A seller's answer as the payment methods read it. */
+export function sellerAnswerOf(answer: OutboundAnswer): SellerAnswer {
+  return {
+    header: headerReader(answer),
+    headerValues(name) {
+      const value = answer.headers[name.toLowerCase()];
+      return value === undefined ? [] : Array.isArray(value) ? value : [value];
+    },
+    bodyText: decodeUtf8(answer.body),
+  };
 }
 
 /** What the agent gets back: status, the safe headers, the body as UTF-8 text when it is text, else base64. */

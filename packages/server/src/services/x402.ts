@@ -1,19 +1,30 @@
-// x402_fetch and x402_sign (contract section 4, "x402"): an agent pays for an HTTP resource from its wallet, under
-// the same decision as send_payment. x402_fetch asks the resource; on a 402 it picks the requirement this service
-// can pay, refuses a price above maxAmount before anything else, lets the ledger writer decide and debit it
-// (nothing is signed unless the payment is allowed), signs the treasury's authorization and asks again with it.
-// With an idempotency key every retry resumes from what is stored — a decision is never taken twice, an
-// authorization never signed twice, and a final answer is replayed without asking the resource again.
+// Paying sellers (contract sections 4 and 13): x402_fetch and paid_fetch ask an HTTP resource for an agent, x402_sign
+// and mpp_sign sign for a 402 the agent received itself — every one under the same decision as send_payment. On a
+// 402 the fetch reads the offers of the methods it may use (payments/registry.ts: x402 only for x402_fetch, every
+// method for paid_fetch), takes the cheapest payable one, refuses a price above maxAmount before anything else,
+// lets the ledger writer decide and debit it (nothing is signed unless the payment is allowed), signs the
+// treasury's authorization as that method's credential and asks again with it. With an idempotency key every retry
+// resumes from what is stored — a decision is never taken twice, an authorization never signed twice, and a final
+// answer is replayed without asking the resource again.
 import { formatMicros } from '../domain/money.ts';
 import { failure, type Outcome, success } from '../domain/outcome.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
+import {
+  type ChainIdentity,
+  type Offer,
+  type PaymentMethod,
+  type Protocol,
+  resourceOf,
+} from '../payments/method.ts';
+import { challengeFromObject, challengesIn, offerOfChallenge } from '../payments/mpp-charge/method.ts';
+import { chooseOffer, methodOf, methodsFor } from '../payments/registry.ts';
+import { offerOf } from '../payments/x402-exact/method.ts';
 import {
   type ChosenRequirement,
   chooseRequirement,
   type PaymentRequiredInfo,
   requiredOf,
-  resourceOf,
-} from '../domain/x402.ts';
-import { AppError } from '../errors.ts';
+} from '../payments/x402-exact/protocol.ts';
 import { requestFingerprint } from './idempotency.ts';
 import type { AgentKeyRef } from './payments.ts';
 import { confirmX402 } from './x402-settle.ts';
@@ -22,8 +33,10 @@ import {
   claimApproved,
   decideX402,
   findX402Row,
+  keepReceipt,
   type PaymentView,
   paymentNow,
+  paymentOfNonce,
   refuseFrozen,
   signRow,
   storedOutcome,
@@ -35,8 +48,7 @@ import {
 import {
   answerForAgent,
   callUpstream,
-  paymentRequiredOf,
-  settlementOf,
+  sellerAnswerOf,
   type UpstreamRequest,
   upstreamHeaders,
   upstreamUrl,
@@ -57,10 +69,46 @@ export interface X402SignParams {
   memo: string | null;
 }
 
-export interface X402Service {
-  fetch(key: AgentKeyRef, params: X402FetchParams, idempotencyKey: string | null): Promise<Outcome<unknown>>;
-  sign(key: AgentKeyRef, params: X402SignParams, idempotencyKey: string | null): Promise<Outcome<unknown>>;
+export interface MppSignParams {
+  /** A `WWW-Authenticate` value (one or more challenges), or a challenge object as MCP carries it. */
+  challenge: string | Record<string, unknown>;
+  memo: string | null;
 }
+
+export interface X402Service {
+  /** x402_fetch: pays x402 offers only. */
+  fetch(key: AgentKeyRef, params: X402FetchParams, idempotencyKey: string | null): Promise<Outcome<unknown>>;
+  /** paid_fetch: pays the cheapest offer of any registered method. */
+  paidFetch(
+    key: AgentKeyRef,
+    params: X402FetchParams,
+    idempotencyKey: string | null,
+  ): Promise<Outcome<unknown>>;
+  sign(key: AgentKeyRef, params: X402SignParams, idempotencyKey: string | null): Promise<Outcome<unknown>>;
+  mppSign(key: AgentKeyRef, params: MppSignParams, idempotencyKey: string | null): Promise<Outcome<unknown>>;
+}
+
+/** What a fetch may pay with, and the codes its refusals carry (x402_fetch keeps its own, paid_fetch has PAYMENT_). */
+interface FetchKind {
+  tool: 'x402_fetch' | 'paid_fetch';
+  protocols: readonly Protocol[] | null;
+  codes: { tooHigh: ErrorCode; unsupported: ErrorCode; upstream: ErrorCode };
+}
+
+const X402_FETCH: FetchKind = {
+  tool: 'x402_fetch',
+  protocols: ['x402'],
+  codes: { tooHigh: 'X402_PRICE_TOO_HIGH', unsupported: 'X402_UNSUPPORTED', upstream: 'X402_UPSTREAM_ERROR' },
+};
+const PAID_FETCH: FetchKind = {
+  tool: 'paid_fetch',
+  protocols: null,
+  codes: {
+    tooHigh: 'PAYMENT_PRICE_TOO_HIGH',
+    unsupported: 'PAYMENT_UNSUPPORTED',
+    upstream: 'PAYMENT_UPSTREAM_ERROR',
+  },
+};
 
 export function createX402Service(deps: X402Deps): X402Service {
   // Identical calls at the same instant on this instance share one run: one decision, one paid request.
@@ -76,22 +124,31 @@ export function createX402Service(deps: X402Deps): X402Service {
   return {
     fetch: (key, params, idempotencyKey) =>
       once(idempotencyKey && `fetch\n${key.walletId}\n${idempotencyKey}`, () =>
-        fetchFor(deps, key, params, idempotencyKey),
+        fetchFor(deps, X402_FETCH, key, params, idempotencyKey),
+      ),
+    paidFetch: (key, params, idempotencyKey) =>
+      once(idempotencyKey && `paid\n${key.walletId}\n${idempotencyKey}`, () =>
+        fetchFor(deps, PAID_FETCH, key, params, idempotencyKey),
       ),
     sign: (key, params, idempotencyKey) =>
       once(idempotencyKey && `sign\n${key.walletId}\n${idempotencyKey}`, () =>
         signFor(deps, key, params, idempotencyKey),
       ),
+    mppSign: (key, params, idempotencyKey) =>
+      once(idempotencyKey && `mpp\n${key.walletId}\n${idempotencyKey}`, () =>
+        mppSignFor(deps, key, params, idempotencyKey),
+      ),
   };
 }
 
-const chainOf = (deps: X402Deps) => ({
+const chainOf = (deps: X402Deps): ChainIdentity => ({
   chainId: deps.rail.config.chainId,
   usdcAddress: deps.rail.config.usdcAddress.toLowerCase(),
 });
 
 async function fetchFor(
   deps: X402Deps,
+  kind: FetchKind,
   key: AgentKeyRef,
   params: X402FetchParams,
   idempotencyKey: string | null,
@@ -102,25 +159,23 @@ async function fetchFor(
     headers: upstreamHeaders(params.headers),
     body: params.body,
   };
-  const claim = claimOf(key, idempotencyKey, fetchFingerprint(params));
+  const claim = claimOf(key, idempotencyKey, fetchFingerprint(kind, params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
-  if (stored !== null) return resumeFetch(deps, request, stored, claim);
+  if (stored !== null) return resumeFetch(deps, kind, request, stored, claim);
   // A write tool: a frozen wallet asks nothing, paid or free.
   await refuseFrozen(deps, key.walletId);
-  const first = await callUpstream(request, {}, { allowPrivate: deps.allowPrivate, failureData: undefined });
+  const first = await callUpstream(request, {}, upstreamOptions(deps, kind, undefined));
   if (first.status !== 402) return success({ ...answerForAgent(first), payment: null });
-  const required = paymentRequiredOf(first);
-  const chosen = chooseRequirement(required, chainOf(deps));
-  refuseAbove(chosen, params.maxAmountMicros);
-  await refuseUncovered(deps, chosen.amountMicros);
+  const offer = offerToPay(deps, kind, sellerAnswerOf(first));
+  refuseAbove(kind, offer.amountMicros, params.maxAmountMicros);
+  await refuseUncovered(deps, offer.amountMicros);
   const decided = await decideX402(deps, key, {
-    chosen,
+    offer,
     resource: resourceOf(request.url),
-    resourceJson: required.resource,
     memo: params.memo,
     claim,
   });
-  if (decided.replayed) return resumeFetch(deps, request, decided.outcome, claim);
+  if (decided.replayed) return resumeFetch(deps, kind, request, decided.outcome, claim);
   const outcome = decided.outcome;
   if (!outcome.ok) return outcome;
   const txId = txIdOf(outcome)!;
@@ -129,14 +184,50 @@ async function fetchFor(
     await storeFinal(deps, claim, pending);
     return pending;
   }
-  return payAndStore(deps, request, txId, claim);
+  return payAndStore(deps, kind, request, txId, claim);
 }
 
-function refuseAbove(chosen: ChosenRequirement, maxAmountMicros: bigint): void {
-  if (chosen.amountMicros <= maxAmountMicros) return;
+const upstreamOptions = (
+  deps: X402Deps,
+  kind: FetchKind,
+  failureData: Record<string, unknown> | undefined,
+) => ({
+  allowPrivate: deps.allowPrivate,
+  failureData,
+  upstreamCode: kind.codes.upstream,
+});
+
+/**
+ * The cheapest offer of a 402 the fetch may pay. A 402 that offers nothing readable is out of protocol (the
+ * upstream code); one that offers only what this service cannot pay is `unsupported`, naming what was offered.
+ */
+function offerToPay(deps: X402Deps, kind: FetchKind, answer: ReturnType<typeof sellerAnswerOf>): Offer {
+  const methods = methodsFor(kind.protocols);
+  const chain = chainOf(deps);
+  const { chosen, offered } = chooseOffer(answer, methods, chain, deps.ctx.clock.nowMs());
+  if (chosen !== null) return chosen;
+  if (offered.length === 0)
+    throw new AppError(
+      kind.codes.upstream,
+      `the resource answered 402 without readable ${kind.tool === 'x402_fetch' ? 'x402 payment requirements' : 'payment offers (x402 or MPP)'}; nothing was paid`,
+    );
   throw new AppError(
-    'X402_PRICE_TOO_HIGH',
-    `the resource asks ${formatMicros(chosen.amountMicros)} USDC, above maxAmount ${formatMicros(maxAmountMicros)}; nothing was signed`,
+    kind.codes.unsupported,
+    `nothing offered is payable here (${payableHere(methods, chain)}); offered: ${offered.join('; ').slice(0, 1_000)}`,
+  );
+}
+
+/** In words, what this service pays on this chain. */
+function payableHere(methods: readonly PaymentMethod[], chain: ChainIdentity): string {
+  const ways = methods.map((m) => `${m.protocol} ${m.scheme}`).join(', ');
+  return `${ways} in this chain's USDC (eip155:${chain.chainId}, ${chain.usdcAddress})`;
+}
+
+function refuseAbove(kind: FetchKind, amountMicros: bigint, maxAmountMicros: bigint): void {
+  if (amountMicros <= maxAmountMicros) return;
+  throw new AppError(
+    kind.codes.tooHigh,
+    `the resource asks ${formatMicros(amountMicros)} USDC, above maxAmount ${formatMicros(maxAmountMicros)}; nothing was signed`,
   );
 }
 
@@ -153,6 +244,7 @@ async function refuseUncovered(deps: X402Deps, amountMicros: bigint): Promise<vo
 /** Signs, asks the resource again with the payment, and stores the answer as the key's final outcome. */
 async function payAndStore(
   deps: X402Deps,
+  kind: FetchKind,
   request: UpstreamRequest,
   txId: string,
   claim: Claim | null,
@@ -165,18 +257,18 @@ async function payAndStore(
     const answer = await callUpstream(
       request,
       { [signed.headerName]: signed.header },
-      { allowPrivate: deps.allowPrivate, failureData: { payment: await paymentNow(deps, txId) } },
+      upstreamOptions(deps, kind, { payment: await paymentNow(deps, txId) }),
     );
-    const settlement = settlementOf(answer);
-    if (settlement?.success === true && /^0x[0-9a-fA-F]{64}$/.test(settlement.transaction))
-      await confirmX402(deps, row, settlement.transaction.toLowerCase());
+    const settlement = methodOf(row.method).settlementIn(sellerAnswerOf(answer));
+    if (settlement.receipt !== null) await keepReceipt(deps, txId, settlement.receipt);
+    if (settlement.txHash !== null) await confirmX402(deps, row, settlement.txHash);
     const payment = await paymentNow(deps, txId);
     outcome =
       answer.status === 402
-        ? failure('X402_UPSTREAM_ERROR', paidTwiceMessage(request.url), { data: { payment } })
+        ? failure(kind.codes.upstream, paidTwiceMessage(request.url), { data: { payment } })
         : success({ ...answerForAgent(answer), payment });
   } catch (error) {
-    if (!(error instanceof AppError) || error.code !== 'X402_UPSTREAM_ERROR') throw error;
+    if (!(error instanceof AppError) || error.code !== kind.codes.upstream) throw error;
     outcome = failure(error.code, error.message, { data: { payment: await paymentNow(deps, txId) } });
   }
   await storeFinal(deps, claim, outcome);
@@ -189,6 +281,7 @@ const paidTwiceMessage = (url: URL) =>
 /** A retry under a key already used: pay an approved payment, replay a final answer, or resume a crash. */
 async function resumeFetch(
   deps: X402Deps,
+  kind: FetchKind,
   request: UpstreamRequest,
   stored: Outcome<unknown>,
   claim: Claim | null,
@@ -197,18 +290,15 @@ async function resumeFetch(
   const row = txId === null ? undefined : await findX402Row(deps, txId);
   if (txId === null || row === undefined) return stored;
   if (row.state === 'approved' && (await claimApproved(deps, row)))
-    return payAndStore(deps, request, txId, claim);
+    return payAndStore(deps, kind, request, txId, claim);
   const payment = await paymentNow(deps, txId);
   if (isFinalFetch(stored)) return withPayment(stored, payment);
   const validMs = Number(row.valid_before_s ?? 0n) * 1000 - deps.ctx.clock.nowMs();
-  if (row.state === 'signed' && validMs > RESEND_MARGIN_MS) return payAndStore(deps, request, txId, claim);
-  return failure(
-    'X402_UPSTREAM_ERROR',
-    'an earlier attempt with this key ended before the resource answered',
-    {
-      data: { payment },
-    },
-  );
+  if (row.state === 'signed' && validMs > RESEND_MARGIN_MS)
+    return payAndStore(deps, kind, request, txId, claim);
+  return failure(kind.codes.upstream, 'an earlier attempt with this key ended before the resource answered', {
+    data: { payment },
+  });
 }
 
 /**
@@ -238,12 +328,12 @@ function claimOf(key: AgentKeyRef, idempotencyKey: string | null, fingerprint: s
     : { scope: `wallet:${key.walletId}`, key: idempotencyKey, fingerprint };
 }
 
-function fetchFingerprint(params: X402FetchParams): string {
+function fetchFingerprint(kind: FetchKind, params: X402FetchParams): string {
   const headers = Object.entries(params.headers)
     .map(([name, value]) => [name.toLowerCase(), value])
     .sort();
   return requestFingerprint({
-    tool: 'x402_fetch',
+    tool: kind.tool,
     url: params.url,
     method: params.method,
     headers: JSON.stringify(headers),
@@ -269,9 +359,8 @@ async function signFor(
   await refuseFrozen(deps, key.walletId);
   await refuseUncovered(deps, chosen.amountMicros);
   const decided = await decideX402(deps, key, {
-    chosen,
+    offer: offerOf(chosen, required.resource),
     resource: params.resource ?? resourceNamed(required, chosen),
-    resourceJson: required.resource,
     memo: params.memo,
     claim,
   });
@@ -314,6 +403,112 @@ function signFingerprint(params: X402SignParams): string {
     tool: 'x402_sign',
     paymentRequirements: JSON.stringify(params.paymentRequirements),
     resource: params.resource,
+    memo: params.memo,
+  });
+}
+
+// ---- mpp_sign --------------------------------------------------------------------------------------------
+
+/**
+ * mpp_sign: the credential for an MPP challenge the agent received itself (an HTTP 402's `WWW-Authenticate`, or
+ * a paid MCP tool's challenge object). Never paid twice: a challenge's nonce is its own hash, so the same
+ * challenge signed again — by a retry without an idempotency key, or by another call — answers the payment that
+ * already holds it (this wallet's), or is refused (another wallet's).
+ */
+async function mppSignFor(
+  deps: X402Deps,
+  key: AgentKeyRef,
+  params: MppSignParams,
+  idempotencyKey: string | null,
+): Promise<Outcome<unknown>> {
+  const offer = challengeToPay(deps, params.challenge);
+  const claim = claimOf(key, idempotencyKey, mppFingerprint(params));
+  const stored = claim === null ? null : await storedOutcome(deps, claim);
+  if (stored !== null) return mppAnswer(deps, stored);
+  await refuseFrozen(deps, key.walletId);
+  const holder = await paymentOfNonce(
+    deps,
+    methodOf(offer.method).terms(offer, deps.ctx.clock.nowMs()).nonce,
+  );
+  if (holder !== undefined) {
+    if (holder.wallet_id !== key.walletId)
+      throw new AppError(
+        'INVALID_STATE',
+        'this challenge was already paid by another wallet; ask the seller for a new one',
+      );
+    return mppAnswer(deps, success({ txId: holder.transaction_id }));
+  }
+  await refuseUncovered(deps, offer.amountMicros);
+  const challenge = JSON.parse(offer.termsJson) as { realm: string };
+  const decided = await decideX402(deps, key, {
+    offer,
+    resource: resourceOfRealm(challenge.realm),
+    memo: params.memo,
+    claim,
+  });
+  return mppAnswer(deps, decided.outcome);
+}
+
+/** The one challenge to pay: the cheapest payable one given; 400 when none is readable, 422 when none is payable. */
+function challengeToPay(deps: X402Deps, given: MppSignParams['challenge']): Offer {
+  const nowMs = deps.ctx.clock.nowMs();
+  const read =
+    typeof given === 'string'
+      ? challengesIn([given])
+      : { challenges: [challengeFromObject(given)].filter((c) => c !== null), unreadable: [] };
+  if (read.challenges.length === 0)
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `params.challenge: not a readable Payment challenge${read.unreadable.length > 0 ? ` (${read.unreadable.join('; ')})` : ''}`,
+    );
+  let chosen: Offer | null = null;
+  const offered = [...read.unreadable];
+  for (const challenge of read.challenges) {
+    const offer = offerOfChallenge(challenge, chainOf(deps), nowMs);
+    if (typeof offer === 'string') offered.push(offer);
+    else if (chosen === null || offer.amountMicros < chosen.amountMicros) chosen = offer;
+  }
+  if (chosen !== null) return chosen;
+  throw new AppError(
+    'PAYMENT_UNSUPPORTED',
+    `no challenge is payable here (mpp evm charge in this chain's USDC, eip155:${deps.rail.config.chainId}); offered: ${offered.join('; ').slice(0, 1_000)}`,
+  );
+}
+
+/** History's resource of a challenge signed without a request: its realm, as the seller's origin when it is a host. */
+function resourceOfRealm(realm: string): string {
+  try {
+    return resourceOf(new URL(/^https?:\/\//.test(realm) ? realm : `https://${realm}`));
+  } catch {
+    return `mpp realm ${realm.slice(0, 200)}`;
+  }
+}
+
+/** The credential for a decided payment: signed (again: the same one) when paid or approved, else its status. */
+async function mppAnswer(deps: X402Deps, decision: Outcome<unknown>): Promise<Outcome<unknown>> {
+  const txId = txIdOf(decision);
+  const row = txId === null ? undefined : await findX402Row(deps, txId);
+  if (!decision.ok || txId === null || row === undefined) return decision;
+  if (row.state === 'approved') await claimApproved(deps, row);
+  const current = await x402Row(deps, txId);
+  const payment = await paymentNow(deps, txId);
+  const challenge = JSON.parse(current.requirement_json) as { expires?: string };
+  const base = {
+    txId,
+    status: payment.status,
+    amount: payment.amount,
+    recipient: payment.payTo,
+    expires: challenge.expires ?? null,
+  };
+  if (current.nonce === null) return success({ ...base, authorization: null, credential: null });
+  const signed = await signRow(deps, current);
+  return success({ ...base, authorization: signed.header, credential: signed.payload });
+}
+
+function mppFingerprint(params: MppSignParams): string {
+  return requestFingerprint({
+    tool: 'mpp_sign',
+    challenge: typeof params.challenge === 'string' ? params.challenge : JSON.stringify(params.challenge),
     memo: params.memo,
   });
 }

@@ -20,6 +20,7 @@ import * as email from './migrations/0015_email.ts';
 import * as breakersAlerts from './migrations/0016_breakers_alerts.ts';
 import * as oauth from './migrations/0017_oauth.ts';
 import * as retention from './migrations/0018_retention.ts';
+import * as paymentMethods from './migrations/0019_payment_methods.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_breakers_alerts': breakersAlerts,
   '0017_oauth': oauth,
   '0018_retention': retention,
+  '0019_payment_methods': paymentMethods,
 };
 
 /** Every migration of this release, in order. */

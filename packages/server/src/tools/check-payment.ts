@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
-import { chooseRequirement, requiredOf } from '../domain/x402.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
+import { chooseRequirement, requiredOf } from '../payments/x402-exact/protocol.ts';
 import type { Services } from '../services/index.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';

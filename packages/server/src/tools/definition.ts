@@ -14,6 +14,8 @@ export const TOOL_NAMES = [
   'check_payment',
   'x402_fetch',
   'x402_sign',
+  'paid_fetch',
+  'mpp_sign',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

@@ -79,7 +79,10 @@ export const checkPaymentOutput = z.looseObject({
 const x402Payment = z.looseObject({
   txId: z.string(),
   status,
+  protocol: z.enum(['x402', 'mpp']).describe('how the seller was paid'),
+  scheme: z.enum(['exact', 'upto', 'charge']),
   amount,
+  authorizedAmount: amount.describe('the most the authorization allows (the amount itself but for upto)'),
   payTo: z.string(),
   txHash: nullableString,
 });
@@ -90,6 +93,21 @@ export const x402FetchOutput = z.looseObject({
   body: z.string(),
   bodyEncoding: z.enum(['utf8', 'base64']),
   payment: x402Payment.nullable(),
+});
+
+export const paidFetchOutput = x402FetchOutput;
+
+export const mppSignOutput = z.looseObject({
+  txId: z.string(),
+  status,
+  amount,
+  recipient: z.string(),
+  expires: nullableString.describe('when the challenge expires (ISO-8601), as the seller said'),
+  authorization: nullableString.describe('the Authorization header value: Payment <credential>'),
+  credential: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('the credential object, for a paid MCP tool call’s _meta["org.paymentauth/credential"]'),
 });
 
 export const x402SignOutput = z.looseObject({

@@ -7,6 +7,8 @@ import { checkPaymentTool } from './check-payment.ts';
 import type { ToolDefinition } from './definition.ts';
 import { getTxHistoryTool } from './get-tx-history.ts';
 import { modelSchema } from './model-schema.ts';
+import { mppSignTool } from './mpp-sign.ts';
+import { paidFetchTool } from './paid-fetch.ts';
 import { requestApprovalTool } from './request-approval.ts';
 import { sendPaymentTool } from './send-payment.ts';
 import { x402FetchTool } from './x402-fetch.ts';
@@ -22,6 +24,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   checkPaymentTool,
   x402FetchTool,
   x402SignTool,
+  paidFetchTool,
+  mppSignTool,
 ] as unknown as ToolDefinition[];
 
 /** The tools a server on this rail offers (x402 only on evm); null: every tool (documentation, the SDK). */

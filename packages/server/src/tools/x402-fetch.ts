@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN, keyLeakIn } from '../domain/x402-request.ts';
 import { invalid } from '../errors.ts';
 import { amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import type { X402FetchParams } from '../services/x402.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { x402FetchOutput } from './outputs.ts';
@@ -70,13 +71,30 @@ const params = {
     'retrying with the same key replays the first answer (never a second payment); after an approval it pays',
   ),
 };
-const input = z.strictObject(params);
-const published = z.strictObject({
+/** x402_fetch's and paid_fetch's input (the same request; they differ in what they may pay with). */
+export const fetchInput = z.strictObject(params);
+export const fetchPublished = z.strictObject({
   ...params,
   headers: optionalParam(headersList).describe(HEADERS_TEXT),
 });
 
-export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
+type FetchInput = z.output<typeof fetchInput>;
+
+/** The request as the service takes it, after the checks both fetch tools make (headers, no key of ours in it). */
+export function fetchParamsOf(given: FetchInput, credential: string | null): X402FetchParams {
+  const headers = headersOf(given.headers);
+  refuseKeyLeak({ url: given.url, headers, body: given.body ?? null }, credential);
+  return {
+    url: given.url,
+    method: given.method ?? 'GET',
+    headers,
+    body: given.body ?? null,
+    maxAmountMicros: given.maxAmount,
+    memo: given.memo ?? null,
+  };
+}
+
+export const x402FetchTool: ToolDefinition<FetchInput> = {
   name: 'x402_fetch',
   scope: 'write',
   rails: ['evm'],
@@ -86,24 +104,11 @@ export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
     'allowed, the service signs a USDC authorization and fetches again with it. Answers {status, headers, body, ' +
     'bodyEncoding, payment}; payment.status "pending" means the owner must approve, then call again with the same ' +
     'idempotencyKey.',
-  input,
-  published: () => ({ input: published }),
+  input: fetchInput,
+  published: () => ({ input: fetchPublished }),
   output: x402FetchOutput,
   run({ key, input: given, idempotencyKey, services, credential }) {
-    const headers = headersOf(given.headers);
-    refuseKeyLeak({ url: given.url, headers, body: given.body ?? null }, credential);
-    return x402ServiceOf(services).fetch(
-      key,
-      {
-        url: given.url,
-        method: given.method ?? 'GET',
-        headers,
-        body: given.body ?? null,
-        maxAmountMicros: given.maxAmount,
-        memo: given.memo ?? null,
-      },
-      idempotencyKey,
-    );
+    return x402ServiceOf(services).fetch(key, fetchParamsOf(given, credential), idempotencyKey);
   },
 };
 
@@ -111,7 +116,7 @@ export const x402FetchTool: ToolDefinition<z.output<typeof input>> = {
  * The headers as the x402 service takes them (an object), from either form. A name given twice in the list is
  * refused rather than merged or overwritten: HTTP names are case-insensitive, and which value went would be a guess.
  */
-function headersOf(given: z.output<typeof input>['headers']): Record<string, string> {
+function headersOf(given: FetchInput['headers']): Record<string, string> {
   if (given === undefined) return {};
   if (!Array.isArray(given)) return given;
   const headers: Record<string, string> = {};

@@ -11,7 +11,7 @@ import {
   validBeforeSeconds,
   X402_VALID_SECONDS_MAX,
   X402_VALID_SECONDS_MIN,
-} from './x402.ts';
+} from './protocol.ts';
 
 const USDC = '0x036cbd53842c5426634e7929541ec2318f3dcf7e';
 const CHAIN = { chainId: 84532, usdcAddress: USDC };

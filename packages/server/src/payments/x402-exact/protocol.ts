@@ -1,15 +1,21 @@
 // x402 (HTTP 402 "Payment Required", protocol v2, v1 accepted from servers), the pure part: which of the
-// requirements a seller offers this service can pay (the `exact` scheme, this chain, this chain's USDC), how long
-// the authorization it signs stays valid, and the payment payload it sends back. The decision whether the wallet
-// may pay is the one send_payment uses (payment-batch.ts); HTTP and signing live in services/x402.ts.
-import { AppError, invalid } from '../errors.ts';
-import { parseAddress } from './address.ts';
-import { AMOUNT_MAX_MICROS } from './money.ts';
+// requirements a seller offers this service can pay (the `exact` scheme, this chain, this chain's USDC) and the
+// payment payload it sends back. The decision whether the wallet may pay is the one send_payment uses
+// (payment-batch.ts); HTTP and signing live in services/x402.ts.
+import { parseAddress } from '../../domain/address.ts';
+import { AMOUNT_MAX_MICROS } from '../../domain/money.ts';
+import { AppError, invalid } from '../../errors.ts';
+import {
+  AUTHORIZATION_VALID_SECONDS_MAX,
+  AUTHORIZATION_VALID_SECONDS_MIN,
+  type ChainIdentity,
+  type SignedAuthorization,
+} from '../method.ts';
 
-/** A signed authorization is valid at least this long (facilitators refuse one about to expire) … */
-export const X402_VALID_SECONDS_MIN = 30;
-/** … and at most this long, whatever the seller asks: money signed away comes back only after it. */
-export const X402_VALID_SECONDS_MAX = 300;
+export { resourceOf, validBeforeSeconds } from '../method.ts';
+export type { ChainIdentity, SignedAuthorization };
+export const X402_VALID_SECONDS_MIN = AUTHORIZATION_VALID_SECONDS_MIN;
+export const X402_VALID_SECONDS_MAX = AUTHORIZATION_VALID_SECONDS_MAX;
 /** Requirements read from one 402 answer. */
 const ACCEPTS_MAX = 32;
 
@@ -45,10 +51,22 @@ export interface ChosenRequirement {
   maxTimeoutSeconds: number;
 }
 
-export interface ChainIdentity {
-  chainId: number;
-  /** Lower-case. */
-  usdcAddress: string;
+/** The requirements this service can pay, in the seller's order, and in words every one it cannot. */
+export function payableRequirements(
+  required: PaymentRequiredInfo,
+  chain: ChainIdentity,
+): { payable: ChosenRequirement[]; unpayable: string[] } {
+  const version = required.x402Version === 1 ? 1 : required.x402Version === 2 ? 2 : null;
+  if (version === null)
+    return { payable: [], unpayable: [`x402 version ${String(required.x402Version).slice(0, 16)}`] };
+  const payable: ChosenRequirement[] = [];
+  const unpayable: string[] = [];
+  for (const offer of required.accepts.slice(0, ACCEPTS_MAX)) {
+    const chosen = payableOffer(offer, version, chain);
+    if (chosen === null) unpayable.push(`x402 ${describeOffer(offer)}`);
+    else payable.push(chosen);
+  }
+  return { payable, unpayable };
 }
 
 /** The one requirement this service pays, or X402_UNSUPPORTED saying what was offered instead. */
@@ -56,18 +74,15 @@ export function chooseRequirement(required: PaymentRequiredInfo, chain: ChainIde
   const version = required.x402Version === 1 ? 1 : required.x402Version === 2 ? 2 : null;
   if (version === null)
     throw unsupported(`x402 version ${String(required.x402Version).slice(0, 16)} is not supported`);
-  const offers = required.accepts.slice(0, ACCEPTS_MAX);
-  for (const offer of offers) {
-    const chosen = payable(offer, version, chain);
-    if (chosen !== null) return chosen;
-  }
-  const offered = offers.map(describeOffer).join('; ') || 'nothing';
+  const { payable, unpayable } = payableRequirements(required, chain);
+  if (payable[0] !== undefined) return payable[0];
+  const offered = unpayable.map((words) => words.replace(/^x402 /, '')).join('; ') || 'nothing';
   throw unsupported(
     `no offered requirement is the exact scheme in this chain's USDC (eip155:${chain.chainId}, ${chain.usdcAddress}); offered: ${offered}`,
   );
 }
 
-function payable(offer: unknown, version: 1 | 2, chain: ChainIdentity): ChosenRequirement | null {
+function payableOffer(offer: unknown, version: 1 | 2, chain: ChainIdentity): ChosenRequirement | null {
   if (offer === null || typeof offer !== 'object' || Array.isArray(offer)) return null;
   const r = offer as Record<string, unknown>;
   if (r.scheme !== 'exact' || networkChainId(r.network) !== chain.chainId) return null;
@@ -117,28 +132,6 @@ export function requiredOf(value: unknown): PaymentRequiredInfo {
 
 const versionOfRequirement = (requirement: unknown) =>
   requirement !== null && typeof requirement === 'object' && 'maxAmountRequired' in requirement ? 1 : 2;
-
-/** validBefore in unix seconds: the seller's timeout, kept between the bounds above. */
-export function validBeforeSeconds(nowMs: number, maxTimeoutSeconds: number): bigint {
-  const wanted = Number.isFinite(maxTimeoutSeconds) ? Math.floor(maxTimeoutSeconds) : X402_VALID_SECONDS_MIN;
-  const seconds = Math.min(X402_VALID_SECONDS_MAX, Math.max(X402_VALID_SECONDS_MIN, wanted));
-  return BigInt(Math.floor(nowMs / 1000) + seconds);
-}
-
-/** The paid URL as history shows it: scheme, host and path — never the query (it may carry secrets). */
-export function resourceOf(url: URL): string {
-  return `${url.origin}${url.pathname}`;
-}
-
-export interface SignedAuthorization {
-  from: string;
-  to: string;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: string;
-  signature: string;
-}
 
 /** What goes in the PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header, before base64. */
 export function paymentPayloadOf(

@@ -1,0 +1,164 @@
+// MPP (the `Payment` HTTP authentication scheme, as mppx 0.11 speaks it) as a payment method: a 402 carries one or
+// more `WWW-Authenticate: Payment id=…, realm=…, method=…, intent=…, request=…` challenges. Payable here: intent
+// `charge` of method `evm` on this chain, in its USDC, accepting credential type `authorization` — an EIP-3009
+// authorization whose nonce is the challenge's own hash (keccak256 of id and realm, so one challenge can only ever
+// be paid once on chain) and whose validity ends at the challenge's `expires`, within the service's bounds. The
+// request is repeated with `Authorization: Payment <credential>`; the seller's `Payment-Receipt` names the
+// settlement. Parsing and serialising are mppx's own (Challenge, Credential, Receipt).
+import { Challenge, Credential, Receipt } from 'mppx';
+import { challengeHash, toSource } from 'mppx/evm';
+import { getAddress, type Hex } from 'viem';
+import { parseAddress } from '../../domain/address.ts';
+import { AMOUNT_MAX_MICROS } from '../../domain/money.ts';
+import {
+  AUTHORIZATION_VALID_SECONDS_MIN,
+  type ChainIdentity,
+  type Offer,
+  type OfferReading,
+  type Credential as PaidCredential,
+  type PaymentMethod,
+  type SellerAnswer,
+  type StoredOffer,
+  txHashOf,
+  validBeforeSeconds,
+} from '../method.ts';
+
+/** Challenges read from one answer (several headers, or several challenges in one). */
+const CHALLENGES_MAX = 16;
+/** USDC has 6 decimals: a challenge naming others is not in micro-units. */
+const USDC_DECIMALS = 6;
+
+export type MppChallenge = ReturnType<typeof Challenge.deserialize>;
+
+/**
+ * The challenges of a `WWW-Authenticate` value (several may be comma-joined) or of several values; what cannot be
+ * read is named in `unreadable`.
+ */
+export function challengesIn(values: readonly string[]): {
+  challenges: MppChallenge[];
+  unreadable: string[];
+} {
+  const challenges: MppChallenge[] = [];
+  const unreadable: string[] = [];
+  for (const value of values) {
+    if (!/(^|,)\s*payment\s/i.test(value)) continue;
+    try {
+      challenges.push(...Challenge.deserializeList(value));
+    } catch (error) {
+      unreadable.push(`an unreadable Payment challenge (${(error as Error).message.slice(0, 80)})`);
+    }
+  }
+  return { challenges: challenges.slice(0, CHALLENGES_MAX), unreadable };
+}
+
+/** A challenge object as the MCP transport carries it (`data.challenges[i]`), checked by mppx's schema. */
+export function challengeFromObject(value: unknown): MppChallenge | null {
+  const parsed = Challenge.Schema.safeParse(value);
+  return parsed.success ? (parsed.data as MppChallenge) : null;
+}
+
+/** The offer of a challenge this service can pay, or in words why it cannot. */
+export function offerOfChallenge(
+  challenge: MppChallenge,
+  chain: ChainIdentity,
+  nowMs: number,
+): Offer | string {
+  const describe = (why: string) =>
+    `mpp ${String(challenge.method).slice(0, 32)} ${String(challenge.intent).slice(0, 32)} (${why})`;
+  if (challenge.method !== 'evm' || challenge.intent !== 'charge') return describe('not an evm charge');
+  const request = challenge.request as Record<string, unknown>;
+  const details = (request.methodDetails ?? {}) as Record<string, unknown>;
+  if (details.chainId !== chain.chainId) return describe(`chain ${String(details.chainId).slice(0, 16)}`);
+  if (typeof request.currency !== 'string' || request.currency.toLowerCase() !== chain.usdcAddress)
+    return describe(`currency ${String(request.currency).slice(0, 42)}`);
+  if (details.decimals !== undefined && details.decimals !== USDC_DECIMALS) return describe('decimals');
+  const types = details.credentialTypes;
+  if (!Array.isArray(types) || !types.includes('authorization'))
+    return describe('no authorization credential');
+  if (Array.isArray(details.splits) && details.splits.length > 0) return describe('splits');
+  const recipient = parseAddress(request.recipient);
+  const amount = request.amount;
+  if (!recipient.ok || typeof amount !== 'string' || !/^[1-9][0-9]{0,18}$/.test(amount))
+    return describe('unreadable amount or recipient');
+  const amountMicros = BigInt(amount);
+  if (amountMicros > AMOUNT_MAX_MICROS) return describe('above the largest payment');
+  if (secondsLeft(challenge, nowMs) < AUTHORIZATION_VALID_SECONDS_MIN) return describe('expired');
+  return {
+    method: 'mpp-charge',
+    payTo: recipient.lower,
+    amountMicros,
+    termsJson: JSON.stringify(challenge),
+    resourceJson: null,
+    version: 1,
+    resourceUrl: null,
+  };
+}
+
+/** Seconds until the challenge expires (a challenge without `expires` is good for the service's longest validity). */
+function secondsLeft(challenge: Pick<MppChallenge, 'expires'>, nowMs: number): number {
+  if (challenge.expires === undefined) return Number.POSITIVE_INFINITY;
+  return Math.floor((Date.parse(challenge.expires) - nowMs) / 1000);
+}
+
+const storedChallenge = (offer: StoredOffer) => JSON.parse(offer.termsJson) as MppChallenge;
+
+/** The credential object (for MCP's `_meta`) and its header value. */
+export function credentialOf(offer: StoredOffer, auth: Parameters<PaymentMethod['credential']>[1]) {
+  const challenge = storedChallenge(offer);
+  const chainId = (challenge.request as { methodDetails: { chainId: number } }).methodDetails.chainId;
+  const from = getAddress(auth.from);
+  const credential = Credential.from({
+    challenge,
+    payload: {
+      from,
+      nonce: auth.nonce,
+      signature: auth.signature,
+      to: getAddress(auth.to),
+      type: 'authorization',
+      validAfter: auth.validAfter.toString(),
+      validBefore: auth.validBefore.toString(),
+      value: auth.value.toString(),
+    },
+    source: toSource({ address: from, chainId }),
+  });
+  return { credential, header: Credential.serialize(credential) };
+}
+
+export const mppCharge: PaymentMethod = {
+  id: 'mpp-charge',
+  protocol: 'mpp',
+  scheme: 'charge',
+  credentialHeaders: [],
+  answerHeaders: ['www-authenticate', 'payment-receipt'],
+  offersIn(answer: SellerAnswer, chain, nowMs): OfferReading {
+    const { challenges, unreadable } = challengesIn(answer.headerValues('www-authenticate'));
+    const payable: Offer[] = [];
+    for (const challenge of challenges) {
+      const offer = offerOfChallenge(challenge, chain, nowMs);
+      if (typeof offer === 'string') unreadable.push(offer);
+      else payable.push(offer);
+    }
+    return { payable, unpayable: unreadable };
+  },
+  terms(offer, nowMs) {
+    const challenge = storedChallenge(offer);
+    return {
+      nonce: challengeHash({ id: challenge.id, realm: challenge.realm }) as Hex,
+      validBeforeS: validBeforeSeconds(nowMs, secondsLeft(challenge, nowMs)),
+    };
+  },
+  credential(offer, auth): PaidCredential {
+    const { credential, header } = credentialOf(offer, auth);
+    const headerName = storedChallenge(offer).header ?? 'Authorization';
+    return { headerName, header, payload: credential as unknown as Record<string, unknown> };
+  },
+  settlementIn(answer) {
+    const receipt = answer.header('payment-receipt') ?? null;
+    if (receipt === null) return { txHash: null, receipt };
+    try {
+      return { txHash: txHashOf(Receipt.deserialize(receipt).reference), receipt };
+    } catch {
+      return { txHash: null, receipt };
+    }
+  },
+};

@@ -1,0 +1,98 @@
+// x402's `exact` scheme as a payment method: the seller's requirements read with the protocol's own client
+// (@x402/core: the v2 PAYMENT-REQUIRED header, or a v1 body), an EIP-3009 authorization with a fresh random
+// nonce, valid for the seller's timeout within the service's bounds, sent back as PAYMENT-SIGNATURE (v2) or
+// X-PAYMENT (v1); the seller's PAYMENT-RESPONSE names the settlement.
+import { randomBytes } from 'node:crypto';
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import type { Hex } from 'viem';
+import {
+  type Credential,
+  type Offer,
+  type OfferReading,
+  type PaymentMethod,
+  type SellerAnswer,
+  type Settlement,
+  txHashOf,
+  validBeforeSeconds,
+} from '../method.ts';
+import {
+  type ChosenRequirement,
+  encodePaymentHeader,
+  type PaymentRequiredInfo,
+  payableRequirements,
+  paymentHeaderName,
+  paymentPayloadOf,
+} from './protocol.ts';
+
+const protocol = new x402HTTPClient(new x402Client());
+
+/** The requirements of a seller's 402 answer, or null when it carries none this client can read. */
+export function paymentRequiredIn(answer: SellerAnswer): PaymentRequiredInfo | null {
+  let body: unknown;
+  try {
+    body = answer.bodyText === null ? undefined : JSON.parse(answer.bodyText);
+  } catch {
+    body = undefined;
+  }
+  try {
+    const required = protocol.getPaymentRequiredResponse(
+      (name) => answer.header(name),
+      body,
+    ) as PaymentRequiredInfo;
+    return Array.isArray(required.accepts) ? required : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An offer of a chosen requirement (x402_sign's requirements come to the same form). */
+export function offerOf(chosen: ChosenRequirement, resource: unknown): Offer {
+  const url = (resource as { url?: unknown } | undefined)?.url ?? chosen.requirement.resource;
+  return {
+    method: 'x402-exact',
+    payTo: chosen.payTo,
+    amountMicros: chosen.amountMicros,
+    termsJson: JSON.stringify(chosen.requirement),
+    resourceJson: resource === undefined || resource === null ? null : JSON.stringify(resource),
+    version: chosen.version,
+    resourceUrl: typeof url === 'string' ? url : null,
+  };
+}
+
+export const x402Exact: PaymentMethod = {
+  id: 'x402-exact',
+  protocol: 'x402',
+  scheme: 'exact',
+  credentialHeaders: ['payment-signature', 'x-payment'],
+  answerHeaders: ['payment-required', 'payment-response', 'x-payment-response'],
+  offersIn(answer, chain): OfferReading {
+    const required = paymentRequiredIn(answer);
+    if (required === null) return { payable: [], unpayable: [] };
+    const { payable, unpayable } = payableRequirements(required, chain);
+    return { payable: payable.map((chosen) => offerOf(chosen, required.resource)), unpayable };
+  },
+  terms(offer, nowMs) {
+    const requirement = JSON.parse(offer.termsJson) as { maxTimeoutSeconds?: unknown };
+    const timeout = typeof requirement.maxTimeoutSeconds === 'number' ? requirement.maxTimeoutSeconds : 0;
+    return {
+      nonce: `0x${randomBytes(32).toString('hex')}` as Hex,
+      validBeforeS: validBeforeSeconds(nowMs, timeout),
+    };
+  },
+  credential(offer, auth): Credential {
+    const version = offer.version === 1 ? 1 : 2;
+    const chosen = { version, requirement: JSON.parse(offer.termsJson) } as const;
+    const resource = offer.resourceJson === null ? undefined : JSON.parse(offer.resourceJson);
+    const payload = paymentPayloadOf(chosen, resource, auth);
+    return { headerName: paymentHeaderName(version), header: encodePaymentHeader(payload), payload };
+  },
+  settlementIn(answer): Settlement {
+    const receipt = answer.header('payment-response') ?? answer.header('x-payment-response') ?? null;
+    try {
+      const settled = protocol.getPaymentSettleResponse((name) => answer.header(name));
+      return { txHash: settled.success === true ? txHashOf(settled.transaction) : null, receipt };
+    } catch {
+      return { txHash: null, receipt };
+    }
+  },
+};

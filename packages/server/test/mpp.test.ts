@@ -1,0 +1,215 @@
+// MPP end to end on a real chain (contract section 13): a private anvil with the TestUSDC token, a paid API built
+// from the protocol's own package (mppx/server's evm charge, settling on anvil itself), and the service on
+// RAIL=evm paying it from an agent wallet under the wallet's policies — by paid_fetch, and by mpp_sign for a
+// challenge the agent received itself. The seller logs every request, so "nothing was paid" is checked on the
+// wire and on chain, not only in the ledger.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { Challenge, Credential } from 'mppx';
+import { challengeHash } from 'mppx/evm';
+import { type Address, getAddress } from 'viem';
+import { ManualClock } from '../src/clock.ts';
+import { createKey, createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
+import { anvilAvailable, mine } from './support/anvil.ts';
+import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
+import { assertLedgerOk } from './support/foundation.ts';
+import { type Harness, startHarness, storeTargets } from './support/harness.ts';
+import { expectError, signupUser, type TestUser } from './support/http.ts';
+import { type MppSeller, startMppSeller } from './support/mpp-seller.ts';
+
+const CONFIRMATIONS = 2;
+const probe = await anvilAvailable();
+const SELLER_PAY_TO = getAddress('0x00000000000000000000000000000000005e11e5') as Address;
+const REPORT_MICROS = 1_250_000n;
+
+for (const target of await storeTargets()) {
+  describe(`MPP on ${target.name}`, { skip: probe.available ? target.skip : probe.skip }, () => {
+    let world: EvmWorld;
+    let h: Harness;
+    let seller: MppSeller;
+    let foreign: MppSeller;
+    let both: MppSeller;
+    let owner: TestUser;
+    let walletId: string;
+    let key: string;
+    const duties = () => h.services.chain!.duties;
+    const settle = async () => {
+      for (let i = 0; i < 3; i += 1) {
+        await mine(world.anvil, CONFIRMATIONS);
+        await duties().settleX402();
+      }
+    };
+    const balance = async () => toolOk(await tool(h, key, 'check_balance', {}), 'check_balance').balance;
+    const paidFetch = (extra: Record<string, unknown> = {}) =>
+      tool(h, key, 'paid_fetch', { url: `${seller.origin}/report`, maxAmount: '2', ...extra });
+    const challengeHeader = async (origin = seller.origin) => {
+      const answer = await fetch(`${origin}/report`);
+      assert.equal(answer.status, 402);
+      return answer.headers.get('www-authenticate')!;
+    };
+
+    before(async () => {
+      world = await startEvmWorld();
+      seller = await startMppSeller(world, SELLER_PAY_TO, { reportPrice: '1.25' });
+      foreign = await startMppSeller(world, SELLER_PAY_TO, { reportPrice: '1.25', chainId: 8453 });
+      both = await startMppSeller(world, SELLER_PAY_TO, { reportPrice: '1.25', offerX402: true });
+      h = await startHarness(target.name, 'mpp', {
+        clock: new ManualClock(Date.now()),
+        env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS), X402_ALLOW_PRIVATE: 'true' }),
+      });
+      owner = await signupUser(h.app);
+      const wallet = await owner.api.post('/api/v1/agent-wallets', { label: 'buyer' });
+      walletId = wallet.body.data.id;
+      key = (await createKey(owner, walletId, { label: 'buyer key' })).key;
+      const master = (await owner.api.get('/api/v1/wallet')).body.data;
+      await world.usdc.mint(master.address, 50_000_000n);
+      await mine(world.anvil, CONFIRMATIONS);
+      await duties().watchDeposits();
+      const funded = await owner.api.post(`/api/v1/agent-wallets/${walletId}/fund`, { amount: '20' });
+      assert.equal(funded.status, 200, funded.raw);
+      for (let i = 0; i < 4; i += 1) {
+        await duties().send();
+        await mine(world.anvil, CONFIRMATIONS);
+      }
+    });
+    after(async () => {
+      await h?.close();
+      await seller?.close();
+      await foreign?.close();
+      await both?.close();
+      await world?.anvil.stop();
+    });
+    beforeEach(async () => {
+      const policies = await owner.api.get(`/api/v1/agent-wallets/${walletId}/policies?limit=100`);
+      for (const p of policies.body.data.items)
+        await owner.api.delete(`/api/v1/agent-wallets/${walletId}/policies/${p.id}`);
+    });
+
+    test('paid_fetch pays an MPP 402 once: the content comes back, the chain settles it, a retry asks nothing', async () => {
+      const before = await balance();
+      const sellerBefore = await world.usdc.balanceOf(SELLER_PAY_TO);
+      const data = toolOk(await paidFetch({ idempotencyKey: 'mpp-1', memo: 'report' }), 'paid_fetch');
+      assert.equal(data.status, 200, JSON.stringify(data));
+      assert.deepEqual(JSON.parse(data.body), { report: 'the paid content', lines: 3 });
+      assert.ok(data.headers['payment-receipt'], 'the seller’s receipt is handed back');
+      assert.equal(data.payment.protocol, 'mpp');
+      assert.equal(data.payment.scheme, 'charge');
+      assert.equal(data.payment.amount, '1.250000');
+      assert.equal(data.payment.authorizedAmount, '1.250000');
+      assert.equal(data.payment.payTo, SELLER_PAY_TO);
+      assert.equal(seller.paidRequests().length, 1);
+      assert.equal(await world.usdc.balanceOf(SELLER_PAY_TO), sellerBefore + REPORT_MICROS);
+      assert.equal(Number(await balance()), Number(before) - 1.25);
+      await settle();
+      const history = toolOk(await tool(h, key, 'get_tx_history', {}), 'get_tx_history');
+      const tx = history.transactions.find((t: Wire) => t.id === data.payment.txId);
+      assert.equal(tx.status, 'completed');
+      assert.equal(tx.txHash, seller.settlements[0]);
+      assert.equal(tx.resource, `${seller.origin}/report`);
+      const replay = toolOk(await paidFetch({ idempotencyKey: 'mpp-1', memo: 'report' }), 'paid_fetch');
+      assert.equal(replay.body, data.body);
+      assert.equal(replay.payment.status, 'completed');
+      assert.equal(seller.paidRequests().length, 1, 'a replay asks the seller nothing');
+      await assertLedgerOk(h);
+    });
+
+    test('above maxAmount, another chain, or x402_fetch on an MPP seller: refused, nothing signed or paid', async () => {
+      const paidBefore = seller.paidRequests().length + foreign.paidRequests().length;
+      const before = await balance();
+      const tooHigh = await paidFetch({ maxAmount: '1' });
+      expectError(tooHigh, 422, 'PAYMENT_PRICE_TOO_HIGH');
+      const elsewhere = await tool(h, key, 'paid_fetch', { url: `${foreign.origin}/report`, maxAmount: '2' });
+      expectError(elsewhere, 422, 'PAYMENT_UNSUPPORTED');
+      assert.match(elsewhere.body.error.message, /mpp evm charge \(chain 8453\)/);
+      const x402Only = await tool(h, key, 'x402_fetch', { url: `${seller.origin}/report`, maxAmount: '2' });
+      expectError(x402Only, 502, 'X402_UPSTREAM_ERROR');
+      assert.equal(seller.paidRequests().length + foreign.paidRequests().length, paidBefore);
+      assert.equal(await balance(), before);
+    });
+
+    test('a 402 offering both at one price: paid_fetch pays x402 (the tie-break), once', async () => {
+      const data = toolOk(
+        await tool(h, key, 'paid_fetch', { url: `${both.origin}/report`, maxAmount: '2' }),
+        'paid_fetch',
+      );
+      assert.equal(data.status, 200, JSON.stringify(data));
+      assert.equal(data.payment.protocol, 'x402');
+      assert.equal(data.payment.scheme, 'exact');
+      assert.deepEqual(
+        both.paidRequests().map((r) => r.protocol),
+        ['x402'],
+      );
+    });
+
+    test('a policy denies it exactly as send_payment: nothing signed, the denial recorded', async () => {
+      await createPolicy(owner, walletId, 'spend_cap_per_tx', { limit: '1' });
+      const paidBefore = seller.paidRequests().length;
+      const denied = await paidFetch();
+      expectError(denied, 422, 'POLICY_DENIED');
+      assert.equal(denied.body.error.violations[0].policyType, 'spend_cap_per_tx');
+      assert.equal(seller.paidRequests().length, paidBefore);
+    });
+
+    test('mpp_sign: a credential for the agent’s own challenge; the same challenge is never paid twice', async () => {
+      const header = await challengeHeader();
+      const challenge = Challenge.deserialize(header);
+      const signed = toolOk(
+        await tool(h, key, 'mpp_sign', { challenge: header, idempotencyKey: 'sign-1' }),
+        'mpp_sign',
+      );
+      assert.equal(signed.status, 'processing');
+      assert.equal(signed.amount, '1.250000');
+      assert.equal(signed.recipient, SELLER_PAY_TO);
+      assert.equal(signed.expires, challenge.expires);
+      assert.match(signed.authorization, /^Payment [A-Za-z0-9_-]+$/);
+      const credential = Credential.deserialize(signed.authorization);
+      assert.equal(credential.challenge.id, challenge.id);
+      assert.equal((credential.payload as Wire).nonce, challengeHash(challenge));
+      assert.deepEqual(signed.credential.payload, credential.payload);
+      // The same challenge again, under another key or none, answers the same payment (one nonce: one payment).
+      for (const again of [{ idempotencyKey: 'sign-2' }, {}]) {
+        const twice = toolOk(await tool(h, key, 'mpp_sign', { challenge: header, ...again }), 'mpp_sign');
+        assert.equal(twice.txId, signed.txId);
+        assert.equal(twice.authorization, signed.authorization);
+      }
+      // As the MCP transport carries it: the challenge object (also as JSON text).
+      const asObject = toolOk(await tool(h, key, 'mpp_sign', { challenge }), 'mpp_sign');
+      assert.equal(asObject.txId, signed.txId);
+      const paid = await fetch(`${seller.origin}/report`, {
+        headers: { authorization: signed.authorization },
+      });
+      assert.equal(paid.status, 200, await paid.clone().text());
+      assert.ok(paid.headers.get('payment-receipt'));
+      await settle();
+      const history = toolOk(await tool(h, key, 'get_tx_history', {}), 'get_tx_history');
+      assert.equal(history.transactions.find((t: Wire) => t.id === signed.txId).status, 'completed');
+      await assertLedgerOk(h);
+    });
+
+    test('mpp_sign refuses what it cannot read or pay, before anything is decided', async () => {
+      expectError(await tool(h, key, 'mpp_sign', { challenge: 'Bearer realm="x"' }), 400, 'VALIDATION_ERROR');
+      expectError(await tool(h, key, 'mpp_sign', { challenge: '{"id": 1' }), 400, 'VALIDATION_ERROR');
+      const unpayable = await tool(h, key, 'mpp_sign', { challenge: await challengeHeader(foreign.origin) });
+      expectError(unpayable, 422, 'PAYMENT_UNSUPPORTED');
+    });
+
+    test('above the approval threshold: pending, nothing signed; once approved the same call pays', async () => {
+      await createPolicy(owner, walletId, 'require_approval_above', { amount: '1' });
+      const paidBefore = seller.paidRequests().length;
+      const pending = toolOk(await paidFetch({ idempotencyKey: 'held-1' }), 'paid_fetch');
+      assert.equal(pending.status, 402);
+      assert.equal(pending.payment.status, 'pending');
+      assert.equal(seller.paidRequests().length, paidBefore);
+      const approved = await owner.api.post(
+        `/api/v1/agent-wallets/${walletId}/transactions/${pending.payment.txId}/approve`,
+      );
+      assert.equal(approved.status, 200, approved.raw);
+      // The approved payment pays the challenge it was decided on only while it lasts: a fresh call with the same
+      // key fetches again and pays with that stored challenge's credential.
+      const paid = toolOk(await paidFetch({ idempotencyKey: 'held-1' }), 'paid_fetch');
+      assert.equal(paid.payment.txId, pending.payment.txId);
+      assert.equal(paid.status, 200, JSON.stringify(paid));
+      assert.equal(seller.paidRequests().length, paidBefore + 1);
+    });
+  });
+}
