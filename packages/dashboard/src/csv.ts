@@ -20,6 +20,11 @@ export const CSV_COLUMNS = [
   'reason',
   'tx_hash',
   'transaction_id',
+  // Paid requests (type x402) only; empty for every other transaction.
+  'protocol',
+  'scheme',
+  'authorized_amount',
+  'receipt',
 ] as const;
 
 /**
@@ -58,6 +63,12 @@ export interface CsvRow {
   walletName: string;
 }
 
+/** protocol, scheme, authorized_amount and receipt of a paid request, as the server sent them; empty otherwise. */
+function paidRequestCells(tx: Transaction): string[] {
+  if (tx.type !== 'x402') return ['', '', '', ''];
+  return [tx.protocol ?? '', tx.scheme ?? '', tx.authorizedAmount ?? '', tx.receipt ?? ''];
+}
+
 /** The rows as CSV (RFC 4180: CRLF line ends, a header line, every cell quoted). */
 export function transactionsCsv(rows: readonly CsvRow[], ownWallets: ReadonlyMap<string, string>): string {
   const lines = [CSV_COLUMNS.map(csvCell).join(',')];
@@ -80,6 +91,7 @@ export function transactionsCsv(rows: readonly CsvRow[], ownWallets: ReadonlyMap
         tx.reason,
         tx.txHash,
         tx.id,
+        ...paidRequestCells(tx),
       ]
         .map(csvCell)
         .join(','),

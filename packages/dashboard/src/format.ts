@@ -2,7 +2,7 @@
 // arithmetic of amounts: see money.ts). Pure: unit-tested.
 import type { Transaction } from '@agent-wallet/sdk';
 import { shortAddress } from './address.ts';
-import { formatUsdc } from './money.ts';
+import { compareAmounts, formatUsdc } from './money.ts';
 
 /** A moment with seconds, in the person's locale: "12 May 2026, 14:03:27". */
 export function formatDateTime(iso: string | null | undefined): string {
@@ -130,6 +130,49 @@ export function resourceLabel(resource: string | null | undefined): string | nul
   } catch {
     return resource;
   }
+}
+
+const PROTOCOL_NAMES: Record<string, string> = { x402: 'x402', mpp: 'MPP' };
+
+/**
+ * How a paid request (type x402) paid its seller: "x402 exact", "MPP charge", "x402 upto"; null for any other
+ * transaction, or one the server did not say this of. An unknown protocol or scheme is shown as it came.
+ */
+export function paidWith(tx: Pick<Transaction, 'type' | 'protocol' | 'scheme'>): string | null {
+  // What came over the wire, which may be a protocol or scheme newer than the SDK's types.
+  const sent: unknown = tx.protocol;
+  const scheme: unknown = tx.scheme;
+  if (tx.type !== 'x402' || typeof sent !== 'string' || sent.trim() === '') return null;
+  const protocol = PROTOCOL_NAMES[sent] ?? sent;
+  return typeof scheme === 'string' && scheme.trim() !== '' ? `${protocol} ${scheme}` : protocol;
+}
+
+/** A paid request's receipt as the seller sent it, or null when there is none to show. */
+export function receiptOf(tx: Pick<Transaction, 'type' | 'receipt'>): string | null {
+  return tx.type === 'x402' && typeof tx.receipt === 'string' && tx.receipt.trim() !== '' ? tx.receipt : null;
+}
+
+/**
+ * What a paid request's authorization allowed when that is not what was paid (only an "upto" scheme allows
+ * more); null when it is the amount itself, absent, or not an amount.
+ */
+export function authorizedBeyond(
+  tx: Pick<Transaction, 'type' | 'amount' | 'authorizedAmount'>,
+): string | null {
+  const authorized = tx.authorizedAmount;
+  if (tx.type !== 'x402' || typeof authorized !== 'string') return null;
+  try {
+    return compareAmounts(authorized, tx.amount) === 0 ? null : authorized;
+  } catch {
+    return null;
+  }
+}
+
+/** "eyJzdWNjZXNz…IjoxfQ==": a long receipt (often base64) shortened for a line; the full text stays copyable. */
+export function shortReceipt(receipt: string, keep = 24): string {
+  const text = receipt.trim();
+  if (text.length <= keep + 4) return text;
+  return `${text.slice(0, keep - 8)}…${text.slice(-8)}`;
 }
 
 export interface Counterparty {

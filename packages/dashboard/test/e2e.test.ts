@@ -450,6 +450,10 @@ describe('dashboard end to end', { skip: CHROMIUM_SKIP }, () => {
       'reason',
       'tx_hash',
       'transaction_id',
+      'protocol',
+      'scheme',
+      'authorized_amount',
+      'receipt',
     ]);
     const exported = rows.slice(1).map((row) => [row[13], row[1], row[3], row[5], row[0]]);
     const byId = (a: (string | undefined)[], b: (string | undefined)[]) =>

@@ -167,6 +167,53 @@ describe('policies panel', () => {
     expect(creates()).toHaveLength(0);
   });
 
+  it('checks each seller host inline before sending a merchant list, then lists its hosts', async () => {
+    const added = policy('merchant_allowlist', { hosts: ['api.example.com', '*.example.org'] }, 'pol_3');
+    routes[`POST ${BASE}`] = ok(added, 201);
+    renderPanel();
+    await screen.findByTestId('policy-item');
+    const form = screen.getByRole('form', { name: 'Add a policy' });
+    const type = within(form).getByLabelText('Policy type');
+    fireEvent.change(type, { target: { value: 'merchant_blocklist' } });
+    expect(within(form).getByLabelText('Blocked sellers (one host a line)')).toBeTruthy();
+    fireEvent.change(type, { target: { value: 'merchant_allowlist' } });
+    expect(
+      within(form).getByText(
+        /^Deny paid API requests \(x402 and MPP\) to any seller whose host is not on this list/,
+      ),
+    ).toBeTruthy();
+    const hosts = within(form).getByLabelText('Allowed sellers (one host a line)');
+    // The hint says what *. covers and what the list judges, and is tied to the field.
+    const hint = document.getElementById(hosts.getAttribute('aria-describedby') ?? '');
+    expect(hint?.textContent).toContain('*.example.com covers every subdomain of example.com');
+    expect(hint?.textContent).toContain('judge paid requests (x402 and MPP) only');
+
+    fireEvent.change(hosts, {
+      target: { value: 'api.example.com\nhttps://shop.example.com/buy\n*.Example.org' },
+    });
+    fireEvent.click(within(form).getByRole('button', { name: 'Add policy' }));
+    expect(hosts.getAttribute('aria-invalid')).toBe('true');
+    const error = within(form).getByText(
+      /^Host 2 \(https:\/\/shop\.example\.com\/buy\): Write the host only/,
+    );
+    expect(hosts.getAttribute('aria-describedby')).toContain(error.closest('ul')?.id ?? 'missing');
+    await settle();
+    expect(creates()).toHaveLength(0);
+
+    fireEvent.change(hosts, { target: { value: 'api.example.com\n*.Example.org' } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Add policy' }));
+    await settle();
+    expect(creates().map((r) => r.body)).toEqual([
+      { type: 'merchant_allowlist', params: { hosts: ['api.example.com', '*.example.org'] } },
+    ]);
+    expect(screen.getByText('Added: Allowed sellers.')).toBeTruthy();
+    const item = screen.getAllByTestId('policy-item').find((li) => li.dataset.type === 'merchant_allowlist');
+    expect(within(item!).getByTestId('policy-summary').textContent).toBe(
+      'Paid requests only to 2 allowed sellers',
+    );
+    expect(within(item!).getByTestId('host-list').textContent).toBe('api.example.com*.example.org');
+  });
+
   it('tries a payment and says why it would be denied, in its own words', async () => {
     const answer: PaymentCheck = {
       allowed: false,

@@ -281,6 +281,65 @@ describe('transaction filters and CSV', () => {
     expect(lines[3]).toContain(',"Funding","completed","in","1.000000","USDC","From the master wallet",');
   });
 
+  it('keeps the columns in their order and appends how a paid request paid, empty for other transactions', () => {
+    expect(CSV_COLUMNS).toEqual([
+      'created_at',
+      'wallet',
+      'type',
+      'status',
+      'direction',
+      'amount',
+      'currency',
+      'counterparty',
+      'to_address',
+      'resource',
+      'memo',
+      'reason',
+      'tx_hash',
+      'transaction_id',
+      'protocol',
+      'scheme',
+      'authorized_amount',
+      'receipt',
+    ]);
+    const receipt = `eyJzdWNjZXNzIjp0cnVl${'QUJD'.repeat(40)}fQ==`;
+    const paid = [
+      tx({
+        id: 'x',
+        type: 'x402',
+        resource: 'https://api.example.com/v1/report',
+        protocol: 'x402',
+        scheme: 'exact',
+        authorizedAmount: '0.010000',
+        amount: '0.010000',
+        receipt,
+      }),
+      tx({
+        id: 'm',
+        type: 'x402',
+        resource: 'https://mpp.example.com/search',
+        protocol: 'mpp',
+        scheme: 'charge',
+        authorizedAmount: '0.250000',
+        amount: '0.250000',
+        receipt: null,
+      }),
+      tx({ id: 'p' }),
+    ];
+    const cells = (line: string) => line.split('","').map((cell) => cell.replace(/^"|"$/g, ''));
+    const lines = transactionsCsv(
+      paid.map((t) => ({ tx: t, walletName: 'Bot' })),
+      new Map(),
+    )
+      .split('\r\n')
+      .map(cells);
+    expect(lines[1]!.slice(-5)).toEqual(['x', 'x402', 'exact', '0.010000', receipt]);
+    expect(lines[1]![9]).toBe('https://api.example.com/v1/report');
+    expect(lines[2]!.slice(-5)).toEqual(['m', 'mpp', 'charge', '0.250000', '']);
+    expect(lines[3]!.slice(-5)).toEqual(['p', '', '', '', '']);
+    for (const line of lines.slice(0, 4)) expect(line).toHaveLength(CSV_COLUMNS.length);
+  });
+
   it('quotes and defuses single cells', () => {
     expect(csvCell('plain')).toBe('"plain"');
     expect(csvCell('a,b')).toBe('"a,b"');

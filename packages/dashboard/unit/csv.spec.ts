@@ -3,7 +3,7 @@
 import type { Transaction } from '@agent-wallet/sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { csvCell, startsFormula, transactionsCsv } from '../src/csv.ts';
+import { CSV_COLUMNS, csvCell, startsFormula, transactionsCsv } from '../src/csv.ts';
 
 /** RFC 4180 as a spreadsheet reads it: quoted cells may hold commas, quotes (doubled) and line breaks. */
 function parseCsv(text: string): string[][] {
@@ -171,14 +171,23 @@ describe('the CSV export against formula injection', () => {
   });
 
   it('property: a whole export has one quoted cell per column on every line, none opening a formula', () => {
-    const transaction = fc.record({ memo: cellText, reason: cellText, label: cellText });
+    // A paid request's receipt is the seller's text: as open to a formula as a memo.
+    const transaction = fc.record({
+      memo: cellText,
+      reason: cellText,
+      label: cellText,
+      receipt: fc.option(cellText),
+      paid: fc.boolean(),
+    });
     fc.assert(
       fc.property(fc.array(transaction, { maxLength: 4 }), (items) => {
-        const rows = items.map(({ memo, reason, label }, index) => ({
+        const rows = items.map(({ memo, reason, label, receipt, paid }, index) => ({
           tx: {
+            ...(paid
+              ? { type: 'x402', protocol: 'mpp', scheme: 'charge', authorizedAmount: '1.000000', receipt }
+              : { type: 'payment' }),
             id: `tx_${index}`,
             walletId: 'w',
-            type: 'payment',
             status: 'completed',
             amount: '1.000000',
             currency: 'USDC',
@@ -200,7 +209,7 @@ describe('the CSV export against formula injection', () => {
         const parsed = parseCsv(transactionsCsv(rows, new Map()));
         expect(parsed).toHaveLength(items.length + 1);
         for (const line of parsed) {
-          expect(line).toHaveLength(14);
+          expect(line).toHaveLength(CSV_COLUMNS.length);
           for (const cell of line) expect(opensFormula(cell), JSON.stringify(cell)).toBe(false);
         }
       }),

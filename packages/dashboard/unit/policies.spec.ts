@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   checkClock,
   checkCount,
+  checkHost,
   checkPolicyParams,
   checkTimezone,
   draftFrom,
   emptyDraft,
+  HOST_PATTERN,
   type ParamsDraft,
   splitAddresses,
 } from '../src/views/policyForm.ts';
@@ -63,6 +65,96 @@ describe('policy params', () => {
     const check = checkPolicyParams('address_blocklist', draft({ addresses: many }));
     expect(check.ok).toBe(false);
     if (!check.ok) expect(check.errors.addresses).toEqual(['At most 1000 addresses.']);
+  });
+});
+
+describe('merchant lists (merchant_allowlist, merchant_blocklist)', () => {
+  it('takes host names and *. with a domain, as the server does, lower-cased', () => {
+    for (const host of [
+      'api.example.com',
+      'localhost',
+      'a',
+      '127.0.0.1',
+      'xn--bcher-kva.example',
+      'my-api.example.co.uk',
+      '*.example.com',
+      '*.com',
+      `${'a'.repeat(63)}.example.com`,
+    ]) {
+      expect(checkHost(host), host).toEqual({ ok: true, value: host });
+    }
+    expect(checkHost(' API.Example.COM ')).toEqual({ ok: true, value: 'api.example.com' });
+    expect(checkHost('*.Example.com')).toEqual({ ok: true, value: '*.example.com' });
+  });
+
+  it('refuses what the server’s host pattern refuses, saying why', () => {
+    const reason = (host: string) => {
+      const check = checkHost(host);
+      expect(check.ok, host).toBe(false);
+      return check.ok ? '' : check.reason;
+    };
+    expect(reason('https://api.example.com')).toMatch(/^Write the host only, without https:\/\//);
+    expect(reason('api.example.com/v1/report')).toMatch(/^Write the host only/);
+    expect(reason('api.example.com:8443')).toBe('Leave out the port: write the host only.');
+    expect(reason('api.*.com')).toBe('A * may only open the host, as in *.example.com.');
+    expect(reason('*example.com')).toBe('A * may only open the host, as in *.example.com.');
+    expect(reason('*')).toBe('A * may only open the host, as in *.example.com.');
+    expect(reason('*.')).toBe('A * may only open the host, as in *.example.com.');
+    for (const bad of [
+      '-api.example.com',
+      'api-.example.com',
+      'api..example.com',
+      'api.example.com.',
+      '.example.com',
+      'api_v1.example.com',
+      'bücher.example',
+      `${'a'.repeat(64)}.example.com`,
+    ]) {
+      expect(reason(bad), bad).toMatch(/^Must be a host name \(api\.example\.com\) or \*\. and a domain/);
+    }
+    expect(reason(`${'abcdefghi.'.repeat(25)}example`)).toMatch(/^Too long: a host has at most 253/);
+  });
+
+  it('agrees with the server’s pattern on every host it accepts', () => {
+    // The server's HOST_PATTERN (routes/policies/schemas.ts), copied as its source text.
+    const server =
+      /^(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+    expect(HOST_PATTERN.source).toBe(server.source);
+    for (const host of ['api.example.com', '*.example.com', 'a-b.c', 'x:1', 'a/b', '*.*.a', 'a b']) {
+      const ours = checkHost(host).ok;
+      expect(ours, host).toBe(server.test(host) && host.length <= 253);
+    }
+  });
+
+  it('names every bad line, for the allowlist and the blocklist alike, and sends the hosts', () => {
+    for (const type of ['merchant_allowlist', 'merchant_blocklist'] as const) {
+      const check = checkPolicyParams(
+        type,
+        draft({ hosts: 'api.example.com\nhttps://shop.example.com/buy\n*.Example.org\nbad_host' }),
+      );
+      expect(check.ok).toBe(false);
+      if (!check.ok) {
+        expect(check.errors.hosts).toHaveLength(2);
+        expect(check.errors.hosts?.[0]).toMatch(
+          /^Host 2 \(https:\/\/shop\.example\.com\/buy\): Write the host only/,
+        );
+        expect(check.errors.hosts?.[1]).toMatch(/^Host 4 \(bad_host\): Must be a host name/);
+      }
+      expect(checkPolicyParams(type, draft({ hosts: ' \n ' }))).toEqual({
+        ok: false,
+        errors: { hosts: ['Enter at least one host.'] },
+      });
+      expect(checkPolicyParams(type, draft({ hosts: 'api.example.com\n\n*.Example.org ' }))).toEqual({
+        ok: true,
+        params: { hosts: ['api.example.com', '*.example.org'] },
+      });
+    }
+  });
+
+  it('refuses more than 1,000 hosts', () => {
+    const many = Array.from({ length: 1001 }, (_, i) => `h${i}.example.com`).join('\n');
+    const check = checkPolicyParams('merchant_blocklist', draft({ hosts: many }));
+    expect(check).toEqual({ ok: false, errors: { hosts: ['At most 1000 hosts.'] } });
   });
 });
 
@@ -197,6 +289,15 @@ describe('edit forms start from the policy', () => {
       window: '1h',
     });
     expect(draftFrom(policy('address_blocklist', { addresses: [A, B] }), 'UTC').addresses).toBe(`${A}\n${B}`);
+    expect(
+      draftFrom(policy('merchant_allowlist', { hosts: ['api.example.com', '*.example.org'] }), 'UTC').hosts,
+    ).toBe('api.example.com\n*.example.org');
+    expect(
+      checkPolicyParams(
+        'merchant_allowlist',
+        draftFrom(policy('merchant_allowlist', { hosts: ['api.example.com', '*.example.org'] }), 'UTC'),
+      ),
+    ).toEqual({ ok: true, params: { hosts: ['api.example.com', '*.example.org'] } });
     const window = { days: ['sat', 'sun'], start: '10:00', end: '02:00', timezone: 'Europe/Berlin' };
     expect(draftFrom(policy('time_window', window), 'UTC')).toMatchObject(window);
     // What the form holds is sent back unchanged when nothing is edited.

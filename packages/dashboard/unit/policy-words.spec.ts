@@ -1,5 +1,6 @@
 import type { Policy, PolicyChange, PolicyViolation as Violation } from '@agent-wallet/sdk';
 import { describe, expect, it } from 'vitest';
+import { POLICY_TYPES } from '../src/api/wire.ts';
 import { describePolicyChange } from '../src/views/policyHistory.ts';
 import {
   describeDays,
@@ -19,6 +20,20 @@ const ADDRESS = '0xabcdef0123456789abcdef0123456789abcdef12';
 describe('policies in words', () => {
   it('lists every policy type once in the type chooser, each with a title', () => {
     expect([...POLICY_TYPE_ORDER].sort()).toEqual(Object.keys(POLICY_INFO).sort());
+    expect([...POLICY_TYPES].sort()).toEqual(Object.keys(POLICY_INFO).sort());
+  });
+
+  it('names and explains the merchant lists, which judge paid requests only', () => {
+    expect(POLICY_INFO.merchant_allowlist).toEqual({
+      title: 'Allowed sellers',
+      description: expect.stringMatching(/^Deny paid API requests \(x402 and MPP\) .* not on this list;/),
+      kind: 'hosts',
+    });
+    expect(POLICY_INFO.merchant_blocklist).toMatchObject({ title: 'Blocked sellers', kind: 'hosts' });
+    expect(POLICY_INFO.merchant_blocklist.description).toMatch(/other payments are not affected\.$/);
+    // Beside the address lists in the type chooser.
+    const order = POLICY_TYPE_ORDER.join(' ');
+    expect(order).toContain('address_blocklist merchant_allowlist merchant_blocklist');
   });
 
   it('describes every type', () => {
@@ -29,6 +44,14 @@ describe('policies in words', () => {
       ['require_approval_above', { amount: '25.000000' }, 'Payments above 25.00 USDC need your approval'],
       ['address_allowlist', { addresses: [ADDRESS] }, 'Only to 1 allowed address'],
       ['address_blocklist', { addresses: [ADDRESS, ADDRESS] }, 'Never to 2 blocked addresses'],
+      ['merchant_allowlist', { hosts: ['api.example.com'] }, 'Paid requests only to 1 allowed seller'],
+      [
+        'merchant_allowlist',
+        { hosts: ['api.example.com', '*.example.org'] },
+        'Paid requests only to 2 allowed sellers',
+      ],
+      ['merchant_blocklist', { hosts: ['*.evil.com'] }, 'Paid requests never to 1 blocked seller'],
+      ['merchant_blocklist', { hosts: 'not a list' }, 'Paid requests never to 0 blocked sellers'],
       ['spend_cap_window', { limit: '100.000000', window: '24h' }, 'At most 100.00 USDC per 24 hours'],
       ['spend_cap_window', { limit: '5.000000', window: '1h' }, 'At most 5.00 USDC per hour'],
       [
@@ -112,6 +135,32 @@ describe('violations in the dashboard’s own words', () => {
     expect(describeViolation(v('address_allowlist', { limit: null, attempted: ADDRESS }))).toBe(
       'Recipient 0xabcdef…cdef12 is not on the allowed list',
     );
+  });
+
+  it('writes the seller of the merchant lists by its host', () => {
+    expect(
+      describeViolation(
+        v('merchant_blocklist', {
+          reason: 'the seller api.evil.com is on the merchant blocklist',
+          limit: null,
+          attempted: 'api.evil.com',
+        }),
+      ),
+    ).toBe('Seller api.evil.com is blocked');
+    expect(
+      describeViolation(
+        v('merchant_allowlist', {
+          reason: 'the seller api.evil.com is not on the merchant allowlist',
+          limit: null,
+          attempted: 'api.evil.com',
+        }),
+      ),
+    ).toBe('Seller api.evil.com is not on the allowed list');
+    // A seller whose URL names no host the server could read.
+    expect(describeViolation(v('merchant_allowlist', { limit: null, attempted: 'an unnamed seller' }))).toBe(
+      'The seller is not on the allowed list',
+    );
+    expect(describeViolation(v('merchant_blocklist', {}))).toBe('The seller is blocked');
   });
 
   it('writes the allowed hours and the local time it was', () => {
@@ -217,6 +266,21 @@ describe('policy history in words', () => {
     );
     expect(describePolicyChange(change('updated', after, before))).toBe(
       'Blocked recipients: removed 0x111111…111111 (now 1 address)',
+    );
+  });
+
+  it('lists the hosts an update added to and removed from a merchant list', () => {
+    const before = policy({ hosts: ['api.example.com', 'old.example.com'] }, { type: 'merchant_allowlist' });
+    const after = policy(
+      { hosts: ['api.example.com', '*.example.org', 'new.example.net'] },
+      { type: 'merchant_allowlist' },
+    );
+    expect(describePolicyChange(change('updated', before, after))).toBe(
+      'Allowed sellers: added *.example.org, new.example.net; removed old.example.com (now 3 hosts)',
+    );
+    const blocked = policy({ hosts: ['api.evil.com'] }, { type: 'merchant_blocklist' });
+    expect(describePolicyChange(change('created', null, blocked))).toBe(
+      'Blocked sellers: Paid requests never to 1 blocked seller',
     );
   });
 });

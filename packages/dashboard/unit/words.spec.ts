@@ -4,11 +4,15 @@ import type { Transaction } from '@agent-wallet/sdk';
 import { describe, expect, it } from 'vitest';
 import {
   amountView,
+  authorizedBeyond,
   counterpartyOf,
   describeActor,
   formatDateTime,
   formatRelative,
+  paidWith,
+  receiptOf,
   resourceLabel,
+  shortReceipt,
   timeLeft,
 } from '../src/format.ts';
 import { approvalSentence, approvalWhy, describeNote, describeViolation } from '../src/views/violations.ts';
@@ -137,6 +141,41 @@ describe('counterparties', () => {
     expect(resourceLabel('https://api.example.com/')).toBe('api.example.com');
     expect(resourceLabel('not a url')).toBe('not a url');
     expect(resourceLabel(undefined)).toBeNull();
+  });
+});
+
+describe('how a paid request paid', () => {
+  it('names the protocol and scheme of a paid request, and nothing for other transactions', () => {
+    expect(paidWith(tx({ type: 'x402', protocol: 'x402', scheme: 'exact' }))).toBe('x402 exact');
+    expect(paidWith(tx({ type: 'x402', protocol: 'mpp', scheme: 'charge' }))).toBe('MPP charge');
+    expect(paidWith(tx({ type: 'x402', protocol: 'x402', scheme: 'upto' }))).toBe('x402 upto');
+    // Older paid requests and other transactions do not carry the fields.
+    expect(paidWith(tx({ type: 'x402' }))).toBeNull();
+    expect(paidWith(tx({ type: 'payment', protocol: 'x402', scheme: 'exact' }))).toBeNull();
+    // A protocol or scheme newer than this dashboard is shown as it came.
+    expect(paidWith(tx({ type: 'x402', protocol: 'l402' as 'x402', scheme: 'stream' as 'exact' }))).toBe(
+      'l402 stream',
+    );
+    expect(paidWith(tx({ type: 'x402', protocol: 'mpp' }))).toBe('MPP');
+  });
+
+  it('shows the seller’s receipt shortened, and only a paid request’s', () => {
+    const receipt = `eyJzdWNjZXNzIjp0cnVl${'QUJD'.repeat(50)}fQ==`;
+    expect(receiptOf(tx({ type: 'x402', receipt }))).toBe(receipt);
+    expect(receiptOf(tx({ type: 'x402', receipt: null }))).toBeNull();
+    expect(receiptOf(tx({ type: 'x402', receipt: '  ' }))).toBeNull();
+    expect(receiptOf(tx({ type: 'payment', receipt }))).toBeNull();
+    expect(shortReceipt(receipt)).toBe('eyJzdWNjZXNzIjp0…QUJDfQ==');
+    expect(shortReceipt('short-receipt')).toBe('short-receipt');
+  });
+
+  it('says what an authorization allowed only when it was more than the amount', () => {
+    const paid = { type: 'x402' as const, amount: '0.010000' };
+    expect(authorizedBeyond(tx({ ...paid, authorizedAmount: '0.010000' }))).toBeNull();
+    expect(authorizedBeyond(tx({ ...paid, authorizedAmount: '0.01' }))).toBeNull();
+    expect(authorizedBeyond(tx({ ...paid, authorizedAmount: '0.500000' }))).toBe('0.500000');
+    expect(authorizedBeyond(tx({ ...paid, authorizedAmount: 'lots' }))).toBeNull();
+    expect(authorizedBeyond(tx({ ...paid }))).toBeNull();
   });
 });
 

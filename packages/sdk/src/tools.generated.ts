@@ -187,7 +187,7 @@ export const TOOL_SPECS = [
     railForms: {
       evm: {
         description:
-          'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps (and, when one is set, the tightest calendar budget with when it resets). Nothing is paid, held or stored. Instead of toAddress and amount (give those null) it also takes an x402 402’s paymentRequirements, judged as x402_fetch would pay it.',
+          'Dry run of send_payment: whether a payment of this amount to this address would go through now (allowed), would wait for the owner (requiresApproval), or would be denied — with every violated policy (violations: policyId, policyType, reason, limit, attempted, window), the balance after, and the room left under the daily and total caps (and, when one is set, the tightest calendar budget with when it resets). Nothing is paid, held or stored. Instead of toAddress and amount (give those null) it also takes an x402 402’s paymentRequirements, judged as x402_fetch would pay it, or an MPP challenge, judged as mpp_sign would pay it (merchant lists included).',
         inputSchema: {
           type: 'object',
           properties: {
@@ -231,8 +231,20 @@ export const TOOL_SPECS = [
                 },
               ],
             },
+            challenge: {
+              description:
+                'instead of toAddress and amount (evm rail): an MPP challenge (a 402’s WWW-Authenticate value, or the challenge object as JSON text); judged as mpp_sign would pay it; null with toAddress and amount (1 to 32768 characters)',
+              anyOf: [
+                {
+                  type: 'string',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
           },
-          required: ['toAddress', 'amount', 'paymentRequirements'],
+          required: ['toAddress', 'amount', 'paymentRequirements', 'challenge'],
           additionalProperties: false,
         },
       },

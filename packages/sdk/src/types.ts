@@ -14,7 +14,7 @@ export type Scope = 'read' | 'write';
 export type Rail = 'internal' | 'sandbox' | 'evm';
 
 export type TransactionStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';
-/** `x402`: the agent paid an HTTP API (x402_fetch / x402_sign); its `resource` says which. */
+/** `x402`: the agent paid for a request (x402 or MPP: x402_fetch, x402_sign, paid_fetch, mpp_sign); `resource` says which. */
 export type TransactionType = 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
 
 export type PolicyType =
@@ -30,7 +30,9 @@ export type PolicyType =
   | 'time_window'
   | 'require_approvals'
   | 'spend_cap_period'
-  | 'auto_freeze';
+  | 'auto_freeze'
+  | 'merchant_allowlist'
+  | 'merchant_blocklist';
 
 /** A rolling window of a windowed policy. */
 export type PolicyWindow = '1h' | '24h' | '7d' | '30d';
@@ -106,7 +108,7 @@ export interface TxHistoryOptions extends PageOptions {
 }
 
 /** A transaction as `get_tx_history` shows it to an agent. */
-export interface AgentTransaction {
+export type AgentTransaction = {
   id: string;
   type: TransactionType;
   toAddress: Address | null;
@@ -118,6 +120,16 @@ export interface AgentTransaction {
   /** `x402` payments: the paid URL without its query; null otherwise. */
   resource: string | null;
   createdAt: Timestamp;
+} & Partial<PaidRequestFields>;
+
+/** A paid request's own fields (`type: "x402"` only): how the seller was paid, and what it answered. */
+export interface PaidRequestFields {
+  protocol: 'x402' | 'mpp';
+  scheme: 'exact' | 'upto' | 'charge';
+  /** The most the authorization allowed: the amount itself but for `upto`. */
+  authorizedAmount: Amount;
+  /** The seller's receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came. */
+  receipt: string | null;
 }
 
 /** `get_tx_history` data. */
@@ -422,6 +434,11 @@ export interface Transaction {
   approvalsRequired: number | null;
   /** Who approved it and when, oldest first. */
   approvals: Array<{ memberId: string; email: string; at: Timestamp }>;
+  /** Paid requests only (`type: "x402"`): the protocol, scheme, authorized amount and receipt. */
+  protocol?: PaidRequestFields['protocol'];
+  scheme?: PaidRequestFields['scheme'];
+  authorizedAmount?: Amount;
+  receipt?: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -557,6 +574,11 @@ export interface TimeWindowParams {
   timezone: string;
 }
 
+/** Hosts such as `api.example.com`, or `*.example.com` for its subdomains; they judge paid requests only. */
+export interface MerchantListParams {
+  hosts: string[];
+}
+
 export type PolicyParamsByType = {
   spend_cap_per_tx: CapParams;
   spend_cap_daily: CapParams;
@@ -571,6 +593,8 @@ export type PolicyParamsByType = {
   require_approvals: MultiApprovalParams;
   spend_cap_period: PeriodCapParams;
   auto_freeze: AutoFreezeParams;
+  merchant_allowlist: MerchantListParams;
+  merchant_blocklist: MerchantListParams;
 };
 
 /** `{type, params}` of a policy, with the params its type takes. */

@@ -6637,7 +6637,7 @@ export interface operations {
                 id: string;
                 walletId: string;
                 /**
-                 * @description "x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it
+                 * @description "x402": an agent paid for a request (x402_fetch, x402_sign, paid_fetch, mpp_sign, x402 or MPP); `resource` names it and `protocol` says how
                  * @enum {string}
                  */
                 type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
@@ -6673,7 +6673,9 @@ export interface operations {
                         | 'time_window'
                         | 'require_approvals'
                         | 'spend_cap_period'
-                        | 'auto_freeze';
+                        | 'auto_freeze'
+                        | 'merchant_allowlist'
+                        | 'merchant_blocklist';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -6690,6 +6692,23 @@ export interface operations {
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
+                /**
+                 * @description paid requests: how the seller was paid
+                 * @enum {string}
+                 */
+                protocol?: 'x402' | 'mpp';
+                /**
+                 * @description paid requests: the protocol’s scheme
+                 * @enum {string}
+                 */
+                scheme?: 'exact' | 'upto' | 'charge';
+                /**
+                 * @description paid requests: the most the authorization allowed (the amount itself but for upto)
+                 * @example 10.500000
+                 */
+                authorizedAmount?: string;
+                /** @description paid requests: the seller’s receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came */
+                receipt?: string | null;
                 /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
                 approvalsRequired: number | null;
                 /** @description who approved a held payment and when, oldest first (contract section 9) */
@@ -6844,7 +6863,7 @@ export interface operations {
                 id: string;
                 walletId: string;
                 /**
-                 * @description "x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it
+                 * @description "x402": an agent paid for a request (x402_fetch, x402_sign, paid_fetch, mpp_sign, x402 or MPP); `resource` names it and `protocol` says how
                  * @enum {string}
                  */
                 type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
@@ -6880,7 +6899,9 @@ export interface operations {
                         | 'time_window'
                         | 'require_approvals'
                         | 'spend_cap_period'
-                        | 'auto_freeze';
+                        | 'auto_freeze'
+                        | 'merchant_allowlist'
+                        | 'merchant_blocklist';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -6897,6 +6918,23 @@ export interface operations {
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
+                /**
+                 * @description paid requests: how the seller was paid
+                 * @enum {string}
+                 */
+                protocol?: 'x402' | 'mpp';
+                /**
+                 * @description paid requests: the protocol’s scheme
+                 * @enum {string}
+                 */
+                scheme?: 'exact' | 'upto' | 'charge';
+                /**
+                 * @description paid requests: the most the authorization allowed (the amount itself but for upto)
+                 * @example 10.500000
+                 */
+                authorizedAmount?: string;
+                /** @description paid requests: the seller’s receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came */
+                receipt?: string | null;
                 /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
                 approvalsRequired: number | null;
                 /** @description who approved a held payment and when, oldest first (contract section 9) */
@@ -8192,6 +8230,30 @@ export interface operations {
                     createdAt: string;
                     updatedAt: string;
                   }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'merchant_allowlist';
+                    params: {
+                      hosts: string[];
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
+                | {
+                    id: string;
+                    walletId: string;
+                    /** @enum {string} */
+                    type: 'merchant_blocklist';
+                    params: {
+                      hosts: string[];
+                    };
+                    active: boolean;
+                    createdAt: string;
+                    updatedAt: string;
+                  }
               )[];
               total: number;
               page: number;
@@ -8261,7 +8323,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description A policy type and its params. spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_period: {limit, period: "day"|"week"|"month", timezone} (a calendar budget, weeks from Monday); auto_freeze: {denials, window} (1 to 1,000 denials); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
+    /** @description A policy type and its params. spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); merchant_allowlist / merchant_blocklist: {hosts: [...]} (1 to 1,000 hosts such as "api.example.com", or "*.example.com" for its subdomains; they judge paid requests, x402 and MPP, only); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_period: {limit, period: "day"|"week"|"month", timezone} (a calendar budget, weeks from Monday); auto_freeze: {denials, window} (1 to 1,000 denials); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
     requestBody: {
       content: {
         'application/json':
@@ -8397,6 +8459,22 @@ export interface operations {
                 denials: number;
                 /** @enum {string} */
                 window: '1h' | '24h' | '7d' | '30d';
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'merchant_allowlist';
+              /** merchant_allowlist params */
+              params: {
+                hosts: string[];
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'merchant_blocklist';
+              /** merchant_blocklist params */
+              params: {
+                hosts: string[];
               };
             };
       };
@@ -8592,6 +8670,30 @@ export interface operations {
                   active: boolean;
                   createdAt: string;
                   updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'merchant_allowlist';
+                  params: {
+                    hosts: string[];
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'merchant_blocklist';
+                  params: {
+                    hosts: string[];
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
                 };
           };
         };
@@ -8744,7 +8846,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_period: {limit, period: "day"|"week"|"month", timezone} (a calendar budget, weeks from Monday); auto_freeze: {denials, window} (1 to 1,000 denials); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
+          /** @description spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: {addresses: [...]} (1 to 1,000); merchant_allowlist / merchant_blocklist: {hosts: [...]} (1 to 1,000 hosts such as "api.example.com", or "*.example.com" for its subdomains; they judge paid requests, x402 and MPP, only); require_approval_above: {amount}; require_approvals: {amount, approvers} (approvers 2 to 5 distinct members); spend_cap_period: {limit, period: "day"|"week"|"month", timezone} (a calendar budget, weeks from Monday); auto_freeze: {denials, window} (1 to 1,000 denials); spend_cap_window / recipient_cap: {limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", end: "HH:MM", timezone}. Amounts are decimal strings; window is one of "1h", "24h", "7d", "30d". */
           params?:
             | {
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
@@ -8811,6 +8913,12 @@ export interface operations {
                 denials: number;
                 /** @enum {string} */
                 window: '1h' | '24h' | '7d' | '30d';
+              }
+            | {
+                hosts: string[];
+              }
+            | {
+                hosts: string[];
               };
           active?: boolean;
         };
@@ -9007,6 +9115,30 @@ export interface operations {
                   active: boolean;
                   createdAt: string;
                   updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'merchant_allowlist';
+                  params: {
+                    hosts: string[];
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
+                }
+              | {
+                  id: string;
+                  walletId: string;
+                  /** @enum {string} */
+                  type: 'merchant_blocklist';
+                  params: {
+                    hosts: string[];
+                  };
+                  active: boolean;
+                  createdAt: string;
+                  updatedAt: string;
                 };
           };
         };
@@ -9115,7 +9247,9 @@ export interface operations {
                   | 'time_window'
                   | 'require_approvals'
                   | 'spend_cap_period'
-                  | 'auto_freeze';
+                  | 'auto_freeze'
+                  | 'merchant_allowlist'
+                  | 'merchant_blocklist';
                 reason: string;
                 /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                 limit?: string | number | null;
@@ -9413,6 +9547,30 @@ export interface operations {
                           createdAt: string;
                           updatedAt: string;
                         }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'merchant_allowlist';
+                          params: {
+                            hosts: string[];
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'merchant_blocklist';
+                          params: {
+                            hosts: string[];
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
                     )
                   | null;
                 /** @description The policy after the change; null for deleted. */
@@ -9597,6 +9755,30 @@ export interface operations {
                           createdAt: string;
                           updatedAt: string;
                         }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'merchant_allowlist';
+                          params: {
+                            hosts: string[];
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
+                      | {
+                          id: string;
+                          walletId: string;
+                          /** @enum {string} */
+                          type: 'merchant_blocklist';
+                          params: {
+                            hosts: string[];
+                          };
+                          active: boolean;
+                          createdAt: string;
+                          updatedAt: string;
+                        }
                     )
                   | null;
                 createdAt: string;
@@ -9693,7 +9875,7 @@ export interface operations {
                 id: string;
                 walletId: string;
                 /**
-                 * @description "x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it
+                 * @description "x402": an agent paid for a request (x402_fetch, x402_sign, paid_fetch, mpp_sign, x402 or MPP); `resource` names it and `protocol` says how
                  * @enum {string}
                  */
                 type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
@@ -9729,7 +9911,9 @@ export interface operations {
                         | 'time_window'
                         | 'require_approvals'
                         | 'spend_cap_period'
-                        | 'auto_freeze';
+                        | 'auto_freeze'
+                        | 'merchant_allowlist'
+                        | 'merchant_blocklist';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -9746,6 +9930,23 @@ export interface operations {
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
+                /**
+                 * @description paid requests: how the seller was paid
+                 * @enum {string}
+                 */
+                protocol?: 'x402' | 'mpp';
+                /**
+                 * @description paid requests: the protocol’s scheme
+                 * @enum {string}
+                 */
+                scheme?: 'exact' | 'upto' | 'charge';
+                /**
+                 * @description paid requests: the most the authorization allowed (the amount itself but for upto)
+                 * @example 10.500000
+                 */
+                authorizedAmount?: string;
+                /** @description paid requests: the seller’s receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came */
+                receipt?: string | null;
                 /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
                 approvalsRequired: number | null;
                 /** @description who approved a held payment and when, oldest first (contract section 9) */
@@ -9861,7 +10062,7 @@ export interface operations {
                 id: string;
                 walletId: string;
                 /**
-                 * @description "x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it
+                 * @description "x402": an agent paid for a request (x402_fetch, x402_sign, paid_fetch, mpp_sign, x402 or MPP); `resource` names it and `protocol` says how
                  * @enum {string}
                  */
                 type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
@@ -9897,7 +10098,9 @@ export interface operations {
                         | 'time_window'
                         | 'require_approvals'
                         | 'spend_cap_period'
-                        | 'auto_freeze';
+                        | 'auto_freeze'
+                        | 'merchant_allowlist'
+                        | 'merchant_blocklist';
                       reason: string;
                       /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                       limit?: string | number | null;
@@ -9914,6 +10117,23 @@ export interface operations {
                 initiatedBy: string;
                 /** @description x402 payments: the paid URL without its query */
                 resource: string | null;
+                /**
+                 * @description paid requests: how the seller was paid
+                 * @enum {string}
+                 */
+                protocol?: 'x402' | 'mpp';
+                /**
+                 * @description paid requests: the protocol’s scheme
+                 * @enum {string}
+                 */
+                scheme?: 'exact' | 'upto' | 'charge';
+                /**
+                 * @description paid requests: the most the authorization allowed (the amount itself but for upto)
+                 * @example 10.500000
+                 */
+                authorizedAmount?: string;
+                /** @description paid requests: the seller’s receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came */
+                receipt?: string | null;
                 /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
                 approvalsRequired: number | null;
                 /** @description who approved a held payment and when, oldest first (contract section 9) */
@@ -10024,7 +10244,7 @@ export interface operations {
               id: string;
               walletId: string;
               /**
-               * @description "x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it
+               * @description "x402": an agent paid for a request (x402_fetch, x402_sign, paid_fetch, mpp_sign, x402 or MPP); `resource` names it and `protocol` says how
                * @enum {string}
                */
               type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
@@ -10060,7 +10280,9 @@ export interface operations {
                       | 'time_window'
                       | 'require_approvals'
                       | 'spend_cap_period'
-                      | 'auto_freeze';
+                      | 'auto_freeze'
+                      | 'merchant_allowlist'
+                      | 'merchant_blocklist';
                     reason: string;
                     /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                     limit?: string | number | null;
@@ -10077,6 +10299,23 @@ export interface operations {
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
+              /**
+               * @description paid requests: how the seller was paid
+               * @enum {string}
+               */
+              protocol?: 'x402' | 'mpp';
+              /**
+               * @description paid requests: the protocol’s scheme
+               * @enum {string}
+               */
+              scheme?: 'exact' | 'upto' | 'charge';
+              /**
+               * @description paid requests: the most the authorization allowed (the amount itself but for upto)
+               * @example 10.500000
+               */
+              authorizedAmount?: string;
+              /** @description paid requests: the seller’s receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came */
+              receipt?: string | null;
               /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
               approvalsRequired: number | null;
               /** @description who approved a held payment and when, oldest first (contract section 9) */
@@ -10195,7 +10434,7 @@ export interface operations {
               id: string;
               walletId: string;
               /**
-               * @description "x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it
+               * @description "x402": an agent paid for a request (x402_fetch, x402_sign, paid_fetch, mpp_sign, x402 or MPP); `resource` names it and `protocol` says how
                * @enum {string}
                */
               type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
@@ -10231,7 +10470,9 @@ export interface operations {
                       | 'time_window'
                       | 'require_approvals'
                       | 'spend_cap_period'
-                      | 'auto_freeze';
+                      | 'auto_freeze'
+                      | 'merchant_allowlist'
+                      | 'merchant_blocklist';
                     reason: string;
                     /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                     limit?: string | number | null;
@@ -10248,6 +10489,23 @@ export interface operations {
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
+              /**
+               * @description paid requests: how the seller was paid
+               * @enum {string}
+               */
+              protocol?: 'x402' | 'mpp';
+              /**
+               * @description paid requests: the protocol’s scheme
+               * @enum {string}
+               */
+              scheme?: 'exact' | 'upto' | 'charge';
+              /**
+               * @description paid requests: the most the authorization allowed (the amount itself but for upto)
+               * @example 10.500000
+               */
+              authorizedAmount?: string;
+              /** @description paid requests: the seller’s receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came */
+              receipt?: string | null;
               /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
               approvalsRequired: number | null;
               /** @description who approved a held payment and when, oldest first (contract section 9) */
@@ -10360,7 +10618,7 @@ export interface operations {
               id: string;
               walletId: string;
               /**
-               * @description "x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it
+               * @description "x402": an agent paid for a request (x402_fetch, x402_sign, paid_fetch, mpp_sign, x402 or MPP); `resource` names it and `protocol` says how
                * @enum {string}
                */
               type: 'payment' | 'incoming' | 'fund' | 'withdraw' | 'x402';
@@ -10396,7 +10654,9 @@ export interface operations {
                       | 'time_window'
                       | 'require_approvals'
                       | 'spend_cap_period'
-                      | 'auto_freeze';
+                      | 'auto_freeze'
+                      | 'merchant_allowlist'
+                      | 'merchant_blocklist';
                     reason: string;
                     /** @description The cap (decimal amount), the count limit, the allowed hours; null for lists. */
                     limit?: string | number | null;
@@ -10413,6 +10673,23 @@ export interface operations {
               initiatedBy: string;
               /** @description x402 payments: the paid URL without its query */
               resource: string | null;
+              /**
+               * @description paid requests: how the seller was paid
+               * @enum {string}
+               */
+              protocol?: 'x402' | 'mpp';
+              /**
+               * @description paid requests: the protocol’s scheme
+               * @enum {string}
+               */
+              scheme?: 'exact' | 'upto' | 'charge';
+              /**
+               * @description paid requests: the most the authorization allowed (the amount itself but for upto)
+               * @example 10.500000
+               */
+              authorizedAmount?: string;
+              /** @description paid requests: the seller’s receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came */
+              receipt?: string | null;
               /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
               approvalsRequired: number | null;
               /** @description who approved a held payment and when, oldest first (contract section 9) */
@@ -10750,6 +11027,23 @@ export interface operations {
                 txHash: string | null;
                 rail: string | null;
                 resource: string | null;
+                /**
+                 * @description paid requests: how the seller was paid
+                 * @enum {string}
+                 */
+                protocol?: 'x402' | 'mpp';
+                /**
+                 * @description paid requests: the protocol’s scheme
+                 * @enum {string}
+                 */
+                scheme?: 'exact' | 'upto' | 'charge';
+                /**
+                 * @description paid requests: the most the authorization allowed (the amount itself but for upto)
+                 * @example 10.500000
+                 */
+                authorizedAmount?: string;
+                /** @description paid requests: the seller’s receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came */
+                receipt?: string | null;
                 createdAt: string;
               } & {
                 [key: string]: unknown;
@@ -11055,31 +11349,42 @@ export interface operations {
       content: {
         'application/json':
           | {
-              params: {
-                /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
-                toAddress?: string | null;
-                amount?: string | null;
-                /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it */
-                paymentRequirements?:
-                  | (
+              params:
+                | {
+                    /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+                    toAddress?: string | null;
+                    amount?: string | null;
+                    /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it */
+                    paymentRequirements?:
                       | (
+                          | (
+                              | {
+                                  [key: string]: unknown;
+                                }
+                              | {
+                                  [key: string]: unknown;
+                                }[]
+                            )
+                          | string
+                        )
+                      | null;
+                    /** @description instead of toAddress and amount (evm rail): an MPP challenge (a 402’s WWW-Authenticate value, or the challenge object as JSON text); judged as mpp_sign would pay it */
+                    challenge?:
+                      | (
+                          | string
                           | {
                               [key: string]: unknown;
                             }
-                          | {
-                              [key: string]: unknown;
-                            }[]
                         )
-                      | string
-                    )
-                  | null;
-              } & (
+                      | null;
+                  }
                 | {
                     /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
                     toAddress: string;
                     /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                     amount: string;
                     paymentRequirements?: null;
+                    challenge?: null;
                   }
                 | {
                     paymentRequirements:
@@ -11094,34 +11399,55 @@ export interface operations {
                       | string;
                     toAddress?: null;
                     amount?: null;
+                    challenge?: null;
                   }
-              );
+                | {
+                    challenge:
+                      | string
+                      | {
+                          [key: string]: unknown;
+                        };
+                    toAddress?: null;
+                    amount?: null;
+                    paymentRequirements?: null;
+                  };
             }
-          | ({
-              /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
-              toAddress?: string | null;
-              amount?: string | null;
-              /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it */
-              paymentRequirements?:
-                | (
+          | (
+              | {
+                  /** @description recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum) */
+                  toAddress?: string | null;
+                  amount?: string | null;
+                  /** @description instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it */
+                  paymentRequirements?:
                     | (
+                        | (
+                            | {
+                                [key: string]: unknown;
+                              }
+                            | {
+                                [key: string]: unknown;
+                              }[]
+                          )
+                        | string
+                      )
+                    | null;
+                  /** @description instead of toAddress and amount (evm rail): an MPP challenge (a 402’s WWW-Authenticate value, or the challenge object as JSON text); judged as mpp_sign would pay it */
+                  challenge?:
+                    | (
+                        | string
                         | {
                             [key: string]: unknown;
                           }
-                        | {
-                            [key: string]: unknown;
-                          }[]
                       )
-                    | string
-                  )
-                | null;
-            } & (
+                    | null;
+                }
               | {
                   /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
                   toAddress: string;
                   /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                   amount: string;
                   paymentRequirements?: null;
+                  challenge?: null;
                 }
               | {
                   paymentRequirements:
@@ -11136,8 +11462,19 @@ export interface operations {
                     | string;
                   toAddress?: null;
                   amount?: null;
+                  challenge?: null;
                 }
-            ));
+              | {
+                  challenge:
+                    | string
+                    | {
+                        [key: string]: unknown;
+                      };
+                  toAddress?: null;
+                  amount?: null;
+                  paymentRequirements?: null;
+                }
+            );
       };
     };
     responses: {

@@ -45,7 +45,7 @@ describe('tool definitions', () => {
       );
     assert.deepEqual(params(), ['toAddress', 'amount']);
     assert.deepEqual(params('sandbox'), ['toAddress', 'amount']);
-    assert.deepEqual(params('evm'), ['toAddress', 'amount', 'paymentRequirements']);
+    assert.deepEqual(params('evm'), ['toAddress', 'amount', 'paymentRequirements', 'challenge']);
     const evm = TOOL_SPECS.find((t) => t.name === 'check_payment')!;
     assert.deepEqual(
       JSON.parse(JSON.stringify({ name: evm.name, scope: evm.scope, ...evm.railForms!.evm })),

@@ -106,6 +106,14 @@ for (const target of await storeTargets()) {
       assert.equal(tx.status, 'completed');
       assert.equal(tx.txHash, seller.settlements[0]);
       assert.equal(tx.resource, `${seller.origin}/report`);
+      assert.equal(tx.type, 'x402', 'a paid request, whatever its protocol');
+      assert.equal(tx.protocol, 'mpp');
+      assert.equal(tx.scheme, 'charge');
+      assert.equal(tx.authorizedAmount, '1.250000');
+      assert.equal(tx.receipt, data.headers['payment-receipt'], 'the seller’s receipt is kept');
+      const rest = await owner.api.get(`/api/v1/agent-wallets/${walletId}/transactions/${data.payment.txId}`);
+      assert.equal(rest.body.data.protocol, 'mpp');
+      assert.equal(rest.body.data.receipt, data.headers['payment-receipt']);
       const replay = toolOk(await paidFetch({ idempotencyKey: 'mpp-1', memo: 'report' }), 'paid_fetch');
       assert.equal(replay.body, data.body);
       assert.equal(replay.payment.status, 'completed');
@@ -183,6 +191,60 @@ for (const target of await storeTargets()) {
       await settle();
       const history = toolOk(await tool(h, key, 'get_tx_history', {}), 'get_tx_history');
       assert.equal(history.transactions.find((t: Wire) => t.id === signed.txId).status, 'completed');
+      await assertLedgerOk(h);
+    });
+
+    test('merchant lists judge the seller’s host (paid requests only); check_payment judges a challenge the same way', async () => {
+      const paidBefore = seller.paidRequests().length;
+      const header = await challengeHeader();
+      await createPolicy(owner, walletId, 'merchant_allowlist', { hosts: ['*.example.com'] });
+      const denied = await paidFetch();
+      expectError(denied, 422, 'POLICY_DENIED');
+      assert.equal(denied.body.error.violations[0].policyType, 'merchant_allowlist');
+      assert.match(denied.body.error.violations[0].reason, /127\.0\.0\.1 is not on the merchant allowlist/);
+      const checked = toolOk(await tool(h, key, 'check_payment', { challenge: header }), 'check_payment');
+      assert.equal(checked.allowed, false);
+      assert.equal(checked.violations[0].policyType, 'merchant_allowlist');
+      expectError(await tool(h, key, 'mpp_sign', { challenge: header }), 422, 'POLICY_DENIED');
+      // A plain payment is not a paid request: merchant lists do not judge it.
+      const plain = toolOk(
+        await tool(h, key, 'check_payment', { toAddress: SELLER_PAY_TO, amount: '1' }),
+        'check_payment',
+      );
+      assert.equal(plain.allowed, true);
+      await createPolicy(owner, walletId, 'merchant_allowlist', { hosts: ['127.0.0.1'] });
+      const listedOnOne = await paidFetch();
+      expectError(listedOnOne, 422, 'POLICY_DENIED');
+      assert.equal(listedOnOne.body.error.violations.length, 1, 'only the list without the host denies');
+      assert.equal(seller.paidRequests().length, paidBefore, 'nothing was paid');
+      const policies = await owner.api.get(`/api/v1/agent-wallets/${walletId}/policies?limit=100`);
+      for (const p of policies.body.data.items)
+        if (p.params.hosts.includes('*.example.com'))
+          await owner.api.delete(`/api/v1/agent-wallets/${walletId}/policies/${p.id}`);
+      const allowed = toolOk(await paidFetch(), 'paid_fetch');
+      assert.equal(allowed.status, 200);
+      await createPolicy(owner, walletId, 'merchant_blocklist', { hosts: ['127.0.0.1'] });
+      const blocked = await paidFetch();
+      expectError(blocked, 422, 'POLICY_DENIED');
+      assert.equal(blocked.body.error.violations[0].policyType, 'merchant_blocklist');
+      const bad = await owner.api.post(`/api/v1/agent-wallets/${walletId}/policies`, {
+        type: 'merchant_blocklist',
+        params: { hosts: ['https://evil.example/'] },
+      });
+      expectError(bad, 400, 'VALIDATION_ERROR');
+    });
+
+    test('one challenge signed by many calls at once is one payment', async () => {
+      const header = await challengeHeader();
+      const before = await balance();
+      const replies = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          tool(h, key, 'mpp_sign', { challenge: header, idempotencyKey: `race-${i}` }),
+        ),
+      );
+      const txIds = new Set(replies.map((r) => toolOk(r, 'mpp_sign').txId));
+      assert.equal(txIds.size, 1, 'every call answers the one payment');
+      assert.equal(Number(await balance()), Number(before) - 1.25, 'debited once');
       await assertLedgerOk(h);
     });
 

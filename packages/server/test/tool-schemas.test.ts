@@ -102,6 +102,7 @@ describe('published schemas, as the registry builds them', () => {
       'toAddress',
       'amount',
       'paymentRequirements',
+      'challenge',
     ]);
   });
 });

@@ -132,7 +132,10 @@ for (const target of await storeTargets()) {
       const history = toolOk(await tool(h, key, 'get_tx_history', {}), 'get_tx_history');
       const tx = history.transactions.find((t: Wire) => t.id === data.payment.txId);
       assert.equal(tx.type, 'x402');
+      assert.equal(tx.protocol, 'x402');
+      assert.equal(tx.scheme, 'exact');
       assert.equal(tx.resource, `${seller.origin}/report`);
+      assert.equal(tx.receipt, data.headers['payment-response'], 'the seller’s PAYMENT-RESPONSE is kept');
       assert.equal(tx.status, 'completed');
       assert.equal(tx.txHash, data.payment.txHash);
       assert.equal(tx.memo, 'daily report');

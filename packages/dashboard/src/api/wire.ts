@@ -28,6 +28,11 @@ export const POLICY_TYPES = [
   'address_blocklist',
   'recipient_cap',
   'time_window',
+  'spend_cap_period',
+  'auto_freeze',
+  'require_approvals',
+  'merchant_allowlist',
+  'merchant_blocklist',
 ] as const satisfies readonly PolicyType[];
 
 /** The rolling windows a windowed policy may name. */

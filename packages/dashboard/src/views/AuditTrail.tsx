@@ -4,9 +4,20 @@ import type { TransactionWithEvents } from '@agent-wallet/sdk';
 import { FULL_LIST_LIMIT } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
+import { Receipt } from '../components/Receipt.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
 import { TxHash } from '../components/TxHash.tsx';
-import { capitalize, describeActor, formatDateTime, resourceLabel, txStatusLabel } from '../format.ts';
+import {
+  authorizedBeyond,
+  capitalize,
+  describeActor,
+  formatDateTime,
+  paidWith,
+  receiptOf,
+  resourceLabel,
+  txStatusLabel,
+} from '../format.ts';
+import { formatUsdc } from '../money.ts';
 import { K, STALE, useResource } from '../queries.ts';
 import { ApprovalProgress } from './ApprovalProgress.tsx';
 import { policyTitle } from './policyInfo.ts';
@@ -55,9 +66,11 @@ export function AuditTrail({ walletId, txId }: { walletId: string; txId: string 
 
 type KeyLabels = ReadonlyMap<string, string>;
 
-/** Who started it, to which address, and for which paid HTTP API. */
+/** Who started it, to which address, for which paid HTTP API and how it paid. */
 function Origin({ tx, keyLabels }: { tx: TransactionWithEvents; keyLabels: KeyLabels }) {
   const resource = (tx as { resource?: string | null }).resource;
+  const method = paidWith(tx);
+  const authorized = authorizedBeyond(tx);
   return (
     <>
       <div>
@@ -76,6 +89,18 @@ function Origin({ tx, keyLabels }: { tx: TransactionWithEvents; keyLabels: KeyLa
         <div>
           <dt>Paid for</dt>
           <dd title={resource}>{resourceLabel(resource)}</dd>
+        </div>
+      )}
+      {method !== null && (
+        <div>
+          <dt>Paid with</dt>
+          <dd data-testid="audit-method">{method}</dd>
+        </div>
+      )}
+      {authorized !== null && (
+        <div>
+          <dt>Authorized up to</dt>
+          <dd>{formatUsdc(authorized)}</dd>
         </div>
       )}
     </>
@@ -111,8 +136,9 @@ function Reasons({ tx }: { tx: TransactionWithEvents }) {
   );
 }
 
-/** Its transaction hash on chain, and the policies it broke. */
+/** Its transaction hash on chain, the seller's receipt, and the policies it broke. */
 function Outcome({ tx }: { tx: TransactionWithEvents }) {
+  const receipt = receiptOf(tx);
   return (
     <>
       {tx.txHash !== null && (
@@ -120,6 +146,14 @@ function Outcome({ tx }: { tx: TransactionWithEvents }) {
           <dt>Transaction hash</dt>
           <dd>
             <TxHash hash={tx.txHash} />
+          </dd>
+        </div>
+      )}
+      {receipt !== null && (
+        <div>
+          <dt>Seller’s receipt</dt>
+          <dd>
+            <Receipt receipt={receipt} />
           </dd>
         </div>
       )}

@@ -27,6 +27,7 @@ import {
   POLICY_INFO,
   POLICY_TYPE_ORDER,
   policyAddresses,
+  policyHosts,
   WINDOW_WORDS,
 } from './policyInfo.ts';
 
@@ -79,6 +80,21 @@ function ParamsFields({
           value={draft.addresses}
           onChange={(addresses) => set({ addresses })}
           errors={errors.addresses ?? []}
+        />
+      );
+    case 'hosts':
+      return (
+        <AddressListField
+          label={
+            type === 'merchant_blocklist'
+              ? 'Blocked sellers (one host a line)'
+              : 'Allowed sellers (one host a line)'
+          }
+          value={draft.hosts}
+          onChange={(hosts) => set({ hosts })}
+          errors={errors.hosts ?? []}
+          hint="A host such as api.example.com; *.example.com covers every subdomain of example.com. These lists judge paid requests (x402 and MPP) only: other payments pass them."
+          placeholder={'api.example.com\n*.example.com'}
         />
       );
     case 'windowCap':
@@ -196,18 +212,27 @@ function PeriodField({
   );
 }
 
+/** A list of addresses or hosts, one a line, with each bad line's error under it. */
 function AddressListField({
   label,
   value,
   onChange,
   errors,
+  hint,
+  placeholder,
 }: {
   label: string;
   value: string;
   onChange: (value: string) => void;
   errors: string[];
+  hint?: string;
+  placeholder?: string;
 }) {
   const areaId = useId();
+  const describedBy = [
+    hint !== undefined ? `${areaId}-hint` : null,
+    errors.length > 0 ? `${areaId}-error` : null,
+  ].filter((id): id is string => id !== null);
   return (
     <div className="field">
       <label htmlFor={areaId}>{label}</label>
@@ -218,10 +243,17 @@ function AddressListField({
         rows={4}
         spellCheck={false}
         autoComplete="off"
+        autoCapitalize="none"
         className="mono"
+        placeholder={placeholder}
         aria-invalid={errors.length > 0 ? true : undefined}
-        aria-describedby={errors.length > 0 ? `${areaId}-error` : undefined}
+        aria-describedby={describedBy.length > 0 ? describedBy.join(' ') : undefined}
       />
+      {hint !== undefined && (
+        <p className="hint" id={`${areaId}-hint`}>
+          {hint}
+        </p>
+      )}
       {errors.length > 0 && (
         <ul className="field-error" id={`${areaId}-error`}>
           {errors.slice(0, 10).map((error) => (
@@ -547,6 +579,7 @@ function PolicyItem({ policy }: { policy: Policy }) {
         {describePolicyParams(policy.type, policy.params)}
       </p>
       {!editing && <AddressList addresses={policyAddresses(policy.params)} />}
+      {!editing && <HostList hosts={policyHosts(policy.params)} />}
       {!mayManage ? null : editing && info !== undefined ? (
         <EditPolicyForm policy={policy} onDone={() => setEditing(false)} />
       ) : (
@@ -592,6 +625,21 @@ function AddressList({ addresses }: { addresses: string[] }) {
         </li>
       ))}
       {addresses.length > 20 && <li>… and {addresses.length - 20} more</li>}
+    </ul>
+  );
+}
+
+/** A merchant list's hosts, the first 20. */
+function HostList({ hosts }: { hosts: string[] }) {
+  if (hosts.length === 0) return null;
+  return (
+    <ul className="address-list" data-testid="host-list">
+      {hosts.slice(0, 20).map((host) => (
+        <li key={host}>
+          <code className="address small">{host}</code>
+        </li>
+      ))}
+      {hosts.length > 20 && <li>… and {hosts.length - 20} more</li>}
     </ul>
   );
 }

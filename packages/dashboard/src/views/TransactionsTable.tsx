@@ -1,7 +1,7 @@
 // A wallet's transactions as a table: time with seconds (and how long ago), what it was, who is on the other
-// side (a wallet's label when it is one of yours, an API's host and path for x402), status, and aligned amounts —
-// rejected and failed payments unsigned and struck through, as money that did not move. Filters by status and
-// date; the rows shown export as CSV.
+// side (a wallet's label when it is one of yours, an API's host and path for x402, and how it was paid: "x402
+// exact", "MPP charge"), status, and aligned amounts — rejected and failed payments unsigned and struck through, as
+// money that did not move. Filters by status and date; the rows shown export as CSV.
 import type { AgentWallet, Transaction, TransactionStatus } from '@agent-wallet/sdk';
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
@@ -9,6 +9,7 @@ import { dayKey } from '../activity.ts';
 import { TX_STATUSES } from '../api/wire.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
+import { Receipt } from '../components/Receipt.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
 import { TxHash } from '../components/TxHash.tsx';
 import { csvFileName, downloadText, transactionsCsv } from '../csv.ts';
@@ -17,6 +18,8 @@ import {
   counterpartyOf,
   formatDateTime,
   formatRelative,
+  paidWith,
+  receiptOf,
   TX_TYPE_NAMES,
   txStatusLabel,
   walletName,
@@ -221,6 +224,7 @@ function TxRow({ tx, own, now }: { tx: Transaction; own: ReadonlyMap<string, str
   const detailsId = useId();
   const amount = amountView(tx);
   const denied = tx.status === 'rejected' && tx.violations !== null && tx.violations.length > 0;
+  const receipt = receiptOf(tx);
   return (
     <tbody className="tx-item" data-testid="tx-item" data-status={tx.status} data-moved={amount.moved}>
       <tr>
@@ -252,6 +256,13 @@ function TxRow({ tx, own, now }: { tx: Transaction; own: ReadonlyMap<string, str
           </td>
         </tr>
       )}
+      {receipt !== null && !open && (
+        <tr className="tx-note">
+          <td colSpan={5} className="hint">
+            <span className="receipt-label">Seller’s receipt</span> <Receipt receipt={receipt} />
+          </td>
+        </tr>
+      )}
     </tbody>
   );
 }
@@ -269,6 +280,7 @@ function TxCells({
   amount: ReturnType<typeof amountView>;
 }) {
   const other = counterpartyOf(tx, own);
+  const method = paidWith(tx);
   return (
     <>
       <td className="tx-time">
@@ -280,6 +292,11 @@ function TxCells({
         <span className={`counterparty${other.own ? ' own' : ''}`} title={other.detail ?? undefined}>
           {other.name}
         </span>
+        {method !== null && (
+          <span className="tx-method" data-testid="tx-method">
+            Paid with {method}
+          </span>
+        )}
         {tx.memo !== null && <span className="tx-memo user-text">{tx.memo}</span>}
       </td>
       <td className="tx-status">

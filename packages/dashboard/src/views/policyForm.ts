@@ -15,9 +15,19 @@ import { DAYS } from '../api/wire.ts';
 export type PolicyParams = PolicyParamsByType[PolicyType];
 
 import { checkAmount, trimAmount } from '../money.ts';
-import { isDay, isWindow, POLICY_INFO, policyAddresses } from './policyInfo.ts';
+import { isDay, isWindow, POLICY_INFO, policyAddresses, policyHosts } from './policyInfo.ts';
 
 export const ADDRESS_LIST_MAX = 1000;
+/** Most hosts a merchant list may hold (the server's bound, as for addresses). */
+export const HOST_LIST_MAX = 1000;
+/** Longest host the server takes, `*.` included. */
+export const HOST_LENGTH_MAX = 253;
+/**
+ * The server's pattern for a merchant list's host (routes/policies/schemas.ts, HOST_PATTERN): labels of letters,
+ * digits and inner hyphens (63 at most) joined by dots, with `*.` in front for every subdomain of a domain.
+ */
+export const HOST_PATTERN =
+  /^(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 /** Most payments a tx_count_cap may allow in its window (the server's bound). */
 export const TX_COUNT_MAX = 1_000_000;
 const TIMEZONE_LENGTH_MAX = 64;
@@ -25,6 +35,8 @@ const TIMEZONE_LENGTH_MAX = 64;
 export interface ParamsDraft {
   amount: string;
   addresses: string;
+  /** merchant_allowlist / merchant_blocklist: one host a line. */
+  hosts: string;
   window: WindowName;
   count: string;
   /** spend_cap_period: the calendar period. */
@@ -41,6 +53,7 @@ export const CALENDAR_PERIODS: readonly CalendarPeriod[] = ['day', 'week', 'mont
 export interface FieldErrors {
   amount?: string;
   addresses?: string[];
+  hosts?: string[];
   window?: string;
   count?: string;
   days?: string;
@@ -64,6 +77,7 @@ export function emptyDraft(timezone = browserTimezone()): ParamsDraft {
   return {
     amount: '',
     addresses: '',
+    hosts: '',
     window: '24h',
     count: '',
     period: 'month',
@@ -82,6 +96,7 @@ export function draftFrom(policy: Policy, timezone = browserTimezone()): ParamsD
   return {
     amount: typeof raw === 'string' ? trimAmount(raw) : '',
     addresses: policyAddresses(p).join('\n'),
+    hosts: policyHosts(p).join('\n'),
     window: isWindow(p.window) ? p.window : base.window,
     count:
       typeof p.count === 'number' ? String(p.count) : typeof p.denials === 'number' ? String(p.denials) : '',
@@ -95,7 +110,7 @@ export function draftFrom(policy: Policy, timezone = browserTimezone()): ParamsD
   };
 }
 
-/** Splits an address list (one address a line; commas and spaces also separate). */
+/** Splits an address or host list (one a line; commas, semicolons and spaces also separate). */
 export function splitAddresses(text: string): string[] {
   return text
     .split(/[\s,;]+/)
@@ -115,6 +130,49 @@ export function checkAddressList(
     if (!check.ok) errors.push(`Address ${index + 1} (${address.slice(0, 50)}): ${check.reason}`);
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, addresses };
+}
+
+export type HostCheck = { ok: true; value: string } | { ok: false; reason: string };
+
+/**
+ * A seller's host for a merchant list, as the server takes it: "api.example.com", or "*.example.com" for every
+ * subdomain of example.com; lower-cased, as the server stores it. A pasted URL or a port is named as such.
+ */
+export function checkHost(raw: string): HostCheck {
+  const text = raw.trim();
+  if (text === '') return { ok: false, reason: 'Enter a host, e.g. api.example.com.' };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || text.includes('/')) {
+    return { ok: false, reason: 'Write the host only, without https:// or a path, e.g. api.example.com.' };
+  }
+  if (/:[0-9]*$/.test(text)) return { ok: false, reason: 'Leave out the port: write the host only.' };
+  if (text.length > HOST_LENGTH_MAX) {
+    return { ok: false, reason: `Too long: a host has at most ${HOST_LENGTH_MAX} characters.` };
+  }
+  if (text.includes('*') && !/^\*\.[^*]+$/.test(text)) {
+    return { ok: false, reason: 'A * may only open the host, as in *.example.com.' };
+  }
+  if (!HOST_PATTERN.test(text)) {
+    return {
+      ok: false,
+      reason:
+        'Must be a host name (api.example.com) or *. and a domain (*.example.com): letters, digits, hyphens and dots.',
+    };
+  }
+  return { ok: true, value: text.toLowerCase() };
+}
+
+export function checkHostList(text: string): { ok: true; hosts: string[] } | { ok: false; errors: string[] } {
+  const hosts = splitAddresses(text);
+  const errors: string[] = [];
+  if (hosts.length === 0) errors.push('Enter at least one host.');
+  if (hosts.length > HOST_LIST_MAX) errors.push(`At most ${HOST_LIST_MAX} hosts.`);
+  const valid: string[] = [];
+  hosts.forEach((host, index) => {
+    const check = checkHost(host);
+    if (check.ok) valid.push(check.value);
+    else errors.push(`Host ${index + 1} (${host.slice(0, 50)}): ${check.reason}`);
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, hosts: valid };
 }
 
 export type CountCheck = { ok: true; value: number } | { ok: false; reason: string };
@@ -191,6 +249,12 @@ export function checkPolicyParams(type: PolicyType, draft: ParamsDraft): ParamsC
       return list.ok
         ? { ok: true, params: { addresses: list.addresses } }
         : { ok: false, errors: { addresses: list.errors } };
+    }
+    case 'hosts': {
+      const list = checkHostList(draft.hosts);
+      return list.ok
+        ? { ok: true, params: { hosts: list.hosts } }
+        : { ok: false, errors: { hosts: list.errors } };
     }
     case 'windowCap': {
       const amount = checkAmount(draft.amount);

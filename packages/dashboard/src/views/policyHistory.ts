@@ -3,7 +3,13 @@
 
 import type { Policy, PolicyChangeAction as PolicyAction, PolicyChange } from '@agent-wallet/sdk';
 import { shortAddress } from '../address.ts';
-import { describePolicyParams, POLICY_INFO, policyAddresses, policyTitle } from './policyInfo.ts';
+import {
+  describePolicyParams,
+  POLICY_INFO,
+  policyAddresses,
+  policyHosts,
+  policyTitle,
+} from './policyInfo.ts';
 
 export const ACTION_WORDS: Record<PolicyAction, string> = {
   created: 'Added',
@@ -32,23 +38,40 @@ function canonical(value: unknown): string {
 }
 
 function someAddresses(addresses: string[]): string {
-  const shown = addresses.slice(0, 3).map(shortAddress).join(', ');
-  return addresses.length > 3 ? `${shown} and ${addresses.length - 3} more` : shown;
+  return someOf(addresses.map(shortAddress));
+}
+
+function someOf(items: string[]): string {
+  const shown = items.slice(0, 3).join(', ');
+  return items.length > 3 ? `${shown} and ${items.length - 3} more` : shown;
+}
+
+/** What was added to a list and removed from it ("added a, b; removed c"), or null when nothing was. */
+function listChange(old: ReadonlySet<string>, now: ReadonlySet<string>, names: (items: string[]) => string) {
+  const added = [...now].filter((a) => !old.has(a));
+  const removed = [...old].filter((a) => !now.has(a));
+  const parts = [
+    added.length > 0 ? `added ${names(added)}` : null,
+    removed.length > 0 ? `removed ${names(removed)}` : null,
+  ].filter((part): part is string => part !== null);
+  return parts.length > 0 ? parts.join('; ') : null;
 }
 
 /** What an update changed in the params, in words (null: the params stayed the same). */
 export function describeParamsChange(before: Policy, after: Policy): string | null {
   if (canonical(before.params) === canonical(after.params)) return null;
-  if (POLICY_INFO[after.type]?.kind === 'list') {
+  const kind = POLICY_INFO[after.type]?.kind;
+  if (kind === 'list') {
     const old = new Set(policyAddresses(before.params).map((a) => a.toLowerCase()));
     const now = new Set(policyAddresses(after.params).map((a) => a.toLowerCase()));
-    const added = [...now].filter((a) => !old.has(a));
-    const removed = [...old].filter((a) => !now.has(a));
-    const parts = [
-      added.length > 0 ? `added ${someAddresses(added)}` : null,
-      removed.length > 0 ? `removed ${someAddresses(removed)}` : null,
-    ].filter((part): part is string => part !== null);
-    if (parts.length > 0) return `${parts.join('; ')} (now ${now.size} address${now.size === 1 ? '' : 'es'})`;
+    const change = listChange(old, now, someAddresses);
+    if (change !== null) return `${change} (now ${now.size} address${now.size === 1 ? '' : 'es'})`;
+  }
+  if (kind === 'hosts') {
+    const old = new Set(policyHosts(before.params).map((h) => h.toLowerCase()));
+    const now = new Set(policyHosts(after.params).map((h) => h.toLowerCase()));
+    const change = listChange(old, now, someOf);
+    if (change !== null) return `${change} (now ${now.size} host${now.size === 1 ? '' : 's'})`;
   }
   return `from “${describe(before)}” to “${describe(after)}”`;
 }

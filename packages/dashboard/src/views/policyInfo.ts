@@ -9,6 +9,7 @@ export type PolicyKind =
   | 'threshold'
   | 'approvers'
   | 'list'
+  | 'hosts'
   | 'windowCap'
   | 'periodCap'
   | 'breaker'
@@ -60,6 +61,18 @@ export const POLICY_INFO: Record<PolicyType, { title: string; description: strin
     description: 'Deny payments to any address on this list.',
     kind: 'list',
   },
+  merchant_allowlist: {
+    title: 'Allowed sellers',
+    description:
+      'Deny paid API requests (x402 and MPP) to any seller whose host is not on this list; other payments are not affected.',
+    kind: 'hosts',
+  },
+  merchant_blocklist: {
+    title: 'Blocked sellers',
+    description:
+      'Deny paid API requests (x402 and MPP) to any seller whose host is on this list; other payments are not affected.',
+    kind: 'hosts',
+  },
   time_window: {
     title: 'Allowed hours',
     description: 'Deny payments outside these days and hours, in the timezone you choose.',
@@ -101,6 +114,8 @@ export const POLICY_TYPE_ORDER: readonly PolicyType[] = [
   'tx_count_cap',
   'address_allowlist',
   'address_blocklist',
+  'merchant_allowlist',
+  'merchant_blocklist',
   'time_window',
   'auto_freeze',
   'require_approval_above',
@@ -220,6 +235,14 @@ export function describePolicyParams(type: string, policyParams: object): string
       const count = policyAddresses(params).length;
       return `Never to ${count} blocked address${count === 1 ? '' : 'es'}`;
     }
+    case 'merchant_allowlist': {
+      const count = policyHosts(params).length;
+      return `Paid requests only to ${count} allowed seller${count === 1 ? '' : 's'}`;
+    }
+    case 'merchant_blocklist': {
+      const count = policyHosts(params).length;
+      return `Paid requests never to ${count} blocked seller${count === 1 ? '' : 's'}`;
+    }
     case 'time_window': {
       const days = Array.isArray(params.days) ? params.days : [];
       return `${describeDays(days)} ${describeHours(text(params.start), text(params.end))} (${text(params.timezone)})`;
@@ -232,4 +255,10 @@ export function describePolicyParams(type: string, policyParams: object): string
 export function policyAddresses(params: object): string[] {
   const addresses = (params as { addresses?: unknown }).addresses;
   return Array.isArray(addresses) ? addresses.filter((a): a is string => typeof a === 'string') : [];
+}
+
+/** A merchant list's hosts ("api.example.com", "*.example.com"). */
+export function policyHosts(params: object): string[] {
+  const hosts = (params as { hosts?: unknown }).hosts;
+  return Array.isArray(hosts) ? hosts.filter((h): h is string => typeof h === 'string') : [];
 }

@@ -35,6 +35,16 @@ export function describeLocalTime(attempted: string): string {
   return match !== null && isDay(day) ? `${dayName(day)} ${match[2]}` : attempted;
 }
 
+/**
+ * The seller's host a merchant list judged, or null when there is none to name (the server writes "an unnamed
+ * seller" for a URL without a readable host).
+ */
+function sellerHost(attempted: unknown): string | null {
+  if (typeof attempted !== 'string') return null;
+  const host = attempted.trim();
+  return host.length > 0 && host.length <= 253 && /^[A-Za-z0-9.-]+$/.test(host) ? host : null;
+}
+
 /** The violation in words, e.g. "Over the 100.00 USDC per-payment cap (tried 150.00)". */
 export function describeViolation(violation: Violation): string {
   return ownWords(violation) ?? fallback(violation);
@@ -80,6 +90,16 @@ function ownWords(v: Violation): string | null {
       return typeof v.attempted === 'string' && v.attempted !== ''
         ? `Recipient ${shortAddress(v.attempted)} is not on the allowed list`
         : 'The recipient is not on the allowed list';
+    case 'merchant_blocklist': {
+      const host = sellerHost(v.attempted);
+      return host === null ? 'The seller is blocked' : `Seller ${host} is blocked`;
+    }
+    case 'merchant_allowlist': {
+      const host = sellerHost(v.attempted);
+      return host === null
+        ? 'The seller is not on the allowed list'
+        : `Seller ${host} is not on the allowed list`;
+    }
     case 'time_window': {
       if (typeof v.limit !== 'string' || v.limit === '') return null;
       const when = typeof v.attempted === 'string' && v.attempted !== '' ? v.attempted : null;

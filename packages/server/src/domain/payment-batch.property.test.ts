@@ -158,6 +158,8 @@ const heldArb = ([id, walletId]: readonly [string, string]) =>
         expires_at_ms: BigInt(h.expired ? NOW_MS - 1 : NOW_MS + 60_000),
         related_transaction_id: null,
         resource: h.x402 ? 'https://api.example/paid' : null,
+        payment_method: h.x402 ? 'x402-exact' : null,
+        receipt: null,
         created_at_ms: BigInt(NOW_MS - 1_000),
         updated_at_ms: BigInt(NOW_MS - 1_000),
       }),

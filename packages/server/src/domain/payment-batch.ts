@@ -22,6 +22,7 @@ import {
   approvalReason,
   approvalsRequired,
   evaluatePolicies,
+  merchantHostOf,
   trippedBreaker,
   type Violation,
 } from './policies.ts';
@@ -39,6 +40,8 @@ export interface PaymentCommand {
   nowMs: number;
   /** Set exactly when kind is 'x402'. */
   x402?: X402Details;
+  /** A dry run of a paid request (check_payment): its seller's host, which merchant lists judge. */
+  merchantHost?: string | null;
 }
 
 export function decidePayment(
@@ -87,7 +90,11 @@ function decideActive(
   context: BatchContext,
   effects: BatchEffects,
 ): Outcome<unknown> {
-  const decision = evaluatePolicies(wallet.policies, command, {
+  const facts =
+    command.x402 === undefined
+      ? command
+      : { ...command, merchantHost: merchantHostOf(command.x402.resource) };
+  const decision = evaluatePolicies(wallet.policies, facts, {
     last24hMicros: wallet.spent24hMicros,
     allTimeMicros: wallet.spentMicros,
     windows: windowSpending(wallet.windows),
@@ -361,6 +368,7 @@ function paymentRecord(wallet: WalletState, command: PaymentCommand, id: string,
     expiresAtMs: null,
     relatedTransactionId: null,
     resource: command.x402?.resource ?? null,
+    paymentMethod: command.x402?.method ?? null,
     nowMs: command.nowMs,
   };
 }

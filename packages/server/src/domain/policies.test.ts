@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ActivePolicy, capsRemaining, evaluatePolicies, NO_WINDOWS } from './policies.ts';
+import fc from 'fast-check';
+import {
+  type ActivePolicy,
+  capsRemaining,
+  evaluatePolicies,
+  hostListed,
+  merchantHostOf,
+  NO_WINDOWS,
+  tightens,
+} from './policies.ts';
 
 const ALICE = `0x${'a'.repeat(40)}`;
 const BOB = `0x${'b'.repeat(40)}`;
@@ -97,4 +106,84 @@ test('remaining caps take the tightest policy, are never negative, and are null 
     dailyCapRemaining: 10n,
     totalCapRemaining: 0n,
   });
+});
+
+test('merchant lists judge paid requests only: hosts, *.domain for subdomains, an unreadable seller fails closed', () => {
+  const lists = (type: 'merchant_allowlist' | 'merchant_blocklist', hosts: string[]) =>
+    [{ id: type, rule: { type, hosts: new Set(hosts) } }] as ActivePolicy[];
+  const judged = (policies: ActivePolicy[], merchantHost?: string | null) =>
+    evaluatePolicies(
+      policies,
+      { amountMicros: 1n, toAddress: BOB, nowMs: 0, ...(merchantHost === undefined ? {} : { merchantHost }) },
+      none,
+    ).violations.map((v) => v.policyType);
+  const allow = lists('merchant_allowlist', ['api.example.com', '*.trusted.dev']);
+  assert.deepEqual(judged(allow, 'api.example.com'), []);
+  assert.deepEqual(judged(allow, 'a.b.trusted.dev'), []);
+  assert.deepEqual(
+    judged(allow, 'trusted.dev'),
+    ['merchant_allowlist'],
+    '*.domain names its subdomains only',
+  );
+  assert.deepEqual(judged(allow, 'example.com'), ['merchant_allowlist']);
+  assert.deepEqual(judged(allow, 'evil-api.example.com'), ['merchant_allowlist']);
+  assert.deepEqual(
+    judged(allow, null),
+    ['merchant_allowlist'],
+    'a seller with no readable host is not listed',
+  );
+  assert.deepEqual(judged(allow), [], 'a payment that is not a paid request passes');
+  const block = lists('merchant_blocklist', ['*.scam.io']);
+  assert.deepEqual(judged(block, 'pay.scam.io'), ['merchant_blocklist']);
+  assert.deepEqual(judged(block, 'scam.io.example.com'), []);
+  assert.deepEqual(judged(block, null), []);
+  assert.deepEqual(judged(block), []);
+});
+
+test('merchant hosts: listed exactly or by a wildcard, as a model of the list says (property)', () => {
+  const label = fc.stringMatching(/^[a-z0-9]{1,6}$/);
+  fc.assert(
+    fc.property(
+      fc.array(label, { minLength: 1, maxLength: 4 }),
+      fc.array(label, { minLength: 1, maxLength: 4 }),
+      fc.boolean(),
+      (hostLabels, listLabels, wildcard) => {
+        const host = hostLabels.join('.');
+        const entry = `${wildcard ? '*.' : ''}${listLabels.join('.')}`;
+        const suffix = listLabels.join('.');
+        const model = wildcard ? host.endsWith(`.${suffix}`) : host === suffix;
+        assert.equal(hostListed(new Set([entry]), host), model);
+      },
+    ),
+  );
+});
+
+test('merchantHostOf: the URL’s host, lower-case; null when it is not a URL', () => {
+  assert.equal(merchantHostOf('https://API.Example.com:8443/report'), 'api.example.com');
+  assert.equal(merchantHostOf('http://127.0.0.1:9/x'), '127.0.0.1');
+  assert.equal(merchantHostOf('x402 resource (not named)'), null);
+  assert.equal(merchantHostOf(''), null);
+});
+
+test('merchant lists tighten when the allowlist shrinks or the blocklist grows, and only then', () => {
+  const rule = (type: 'merchant_allowlist' | 'merchant_blocklist', hosts: string[]) => ({
+    type,
+    hosts: new Set(hosts),
+  });
+  assert.equal(
+    tightens(rule('merchant_allowlist', ['a.com', 'b.com']), rule('merchant_allowlist', ['a.com'])),
+    true,
+  );
+  assert.equal(
+    tightens(rule('merchant_allowlist', ['a.com']), rule('merchant_allowlist', ['a.com', 'b.com'])),
+    false,
+  );
+  assert.equal(
+    tightens(rule('merchant_blocklist', ['a.com']), rule('merchant_blocklist', ['a.com', 'b.com'])),
+    true,
+  );
+  assert.equal(
+    tightens(rule('merchant_blocklist', ['a.com', 'b.com']), rule('merchant_blocklist', ['b.com'])),
+    false,
+  );
 });

@@ -26,6 +26,8 @@ export const POLICY_TYPES = [
   'require_approvals',
   'spend_cap_period',
   'auto_freeze',
+  'merchant_allowlist',
+  'merchant_blocklist',
 ] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
 
@@ -42,6 +44,8 @@ export const WINDOW_NAMES = Object.keys(WINDOWS) as WindowName[];
 export type PolicyRule =
   | { type: 'spend_cap_per_tx' | 'spend_cap_daily' | 'spend_cap_total'; limitMicros: bigint }
   | { type: 'address_allowlist' | 'address_blocklist'; addresses: ReadonlySet<string> }
+  /** Lower-case host names, or `*.` and a domain for its subdomains. */
+  | { type: 'merchant_allowlist' | 'merchant_blocklist'; hosts: ReadonlySet<string> }
   | { type: 'require_approval_above'; amountMicros: bigint }
   | { type: 'require_approvals'; amountMicros: bigint; approvers: number }
   | { type: 'spend_cap_period'; limitMicros: bigint; period: Period; timezone: string }
@@ -75,6 +79,11 @@ export interface PaymentFacts {
   toAddress: string;
   /** When the payment is decided: where rolling windows end and what time_window checks. */
   nowMs: number;
+  /**
+   * A paid request's (x402, MPP) seller: the lower-case host of its URL, or null when it names none that can be
+   * read. Absent for every other payment, which merchant lists do not judge.
+   */
+  merchantHost?: string | null;
 }
 
 /** Spending in the rolling windows ending now (completed, processing and held payments). */
@@ -174,6 +183,9 @@ function violationOf(rule: PolicyRule, payment: PaymentFacts, totals: SpendTotal
     case 'address_allowlist':
     case 'address_blocklist':
       return listViolation(rule.type, rule.addresses.has(payment.toAddress), payment.toAddress);
+    case 'merchant_allowlist':
+    case 'merchant_blocklist':
+      return merchantViolation(rule.type, rule.hosts, payment.merchantHost);
     case 'require_approval_above':
     case 'require_approvals':
     case 'auto_freeze':
@@ -227,6 +239,44 @@ function listViolation(
     return { reason: 'the recipient is on the address blocklist', limit: null, attempted: to };
   }
   return null;
+}
+
+/**
+ * A merchant list judges paid requests only. A seller whose host cannot be read is not on an allowlist (denied)
+ * and not on a blocklist (passes): an allowlist fails closed.
+ */
+function merchantViolation(
+  type: 'merchant_allowlist' | 'merchant_blocklist',
+  hosts: ReadonlySet<string>,
+  host: string | null | undefined,
+): Found | null {
+  if (host === undefined) return null;
+  const listed = host !== null && hostListed(hosts, host);
+  const shown = host ?? 'an unnamed seller';
+  if (type === 'merchant_allowlist' && !listed)
+    return { reason: `the seller ${shown} is not on the merchant allowlist`, limit: null, attempted: shown };
+  if (type === 'merchant_blocklist' && listed)
+    return { reason: `the seller ${shown} is on the merchant blocklist`, limit: null, attempted: shown };
+  return null;
+}
+
+/** Pure: is `host` named by a list of hosts, where `*.example.com` names every subdomain of example.com? */
+export function hostListed(hosts: ReadonlySet<string>, host: string): boolean {
+  if (hosts.has(host)) return true;
+  for (let dot = host.indexOf('.'); dot !== -1; dot = host.indexOf('.', dot + 1)) {
+    if (hosts.has(`*${host.slice(dot)}`)) return true;
+  }
+  return false;
+}
+
+/** Pure: the lower-case host of a paid resource's URL, or null when it is not a URL. */
+export function merchantHostOf(resource: string): string | null {
+  try {
+    const host = new URL(resource).hostname.toLowerCase();
+    return host === '' ? null : host.replace(/\.$/, '');
+  } catch {
+    return null;
+  }
 }
 
 function windowedViolation(
@@ -374,6 +424,10 @@ export function tightens(before: PolicyRule, after: PolicyRule): boolean {
       return after.type === before.type && isSubset(lower(after.addresses), lower(before.addresses));
     case 'address_blocklist':
       return after.type === before.type && isSubset(lower(before.addresses), lower(after.addresses));
+    case 'merchant_allowlist':
+      return after.type === before.type && isSubset(after.hosts, before.hosts);
+    case 'merchant_blocklist':
+      return after.type === before.type && isSubset(before.hosts, after.hosts);
     case 'spend_cap_window':
     case 'recipient_cap':
       return (

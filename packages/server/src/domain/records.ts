@@ -30,6 +30,9 @@ export interface TransactionRecord {
   approvals_required: bigint | null;
   /** x402 payments: the paid URL without its query (shown as `type: "x402"`); null otherwise. */
   resource: string | null;
+  /** Paid requests (0020): the payment method (payments/registry.ts) and the seller's receipt; null otherwise. */
+  payment_method: string | null;
+  receipt: string | null;
   created_at_ms: bigint;
   updated_at_ms: bigint;
 }
@@ -58,6 +61,8 @@ export interface NewTransaction {
   txHash?: string | null;
   /** An x402 payment's resource (the URL without its query). */
   resource?: string | null;
+  /** A paid request's payment method (payments/registry.ts). */
+  paymentMethod?: string | null;
   /** A held payment that needs more than one approval (require_approvals): how many. */
   approvalsRequired?: number | null;
 }

@@ -77,12 +77,30 @@ export const violationView = z.object({
   window: z.enum(['1h', '24h', '7d', '30d']).optional().describe('The rolling window of a windowed policy.'),
 });
 
+/** A paid request's own fields (contract section 13): present on `type: "x402"` transactions only. */
+export const paidRequestFields = {
+  protocol: z.enum(['x402', 'mpp']).optional().describe('paid requests: how the seller was paid'),
+  scheme: z.enum(['exact', 'upto', 'charge']).optional().describe('paid requests: the protocol’s scheme'),
+  authorizedAmount: amount
+    .optional()
+    .describe('paid requests: the most the authorization allowed (the amount itself but for upto)'),
+  receipt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'paid requests: the seller’s receipt as sent (x402 PAYMENT-RESPONSE, MPP Payment-Receipt); null until one came',
+    ),
+};
+
 export const transactionView = z.object({
   id: z.string(),
   walletId: z.string(),
   type: z
     .enum(['payment', 'incoming', 'fund', 'withdraw', 'x402'])
-    .describe('"x402": an agent paid an HTTP API (x402_fetch, x402_sign); `resource` names it'),
+    .describe(
+      '"x402": an agent paid for a request (x402_fetch, x402_sign, paid_fetch, mpp_sign, x402 or MPP); `resource` names it and `protocol` says how',
+    ),
   status: transactionStatus,
   amount,
   currency: z.literal('USDC'),
@@ -99,6 +117,7 @@ export const transactionView = z.object({
       '"user:<id>" or "key:<id>" of this account; "chain" for an on-chain deposit; "external" for an internal payment from another account (its key and user are not shown)',
     ),
   resource: z.string().nullable().describe('x402 payments: the paid URL without its query'),
+  ...paidRequestFields,
   approvalsRequired: z
     .number()
     .int()

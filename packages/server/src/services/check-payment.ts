@@ -33,6 +33,8 @@ export interface CheckRequest {
   actor: string;
   toAddress: string;
   amountMicros: bigint;
+  /** A paid request's seller (merchant lists judge it); absent for any other payment. */
+  merchantHost?: string | null;
   nowMs: number;
 }
 
@@ -51,6 +53,7 @@ export async function checkPayment(
     reason: null,
     idempotency: null,
     nowMs: request.nowMs,
+    ...(request.merchantHost === undefined ? {} : { merchantHost: request.merchantHost }),
   };
   try {
     const { outcome, before, after, periodsBefore } = await previewPayment(store.db, command, options);

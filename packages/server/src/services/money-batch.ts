@@ -649,7 +649,6 @@ function x402Insert(trx: Kysely<Database>, rows: BatchEffects['x402']) {
       state: r.state,
       x402_version: BigInt(r.details.version),
       method: r.details.method,
-      receipt: null,
       requirement_json: r.details.requirementJson,
       resource_json: r.details.resourceJson,
       pay_to: r.payTo,

@@ -41,6 +41,7 @@ interface StoredParams {
   period?: Period;
   denials?: number;
   addresses?: string[];
+  hosts?: string[];
   window?: WindowName;
   count?: number;
   days?: Day[];
@@ -89,6 +90,9 @@ export function ruleOf(type: PolicyType, paramsJson: string): PolicyRule {
     case 'address_allowlist':
     case 'address_blocklist':
       return { type, addresses: new Set(p.addresses) };
+    case 'merchant_allowlist':
+    case 'merchant_blocklist':
+      return { type, hosts: new Set(p.hosts) };
     case 'require_approval_above':
       return { type, amountMicros: decimalToMicros(p.amount!) };
     case 'require_approvals':

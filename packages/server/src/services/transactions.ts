@@ -8,6 +8,7 @@ import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Violation } from '../domain/policies.ts';
 import type { NewTransaction, TransactionStatus, TransactionType } from '../domain/records.ts';
+import { methodOf } from '../payments/registry.ts';
 import { notCompleted } from '../store/partial-index.ts';
 import type { Database, TransactionsTable } from '../store/schema.ts';
 import { type Page, pageOf } from './context.ts';
@@ -36,6 +37,8 @@ export function transactionRow(tx: NewTransaction): TransactionRow {
     expires_at_ms: tx.expiresAtMs === null ? null : BigInt(tx.expiresAtMs),
     related_transaction_id: tx.relatedTransactionId,
     resource: tx.resource ?? null,
+    payment_method: tx.paymentMethod ?? null,
+    receipt: null,
     approvals_required: tx.approvalsRequired == null ? null : BigInt(tx.approvalsRequired),
     created_at_ms: BigInt(tx.nowMs),
     updated_at_ms: BigInt(tx.nowMs),
@@ -184,6 +187,7 @@ export function transactionView(row: TransactionRow, approvals: readonly Approva
     violations: row.violations_json === null ? null : (JSON.parse(row.violations_json) as Violation[]),
     initiatedBy: row.initiated_by,
     resource: row.resource,
+    ...paidRequestView(row),
     // A payment that was ever held has an expiry; it needed one approval unless require_approvals asked more.
     approvalsRequired: row.expires_at_ms === null ? null : Number(row.approvals_required ?? 1n),
     approvals: approvals.map((a) => ({ memberId: a.memberId, email: a.email, at: isoFromMs(a.atMs) })),
@@ -255,7 +259,20 @@ export function toolTransactionView(row: TransactionRow) {
     txHash: row.tx_hash,
     rail: row.rail,
     resource: row.resource,
+    ...paidRequestView(row),
     createdAt: isoFromMs(row.created_at_ms),
+  };
+}
+
+/** A paid request's protocol, scheme, authorized amount and receipt; nothing for any other transaction. */
+function paidRequestView(row: Pick<TransactionRow, 'payment_method' | 'receipt' | 'amount_micros'>) {
+  if (row.payment_method === null) return {};
+  const method = methodOf(row.payment_method);
+  return {
+    protocol: method.protocol,
+    scheme: method.scheme,
+    authorizedAmount: formatMicros(row.amount_micros),
+    receipt: row.receipt,
   };
 }
 

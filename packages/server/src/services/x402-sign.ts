@@ -220,9 +220,9 @@ export function paymentOfNonce(deps: X402Deps, nonce: string): Promise<X402Row |
 export async function keepReceipt(deps: X402Deps, transactionId: string, receipt: string): Promise<void> {
   await deps.ctx.writer.run(async (trx) => {
     await trx
-      .updateTable('x402_payments')
+      .updateTable('transactions')
       .set({ receipt: receipt.slice(0, RECEIPT_CHARS_MAX) })
-      .where('transaction_id', '=', transactionId)
+      .where('id', '=', transactionId)
       .execute();
   });
 }

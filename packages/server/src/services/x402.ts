@@ -16,7 +16,7 @@ import {
   type Protocol,
   resourceOf,
 } from '../payments/method.ts';
-import { challengeFromObject, challengesIn, offerOfChallenge } from '../payments/mpp-charge/method.ts';
+import { challengeToPay } from '../payments/mpp-charge/method.ts';
 import { chooseOffer, methodOf, methodsFor } from '../payments/registry.ts';
 import { offerOf } from '../payments/x402-exact/method.ts';
 import {
@@ -110,6 +110,9 @@ const PAID_FETCH: FetchKind = {
   },
 };
 
+/** Runs one call per id at a time on this instance; a second caller with the id gets the first one's answer. */
+type Once = (id: string | null, run: () => Promise<Outcome<unknown>>) => Promise<Outcome<unknown>>;
+
 export function createX402Service(deps: X402Deps): X402Service {
   // Identical calls at the same instant on this instance share one run: one decision, one paid request.
   const inFlight = new Map<string, Promise<Outcome<unknown>>>();
@@ -136,7 +139,7 @@ export function createX402Service(deps: X402Deps): X402Service {
       ),
     mppSign: (key, params, idempotencyKey) =>
       once(idempotencyKey && `mpp\n${key.walletId}\n${idempotencyKey}`, () =>
-        mppSignFor(deps, key, params, idempotencyKey),
+        mppSignFor(deps, key, params, idempotencyKey, once),
       ),
   };
 }
@@ -420,16 +423,29 @@ async function mppSignFor(
   key: AgentKeyRef,
   params: MppSignParams,
   idempotencyKey: string | null,
+  once: Once,
 ): Promise<Outcome<unknown>> {
-  const offer = challengeToPay(deps, params.challenge);
+  const offer = challengeToPay(params.challenge, chainOf(deps), deps.ctx.clock.nowMs());
   const claim = claimOf(key, idempotencyKey, mppFingerprint(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return mppAnswer(deps, stored);
   await refuseFrozen(deps, key.walletId);
-  const holder = await paymentOfNonce(
-    deps,
-    methodOf(offer.method).terms(offer, deps.ctx.clock.nowMs()).nonce,
+  const nonce = methodOf(offer.method).terms(offer, deps.ctx.clock.nowMs()).nonce;
+  // One challenge at a time per wallet on this instance: two calls with it at once share one decision.
+  return once(`nonce\n${key.walletId}\n${nonce}`, () =>
+    payChallenge(deps, key, offer, nonce, params.memo, claim),
   );
+}
+
+async function payChallenge(
+  deps: X402Deps,
+  key: AgentKeyRef,
+  offer: Offer,
+  nonce: string,
+  memo: string | null,
+  claim: Claim | null,
+): Promise<Outcome<unknown>> {
+  const holder = await paymentOfNonce(deps, nonce);
   if (holder !== undefined) {
     if (holder.wallet_id !== key.walletId)
       throw new AppError(
@@ -439,49 +455,13 @@ async function mppSignFor(
     return mppAnswer(deps, success({ txId: holder.transaction_id }));
   }
   await refuseUncovered(deps, offer.amountMicros);
-  const challenge = JSON.parse(offer.termsJson) as { realm: string };
   const decided = await decideX402(deps, key, {
     offer,
-    resource: resourceOfRealm(challenge.realm),
-    memo: params.memo,
+    resource: offer.resourceUrl ?? 'an MPP seller (not named)',
+    memo,
     claim,
   });
   return mppAnswer(deps, decided.outcome);
-}
-
-/** The one challenge to pay: the cheapest payable one given; 400 when none is readable, 422 when none is payable. */
-function challengeToPay(deps: X402Deps, given: MppSignParams['challenge']): Offer {
-  const nowMs = deps.ctx.clock.nowMs();
-  const read =
-    typeof given === 'string'
-      ? challengesIn([given])
-      : { challenges: [challengeFromObject(given)].filter((c) => c !== null), unreadable: [] };
-  if (read.challenges.length === 0)
-    throw new AppError(
-      'VALIDATION_ERROR',
-      `params.challenge: not a readable Payment challenge${read.unreadable.length > 0 ? ` (${read.unreadable.join('; ')})` : ''}`,
-    );
-  let chosen: Offer | null = null;
-  const offered = [...read.unreadable];
-  for (const challenge of read.challenges) {
-    const offer = offerOfChallenge(challenge, chainOf(deps), nowMs);
-    if (typeof offer === 'string') offered.push(offer);
-    else if (chosen === null || offer.amountMicros < chosen.amountMicros) chosen = offer;
-  }
-  if (chosen !== null) return chosen;
-  throw new AppError(
-    'PAYMENT_UNSUPPORTED',
-    `no challenge is payable here (mpp evm charge in this chain's USDC, eip155:${deps.rail.config.chainId}); offered: ${offered.join('; ').slice(0, 1_000)}`,
-  );
-}
-
-/** History's resource of a challenge signed without a request: its realm, as the seller's origin when it is a host. */
-function resourceOfRealm(realm: string): string {
-  try {
-    return resourceOf(new URL(/^https?:\/\//.test(realm) ? realm : `https://${realm}`));
-  } catch {
-    return `mpp realm ${realm.slice(0, 200)}`;
-  }
 }
 
 /** The credential for a decided payment: signed (again: the same one) when paid or approved, else its status. */

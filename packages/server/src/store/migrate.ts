@@ -21,6 +21,7 @@ import * as breakersAlerts from './migrations/0016_breakers_alerts.ts';
 import * as oauth from './migrations/0017_oauth.ts';
 import * as retention from './migrations/0018_retention.ts';
 import * as paymentMethods from './migrations/0019_payment_methods.ts';
+import * as paidRequestHistory from './migrations/0020_paid_request_history.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_oauth': oauth,
   '0018_retention': retention,
   '0019_payment_methods': paymentMethods,
+  '0020_paid_request_history': paidRequestHistory,
 };
 
 /** Every migration of this release, in order. */

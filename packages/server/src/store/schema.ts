@@ -179,9 +179,8 @@ export interface X402PaymentsTable {
   settle_tx_hash: string | null;
   created_at_ms: bigint;
   updated_at_ms: bigint;
-  /** See migration 0019: the payment method (payments/registry.ts) and the seller's receipt. */
+  /** See migration 0019: the payment method (payments/registry.ts). */
   method: string;
-  receipt: string | null;
 }
 
 /** See migration 0010: a wallet's spending in a rolling window of span_ms, kept as it moves. */

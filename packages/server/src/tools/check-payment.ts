@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
+import { merchantHostOf } from '../domain/policies.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
+import { challengeToPay } from '../payments/mpp-charge/method.ts';
+import { offerOf } from '../payments/x402-exact/method.ts';
 import { chooseRequirement, requiredOf } from '../payments/x402-exact/protocol.ts';
 import type { Services } from '../services/index.ts';
 import type { ToolDefinition } from './definition.ts';
+import { CHALLENGE_LENGTH_MAX, challengeOf } from './mpp-sign.ts';
 import { optionalParam } from './optional-param.ts';
 import { checkPaymentOutput } from './outputs.ts';
 import { PAYMENT_REQUIREMENTS_TEXT, paymentRequirementsParam, requirementsOf } from './x402-common.ts';
@@ -12,7 +16,10 @@ import { PAYMENT_REQUIREMENTS_TEXT, paymentRequirementsParam, requirementsOf } f
 const ADDRESS_TEXT = 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)';
 const EVM_TEXT =
   ' Instead of toAddress and amount (give those null) it also takes an x402 402’s paymentRequirements, judged as ' +
-  'x402_fetch would pay it.';
+  'x402_fetch would pay it, or an MPP challenge, judged as mpp_sign would pay it (merchant lists included).';
+const CHALLENGE_TEXT =
+  'instead of toAddress and amount (evm rail): an MPP challenge (a 402’s WWW-Authenticate value, or the challenge ' +
+  'object as JSON text); judged as mpp_sign would pay it';
 
 const input = z.strictObject({
   toAddress: optionalParam(addressSchema).describe(ADDRESS_TEXT),
@@ -20,6 +27,9 @@ const input = z.strictObject({
   paymentRequirements: optionalParam(paymentRequirementsParam).describe(
     'instead of toAddress and amount (evm rail): what an x402 seller’s 402 offered, as an object or as JSON text; judged as x402_fetch would pay it',
   ),
+  challenge: optionalParam(
+    z.union([z.string().min(1).max(CHALLENGE_LENGTH_MAX), z.record(z.string(), z.unknown())]),
+  ).describe(CHALLENGE_TEXT),
 });
 
 // What models are shown. paymentRequirements only where it can be paid (the evm rail), and as JSON text: the
@@ -35,6 +45,9 @@ const publishedEvmInput = z.strictObject({
   ),
   paymentRequirements: optionalParam(z.string()).describe(
     `instead of toAddress and amount: ${PAYMENT_REQUIREMENTS_TEXT}; null with toAddress and amount`,
+  ),
+  challenge: optionalParam(z.string().min(1).max(CHALLENGE_LENGTH_MAX)).describe(
+    `${CHALLENGE_TEXT}; null with toAddress and amount`,
   ),
 });
 
@@ -63,7 +76,8 @@ export const checkPaymentTool: ToolDefinition<Input> = {
       ? { input: publishedEvmInput, description: `${DESCRIPTION}${EVM_TEXT}` }
       : { input: publishedInput, description: DESCRIPTION },
   inputRule: {
-    oneOf: [
+    // anyOf, not oneOf: each branch already refuses the others' params (null), so at most one can match.
+    anyOf: [
       // null is absent (contract section 4): toAddress and amount given, paymentRequirements absent or null...
       {
         required: ['toAddress', 'amount'],
@@ -71,6 +85,7 @@ export const checkPaymentTool: ToolDefinition<Input> = {
           toAddress: present(addressSchema),
           amount: present(amountSchema),
           paymentRequirements: { type: 'null' },
+          challenge: { type: 'null' },
         },
       },
       // ...or paymentRequirements given, toAddress and amount absent or null.
@@ -80,6 +95,19 @@ export const checkPaymentTool: ToolDefinition<Input> = {
           paymentRequirements: present(paymentRequirementsParam),
           toAddress: { type: 'null' },
           amount: { type: 'null' },
+          challenge: { type: 'null' },
+        },
+      },
+      // ...or an MPP challenge given, the others absent or null.
+      {
+        required: ['challenge'],
+        properties: {
+          challenge: present(
+            z.union([z.string().min(1).max(CHALLENGE_LENGTH_MAX), z.record(z.string(), z.unknown())]),
+          ),
+          toAddress: { type: 'null' },
+          amount: { type: 'null' },
+          paymentRequirements: { type: 'null' },
         },
       },
     ],
@@ -98,20 +126,38 @@ export const checkPaymentTool: ToolDefinition<Input> = {
   },
 };
 
-/** The payment to judge: the one named, or the one an x402 requirement asks for (its payTo and price). */
-function paymentOf(params: Input, services: Services): { toAddress: string; amountMicros: bigint } {
-  if (params.paymentRequirements === undefined) {
+/** The payment to judge: the one named, or the one an x402 requirement or an MPP challenge asks for. */
+function paymentOf(
+  params: Input,
+  services: Services,
+): { toAddress: string; amountMicros: bigint; merchantHost?: string | null } {
+  const given = [params.paymentRequirements, params.challenge].filter((p) => p !== undefined).length;
+  if (given === 0) {
     if (params.toAddress === undefined || params.amount === undefined)
-      throw invalid('params: give toAddress and amount, or paymentRequirements');
+      throw invalid('params: give toAddress and amount, paymentRequirements, or challenge');
     return { toAddress: params.toAddress, amountMicros: params.amount };
   }
-  if (params.toAddress !== undefined || params.amount !== undefined)
-    throw invalid('params: give toAddress and amount, or paymentRequirements, not both');
+  if (given > 1 || params.toAddress !== undefined || params.amount !== undefined)
+    throw invalid('params: give one of toAddress and amount, paymentRequirements, or challenge');
   const evm = services.chain?.rail.config;
-  if (evm === undefined) throw new AppError('X402_UNSUPPORTED', 'x402 payments need the evm rail');
-  const chosen = chooseRequirement(requiredOf(requirementsOf(params.paymentRequirements)), {
-    chainId: evm.chainId,
-    usdcAddress: evm.usdcAddress.toLowerCase(),
-  });
-  return { toAddress: chosen.payTo, amountMicros: chosen.amountMicros };
+  const chain =
+    evm === undefined ? null : { chainId: evm.chainId, usdcAddress: evm.usdcAddress.toLowerCase() };
+  if (params.challenge !== undefined) {
+    if (chain === null) throw new AppError('PAYMENT_UNSUPPORTED', 'MPP payments need the evm rail');
+    const offer = challengeToPay(challengeOf(params.challenge), chain, services.clock.nowMs());
+    return {
+      toAddress: offer.payTo,
+      amountMicros: offer.amountMicros,
+      merchantHost: merchantHostOf(offer.resourceUrl ?? ''),
+    };
+  }
+  if (chain === null) throw new AppError('X402_UNSUPPORTED', 'x402 payments need the evm rail');
+  const required = requiredOf(requirementsOf(params.paymentRequirements!));
+  const chosen = chooseRequirement(required, chain);
+  const url = offerOf(chosen, required.resource).resourceUrl;
+  return {
+    toAddress: chosen.payTo,
+    amountMicros: chosen.amountMicros,
+    merchantHost: merchantHostOf(url ?? ''),
+  };
 }

@@ -7,7 +7,7 @@ import { mppSignOutput } from './outputs.ts';
 import { x402ServiceOf } from './x402-common.ts';
 
 /** A WWW-Authenticate value carries a few challenges; an MCP challenge object is as small. */
-const CHALLENGE_LENGTH_MAX = 32 * 1024;
+export const CHALLENGE_LENGTH_MAX = 32 * 1024;
 
 const CHALLENGE_TEXT =
   'the seller’s MPP challenge: the WWW-Authenticate header value of its 402 (several challenges comma-joined, as one ' +
@@ -32,7 +32,7 @@ const published = z.strictObject({
 });
 
 /** A challenge object given as JSON text is the object. */
-function challengeOf(given: string | Record<string, unknown>): string | Record<string, unknown> {
+export function challengeOf(given: string | Record<string, unknown>): string | Record<string, unknown> {
   if (typeof given !== 'string' || !given.trimStart().startsWith('{')) return given;
   try {
     const parsed: unknown = JSON.parse(given);

@@ -44,6 +44,9 @@ export const GENEROUS_RATE_LIMITS = JSON.stringify({
   check_payment: 1_000_000,
   x402_fetch: 1_000_000,
   x402_sign: 1_000_000,
+  paid_fetch: 1_000_000,
+  mpp_sign: 1_000_000,
+  mfa_code: 1_000_000,
   mcp_transport: 1_000_000,
   default: 1_000_000,
 });

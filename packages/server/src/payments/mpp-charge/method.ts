@@ -10,6 +10,7 @@ import { challengeHash, toSource } from 'mppx/evm';
 import { getAddress, type Hex } from 'viem';
 import { parseAddress } from '../../domain/address.ts';
 import { AMOUNT_MAX_MICROS } from '../../domain/money.ts';
+import { AppError, invalid } from '../../errors.ts';
 import {
   AUTHORIZATION_VALID_SECONDS_MIN,
   type ChainIdentity,
@@ -90,7 +91,7 @@ export function offerOfChallenge(
     termsJson: JSON.stringify(challenge),
     resourceJson: null,
     version: 1,
-    resourceUrl: null,
+    resourceUrl: realmResource(challenge),
   };
 }
 
@@ -98,6 +99,49 @@ export function offerOfChallenge(
 function secondsLeft(challenge: Pick<MppChallenge, 'expires'>, nowMs: number): number {
   if (challenge.expires === undefined) return Number.POSITIVE_INFINITY;
   return Math.floor((Date.parse(challenge.expires) - nowMs) / 1000);
+}
+
+/**
+ * The one challenge to pay among those given (a `WWW-Authenticate` value, or a challenge object as MCP carries it):
+ * the cheapest payable one. 400 when none can be read, 422 PAYMENT_UNSUPPORTED naming what was offered when none
+ * can be paid here.
+ */
+export function challengeToPay(
+  given: string | Record<string, unknown>,
+  chain: ChainIdentity,
+  nowMs: number,
+): Offer {
+  const read =
+    typeof given === 'string'
+      ? challengesIn([given])
+      : { challenges: [challengeFromObject(given)].filter((c) => c !== null), unreadable: [] };
+  if (read.challenges.length === 0) {
+    const why = read.unreadable.length > 0 ? ` (${read.unreadable.join('; ')})` : '';
+    throw invalid(`params.challenge: not a readable Payment challenge${why}`);
+  }
+  let chosen: Offer | null = null;
+  const offered = [...read.unreadable];
+  for (const challenge of read.challenges) {
+    const offer = offerOfChallenge(challenge, chain, nowMs);
+    if (typeof offer === 'string') offered.push(offer);
+    else if (chosen === null || offer.amountMicros < chosen.amountMicros) chosen = offer;
+  }
+  if (chosen !== null) return chosen;
+  throw new AppError(
+    'PAYMENT_UNSUPPORTED',
+    `no challenge is payable here (mpp evm charge in this chain's USDC, eip155:${chain.chainId}); offered: ${offered.join('; ').slice(0, 1_000)}`,
+  );
+}
+
+/** The seller's host of a challenge: its realm, when the realm is a host (history and merchant lists use it). */
+export function realmResource(challenge: Pick<MppChallenge, 'realm'>): string {
+  const realm = challenge.realm;
+  try {
+    const url = new URL(/^https?:\/\//.test(realm) ? realm : `https://${realm}`);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return `mpp realm ${realm.slice(0, 200)}`;
+  }
 }
 
 const storedChallenge = (offer: StoredOffer) => JSON.parse(offer.termsJson) as MppChallenge;

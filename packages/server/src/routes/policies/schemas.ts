@@ -16,6 +16,23 @@ const addressList = z
   .min(1)
   .max(ALLOWLIST_ADDRESSES_MAX)
   .transform((addresses) => [...new Set(addresses)]);
+/** A host a seller's URL may have, or `*.` and a domain for every subdomain of it; lower-cased, each once. */
+const HOST_PATTERN =
+  '^(?:\\*\\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$';
+const hostList = z
+  .array(
+    z
+      .string()
+      .max(253)
+      .regex(
+        new RegExp(HOST_PATTERN),
+        'must be a host name (api.example.com) or *. and a domain (*.example.com)',
+      )
+      .transform((host) => host.toLowerCase()),
+  )
+  .min(1)
+  .max(ALLOWLIST_ADDRESSES_MAX)
+  .transform((hosts) => [...new Set(hosts)]);
 const clock = z
   .string()
   .refine((value) => parseClock(value) !== null, 'must be HH:MM between 00:00 and 23:59')
@@ -47,6 +64,8 @@ const PARAMS_BY_TYPE: Record<PolicyType, z.ZodType> = {
   spend_cap_total: capParams,
   address_allowlist: z.strictObject({ addresses: addressList }),
   address_blocklist: z.strictObject({ addresses: addressList }),
+  merchant_allowlist: z.strictObject({ hosts: hostList }),
+  merchant_blocklist: z.strictObject({ hosts: hostList }),
   require_approval_above: z.strictObject({ amount: micros }),
   require_approvals: z.strictObject({
     amount: micros,
@@ -87,7 +106,9 @@ function paramsJsonSchema(type: PolicyType): Record<string, unknown> {
 
 const PARAMS_DESCRIPTION =
   'spend_cap_per_tx / spend_cap_daily / spend_cap_total: {limit}; address_allowlist / address_blocklist: ' +
-  '{addresses: [...]} (1 to 1,000); require_approval_above: {amount}; require_approvals: {amount, approvers} ' +
+  '{addresses: [...]} (1 to 1,000); merchant_allowlist / merchant_blocklist: {hosts: [...]} (1 to 1,000 hosts such as ' +
+  '"api.example.com", or "*.example.com" for its subdomains; they judge paid requests, x402 and MPP, only); ' +
+  'require_approval_above: {amount}; require_approvals: {amount, approvers} ' +
   '(approvers 2 to 5 distinct members); spend_cap_period: {limit, period: "day"|"week"|"month", timezone} ' +
   '(a calendar budget, weeks from Monday); auto_freeze: {denials, window} (1 to 1,000 denials); spend_cap_window / recipient_cap: ' +
   '{limit, window}; tx_count_cap: {count, window}; time_window: {days: ["mon",…,"sun"], start: "HH:MM", ' +
@@ -131,6 +152,7 @@ export function parsePolicyParams(type: PolicyType, raw: unknown): PolicyParams 
 const amountView = z.string().describe('decimal string with 6 places');
 const capView = z.object({ limit: amountView });
 const listView = z.object({ addresses: z.array(z.string()) });
+const hostsView = z.object({ hosts: z.array(z.string()) });
 const windowCapView = z.object({ limit: amountView, window: z.enum(WINDOW_NAMES) });
 const PARAMS_VIEW_BY_TYPE: Record<PolicyType, z.ZodObject> = {
   spend_cap_per_tx: capView,
@@ -138,6 +160,8 @@ const PARAMS_VIEW_BY_TYPE: Record<PolicyType, z.ZodObject> = {
   spend_cap_total: capView,
   address_allowlist: listView,
   address_blocklist: listView,
+  merchant_allowlist: hostsView,
+  merchant_blocklist: hostsView,
   require_approval_above: z.object({ amount: amountView }),
   require_approvals: z.object({ amount: amountView, approvers: z.number().int() }),
   spend_cap_window: windowCapView,
