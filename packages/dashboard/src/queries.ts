@@ -35,6 +35,8 @@ export const K = {
   deposits: (page: number) => ['deposits', page] as const,
   depositsAll: ['deposits'] as const,
   pendingDeposits: ['pendingDeposits'] as const,
+  /** evm rail: where the treasury rests and what a breach of the server could move. */
+  treasury: ['treasury'] as const,
   agentWallets: ['agentWallets'] as const,
   agentWallet: (walletId: string) => ['agentWallet', walletId] as const,
   keys: (walletId: string) => ['keys', walletId] as const,
@@ -68,6 +70,7 @@ export const STALE = {
   pending: 30_000,
   txDetail: 60_000,
   pendingDeposits: 5_000,
+  treasury: 30_000,
   policyChanges: 30_000,
   webhooks: 60_000,
   // An alert's firing state moves with payments: asked again soon when the card is shown again.

@@ -37,6 +37,14 @@ export {
   TransactionsApi,
   WebhooksApi,
 } from './management-client.ts';
+export {
+  MCP_PAYMENT_REQUIRED_CODE,
+  McpPaymentPendingError,
+  MPP_CREDENTIAL_META_KEY,
+  type WalletPaymentsOptions,
+  withWalletPayments,
+  X402_PAYMENT_META_KEY,
+} from './mcp-payments.ts';
 export { type ItemOf, type PageOf, PagePromise, paginate } from './paginate.ts';
 export {
   type AnthropicTool,

@@ -54,6 +54,7 @@ import type {
   TransactionListOptions,
   TransactionPage,
   TransactionWithEvents,
+  TreasuryView,
   UpdateMemberParams,
   UpdateOrganizationParams,
   UpdatePolicyParams,
@@ -234,6 +235,14 @@ export class ManagementClient {
     return listOf(options, (query) =>
       this.#request({ method: 'GET', path: `${API}/wallet/deposits/pending`, query }),
     );
+  }
+
+  /**
+   * `evm` rail only (404 `NotFoundError` elsewhere): where the treasury rests and what a breach of the server could
+   * move (`atRisk`). A `ServerError` (503 SERVICE_UNAVAILABLE) while the chain cannot be read.
+   */
+  walletTreasury(): Promise<TreasuryView> {
+    return this.#request({ method: 'GET', path: `${API}/wallet/treasury` });
   }
 
   /** Credits the master wallet with simulated money: only on a server whose rail is `sandbox`. */

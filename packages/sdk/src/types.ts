@@ -644,6 +644,40 @@ export interface PendingDeposit {
   seenAt: Timestamp;
 }
 
+/** Who holds the treasury: `hot` (today's only mode) or `bounded` (not available yet). */
+export type TreasuryMode = 'hot' | 'bounded';
+
+/** What the chain lets the service move per period, in `bounded` mode. */
+export interface TreasuryAllowance {
+  perPeriod: Amount;
+  period: string;
+  /** Left in the current period. */
+  remaining: Amount;
+  resetsAt: Timestamp;
+}
+
+/**
+ * `GET /wallet/treasury` (`evm` rail): where the money rests and what a breach of the server could move. In `hot`
+ * mode the service's own key (`account`) holds all of it: `owners` is empty, `threshold` and `allowance` are null
+ * and `atRisk` equals `float`. In `bounded` mode (not available yet) a smart account the owners hold keeps the
+ * money and the service may move only its allowance: `atRisk` is `float` + the remaining allowance.
+ */
+export interface TreasuryView {
+  mode: TreasuryMode;
+  /** The address that holds the money: in `hot` mode the service's treasury key. */
+  account: Address;
+  /** The humans' keys that own the account (`bounded` mode); empty when `hot`. */
+  owners: Address[];
+  /** Owners' signatures a change needs (`bounded` mode); null when `hot`. */
+  threshold: number | null;
+  /** null when nothing bounds what the service can move. */
+  allowance: TreasuryAllowance | null;
+  /** USDC in the service's own key. */
+  float: Amount;
+  /** What a breach of the server could take now: `float` + the remaining allowance. */
+  atRisk: Amount;
+}
+
 /** `POST /agent-wallets/:id/policies/simulate` params: the payment to judge. */
 export type SimulatePaymentParams = { toAddress: Address; amount: Amount };
 

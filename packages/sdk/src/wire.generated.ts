@@ -936,7 +936,7 @@ export interface paths {
     put?: never;
     /**
      * Freeze an agent wallet
-     * @description Every write tool (send_payment, request_approval, x402_fetch, x402_sign) answers 403 WALLET_FROZEN until unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. An approved x402 payment is not signed while frozen: it stays approved until unfrozen (given back if unused a day after approval). Freezing a frozen wallet changes nothing. Role: owner, admin.
+     * @description Every write tool (send_payment, request_approval, x402_fetch, x402_sign, paid_fetch, mpp_sign) answers 403 WALLET_FROZEN until unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. An approved x402 payment is not signed while frozen: it stays approved until unfrozen (given back if unused a day after approval). Freezing a frozen wallet changes nothing. Role: owner, admin.
      */
     post: operations['freezeAgentWallet'];
     delete?: never;
@@ -1286,7 +1286,7 @@ export interface paths {
     };
     /**
      * List the agent tools
-     * @description Every tool of this server’s rail (x402_fetch and x402_sign only on evm) with its JSON Schema input and the scope it needs, whatever the key’s scopes.
+     * @description Every tool of this server’s rail (x402_fetch, x402_sign, paid_fetch and mpp_sign only on evm) with its JSON Schema input and the scope it needs, whatever the key’s scopes.
      */
     get: operations['listTools'];
     put?: never;

@@ -19,6 +19,7 @@ Commands:
                   --chain (RAIL=evm): also prove reserves: on-chain USDC covers every liability, and every
                   transfer of the service's addresses matches exactly one ledger record
   mcp             MCP stdio bridge for desktop clients (AGENT_WALLET_API_KEY, AGENT_WALLET_URL)
+  mcp --upstream <url>  front a paid MCP server: its tools, each paid call paid through the wallet
   backup --out FILE   a consistent snapshot of the store, online, with the deployment's secrets (file 0600)
   restore --in FILE   load a backup into an empty store (DATA_DIR / DATABASE_URL) and verify the ledger
   move --to URL       carry the embedded store into an empty PostgreSQL schema (--schema NAME), checked
@@ -45,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
       to: { type: 'string' },
       schema: { type: 'string' },
       email: { type: 'string' },
+      upstream: { type: 'string' },
     },
   });
   const command = positionals[0];
@@ -65,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
       return resetLink(values.email);
     case 'mcp': {
       const { runStdioBridge } = await import('./mcp/stdio.ts');
-      return runStdioBridge(process.env);
+      return runStdioBridge(process.env, values.upstream);
     }
     default:
       process.stderr.write(`unknown command "${command}"\n\n${HELP}\n`);

@@ -144,6 +144,16 @@ function registerGauges(registry: Registry, sources: MetricSources): void {
     const reading = sources.treasury();
     return reading === undefined ? undefined : Number(reading.usdcMicros);
   });
+  // Contract section 14: what a breach of the server could take now (float + remaining allowance). In hot mode, the
+  // only one built, the service's key holds the whole treasury: all of it.
+  gauge(
+    'agent_wallet_treasury_at_risk_usdc_micros',
+    'USDC micro-units a breach of the server could move now (hot mode: the whole treasury)',
+    () => {
+      const reading = sources.treasury();
+      return reading === undefined ? undefined : Number(reading.usdcMicros);
+    },
+  );
   gauge('agent_wallet_redis_up', '1 when Redis answers, 0 when it does not (absent without Redis)', () =>
     sources.redisUp(),
   );

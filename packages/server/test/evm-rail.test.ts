@@ -108,6 +108,7 @@ for (const target of await storeTargets()) {
       assert.equal(reply.statusCode, 200);
       assert.match(reply.body, /^agent_wallet_treasury_gas_wei \d/m);
       assert.match(reply.body, /^agent_wallet_treasury_usdc_micros \d/m);
+      assert.match(reply.body, /^agent_wallet_treasury_at_risk_usdc_micros \d/m);
     });
 
     test('a sandbox database is refused on the evm rail, and an evm database on the sandbox', async () => {

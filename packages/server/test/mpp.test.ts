@@ -248,6 +248,30 @@ for (const target of await storeTargets()) {
       await assertLedgerOk(h);
     });
 
+    test('the treasury view: hot mode, the service’s key holds it all, and all of it is at risk', async () => {
+      const view = await owner.api.get('/api/v1/wallet/treasury');
+      assert.equal(view.status, 200, view.raw);
+      const onChain = await world.usdc.balanceOf(world.treasury);
+      const usdc = (Number(onChain) / 1e6).toFixed(6);
+      assert.deepEqual(view.body.data, {
+        mode: 'hot',
+        account: world.treasury,
+        owners: [],
+        threshold: null,
+        allowance: null,
+        float: usdc,
+        atRisk: usdc,
+      });
+      const agentCall = await tool(h, key, 'check_balance', {});
+      assert.equal(agentCall.status, 200);
+      const byKey = await h.app.inject({
+        method: 'GET',
+        url: '/api/v1/wallet/treasury',
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(byKey.statusCode, 401, 'an agent key is no session');
+    });
+
     test('mpp_sign refuses what it cannot read or pay, before anything is decided', async () => {
       expectError(await tool(h, key, 'mpp_sign', { challenge: 'Bearer realm="x"' }), 400, 'VALIDATION_ERROR');
       expectError(await tool(h, key, 'mpp_sign', { challenge: '{"id": 1' }), 400, 'VALIDATION_ERROR');

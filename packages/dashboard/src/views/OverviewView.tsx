@@ -1,7 +1,8 @@
 // The page a logged-in person sees first: what waits for them (payments to approve, money on its way), the latest
-// payments across their agents, and what each agent spent today against its caps. A few wallets only (see
-// overview.ts): each costs two requests (its policies and its newest 100 transactions, both shared with its own
-// page), so a hundred wallets do not mean two hundred requests; the rest are one link away.
+// payments across their agents, on the evm rail the treasury (what a breach of the server could move), and what
+// each agent spent today against its caps. A few wallets only (see overview.ts): each costs two requests (its
+// policies and its newest 100 transactions, both shared with its own page), so a hundred wallets do not mean two
+// hundred requests; the rest are one link away.
 import type { AgentWallet, Transaction } from '@agent-wallet/sdk';
 import { useMemo, useState } from 'react';
 import { capBars, capNotes } from '../activity.ts';
@@ -49,9 +50,11 @@ import {
   startOfToday,
 } from './overview.ts';
 import { PendingDeposits } from './PendingDeposits.tsx';
+import { TreasuryCard } from './TreasuryCard.tsx';
 import { useOwnWallets } from './useOwnWallets.ts';
 
 export function OverviewView() {
+  const { chain } = useApp();
   const wallets = useAgentWallets();
   const picked = useMemo(() => pickWallets(wallets.data?.items ?? []), [wallets.data]);
   return (
@@ -65,6 +68,7 @@ export function OverviewView() {
         <WaitingCard list={wallets.data} picked={picked} />
         <LatestPaymentsCard list={wallets.data} picked={picked} />
       </div>
+      {chain !== null && <TreasuryCard />}
       {wallets.data !== undefined && <AgentsToday picked={picked} total={wallets.data.total} />}
     </>
   );

@@ -65,6 +65,7 @@ function usePendingDeposits(): ResourceState<Page<PendingDeposit>> {
       const gone = before?.items.filter((deposit) => !still.has(depositId(deposit))) ?? [];
       if (gone.length > 0) {
         void qc.invalidateQueries({ queryKey: K.master });
+        void qc.invalidateQueries({ queryKey: K.treasury });
         void qc.invalidateQueries({ queryKey: K.depositsAll });
         void qc.invalidateQueries({ queryKey: K.agentWallets });
       }

@@ -304,6 +304,7 @@ function WithdrawForm({ entries }: { entries: WithdrawalAddress[] | undefined })
     markStale(qc, K.withdrawalsAll);
     void qc.invalidateQueries({ queryKey: K.withdrawals(1) });
     void qc.invalidateQueries({ queryKey: K.master });
+    void qc.invalidateQueries({ queryKey: K.treasury });
     markStale(qc, K.depositsAll);
     setAmount('');
     setMemo('');

@@ -60,3 +60,19 @@ test('bad settings stop the server naming the variable; a bad mnemonic is never 
     );
   });
 });
+
+test('TREASURY_MODE: hot by default and when named; bounded is refused at start, saying it is not built', () => {
+  withDir((dir) => {
+    assert.equal(parseEvmConfig(base, dir).treasuryMode, 'hot');
+    assert.equal(parseEvmConfig({ ...base, TREASURY_MODE: 'hot' }, dir).treasuryMode, 'hot');
+    assert.throws(
+      () => parseEvmConfig({ ...base, TREASURY_MODE: 'bounded' }, dir),
+      (error: unknown) =>
+        error instanceof EvmConfigError && /not available in this release/.test(error.message),
+    );
+    assert.throws(
+      () => parseEvmConfig({ ...base, TREASURY_MODE: 'cold' }, dir),
+      (error: unknown) => error instanceof EvmConfigError && /TREASURY_MODE must be/.test(error.message),
+    );
+  });
+});

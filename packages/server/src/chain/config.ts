@@ -36,9 +36,27 @@ export interface EvmConfig {
    * below an existing database's recorded start, it rewinds the watcher to it.
    */
   startBlock: bigint | undefined;
+  /**
+   * Where the money rests (contract section 14): `hot`, in the service's own treasury key (a breach of the server
+   * can take all of it). `bounded` (a smart account the owners hold, the service capped per period by the chain)
+   * is refused at start until it is built.
+   */
+  treasuryMode: 'hot';
 }
 
 export class EvmConfigError extends Error {}
+
+function parseTreasuryMode(value: string | undefined): 'hot' {
+  const mode = value === undefined || value === '' ? 'hot' : value;
+  if (mode === 'hot') return mode;
+  if (mode === 'bounded')
+    throw new EvmConfigError(
+      'TREASURY_MODE=bounded (the money in a smart account the owners hold, the service allowed a per-period amount by the chain) is not available in this release; unset TREASURY_MODE or set it to hot',
+    );
+  throw new EvmConfigError(
+    `TREASURY_MODE must be "hot" or "bounded", not ${JSON.stringify(mode.slice(0, 40))}`,
+  );
+}
 
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
 
@@ -69,6 +87,7 @@ export function parseEvmConfig(env: NodeJS.ProcessEnv, dataDir: string): EvmConf
       (env.CHAIN_START_BLOCK ?? '') === ''
         ? undefined
         : parseWhole('CHAIN_START_BLOCK', env.CHAIN_START_BLOCK, 0n, 0n, 2n ** 63n - 1n),
+    treasuryMode: parseTreasuryMode(env.TREASURY_MODE),
   };
 }
 

@@ -1,4 +1,5 @@
 // The treasury as health shows it: pure, and free of viem, so a sandbox server never loads the chain code.
+import { toChecksumAddress } from '../domain/address.ts';
 import { formatMicros } from '../domain/money.ts';
 
 export interface TreasuryReading {
@@ -22,4 +23,22 @@ export function treasuryReasons(reading: TreasuryReading | null, minGasWei: bigi
 export function treasuryView(reading: TreasuryReading | null) {
   if (reading === null) return null;
   return { address: reading.address, gasWei: String(reading.gasWei), usdc: formatMicros(reading.usdcMicros) };
+}
+
+/**
+ * The treasury as GET /api/v1/wallet/treasury shows it (contract section 14). In `hot` mode the service's own key
+ * holds every dollar: no owners, no allowance, and what a breach of the server could take (`atRisk`) is all of
+ * it — the float is the whole treasury.
+ */
+export function treasuryStateView(mode: 'hot', reading: TreasuryReading) {
+  const float = formatMicros(reading.usdcMicros);
+  return {
+    mode,
+    account: toChecksumAddress(reading.address),
+    owners: [],
+    threshold: null,
+    allowance: null,
+    float,
+    atRisk: float,
+  };
 }

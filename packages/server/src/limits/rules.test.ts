@@ -38,6 +38,9 @@ test('defaults are the seed numbers (section 8) and the contract choices (sectio
       check_payment: 60,
       x402_fetch: 10,
       x402_sign: 10,
+      // Contract section 13: paying any 402, per key.
+      paid_fetch: 10,
+      mpp_sign: 10,
       // Issue 30: POST /mcp's flood guard per key, far above the tools' own limits (185 calls a minute together).
       mcp_transport: 1200,
     },

@@ -72,6 +72,7 @@ import walletDeposits from './wallet/deposits.ts';
 import getWallet from './wallet/get.ts';
 import pendingDeposits from './wallet/pending-deposits.ts';
 import sandboxDeposit from './wallet/sandbox-deposit.ts';
+import walletTreasury from './wallet/treasury.ts';
 import withdrawMaster from './wallet/withdraw.ts';
 import getWithdrawal from './wallet/withdrawal.ts';
 import addWithdrawalAddress from './wallet/withdrawal-address-add.ts';
@@ -137,6 +138,7 @@ export const ROUTE_TABLE = {
   walletDeposits,
   sandboxDeposit,
   pendingDeposits,
+  walletTreasury,
   addWithdrawalAddress,
   listWithdrawalAddresses,
   removeWithdrawalAddress,
@@ -189,4 +191,4 @@ export const OPERATION_IDS: ReadonlyMap<AnyRoute, string> = new Map(
 
 /** Routes that exist only on some rails. */
 export const SANDBOX_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([sandboxDeposit]);
-export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([pendingDeposits]);
+export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([pendingDeposits, walletTreasury]);

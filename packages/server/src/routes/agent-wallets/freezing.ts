@@ -12,7 +12,7 @@ export function freezingRoute(action: 'freeze' | 'unfreeze') {
     summary: action === 'freeze' ? 'Freeze an agent wallet' : 'Unfreeze an agent wallet',
     description:
       action === 'freeze'
-        ? 'Every write tool (send_payment, request_approval, x402_fetch, x402_sign) answers 403 WALLET_FROZEN until ' +
+        ? 'Every write tool (send_payment, request_approval, x402_fetch, x402_sign, paid_fetch, mpp_sign) answers 403 WALLET_FROZEN until ' +
           'unfrozen. Reads still work, and the owner can still fund, withdraw, approve and reject. An approved x402 ' +
           'payment is not signed while frozen: it stays approved until unfrozen (given back if unused a day after ' +
           'approval). Freezing a frozen wallet changes nothing.'

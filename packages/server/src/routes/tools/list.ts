@@ -8,7 +8,7 @@ export default defineRoute({
   auth: 'apiKey',
   summary: 'List the agent tools',
   description:
-    'Every tool of this server’s rail (x402_fetch and x402_sign only on evm) with its JSON Schema input and the scope it needs, whatever the key’s scopes.',
+    'Every tool of this server’s rail (x402_fetch, x402_sign, paid_fetch and mpp_sign only on evm) with its JSON Schema input and the scope it needs, whatever the key’s scopes.',
   tags: ['tools'],
   response: z.object({
     tools: z.array(

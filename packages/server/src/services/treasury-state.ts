@@ -1,0 +1,16 @@
+// GET /api/v1/wallet/treasury (contract section 14): where the money rests and what a breach of the server could
+// take, read fresh from the chain (a cached reading a sweep may have outdated would understate it).
+import { treasuryStateView } from '../chain/treasury-view.ts';
+import { AppError } from '../errors.ts';
+import type { Services } from './index.ts';
+
+export async function treasuryState(services: Services) {
+  const chain = services.chain;
+  if (chain === null) throw new AppError('NOT_FOUND', 'the treasury view exists on the evm rail only');
+  const reading = await chain.rail.treasury.refresh();
+  if (reading === null)
+    throw new AppError('SERVICE_UNAVAILABLE', 'the chain cannot be read; retry shortly', {
+      headers: { 'retry-after': '5' },
+    });
+  return treasuryStateView(chain.rail.config.treasuryMode, reading);
+}
