@@ -8,13 +8,14 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { Challenge, Credential } from 'mppx';
 import { challengeHash } from 'mppx/evm';
 import { type Address, getAddress } from 'viem';
+import { reconcileChain } from '../src/chain/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
-import { createKey, createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
+import { createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
 import { anvilAvailable, mine } from './support/anvil.ts';
-import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
+import { type EvmWorld, evmEnv, fundedEvmBuyer, startEvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
-import { expectError, signupUser, type TestUser } from './support/http.ts';
+import { expectError, type TestUser } from './support/http.ts';
 import { type MppSeller, startMppSeller } from './support/mpp-seller.ts';
 
 const CONFIRMATIONS = 2;
@@ -57,20 +58,11 @@ for (const target of await storeTargets()) {
         clock: new ManualClock(Date.now()),
         env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS), X402_ALLOW_PRIVATE: 'true' }),
       });
-      owner = await signupUser(h.app);
-      const wallet = await owner.api.post('/api/v1/agent-wallets', { label: 'buyer' });
-      walletId = wallet.body.data.id;
-      key = (await createKey(owner, walletId, { label: 'buyer key' })).key;
-      const master = (await owner.api.get('/api/v1/wallet')).body.data;
-      await world.usdc.mint(master.address, 50_000_000n);
-      await mine(world.anvil, CONFIRMATIONS);
-      await duties().watchDeposits();
-      const funded = await owner.api.post(`/api/v1/agent-wallets/${walletId}/fund`, { amount: '20' });
-      assert.equal(funded.status, 200, funded.raw);
-      for (let i = 0; i < 4; i += 1) {
-        await duties().send();
-        await mine(world.anvil, CONFIRMATIONS);
-      }
+      ({ owner, walletId, key } = await fundedEvmBuyer(h, world, {
+        masterMicros: 50_000_000n,
+        fund: '20',
+        confirmations: CONFIRMATIONS,
+      }));
     });
     after(async () => {
       await h?.close();
@@ -296,6 +288,18 @@ for (const target of await storeTargets()) {
       assert.equal(paid.payment.txId, pending.payment.txId);
       assert.equal(paid.status, 200, JSON.stringify(paid));
       assert.equal(seller.paidRequests().length, paidBefore + 1);
+    });
+
+    test('verify-ledger --chain accounts for every MPP payment, settled or in flight', async () => {
+      await settle();
+      const report = await reconcileChain(
+        h.services.store.db,
+        h.services.chain!.rail.client,
+        h.services.chain!.rail.config,
+        h.services.chain!.rail.treasuryAddress,
+      );
+      assert.deepEqual(report.problems, []);
+      await assertLedgerOk(h);
     });
   });
 }

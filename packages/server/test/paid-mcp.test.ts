@@ -18,12 +18,12 @@ import {
   withWalletPayments,
 } from '../../sdk/src/index.ts';
 import { ManualClock } from '../src/clock.ts';
-import { createKey, createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
-import { anvilAvailable, mine } from './support/anvil.ts';
-import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
+import { createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
+import { anvilAvailable } from './support/anvil.ts';
+import { type EvmWorld, evmEnv, fundedEvmBuyer, startEvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
-import { signupUser, type TestUser } from './support/http.ts';
+import type { TestUser } from './support/http.ts';
 import { type PaidMcpServer, startPaidMcpServer } from './support/paid-mcp-server.ts';
 
 const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
@@ -44,7 +44,6 @@ for (const target of await storeTargets()) {
     let key: string;
     let baseUrl: string;
     const clients: Array<{ close(): Promise<void> }> = [];
-    const duties = () => h.services.chain!.duties;
     const history = async () =>
       toolOk(await tool(h, key, 'get_tx_history', {}), 'get_tx_history').transactions as Wire[];
     const agent = () => new AgentWalletClient({ baseUrl, apiKey: key });
@@ -64,20 +63,11 @@ for (const target of await storeTargets()) {
         env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS) }),
       });
       baseUrl = await h.app.listen({ port: 0, host: '127.0.0.1' });
-      owner = await signupUser(h.app);
-      const wallet = await owner.api.post('/api/v1/agent-wallets', { label: 'tool buyer' });
-      walletId = wallet.body.data.id;
-      key = (await createKey(owner, walletId, { label: 'tool buyer key' })).key;
-      const master = (await owner.api.get('/api/v1/wallet')).body.data;
-      await world.usdc.mint(master.address, 20_000_000n);
-      await mine(world.anvil, CONFIRMATIONS);
-      await duties().watchDeposits();
-      const funded = await owner.api.post(`/api/v1/agent-wallets/${walletId}/fund`, { amount: '10' });
-      assert.equal(funded.status, 200, funded.raw);
-      for (let i = 0; i < 4; i += 1) {
-        await duties().send();
-        await mine(world.anvil, CONFIRMATIONS);
-      }
+      ({ owner, walletId, key } = await fundedEvmBuyer(h, world, {
+        masterMicros: 20_000_000n,
+        fund: '10',
+        confirmations: CONFIRMATIONS,
+      }));
     });
     after(async () => {
       for (const client of clients) await client.close().catch(() => undefined);

@@ -13,12 +13,12 @@ import { AgentWalletClient, x402Scheme } from '../../sdk/src/index.ts';
 import { reconcileChain } from '../src/chain/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
 import { APPROVED_UNUSED_MS } from '../src/services/x402-settle.ts';
-import { createKey, createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
+import { createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
 import { anvilAvailable, anvilWalletClient, mine, revert, rpc, snapshot } from './support/anvil.ts';
-import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
+import { type EvmWorld, evmEnv, fundedEvmBuyer, startEvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
-import { expectError, signupUser, type TestUser } from './support/http.ts';
+import { expectError, type TestUser } from './support/http.ts';
 import { type Seller, startSeller } from './support/x402-seller.ts';
 
 const CONFIRMATIONS = 2;
@@ -69,21 +69,12 @@ for (const target of await storeTargets()) {
           WEBHOOK_ALLOW_PRIVATE: 'true',
         }),
       });
-      owner = await signupUser(h.app);
-      const wallet = await owner.api.post('/api/v1/agent-wallets', { label: 'buyer' });
-      walletId = wallet.body.data.id;
-      key = (await createKey(owner, walletId, { label: 'buyer key' })).key;
-      const master = (await owner.api.get('/api/v1/wallet')).body.data;
-      await world.usdc.mint(master.address, 50_000_000n);
-      await mine(world.anvil, CONFIRMATIONS);
-      await duties().watchDeposits();
-      const funded = await owner.api.post(`/api/v1/agent-wallets/${walletId}/fund`, { amount: '20' });
-      assert.equal(funded.status, 200, funded.raw);
+      ({ owner, walletId, key } = await fundedEvmBuyer(h, world, {
+        masterMicros: 50_000_000n,
+        fund: '20',
+        confirmations: CONFIRMATIONS,
+      }));
       // The deposit is swept to the treasury, which signs every x402 authorization.
-      for (let i = 0; i < 4; i += 1) {
-        await duties().send();
-        await mine(world.anvil, CONFIRMATIONS);
-      }
       assert.equal(await world.usdc.balanceOf(world.treasury), 50_000_000n);
     });
     after(async () => {

@@ -370,14 +370,23 @@ async function signFor(
   return signedAnswer(deps, decided.outcome);
 }
 
-/** The header for a decided payment: signed (again: the same one) when paid or approved, else its status. */
-async function signedAnswer(deps: X402Deps, decision: Outcome<unknown>): Promise<Outcome<unknown>> {
+/**
+ * A decided payment as it stands now — claimed for signing first if the owner approved it — or null when there is
+ * nothing to sign (a refusal, a denial: no paid request was recorded).
+ */
+async function decidedNow(deps: X402Deps, decision: Outcome<unknown>) {
   const txId = txIdOf(decision);
   const row = txId === null ? undefined : await findX402Row(deps, txId);
-  if (!decision.ok || txId === null || row === undefined) return decision;
+  if (!decision.ok || txId === null || row === undefined) return null;
   if (row.state === 'approved') await claimApproved(deps, row);
-  const current = await x402Row(deps, txId);
-  const payment = await paymentNow(deps, txId);
+  return { txId, current: await x402Row(deps, txId), payment: await paymentNow(deps, txId) };
+}
+
+/** The header for a decided payment: signed (again: the same one) when paid or approved, else its status. */
+async function signedAnswer(deps: X402Deps, decision: Outcome<unknown>): Promise<Outcome<unknown>> {
+  const now = await decidedNow(deps, decision);
+  if (now === null) return decision;
+  const { txId, current, payment } = now;
   const base = { txId, status: payment.status, amount: payment.amount, payTo: payment.payTo };
   if (current.nonce === null) return success({ ...base, header: null, payload: null, validBefore: null });
   const signed = await signRow(deps, current);
@@ -466,12 +475,9 @@ async function payChallenge(
 
 /** The credential for a decided payment: signed (again: the same one) when paid or approved, else its status. */
 async function mppAnswer(deps: X402Deps, decision: Outcome<unknown>): Promise<Outcome<unknown>> {
-  const txId = txIdOf(decision);
-  const row = txId === null ? undefined : await findX402Row(deps, txId);
-  if (!decision.ok || txId === null || row === undefined) return decision;
-  if (row.state === 'approved') await claimApproved(deps, row);
-  const current = await x402Row(deps, txId);
-  const payment = await paymentNow(deps, txId);
+  const now = await decidedNow(deps, decision);
+  if (now === null) return decision;
+  const { txId, current, payment } = now;
   const challenge = JSON.parse(current.requirement_json) as { expires?: string };
   const base = {
     txId,

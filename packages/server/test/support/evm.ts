@@ -2,7 +2,10 @@
 // (index 0) holds 1 ETH for gas and nothing else.
 import { type Address, numberToHex } from 'viem';
 import { english, generateMnemonic, mnemonicToAccount } from 'viem/accounts';
-import { type Anvil, deployTestUsdc, rpc, startAnvil, type TestUsdc } from './anvil.ts';
+import { createKey } from './agent.ts';
+import { type Anvil, deployTestUsdc, mine, rpc, startAnvil, type TestUsdc } from './anvil.ts';
+import type { Harness } from './harness.ts';
+import { signupUser, type TestUser } from './http.ts';
 
 export interface EvmWorld {
   anvil: Anvil;
@@ -32,4 +35,37 @@ export function evmEnv(world: EvmWorld, extra: Record<string, string> = {}): Rec
     TREASURY_MIN_GAS_WEI: '1000000000000000',
     ...extra,
   };
+}
+
+export interface EvmBuyer {
+  owner: TestUser;
+  walletId: string;
+  key: string;
+}
+
+/**
+ * An owner with an agent wallet and its key, the wallet funded from a master deposit of `masterMicros` minted on
+ * chain, credited and swept into the treasury (which signs every paid request): what a buyer of x402 or MPP needs.
+ */
+export async function fundedEvmBuyer(
+  h: Harness,
+  world: EvmWorld,
+  options: { masterMicros: bigint; fund: string; confirmations: number },
+): Promise<EvmBuyer> {
+  const duties = h.services.chain!.duties;
+  const owner = await signupUser(h.app);
+  const wallet = await owner.api.post('/api/v1/agent-wallets', { label: 'buyer' });
+  const walletId: string = wallet.body.data.id;
+  const key = (await createKey(owner, walletId, { label: 'buyer key' })).key;
+  const master = (await owner.api.get('/api/v1/wallet')).body.data;
+  await world.usdc.mint(master.address, options.masterMicros);
+  await mine(world.anvil, options.confirmations);
+  await duties.watchDeposits();
+  const funded = await owner.api.post(`/api/v1/agent-wallets/${walletId}/fund`, { amount: options.fund });
+  if (funded.status !== 200) throw new Error(`funding failed: ${funded.raw}`);
+  for (let i = 0; i < 4; i += 1) {
+    await duties.send();
+    await mine(world.anvil, options.confirmations);
+  }
+  return { owner, walletId, key };
 }

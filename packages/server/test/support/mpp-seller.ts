@@ -56,12 +56,7 @@ export async function startMppSeller(
   options: MppSellerOptions,
 ): Promise<MppSeller> {
   const settlements: Hex[] = [];
-  const client = createWalletClient({
-    account: mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: SELLER_GAS_INDEX }),
-    chain: anvilChain(world.anvil),
-    transport: http(world.anvil.rpcUrl),
-    pollingInterval: 50,
-  }).extend(publicActions);
+  const client = sellerGasClient(world, SELLER_GAS_INDEX);
   const mppx = Mppx.create({
     methods: [
       evm.charge({
@@ -71,21 +66,7 @@ export async function startMppSeller(
         recipient: payTo,
         authorization: { name: 'USD Coin', version: '2' },
         async settle({ payload }: { payload: Record<string, string> }) {
-          const hash = await client.writeContract({
-            address: world.usdc.address,
-            abi: tokenAbi,
-            functionName: 'transferWithAuthorization',
-            args: [
-              payload.from as Address,
-              payload.to as Address,
-              BigInt(payload.value!),
-              BigInt(payload.validAfter!),
-              BigInt(payload.validBefore!),
-              payload.nonce as Hex,
-              payload.signature as Hex,
-            ],
-          });
-          await client.waitForTransactionReceipt({ hash });
+          const hash = await settleAuthorization(client, world, payload);
           settlements.push(hash);
           return { reference: hash };
         },
@@ -146,6 +127,40 @@ export async function startMppSeller(
         server.close(() => resolve());
       }),
   };
+}
+
+/** The seller's own settlement of an EIP-3009 authorization: transferWithAuthorization, waited for in a block. */
+export async function settleAuthorization(
+  client: ReturnType<typeof sellerGasClient>,
+  world: EvmWorld,
+  payload: Record<string, string>,
+): Promise<Hex> {
+  const hash = await client.writeContract({
+    address: world.usdc.address,
+    abi: tokenAbi,
+    functionName: 'transferWithAuthorization',
+    args: [
+      payload.from as Address,
+      payload.to as Address,
+      BigInt(payload.value!),
+      BigInt(payload.validAfter!),
+      BigInt(payload.validBefore!),
+      payload.nonce as Hex,
+      payload.signature as Hex,
+    ],
+  });
+  await client.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+/** A wallet client of an anvil-funded account that pays a seller's settlement gas. */
+export function sellerGasClient(world: EvmWorld, index: number) {
+  return createWalletClient({
+    account: mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: index }),
+    chain: anvilChain(world.anvil),
+    transport: http(world.anvil.rpcUrl),
+    pollingInterval: 50,
+  }).extend(publicActions);
 }
 
 type ChargeResult =

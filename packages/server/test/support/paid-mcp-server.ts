@@ -19,28 +19,15 @@ import { ExactEvmScheme as FacilitatorScheme } from '@x402/evm/exact/facilitator
 import { ExactEvmScheme as ServerScheme } from '@x402/evm/exact/server';
 import { Challenge, Credential, Receipt } from 'mppx';
 import { challengeHash } from 'mppx/evm';
-import {
-  type Address,
-  createWalletClient,
-  getAddress,
-  type Hex,
-  http,
-  parseAbi,
-  publicActions,
-  recoverTypedDataAddress,
-} from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
+import { type Address, getAddress, type Hex, recoverTypedDataAddress } from 'viem';
 import { z } from 'zod';
-import { ANVIL_MNEMONIC, anvilChain } from './anvil.ts';
+import { transferWithAuthorizationTypes } from '../../src/chain/token.ts';
 import type { EvmWorld } from './evm.ts';
+import { sellerGasClient, settleAuthorization } from './mpp-seller.ts';
 
 /** Gas for settlements: anvil accounts of their own (not the deployer, the service or the other sellers). */
 const MPP_GAS_INDEX = 5;
 const FACILITATOR_INDEX = 4;
-
-const tokenAbi = parseAbi([
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
-]);
 
 export interface PaidMcpServer {
   /** http://127.0.0.1:<port>/mcp */
@@ -59,22 +46,13 @@ export interface PaidMcpPrices {
   x402Micros: bigint;
 }
 
-function gasClient(world: EvmWorld, index: number) {
-  return createWalletClient({
-    account: mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: index }),
-    chain: anvilChain(world.anvil),
-    transport: http(world.anvil.rpcUrl),
-    pollingInterval: 50,
-  }).extend(publicActions);
-}
-
 /**
  * MPP over MCP from mppx's own primitives (its evm charge method binds an HTTP transport in 0.11): the challenge
  * (HMAC-bound id), the credential read back from `_meta`, its EIP-3009 authorization checked and settled on anvil,
  * the receipt in `_meta["org.paymentauth/receipt"]`.
  */
 function mppCharging(world: EvmWorld, payTo: Address, price: string) {
-  const client = gasClient(world, MPP_GAS_INDEX);
+  const client = sellerGasClient(world, MPP_GAS_INDEX);
   const secretKey = 'paid-mcp-test-secret-key-of-32-bytes!!';
   const challengeNow = () =>
     Challenge.from({
@@ -112,7 +90,7 @@ function mppCharging(world: EvmWorld, payTo: Address, price: string) {
             chainId: world.anvil.chainId,
             verifyingContract: world.usdc.address,
           },
-          types: authorizationTypes,
+          types: transferWithAuthorizationTypes,
           primaryType: 'TransferWithAuthorization',
           message: {
             from: payload.from as Address,
@@ -126,21 +104,7 @@ function mppCharging(world: EvmWorld, payTo: Address, price: string) {
         }),
       ) === getAddress(payload.from!);
     if (!valid) throw new McpError(-32043, 'Payment verification failed', { challenges: [challengeNow()] });
-    const hash = await client.writeContract({
-      address: world.usdc.address,
-      abi: tokenAbi,
-      functionName: 'transferWithAuthorization',
-      args: [
-        payload.from as Address,
-        payload.to as Address,
-        BigInt(payload.value!),
-        BigInt(payload.validAfter!),
-        BigInt(payload.validBefore!),
-        payload.nonce as Hex,
-        payload.signature as Hex,
-      ],
-    });
-    await client.waitForTransactionReceipt({ hash });
+    const hash = await settleAuthorization(client, world, payload);
     return Receipt.from({
       method: 'evm',
       reference: hash,
@@ -150,20 +114,9 @@ function mppCharging(world: EvmWorld, payTo: Address, price: string) {
   };
 }
 
-const authorizationTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
-
 async function x402Charging(world: EvmWorld) {
   const network = `eip155:${world.anvil.chainId}` as const;
-  const signer = gasClient(world, FACILITATOR_INDEX);
+  const signer = sellerGasClient(world, FACILITATOR_INDEX);
   const facilitator = new x402Facilitator().register(
     network,
     new FacilitatorScheme(
