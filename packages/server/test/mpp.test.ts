@@ -56,7 +56,11 @@ for (const target of await storeTargets()) {
       both = await startMppSeller(world, SELLER_PAY_TO, { reportPrice: '1.25', offerX402: true });
       h = await startHarness(target.name, 'mpp', {
         clock: new ManualClock(Date.now()),
-        env: evmEnv(world, { CONFIRMATIONS: String(CONFIRMATIONS), X402_ALLOW_PRIVATE: 'true' }),
+        env: evmEnv(world, {
+          CONFIRMATIONS: String(CONFIRMATIONS),
+          X402_ALLOW_PRIVATE: 'true',
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+        }),
       });
       ({ owner, walletId, key } = await fundedEvmBuyer(h, world, {
         masterMicros: 50_000_000n,
@@ -78,6 +82,11 @@ for (const target of await storeTargets()) {
     });
 
     test('paid_fetch pays an MPP 402 once: the content comes back, the chain settles it, a retry asks nothing', async () => {
+      const hook = await owner.api.post('/api/v1/webhooks', {
+        url: `${seller.origin}/hook`,
+        events: ['payment.completed'],
+      });
+      assert.equal(hook.status, 201, hook.raw);
       const before = await balance();
       const sellerBefore = await world.usdc.balanceOf(SELLER_PAY_TO);
       const data = toolOk(await paidFetch({ idempotencyKey: 'mpp-1', memo: 'report' }), 'paid_fetch');
@@ -103,6 +112,17 @@ for (const target of await storeTargets()) {
       assert.equal(tx.scheme, 'charge');
       assert.equal(tx.authorizedAmount, '1.250000');
       assert.equal(tx.receipt, data.headers['payment-receipt'], 'the seller’s receipt is kept');
+      const events = await h.services.store.db
+        .selectFrom('webhook_events')
+        .select('data_json')
+        .where('type', '=', 'payment.completed')
+        .execute();
+      const completed = events.map((e) => JSON.parse(e.data_json)).find((d) => d.id === data.payment.txId);
+      assert.deepEqual(
+        [completed?.protocol, completed?.scheme, completed?.resource],
+        ['mpp', 'charge', `${seller.origin}/report`],
+        'payment.completed carries how it was paid',
+      );
       const rest = await owner.api.get(`/api/v1/agent-wallets/${walletId}/transactions/${data.payment.txId}`);
       assert.equal(rest.body.data.protocol, 'mpp');
       assert.equal(rest.body.data.receipt, data.headers['payment-receipt']);
