@@ -10,7 +10,7 @@ import { challengeHash } from 'mppx/evm';
 import { type Address, getAddress } from 'viem';
 import { reconcileChain } from '../src/chain/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
-import { createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
+import { createPolicy, minus, tool, toolOk, type Wire } from './support/agent.ts';
 import { anvilAvailable, mine } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, fundedEvmBuyer, startEvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
@@ -100,7 +100,7 @@ for (const target of await storeTargets()) {
       assert.equal(data.payment.payTo, SELLER_PAY_TO);
       assert.equal(seller.paidRequests().length, 1);
       assert.equal(await world.usdc.balanceOf(SELLER_PAY_TO), sellerBefore + REPORT_MICROS);
-      assert.equal(Number(await balance()), Number(before) - 1.25);
+      assert.equal(await balance(), minus(before, '1.25'));
       await settle();
       const history = toolOk(await tool(h, key, 'get_tx_history', {}), 'get_tx_history');
       const tx = history.transactions.find((t: Wire) => t.id === data.payment.txId);
@@ -256,7 +256,7 @@ for (const target of await storeTargets()) {
       );
       const txIds = new Set(replies.map((r) => toolOk(r, 'mpp_sign').txId));
       assert.equal(txIds.size, 1, 'every call answers the one payment');
-      assert.equal(Number(await balance()), Number(before) - 1.25, 'debited once');
+      assert.equal(await balance(), minus(before, '1.25'), 'debited once');
       await assertLedgerOk(h);
     });
 
@@ -264,7 +264,7 @@ for (const target of await storeTargets()) {
       const view = await owner.api.get('/api/v1/wallet/treasury');
       assert.equal(view.status, 200, view.raw);
       const onChain = await world.usdc.balanceOf(world.treasury);
-      const usdc = (Number(onChain) / 1e6).toFixed(6);
+      const usdc = `${onChain / 1_000_000n}.${(onChain % 1_000_000n).toString().padStart(6, '0')}`;
       assert.deepEqual(view.body.data, {
         mode: 'hot',
         account: world.treasury,

@@ -13,7 +13,7 @@ import { AgentWalletClient, x402Scheme } from '../../sdk/src/index.ts';
 import { reconcileChain } from '../src/chain/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
 import { APPROVED_UNUSED_MS } from '../src/services/x402-settle.ts';
-import { createPolicy, tool, toolOk, type Wire } from './support/agent.ts';
+import { createPolicy, minus, tool, toolOk, type Wire } from './support/agent.ts';
 import { anvilAvailable, anvilWalletClient, mine, revert, rpc, snapshot } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, fundedEvmBuyer, startEvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
@@ -553,14 +553,4 @@ for (const target of await storeTargets()) {
       assert.equal(await balance(), before, 'nothing was debited');
     }
   });
-}
-
-/** `a - b` for 6-place amount strings, in micro-units (never floats). */
-function minus(a: string, b: string): string {
-  const micros = (s: string) => {
-    const [whole, frac = ''] = s.split('.');
-    return BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
-  };
-  const left = micros(a) - micros(b);
-  return `${left / 1_000_000n}.${(left % 1_000_000n).toString().padStart(6, '0')}`;
 }

@@ -376,3 +376,13 @@ export function expectNulHandled(reply: Reply, field: string): boolean {
   assert.ok(reply.status < 300, `a NUL character in ${field} answered ${reply.status} ${reply.raw}`);
   return true;
 }
+
+/** `a - b` for 6-place amount strings, in micro-units (never floats). */
+export function minus(a: string, b: string): string {
+  const micros = (s: string) => {
+    const [whole, frac = ''] = s.split('.');
+    return BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
+  };
+  const left = micros(a) - micros(b);
+  return `${left / 1_000_000n}.${(left % 1_000_000n).toString().padStart(6, '0')}`;
+}

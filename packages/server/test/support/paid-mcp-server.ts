@@ -19,7 +19,7 @@ import { ExactEvmScheme as FacilitatorScheme } from '@x402/evm/exact/facilitator
 import { ExactEvmScheme as ServerScheme } from '@x402/evm/exact/server';
 import { Challenge, Credential, Receipt } from 'mppx';
 import { challengeHash } from 'mppx/evm';
-import { type Address, getAddress, type Hex, recoverTypedDataAddress } from 'viem';
+import { type Address, getAddress, type Hex, parseUnits, recoverTypedDataAddress } from 'viem';
 import { z } from 'zod';
 import { transferWithAuthorizationTypes } from '../../src/chain/token.ts';
 import type { EvmWorld } from './evm.ts';
@@ -61,7 +61,7 @@ function mppCharging(world: EvmWorld, payTo: Address, price: string) {
       intent: 'charge',
       expires: new Date(Date.now() + 120_000).toISOString(),
       request: {
-        amount: String(Math.round(Number(price) * 1e6)),
+        amount: parseUnits(price, 6).toString(),
         currency: world.usdc.address,
         recipient: payTo,
         methodDetails: { chainId: world.anvil.chainId, credentialTypes: ['authorization'], decimals: 6 },
