@@ -105,6 +105,13 @@ export interface PaymentMethod {
   settlementIn(answer: SellerAnswer): Settlement;
 }
 
+/** The cheapest offer, the first of equals (the caller's order is the tie-break), or null when there is none. */
+export function cheapestOffer(offers: readonly Offer[]): Offer | null {
+  let chosen: Offer | null = null;
+  for (const offer of offers) if (chosen === null || offer.amountMicros < chosen.amountMicros) chosen = offer;
+  return chosen;
+}
+
 /** validBefore in unix seconds: `wantedSeconds` from now, kept between the bounds above. */
 export function validBeforeSeconds(nowMs: number, wantedSeconds: number): bigint {
   const wanted = Number.isFinite(wantedSeconds) ? Math.floor(wantedSeconds) : AUTHORIZATION_VALID_SECONDS_MIN;

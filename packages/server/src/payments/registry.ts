@@ -1,7 +1,15 @@
 // Every way this service pays a seller, registered here and nowhere else: a new method is a folder beside these
 // and one line below. The order is the tie-break between equal prices (contract section 13: x402 first).
 import { assert } from '../errors.ts';
-import type { ChainIdentity, MethodId, Offer, PaymentMethod, Protocol, SellerAnswer } from './method.ts';
+import {
+  type ChainIdentity,
+  cheapestOffer,
+  type MethodId,
+  type Offer,
+  type PaymentMethod,
+  type Protocol,
+  type SellerAnswer,
+} from './method.ts';
 import { mppCharge } from './mpp-charge/method.ts';
 import { x402Exact } from './x402-exact/method.ts';
 
@@ -32,17 +40,17 @@ export function chooseOffer(
   chain: ChainIdentity,
   nowMs: number,
 ): Choice {
-  let chosen: Offer | null = null;
+  const payable: Offer[] = [];
   const offered: string[] = [];
   for (const method of methods) {
     const reading = method.offersIn(answer, chain, nowMs);
     offered.push(...reading.unpayable);
     for (const offer of reading.payable) {
       offered.push(`${method.protocol} ${method.scheme} ${offer.amountMicros} micro-USDC`);
-      if (chosen === null || offer.amountMicros < chosen.amountMicros) chosen = offer;
+      payable.push(offer);
     }
   }
-  return { chosen, offered };
+  return { chosen: cheapestOffer(payable), offered };
 }
 
 /** Request headers the agent may not set: those the methods write. */

@@ -14,6 +14,7 @@ import { AppError, invalid } from '../../errors.ts';
 import {
   AUTHORIZATION_VALID_SECONDS_MIN,
   type ChainIdentity,
+  cheapestOffer,
   type Offer,
   type OfferReading,
   type Credential as PaidCredential,
@@ -95,6 +96,23 @@ export function offerOfChallenge(
   };
 }
 
+/** The payable offers of some challenges, and in words the others (after those that could not be read). */
+function readingOf(
+  challenges: readonly MppChallenge[],
+  unreadable: readonly string[],
+  chain: ChainIdentity,
+  nowMs: number,
+): OfferReading {
+  const payable: Offer[] = [];
+  const unpayable = [...unreadable];
+  for (const challenge of challenges) {
+    const offer = offerOfChallenge(challenge, chain, nowMs);
+    if (typeof offer === 'string') unpayable.push(offer);
+    else payable.push(offer);
+  }
+  return { payable, unpayable };
+}
+
 /** Seconds until the challenge expires (a challenge without `expires` is good for the service's longest validity). */
 function secondsLeft(challenge: Pick<MppChallenge, 'expires'>, nowMs: number): number {
   if (challenge.expires === undefined) return Number.POSITIVE_INFINITY;
@@ -119,17 +137,12 @@ export function challengeToPay(
     const why = read.unreadable.length > 0 ? ` (${read.unreadable.join('; ')})` : '';
     throw invalid(`params.challenge: not a readable Payment challenge${why}`);
   }
-  let chosen: Offer | null = null;
-  const offered = [...read.unreadable];
-  for (const challenge of read.challenges) {
-    const offer = offerOfChallenge(challenge, chain, nowMs);
-    if (typeof offer === 'string') offered.push(offer);
-    else if (chosen === null || offer.amountMicros < chosen.amountMicros) chosen = offer;
-  }
+  const reading = readingOf(read.challenges, read.unreadable, chain, nowMs);
+  const chosen = cheapestOffer(reading.payable);
   if (chosen !== null) return chosen;
   throw new AppError(
     'PAYMENT_UNSUPPORTED',
-    `no challenge is payable here (mpp evm charge in this chain's USDC, eip155:${chain.chainId}); offered: ${offered.join('; ').slice(0, 1_000)}`,
+    `no challenge is payable here (mpp evm charge in this chain's USDC, eip155:${chain.chainId}); offered: ${reading.unpayable.join('; ').slice(0, 1_000)}`,
   );
 }
 
@@ -176,13 +189,7 @@ export const mppCharge: PaymentMethod = {
   answerHeaders: ['www-authenticate', 'payment-receipt'],
   offersIn(answer: SellerAnswer, chain, nowMs): OfferReading {
     const { challenges, unreadable } = challengesIn(answer.headerValues('www-authenticate'));
-    const payable: Offer[] = [];
-    for (const challenge of challenges) {
-      const offer = offerOfChallenge(challenge, chain, nowMs);
-      if (typeof offer === 'string') unreadable.push(offer);
-      else payable.push(offer);
-    }
-    return { payable, unpayable: unreadable };
+    return readingOf(challenges, unreadable, chain, nowMs);
   },
   terms(offer, nowMs) {
     const challenge = storedChallenge(offer);
