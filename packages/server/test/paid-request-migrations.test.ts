@@ -13,7 +13,10 @@ for (const target of await storeTargets()) {
   describe(`paid-request migrations on ${target.name}`, { skip: target.skip }, () => {
     let h: Harness;
     before(async () => {
-      h = await startHarness(target.name, 'paid_migrations');
+      // Kysely's migration lock is one advisory lock for the whole database: while another suite's server migrates
+      // its own schema, this file's migrations wait for it — longer than the 5 s statement timeout on a loaded
+      // 2-core runner.
+      h = await startHarness(target.name, 'paid_migrations', { env: { DB_STATEMENT_TIMEOUT_MS: '60000' } });
     });
     after(() => h?.close());
 
