@@ -22,8 +22,10 @@ Commands:
   mcp --upstream <url>  front a paid MCP server: its tools, each paid call paid through the wallet
   backup --out FILE   a consistent snapshot of the store, online, with the deployment's secrets (file 0600)
   restore --in FILE   load a backup into an empty store (DATA_DIR / DATABASE_URL) and verify the ledger
-  move --to URL       carry the embedded store into an empty PostgreSQL schema (--schema NAME), checked
-                      table by table; stop the service first
+  move --to URL       carry the embedded store into an empty PostgreSQL schema, checked table by table;
+                      stop the service first
+
+Every command that opens the database reads DATABASE_SCHEMA as the service does; --schema NAME overrides it.
   reset-password --email ADDRESS
                   a one-time link (1 hour) that sets a new password for that account; hand it to that
                   person only (every session ends; a second factor stays)
@@ -56,15 +58,15 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return serve();
     case 'migrate':
-      return migrate();
+      return migrate(values.schema);
     case 'verify-ledger':
-      return verify(values.chain === true);
+      return verify(values.chain === true, values.schema);
     case 'backup':
     case 'restore':
     case 'move':
       return operate(command, values);
     case 'reset-password':
-      return resetLink(values.email);
+      return resetLink(values.email, values.schema);
     case 'mcp': {
       const { runStdioBridge } = await import('./mcp/stdio.ts');
       return runStdioBridge(process.env, values.upstream);
@@ -103,7 +105,8 @@ async function operate(
   const operations = await import('./operate.ts');
   const ctx = {
     config: loadConfig(),
-    openStore: (target?: { databaseUrl: string; schema: string | undefined }) => openConfiguredStore(target),
+    openStore: (target?: { databaseUrl: string }) =>
+      openConfiguredStore(values.schema, target?.databaseUrl),
     print: (text: string) => void print(text),
     nowIso: () => new Date(systemClock.nowMs()).toISOString(),
   };
@@ -113,15 +116,20 @@ async function operate(
   };
   if (command === 'backup') return operations.backup(ctx, need(values.out, '--out FILE'));
   if (command === 'restore') return operations.restore(ctx, need(values.in, '--in FILE'));
-  return operations.move(ctx, { databaseUrl: need(values.to, '--to postgres://…'), schema: values.schema });
+  return operations.move(ctx, { databaseUrl: need(values.to, '--to postgres://…') });
 }
 
-async function openConfiguredStore(target?: { databaseUrl: string; schema: string | undefined }) {
+/**
+ * The store every operator command opens: the service's own (DATABASE_URL, DATABASE_SCHEMA), or another URL for
+ * `move --to`. The schema is read the same way for every command, the service's included, so that what a command
+ * writes is where the service started with the same environment looks; `--schema` overrides it.
+ */
+async function openConfiguredStore(schemaFlag: string | undefined, databaseUrl?: string) {
   const config = loadConfig();
   return openStore({
-    databaseUrl: target === undefined ? config.databaseUrl : target.databaseUrl,
+    databaseUrl: databaseUrl ?? config.databaseUrl,
     dataDir: config.dataDir,
-    postgresSchema: target === undefined ? config.databaseSchema : target.schema,
+    postgresSchema: schemaFlag ?? config.databaseSchema,
     postgresPoolSizeMax: 2,
     sqliteBusyTimeoutMs: 5_000,
     connectTimeoutMs: config.dbConnectTimeoutMs,
@@ -132,8 +140,8 @@ async function openConfiguredStore(target?: { databaseUrl: string; schema: strin
   });
 }
 
-async function migrate(): Promise<number> {
-  const store = await openConfiguredStore();
+async function migrate(schemaFlag: string | undefined): Promise<number> {
+  const store = await openConfiguredStore(schemaFlag);
   try {
     const { applied } = await migrateToLatest(store.db, store.schema);
     return print(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
@@ -142,11 +150,11 @@ async function migrate(): Promise<number> {
   }
 }
 
-async function verify(withChain: boolean): Promise<number> {
+async function verify(withChain: boolean, schemaFlag: string | undefined): Promise<number> {
   const config = loadConfig();
   if (withChain && config.evm === null)
     throw new ConfigError('verify-ledger --chain needs RAIL=evm and its settings');
-  const store = await openConfiguredStore();
+  const store = await openConfiguredStore(schemaFlag);
   try {
     const report = await verifyLedger(store);
     const summary = `${report.accounts} accounts, ${report.transactions} ledger transactions`;
@@ -174,12 +182,12 @@ async function verify(withChain: boolean): Promise<number> {
 }
 
 /** Prints a reset link for the account with `email` (services/password-reset.ts): the operator hands it on. */
-async function resetLink(email: string | undefined): Promise<number> {
+async function resetLink(email: string | undefined, schemaFlag: string | undefined): Promise<number> {
   if (email === undefined || email.trim() === '')
     throw new ConfigError('reset-password needs --email ADDRESS');
   const config = loadConfig();
   const { issuePasswordReset } = await import('./services/password-reset.ts');
-  const store = await openConfiguredStore();
+  const store = await openConfiguredStore(schemaFlag);
   try {
     const issued = await issuePasswordReset(store.db, email, systemClock.nowMs());
     if (issued === null) return broken('reset-password', [`no account has the email ${email.trim()}`]);

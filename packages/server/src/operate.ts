@@ -33,7 +33,8 @@ const decoder = new TextDecoder();
 
 export interface OperateContext {
   config: Config;
-  openStore: (target?: { databaseUrl: string; schema: string | undefined }) => Promise<Store>;
+  /** The service's store, or (move) the one at `target.databaseUrl`, in the schema every command reads alike. */
+  openStore: (target?: { databaseUrl: string }) => Promise<Store>;
   print: (text: string) => void;
   nowIso: () => string;
 }
@@ -181,7 +182,7 @@ async function* arrayLines(lines: string[]) {
  */
 export async function move(
   ctx: OperateContext,
-  to: { databaseUrl: string; schema: string | undefined },
+  to: { databaseUrl: string },
 ): Promise<number> {
   const folder = mkdtempSync(join(tmpdir(), 'agent-wallet-move-'));
   const file = join(folder, 'snapshot.jsonl');
@@ -222,7 +223,7 @@ export async function move(
         throw new SnapshotError(`moved, but the ledger does not verify: ${report.problems.join('; ')}`);
       const rows = [...after.values()].reduce((a, t) => a + t.rows, 0);
       ctx.print(
-        `moved ${rows} rows of ${after.size} tables to PostgreSQL; every table matches row by row and the ledger verifies. Start the service with DATABASE_URL set (and the same DATA_DIR: it holds the secrets)`,
+        `moved ${rows} rows of ${after.size} tables to PostgreSQL, schema "${target.schema}"; every table matches row by row and the ledger verifies. Start the service with DATABASE_URL set and DATABASE_SCHEMA=${target.schema} (and the same DATA_DIR: it holds the secrets)`,
       );
       return 0;
     } finally {

@@ -190,11 +190,19 @@ describe('move from the embedded store to PostgreSQL', { skip: pg.available ? fa
     } finally {
       await service.stop();
     }
+    // DATABASE_SCHEMA in the environment, no --schema: the move goes where the service with that environment
+    // will look, and says so.
     const schema = uniqueName('moved');
-    const moved = await cli(['move', '--to', POSTGRES_URL, '--schema', schema], env);
+    const moved = await cli(['move', '--to', POSTGRES_URL], { ...env, DATABASE_SCHEMA: schema });
     assert.equal(moved.code, 0, moved.output);
     assert.match(moved.output, /every table matches row by row and the ledger verifies/);
-    const refused = await cli(['move', '--to', POSTGRES_URL, '--schema', schema], env);
+    assert.ok(moved.output.includes(`schema "${schema}"`), moved.output);
+    assert.ok(moved.output.includes(`DATABASE_SCHEMA=${schema}`), moved.output);
+    // --schema overrides the environment's.
+    const refused = await cli(['move', '--to', POSTGRES_URL, '--schema', schema], {
+      ...env,
+      DATABASE_SCHEMA: uniqueName('elsewhere'),
+    });
     assert.equal(refused.code, 1, 'a non-empty target is refused');
     const onPostgres = await startServiceProcess({
       ...env,
@@ -242,5 +250,8 @@ describe('move from the embedded store to PostgreSQL', { skip: pg.available ? fa
       DATABASE_SCHEMA: schema,
     });
     assert.equal(verified.code, 0, verified.output);
+    assert.match(verified.output, /ledger OK/);
+    const byFlag = await cli(['verify-ledger', '--schema', schema], { ...env, DATABASE_URL: POSTGRES_URL });
+    assert.match(byFlag.output, /ledger OK: [1-9]/, 'every command takes --schema');
   });
 });
