@@ -105,8 +105,7 @@ async function operate(
   const operations = await import('./operate.ts');
   const ctx = {
     config: loadConfig(),
-    openStore: (target?: { databaseUrl: string }) =>
-      openConfiguredStore(values.schema, target?.databaseUrl),
+    openStore: (target?: { databaseUrl: string }) => openConfiguredStore(values.schema, target?.databaseUrl),
     print: (text: string) => void print(text),
     nowIso: () => new Date(systemClock.nowMs()).toISOString(),
   };

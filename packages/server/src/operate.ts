@@ -180,10 +180,7 @@ async function* arrayLines(lines: string[]) {
  * by row (a digest of its rows) and the ledger verified on the new side. Stop the service first: what is written
  * after the snapshot is not moved.
  */
-export async function move(
-  ctx: OperateContext,
-  to: { databaseUrl: string },
-): Promise<number> {
+export async function move(ctx: OperateContext, to: { databaseUrl: string }): Promise<number> {
   const folder = mkdtempSync(join(tmpdir(), 'agent-wallet-move-'));
   const file = join(folder, 'snapshot.jsonl');
   try {
