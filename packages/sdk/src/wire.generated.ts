@@ -614,7 +614,7 @@ export interface paths {
     };
     /**
      * The organization's audit log
-     * @description Every member's write (REST) and what agents and the service did to transactions, newest first. Filters: walletId, actor (a member or key id), from/to (inclusive). Role: owner, admin, approver, viewer.
+     * @description Every member's write (REST) and what agents and the service did to transactions, newest first. Filters: walletId, actor (a member or key id), from/to (inclusive). Page by `page`, or by `cursor` (the previous page's `nextCursor`) for a long log. Each member's line is written before the write runs and numbered in a hash chain that `agent-wallet verify-audit` checks. Role: owner, admin, approver, viewer.
      */
     get: operations['listAudit'];
     put?: never;
@@ -4767,6 +4767,8 @@ export interface operations {
         from?: string;
         /** @description an ISO 8601 date-time */
         to?: string;
+        /** @description the previous page's nextCursor: the page after it, read by key (page is then ignored) */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -4801,6 +4803,11 @@ export interface operations {
                   /** @description the member's email or the key's label */
                   label: string | null;
                 };
+                /**
+                 * @description completed, or unknown: the write began (its line is written before it runs) and its outcome was never recorded — the service stopped in between — or it is running now
+                 * @enum {string}
+                 */
+                outcome: 'completed' | 'unknown';
                 /** @description the operation (its OpenAPI operationId, e.g. createPolicy) or transaction.<status> for a payment */
                 action: string;
                 target: string | null;
@@ -4812,6 +4819,8 @@ export interface operations {
               total: number;
               page: number;
               limit: number;
+              /** @description pass as cursor for the next page, read by key however long the log; null on the last page */
+              nextCursor: string | null;
             };
           };
         };

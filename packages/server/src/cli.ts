@@ -18,6 +18,9 @@ Commands:
   verify-ledger   recompute every balance from the ledger entries; exit 1 naming any inconsistency
                   --chain (RAIL=evm): also prove reserves: on-chain USDC covers every liability, and every
                   transfer of the service's addresses matches exactly one ledger record
+  verify-audit    check every organization's audit log: lines numbered one by one, each hash over the one
+                  before, each outcome sealed; prints each chain's head (keep it elsewhere to prove later
+                  that nothing was removed)
   mcp             MCP stdio bridge for desktop clients (AGENT_WALLET_API_KEY, AGENT_WALLET_URL)
   mcp --upstream <url>  front a paid MCP server: its tools, each paid call paid through the wallet
   backup --out FILE   a consistent snapshot of the store, online, with the deployment's secrets (file 0600)
@@ -61,6 +64,8 @@ async function main(argv: string[]): Promise<number> {
       return migrate(values.schema);
     case 'verify-ledger':
       return verify(values.chain === true, values.schema);
+    case 'verify-audit':
+      return verifyAudit(values.schema);
     case 'backup':
     case 'restore':
     case 'move':
@@ -175,6 +180,28 @@ async function verify(withChain: boolean, schemaFlag: string | undefined): Promi
     const totals = `holdings ${formatMicros(chain.holdingsMicros)} USDC, liabilities ${formatMicros(chain.liabilitiesMicros)} USDC, ${chain.transfers} transfers`;
     if (!chain.ok) return broken(`chain BROKEN (${totals})`, chain.problems);
     return print(`chain OK: ${totals}; reserves cover the ledger and every transfer matches one record`);
+  } finally {
+    await store.close();
+  }
+}
+
+async function verifyAudit(schemaFlag: string | undefined): Promise<number> {
+  const { verifyAuditChains } = await import('./services/audit.ts');
+  const store = await openConfiguredStore(schemaFlag);
+  try {
+    const report = await verifyAuditChains(store.db);
+    const unchained =
+      report.unchained === 0
+        ? ''
+        : `, ${report.unchained} outside the chain (written by an earlier release during an upgrade)`;
+    const summary = `${report.organizations} organizations, ${report.lines} lines, ${report.unknown} with an unknown outcome${unchained}`;
+    if (!report.ok) return broken(`audit log BROKEN (${summary})`, report.problems);
+    const heads = report.heads.map((h) => `  ${h.organizationId} ${h.seq} ${h.hash}`);
+    return print(
+      [`audit log OK: ${summary}; every chain links and every outcome is sealed. Heads:`, ...heads].join(
+        '\n',
+      ),
+    );
   } finally {
     await store.close();
   }

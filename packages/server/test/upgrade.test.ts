@@ -116,6 +116,7 @@ async function snapshot(base: string, token: string, agentKey: string, walletId:
     keys: withoutLastUse(await read(`/api/v1/agent-wallets/${walletId}/keys`)),
     deposits: await read('/api/v1/wallet/deposits'),
     webhooks: await read('/api/v1/webhooks'),
+    audit: await read('/api/v1/audit?limit=100'),
     me: await read('/api/v1/auth/me'),
     balance: (await request(base, 'POST', '/mcp/v1/tools/check_balance', agentKey, {})).body,
   };
@@ -265,6 +266,13 @@ for (const target of await storeTargets()) {
         encoding: 'utf8',
       });
       assert.equal(verify.status, 0, verify.stdout + verify.stderr);
+      // The audit log written before the chain existed is chained on upgrade, and lines written since follow.
+      const audit = spawnSync(process.execPath, [CLI, 'verify-audit'], {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      });
+      assert.equal(audit.status, 0, audit.stdout + audit.stderr);
+      assert.match(audit.stdout, /audit log OK: 1 organizations, [1-9][0-9]* lines/);
     });
   });
 }

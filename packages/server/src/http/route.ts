@@ -5,7 +5,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { type Role, rolesAllowed } from '../domain/roles.ts';
 import { AppError, assert } from '../errors.ts';
-import { recordAudit } from '../services/audit.ts';
+import { type AuditOutcomeInput, beginAudit, completeAudit } from '../services/audit.ts';
 import type { StepUpRule } from '../services/auth.ts';
 import type { Services } from '../services/index.ts';
 import { failureEnvelope } from './schemas.ts';
@@ -160,22 +160,73 @@ function isAuditedWrite(definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodT
 }
 
 /**
- * The one place every session write is recorded (contract section 9), after it succeeded: the member, the
- * operation, its target and the answer (without secrets). Not in the write's own transaction: a failure to
- * record is logged, never turned into a failure of a write that happened.
+ * The one place every session write is recorded (contract section 9), written ahead (services/audit.ts): the
+ * line's intent is in the chain before the handler runs — a write whose line cannot be written does not run —
+ * and its outcome (target, answer without secrets, or the refusal) is sealed after. A crash between leaves the
+ * line with an unknown outcome; nothing that ran is missing from the log.
  */
-async function audit(
+async function runAudited(
   input: HandlerInput<unknown, unknown, unknown>,
-  result: RouteResult<unknown>,
+  handler: () => Promise<RouteResult<unknown>>,
   action: string,
-) {
+): Promise<RouteResult<unknown>> {
   const user = input.request.user;
-  if (user === null) return;
+  if (user === null) return handler();
+  const { writer, store, clock } = input.services;
+  const id = await beginAudit(writer, store.dialect, {
+    organizationId: user.organizationId,
+    actor: { type: 'member', id: user.userId },
+    action,
+    nowMs: clock.nowMs(),
+  });
+  let result: RouteResult<unknown>;
+  try {
+    result = await handler();
+  } catch (error) {
+    const code = error instanceof AppError ? error.code : 'INTERNAL_ERROR';
+    await sealAudit(input, id, {
+      ...auditPlace(input, undefined),
+      outcome: 'refused',
+      before: null,
+      after: { code },
+    });
+    throw error;
+  }
+  await sealAudit(input, id, {
+    ...auditPlace(input, result),
+    outcome: 'completed',
+    before: result.audit?.before ?? null,
+    after: result.audit?.after ?? result.data ?? null,
+  });
+  return result;
+}
+
+/** A line that cannot be sealed keeps its unknown outcome: the write happened and is not undone for it. */
+async function sealAudit(
+  input: HandlerInput<unknown, unknown, unknown>,
+  id: string,
+  outcome: AuditOutcomeInput,
+) {
+  try {
+    await completeAudit(input.services.writer, id, outcome);
+  } catch (error) {
+    input.request.log.error(
+      { err: error, auditId: id },
+      'an audit line could not be sealed: its outcome stays unknown',
+    );
+  }
+}
+
+/** What a write acted on: the route's answer's own words, else its path's ids, else the created id. */
+function auditPlace(
+  input: HandlerInput<unknown, unknown, unknown>,
+  result: RouteResult<unknown> | undefined,
+) {
   const params = (input.params ?? {}) as Record<string, unknown>;
-  const data = result.data as Record<string, unknown> | undefined;
+  const data = result?.data as Record<string, unknown> | undefined;
   const named = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const target =
-    result.audit?.target ??
+    result?.audit?.target ??
     named(params.transactionId) ??
     named(params.keyId) ??
     named(params.policyId) ??
@@ -184,20 +235,7 @@ async function audit(
     named(data?.id) ??
     named(params.walletId) ??
     null;
-  try {
-    await recordAudit(input.services.store.db, {
-      organizationId: user.organizationId,
-      actor: { type: 'member', id: user.userId },
-      action,
-      target,
-      walletId: result.audit?.walletId ?? named(params.walletId) ?? null,
-      before: result.audit?.before ?? null,
-      after: result.audit?.after ?? result.data ?? null,
-      nowMs: input.services.clock.nowMs(),
-    });
-  } catch (error) {
-    input.request.log.error({ err: error, action }, 'the audit log could not record a write');
-  }
+  return { target, walletId: result?.audit?.walletId ?? named(params.walletId) ?? null };
 }
 
 export function toFastifyRoute(
@@ -260,8 +298,9 @@ export function toFastifyRoute(
         services,
       };
       if (definition.stepUp !== undefined) await requireStepUp(definition, input);
-      const result = await definition.handler(input);
-      if (isAuditedWrite(definition)) await audit(input, result, operationId ?? definition.url);
+      const result = isAuditedWrite(definition)
+        ? await runAudited(input, () => definition.handler(input), operationId ?? definition.url)
+        : await definition.handler(input);
       if (result.headers !== undefined) reply.headers(result.headers);
       reply.code(result.status ?? status);
       return { success: true, ...result.envelope, data: result.data };

@@ -448,6 +448,22 @@ export interface AuditEventsTable {
   wallet_id: string | null;
   before_json: string | null;
   after_json: string | null;
+  /**
+   * The line's number in its organization's chain (domain/audit-chain.ts); null for a line an instance of an
+   * earlier release wrote during a rolling upgrade, outside the chain.
+   */
+  seq: bigint | null;
+  hash: string | null;
+  outcome: 'pending' | 'completed' | 'refused';
+  /** null while pending. */
+  sealed_hash: string | null;
+}
+
+/** Each organization's last audit line: locked by the next line so that lines are numbered one by one. */
+export interface AuditHeadsTable {
+  organization_id: string;
+  seq: bigint;
+  hash: string;
 }
 
 export interface TransactionApprovalsTable {
@@ -511,6 +527,7 @@ export interface Database {
   members: MembersTable;
   invitations: InvitationsTable;
   audit_events: AuditEventsTable;
+  audit_heads: AuditHeadsTable;
   transaction_approvals: TransactionApprovalsTable;
   email_preferences: EmailPreferencesTable;
   email_deliveries: EmailDeliveriesTable;

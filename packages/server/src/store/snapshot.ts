@@ -54,6 +54,7 @@ export const TABLES = [
   'members',
   'invitations',
   'audit_events',
+  'audit_heads',
   'transaction_approvals',
   'email_preferences',
   'email_deliveries',

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { invalid } from '../../errors.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema, paginated, paginationQuery } from '../../http/schemas.ts';
-import { listAudit } from '../../services/audit.ts';
+import { decodeAuditCursor, listAudit } from '../../services/audit.ts';
 import { timestamp } from '../views.ts';
 
 const instant = z.iso.datetime({ offset: true }).describe('an ISO 8601 date-time');
@@ -15,6 +16,11 @@ const auditView = z.object({
     id: z.string().describe("a member's id, an API key's id, or what acted for the service (system, chain)"),
     label: z.string().nullable().describe("the member's email or the key's label"),
   }),
+  outcome: z
+    .enum(['completed', 'unknown'])
+    .describe(
+      'completed, or unknown: the write began (its line is written before it runs) and its outcome was never recorded — the service stopped in between — or it is running now',
+    ),
   action: z
     .string()
     .describe(
@@ -34,15 +40,27 @@ export default defineRoute({
   summary: "The organization's audit log",
   description:
     "Every member's write (REST) and what agents and the service did to transactions, newest first. Filters: " +
-    'walletId, actor (a member or key id), from/to (inclusive).',
+    'walletId, actor (a member or key id), from/to (inclusive). Page by `page`, or by `cursor` (the previous ' +
+    "page's `nextCursor`) for a long log. Each member's line is written before the write runs and numbered in " +
+    'a hash chain that `agent-wallet verify-audit` checks.',
   tags: ['organization'],
   query: paginationQuery.extend({
     walletId: idSchema.optional(),
     actor: idSchema.optional(),
     from: instant.optional(),
     to: instant.optional(),
+    cursor: z
+      .string()
+      .max(200)
+      .optional()
+      .describe("the previous page's nextCursor: the page after it, read by key (page is then ignored)"),
   }),
-  response: paginated(auditView),
+  response: paginated(auditView).extend({
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe('pass as cursor for the next page, read by key however long the log; null on the last page'),
+  }),
   handler: async ({ request, query, services }) => {
     const caller = currentUser(request);
     const filter = {
@@ -51,6 +69,9 @@ export default defineRoute({
       fromMs: query.from === undefined ? undefined : Date.parse(query.from),
       toMs: query.to === undefined ? undefined : Date.parse(query.to),
     };
-    return { data: await listAudit(services.store.db, caller, filter, query) };
+    const cursor = query.cursor === undefined ? null : decodeAuditCursor(query.cursor);
+    if (query.cursor !== undefined && cursor === null)
+      throw invalid('cursor: not a cursor this log answered');
+    return { data: await listAudit(services.store.db, caller, filter, { ...query, cursor }) };
   },
 });
