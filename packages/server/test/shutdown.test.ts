@@ -3,7 +3,7 @@
 // process exits 0 having closed the database.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -102,4 +102,21 @@ test('SIGTERM drains: ready answers 503 at once, requests are still served for S
   assert.equal(signup.status, 201, 'a new request during the drain is served');
   assert.equal(await exited, 0, service.output());
   assert.ok(Date.now() - startedMs >= 1_400, 'it waited out the drain');
+});
+
+test('started plainly (`node agent-wallet.js serve`, as a process manager would), the service bounds its own heap in the same process', {
+  skip: process.platform === 'linux' ? false : 'reads /proc',
+}, async () => {
+  const service = await startServiceProcess({});
+  try {
+    const pid = service.child.pid!;
+    // The process the supervisor started is the one serving (runs again in place, never as a child): its
+    // command line now carries the V8 bounds, and a SIGTERM to it drains it (the tests above).
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    assert.ok(cmdline.includes('--max-old-space-size=512'), cmdline.join(' '));
+    assert.ok(cmdline.includes('--max-semi-space-size=4'), cmdline.join(' '));
+    assert.equal((await fetch(`${service.url}/api/v1/health/live`)).status, 200);
+  } finally {
+    assert.equal(await service.stop(), 0);
+  }
 });

@@ -71,24 +71,22 @@ export async function startServiceProcess(
   fixedPort?: number,
 ): Promise<ServiceProcess> {
   const port = fixedPort ?? (await freePort());
-  // As `npm start` runs it (see bin/agent-wallet.js).
-  const child = spawn(
-    process.execPath,
-    ['--max-semi-space-size=4', '--max-old-space-size=512', cli, 'serve'],
-    {
-      env: {
-        ...process.env,
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-proc-')),
-        LOG_LEVEL: 'warn',
-        // Tests stop processes all the time: no drain unless a test asks for one.
-        SHUTDOWN_DRAIN_MS: '0',
-        ...env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  // This release's bin bounds its own memory (bin/agent-wallet.js): started plainly, as a process manager would.
+  // An earlier release's (the upgrade tests) is started as its `npm start` did, with the flags.
+  const flags = cli === CLI ? [] : ['--max-semi-space-size=4', '--max-old-space-size=512'];
+  const child = spawn(process.execPath, [...flags, cli, 'serve'], {
+    env: {
+      ...process.env,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-proc-')),
+      LOG_LEVEL: 'warn',
+      // Tests stop processes all the time: no drain unless a test asks for one.
+      SHUTDOWN_DRAIN_MS: '0',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
