@@ -166,7 +166,19 @@ function AuditRow({
       <td className="user-text" data-testid="audit-actor-label">
         {describeAuditActor(entry.actor, selfId)}
       </td>
-      <td data-testid="audit-action">{describeAuditAction(entry.action)}</td>
+      <td data-testid="audit-action">
+        {describeAuditAction(entry.action)}
+        {entry.outcome === 'unknown' && (
+          <span
+            className="hint"
+            data-testid="audit-outcome-unknown"
+            title="Recorded before it ran; the service stopped before recording its outcome (or it is running now)"
+          >
+            {' '}
+            (outcome unknown)
+          </span>
+        )}
+      </td>
       <td>
         {wallet !== null && <span className="user-text">{wallet}</span>}
         {entry.target !== null && entry.target !== entry.walletId && (
