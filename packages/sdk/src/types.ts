@@ -814,8 +814,8 @@ export interface UpdateMemberParams {
 }
 
 /** `members.remove` data: the member's sessions ended at once. */
-export interface RemovedMember {
-  id: string;
+export interface RemovedMember extends Deleted {
+  /** The same as `deleted` (the name of earlier releases). */
   removed: true;
 }
 
@@ -841,8 +841,8 @@ export interface InviteMemberParams {
 }
 
 /** `members.invitations.revoke` data: the token is refused from now on. */
-export interface RevokedInvitation {
-  id: string;
+export interface RevokedInvitation extends Deleted {
+  /** The same as `deleted` (the name of earlier releases). */
   revoked: true;
 }
 

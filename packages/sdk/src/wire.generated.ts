@@ -549,7 +549,7 @@ export interface paths {
     post?: never;
     /**
      * Remove a member
-     * @description Their sessions end at once, on every instance; they can no longer log in. The last owner cannot be removed (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description Their sessions end at once, on every instance; they can no longer log in. Answers `{id, deleted: true}` (and `removed: true`, as before). The last owner cannot be removed (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     delete: operations['removeMember'];
     options?: never;
@@ -597,7 +597,7 @@ export interface paths {
     post?: never;
     /**
      * Revoke an open invitation
-     * @description Its token is refused from now on. An accepted, revoked or unknown invitation is a 404. Role: owner.
+     * @description Its token is refused from now on. Answers `{id, deleted: true}` (and `revoked: true`, as before). An accepted, revoked or unknown invitation is a 404. Role: owner.
      */
     delete: operations['revokeInvitation'];
     options?: never;
@@ -4308,6 +4308,8 @@ export interface operations {
             data: {
               id: string;
               /** @enum {boolean} */
+              deleted: true;
+              /** @enum {boolean} */
               removed: true;
             };
           };
@@ -4696,6 +4698,8 @@ export interface operations {
             tool?: string;
             data: {
               id: string;
+              /** @enum {boolean} */
+              deleted: true;
               /** @enum {boolean} */
               revoked: true;
             };

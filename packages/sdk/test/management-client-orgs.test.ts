@@ -103,7 +103,7 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
     assert.equal(demotion.status, 409);
     assert.ok((await rejection(() => owner.members.remove(ownerUser.id))) instanceof ConflictError);
 
-    assert.deepEqual(await owner.members.remove(memberId), { id: memberId, removed: true });
+    assert.deepEqual(await owner.members.remove(memberId), { id: memberId, deleted: true, removed: true });
     assert.deepEqual(
       (await owner.members.list()).items.map((m) => m.id),
       [ownerUser.id],
@@ -128,7 +128,11 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
       ],
     );
 
-    assert.deepEqual(await owner.members.invitations.revoke(first.id), { id: first.id, revoked: true });
+    assert.deepEqual(await owner.members.invitations.revoke(first.id), {
+      id: first.id,
+      deleted: true,
+      revoked: true,
+    });
     assert.deepEqual(
       (await owner.members.invitations.list()).items.map((i) => i.id),
       [second.id],

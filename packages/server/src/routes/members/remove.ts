@@ -11,15 +11,15 @@ export default defineRoute({
   stepUp: 'always',
   summary: 'Remove a member',
   description:
-    'Their sessions end at once, on every instance; they can no longer log in. The last owner cannot be removed ' +
-    '(409 INVALID_STATE).',
+    'Their sessions end at once, on every instance; they can no longer log in. Answers `{id, deleted: true}` ' +
+    '(and `removed: true`, as before). The last owner cannot be removed (409 INVALID_STATE).',
   tags: ['members'],
   params: memberParams,
-  response: z.object({ id: z.string(), removed: z.literal(true) }),
+  response: z.object({ id: z.string(), deleted: z.literal(true), removed: z.literal(true) }),
   handler: async ({ request, params, services }) => {
     const member = await services.organizations.remove(currentUser(request), params.id);
     return {
-      data: { id: member.id, removed: true as const },
+      data: { id: member.id, deleted: true as const, removed: true as const },
       audit: { before: { email: member.email, role: member.role } },
     };
   },
