@@ -835,7 +835,10 @@ export interface CreatedInvitation extends Invitation {
 }
 
 export interface InviteMemberParams {
-  /** An email that already has a login is refused (ConflictError, EMAIL_TAKEN): one organization per login. */
+  /**
+   * Any email is answered alike (an invitation reveals no account). One organization per login: an email that
+   * already has one meets ConflictError (EMAIL_TAKEN) when it signs up with the token.
+   */
   email: string;
   role: MemberRole;
 }

@@ -72,7 +72,7 @@ export interface paths {
     put?: never;
     /**
      * Create an account
-     * @description Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins the inviting organization, and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
+     * @description Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins the inviting organization, and returns a session token (JWT, 7 days). An email that already has a login is 409 EMAIL_TAKEN, with or without an invitation (one organization per login). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
      */
     post: operations['signup'];
     delete?: never;
@@ -576,7 +576,7 @@ export interface paths {
     put?: never;
     /**
      * Invite a member
-     * @description Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, invitationToken}` with the same email joins the organization with this role. An email that already has a login is refused (409 EMAIL_TAKEN): one organization per login. Step-up: always to invite an owner or admin; for another role, when the caller has a second factor. Role: owner. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
+     * @description Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, invitationToken}` with the same email joins the organization with this role. Every email gets the same answer, whether or not it already has a login, so an invitation reveals no account; one organization per login, so an email that has one meets 409 EMAIL_TAKEN when it signs up with the token. Step-up: always to invite an owner or admin; for another role, when the caller has a second factor. Role: owner. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
      */
     post: operations['inviteMember'];
     delete?: never;

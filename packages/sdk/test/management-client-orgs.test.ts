@@ -148,9 +148,16 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
     assert.equal(refused.code, 'VALIDATION_ERROR');
     assert.equal(joining.token, undefined);
 
-    // One organization per login: an email that already has one cannot be invited.
+    // An invitation reveals no account: an email with a login is invited like any other, and one organization
+    // per login is the invited person's answer when they sign up with the token.
+    const invited = await owner.members.invitations.create({ email: ownerEmail, role: 'viewer' });
+    assert.equal(invited.email, ownerEmail);
     const taken = await rejection(() =>
-      owner.members.invitations.create({ email: ownerEmail, role: 'viewer' }),
+      new ManagementClient({ baseUrl: server.url }).signup({
+        email: ownerEmail,
+        password: PASSWORD,
+        invitationToken: invited.token,
+      }),
     );
     assert.ok(taken instanceof ConflictError);
     assert.equal(taken.code, 'EMAIL_TAKEN');

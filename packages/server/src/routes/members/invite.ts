@@ -15,9 +15,10 @@ export default defineRoute({
   summary: 'Invite a member',
   description:
     'Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, ' +
-    'invitationToken}` with the same email joins the organization with this role. An email that already has a ' +
-    'login is refused (409 EMAIL_TAKEN): one organization per login. Step-up: always to invite an owner or ' +
-    'admin; for another role, when the caller has a second factor.',
+    'invitationToken}` with the same email joins the organization with this role. Every email gets the same ' +
+    'answer, whether or not it already has a login, so an invitation reveals no account; one organization per ' +
+    'login, so an email that has one meets 409 EMAIL_TAKEN when it signs up with the token. Step-up: always to ' +
+    'invite an owner or admin; for another role, when the caller has a second factor.',
   tags: ['members'],
   body: z.strictObject({ email: emailSchema, role: roleSchema }),
   response: invitationView.extend({ token: z.string().describe('shown once') }),
