@@ -77,18 +77,21 @@ export interface KeySignals {
 }
 
 export interface KeyService {
+  /** `createdBy`: the member making it (a removal of that member ends it, unless the remover keeps it). */
   create(
     userId: string,
     walletId: string,
-    input: { label: string; scopes: Scope[]; expiresAtMs: number | null },
+    input: { label: string; scopes: Scope[]; expiresAtMs: number | null; createdBy: string },
   ): Promise<CreatedKey>;
   list(userId: string, walletId: string, page: Page): Promise<{ items: KeyView[]; total: number }>;
   revoke(userId: string, walletId: string, keyId: string): Promise<KeyView>;
+  /** The new key is `rotatedBy`'s: they were shown it. */
   rotate(
     userId: string,
     walletId: string,
     keyId: string,
     graceSeconds: number,
+    rotatedBy: string,
   ): Promise<CreatedKey & { previousKey: KeyView }>;
   /** The key behind a bearer token (an API key or an OAuth access token) if it is usable now, or null. */
   authenticate(token: string): Promise<AgentKey | null>;
@@ -149,7 +152,7 @@ export function createKeyService(
   async function create(
     userId: string,
     walletId: string,
-    input: { label: string; scopes: Scope[]; expiresAtMs: number | null },
+    input: { label: string; scopes: Scope[]; expiresAtMs: number | null; createdBy: string },
   ) {
     const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
     const nowMs = clock.nowMs();
@@ -163,6 +166,7 @@ export function createKeyService(
         label: input.label,
         scopes: input.scopes,
         expiresAtMs: input.expiresAtMs,
+        createdBy: input.createdBy,
         nowMs,
       });
     });
@@ -202,7 +206,13 @@ export function createKeyService(
     await emitEvent(trx, { userId: key.user_id, type: 'key.revoked', data: () => view(ended), nowMs });
   }
 
-  async function rotate(userId: string, walletId: string, keyId: string, graceSeconds: number) {
+  async function rotate(
+    userId: string,
+    walletId: string,
+    keyId: string,
+    graceSeconds: number,
+    rotatedBy: string,
+  ) {
     const nowMs = clock.nowMs();
     return changeKeys(() =>
       writer.run(async (trx) => {
@@ -220,6 +230,7 @@ export function createKeyService(
           scopes: scopesFromText(old.scopes),
           // Rotation replaces a key; it never lengthens its life.
           expiresAtMs: old.expires_at_ms === null ? null : Number(old.expires_at_ms),
+          createdBy: rotatedBy,
           nowMs,
         });
         await trx
@@ -350,6 +361,7 @@ async function insertKey(
     label: string;
     scopes: Scope[];
     expiresAtMs: number | null;
+    createdBy: string;
     nowMs: number;
   },
 ): Promise<CreatedKey> {
@@ -370,6 +382,7 @@ async function insertKey(
       revoked_at_ms: null,
       rotated_to_key_id: null,
       last_used_at_ms: null,
+      created_by: input.createdBy,
     })
     .execute();
   return {
@@ -424,6 +437,8 @@ export async function insertConnection(
     clientId: string;
     clientName: string;
     scopes: Scope[];
+    /** The member who allowed the client. */
+    createdBy: string;
     nowMs: number;
   },
 ): Promise<string> {
@@ -446,6 +461,7 @@ export async function insertConnection(
       last_used_at_ms: null,
       type: 'oauth',
       client_id: input.clientId,
+      created_by: input.createdBy,
     })
     .execute();
   return id;

@@ -22,6 +22,7 @@ import * as oauth from './migrations/0017_oauth.ts';
 import * as retention from './migrations/0018_retention.ts';
 import * as paymentMethods from './migrations/0019_payment_methods.ts';
 import * as paidRequestHistory from './migrations/0020_paid_request_history.ts';
+import * as keyCreators from './migrations/0021_key_creators.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_retention': retention,
   '0019_payment_methods': paymentMethods,
   '0020_paid_request_history': paidRequestHistory,
+  '0021_key_creators': keyCreators,
 };
 
 /** Every migration of this release, in order. */
