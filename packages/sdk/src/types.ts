@@ -813,10 +813,38 @@ export interface UpdateMemberParams {
   role: MemberRole;
 }
 
-/** `members.remove` data: the member's sessions ended at once. */
+/** An API key a member made (created or rotated), as their removal names it: never the key itself. */
+export interface MemberKey {
+  id: string;
+  label: string;
+  walletId: string;
+}
+
+/** An OAuth connection a member allowed, as their removal names it. */
+export interface MemberConnection {
+  id: string;
+  clientName: string;
+  walletId: string;
+}
+
+/**
+ * `members.remove` data: the member's sessions ended at once, and so did the API keys and OAuth connections they
+ * made (`revokedKeys`, `revokedOAuth`) unless the remover kept them (`keptKeys`, `keptOAuth`).
+ */
 export interface RemovedMember extends Deleted {
   /** The same as `deleted` (the name of earlier releases). */
   removed: true;
+  /** Refused from the answer on, on every instance. */
+  revokedKeys: MemberKey[];
+  revokedOAuth: MemberConnection[];
+  /** With `keepKeys: true`: what the member made that keeps working. */
+  keptKeys: MemberKey[];
+  keptOAuth: MemberConnection[];
+}
+
+export interface RemoveMemberOptions {
+  /** `true`: the API keys and OAuth connections the member made keep working (default: they end with them). */
+  keepKeys?: boolean;
 }
 
 /** An open invitation (neither accepted, revoked nor expired); its token is never listed. */

@@ -549,7 +549,7 @@ export interface paths {
     post?: never;
     /**
      * Remove a member
-     * @description Their sessions end at once, on every instance; they can no longer log in. Answers `{id, deleted: true}` (and `removed: true`, as before). The last owner cannot be removed (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description Their sessions end at once, on every instance; they can no longer log in. The API keys they created or rotated and the OAuth connections they allowed (with authorization codes no client redeemed yet) end with them, refused from this answer on by every instance, and are listed in `revokedKeys` / `revokedOAuth`; `?keepKeys=true` keeps them working instead (listed in `keptKeys` / `keptOAuth`). Answers `{id, deleted: true}` (and `removed: true`, as before). The last owner cannot be removed (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     delete: operations['removeMember'];
     options?: never;
@@ -4285,7 +4285,10 @@ export interface operations {
   };
   removeMember: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description `true`: the keys and OAuth connections the member made keep working (default `false`) */
+        keepKeys?: 'true' | 'false';
+      };
       header?: never;
       path: {
         id: string;
@@ -4311,6 +4314,30 @@ export interface operations {
               deleted: true;
               /** @enum {boolean} */
               removed: true;
+              /** @description API keys the member made, ended now */
+              revokedKeys: {
+                id: string;
+                label: string;
+                walletId: string;
+              }[];
+              /** @description OAuth connections the member allowed, ended now */
+              revokedOAuth: {
+                id: string;
+                clientName: string;
+                walletId: string;
+              }[];
+              /** @description with keepKeys=true: the API keys the member made, still working */
+              keptKeys: {
+                id: string;
+                label: string;
+                walletId: string;
+              }[];
+              /** @description with keepKeys=true: the OAuth connections the member allowed, still working */
+              keptOAuth: {
+                id: string;
+                clientName: string;
+                walletId: string;
+              }[];
             };
           };
         };

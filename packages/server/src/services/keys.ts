@@ -26,7 +26,8 @@ import { lockOwnerRow } from '../store/locks.ts';
 import type { ApiKeysTable, Database } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { ownedWallet } from './wallet-rows.ts';
-import { emitEvent } from './webhook-events.ts';
+import { AGENT_WALLETS_PER_USER_MAX } from './wallets.ts';
+import { emitEvent, emitEvents } from './webhook-events.ts';
 
 type KeyRow = Selectable<ApiKeysTable>;
 
@@ -34,6 +35,10 @@ export const KEYS_PER_WALLET_MAX = 100;
 export const GRACE_SECONDS_DEFAULT = 3_600;
 export const GRACE_SECONDS_MAX = 7 * 24 * 3_600;
 const KEY_CACHE_ENTRIES_MAX = 10_000;
+/** The most usable keys an organization can hold (every wallet full): what a member can have made. */
+const MADE_KEYS_MAX = AGENT_WALLETS_PER_USER_MAX * KEYS_PER_WALLET_MAX;
+/** Keys ended by one statement: well inside both stores' limits on a statement's parameters. */
+const END_CHUNK_KEYS = 500;
 
 export interface AgentKey {
   id: string;
@@ -71,6 +76,15 @@ export interface KeyView {
   rotatedToKeyId: string | null;
 }
 
+/** A key or OAuth connection a member made, as a removal names it (never its secret). */
+export interface MadeKey {
+  id: string;
+  type: 'api_key' | 'oauth';
+  /** The key's label; for a connection, its client's name. */
+  label: string;
+  walletId: string;
+}
+
 /** Tells every instance that cached key lookups are stale; resolves once the signal is sent. */
 export interface KeySignals {
   publishKeyChange(): Promise<void>;
@@ -97,6 +111,18 @@ export interface KeyService {
   authenticate(token: string): Promise<AgentKey | null>;
   /** Ends an OAuth connection (a reused refresh token or code): at once, on every instance. */
   revokeConnection(keyId: string): Promise<void>;
+  /**
+   * Runs `change` (a transaction that ends keys, e.g. with endMadeBy), then clears the key caches here and on every
+   * instance before it resolves: from then on no instance accepts what it ended.
+   */
+  changing<T>(change: () => Promise<T>): Promise<T>;
+  /** The keys and connections `memberId` made in the organization `scopeUserId` that work now or in a grace. */
+  madeBy(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number): Promise<MadeKey[]>;
+  /**
+   * Ends them now in `trx` (with `key.revoked` for each), and the authorization codes the member allowed that no
+   * client redeemed yet; answers what it ended. Run inside `changing`, so the caches learn of it.
+   */
+  endMadeBy(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number): Promise<MadeKey[]>;
   /** Drops every cached lookup (another instance changed a key). */
   clearCache(): void;
   /** Writes the batched lastUsedAt times. */
@@ -310,6 +336,57 @@ export function createKeyService(
     );
   }
 
+  async function madeByRows(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number) {
+    const now = BigInt(nowMs);
+    return trx
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('user_id', '=', scopeUserId)
+      .where('created_by', '=', memberId)
+      .where((eb) => eb.or([eb('revoked_at_ms', 'is', null), eb('revoked_at_ms', '>', now)]))
+      .where((eb) => eb.or([eb('expires_at_ms', 'is', null), eb('expires_at_ms', '>', now)]))
+      .orderBy('created_at_ms', 'asc')
+      .orderBy('id', 'asc')
+      .limit(MADE_KEYS_MAX)
+      .execute();
+  }
+
+  async function madeBy(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number) {
+    return (await madeByRows(trx, scopeUserId, memberId, nowMs)).map(madeKey);
+  }
+
+  async function endMadeBy(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number) {
+    const rows = await madeByRows(trx, scopeUserId, memberId, nowMs);
+    for (let start = 0; start < rows.length; start += END_CHUNK_KEYS) {
+      const chunk = rows.slice(start, start + END_CHUNK_KEYS);
+      await trx
+        .updateTable('api_keys')
+        .set({ revoked_at_ms: BigInt(nowMs) })
+        .where(
+          'id',
+          'in',
+          chunk.map((row) => row.id),
+        )
+        .execute();
+      const events = chunk.map((row) => {
+        const ended = { ...row, revoked_at_ms: BigInt(nowMs) };
+        return { userId: row.user_id, type: 'key.revoked' as const, data: () => view(ended), nowMs };
+      });
+      await emitEvents(trx, events, ctx.events);
+    }
+    // A code the member allowed and no client redeemed yet would become a connection after the removal. (No index
+    // on member_id: codes live 10 minutes and are purged days later, so the table stays small.)
+    await trx
+      .updateTable('oauth_codes')
+      .set({ expires_at_ms: BigInt(nowMs) })
+      .where('user_id', '=', scopeUserId)
+      .where('member_id', '=', memberId)
+      .where('used_at_ms', 'is', null)
+      .where('expires_at_ms', '>', BigInt(nowMs))
+      .execute();
+    return rows.map(madeKey);
+  }
+
   async function flushLastUsed(): Promise<void> {
     if (lastUsed.size === 0) return;
     const batch = [...lastUsed.entries()];
@@ -326,7 +403,19 @@ export function createKeyService(
     });
   }
 
-  return { create, list, revoke, rotate, authenticate, revokeConnection, clearCache, flushLastUsed };
+  return {
+    create,
+    list,
+    revoke,
+    rotate,
+    authenticate,
+    revokeConnection,
+    changing: changeKeys,
+    madeBy,
+    endMadeBy,
+    clearCache,
+    flushLastUsed,
+  };
 }
 
 function remember(cache: Map<string, KeyRow>, hash: string, row: KeyRow): void {
@@ -395,6 +484,10 @@ async function insertKey(
     createdAt: isoFromMs(input.nowMs),
     expiresAt: input.expiresAtMs === null ? null : isoFromMs(input.expiresAtMs),
   };
+}
+
+function madeKey(row: KeyRow): MadeKey {
+  return { id: row.id, type: row.type, label: row.label, walletId: row.wallet_id };
 }
 
 function timesOf(row: KeyRow) {

@@ -11,6 +11,7 @@ import { secretDigest } from '../domain/second-factor.ts';
 import { AppError, invalidState, notFound } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
+import type { KeyService, MadeKey } from './keys.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Open invitations and members of one organization are bounded (a list is one page). */
@@ -21,7 +22,18 @@ export const MEMBERS_MAX = 200;
 export interface Caller {
   userId: string;
   organizationId: string;
+  /** The organization's resources' user_id (its founder's id). */
+  tenantId: string;
   role: Role;
+}
+
+/** A removal: who left, and the keys and OAuth connections they made, ended or kept as the remover chose. */
+export interface Removal {
+  member: MemberView;
+  /** Ended: refused from the answer on, on every instance. Empty when the remover kept them. */
+  ended: MadeKey[];
+  /** Kept working, by the remover's choice (`keepKeys`). Empty otherwise. */
+  kept: MadeKey[];
 }
 
 export interface MemberView {
@@ -107,8 +119,11 @@ export interface OrganizationService {
   update(caller: Caller, change: { requireMfa: boolean }): Promise<OrganizationView>;
   members(caller: Caller): Promise<MemberView[]>;
   changeRole(caller: Caller, memberId: string, role: Role): Promise<{ before: Role; member: MemberView }>;
-  /** Removes the member; their sessions end in the same transaction, so at once on every instance. */
-  remove(caller: Caller, memberId: string): Promise<MemberView>;
+  /**
+   * Removes the member; their sessions end in the same transaction, so at once on every instance, and so do the
+   * API keys and OAuth connections they made unless `keepKeys`.
+   */
+  remove(caller: Caller, memberId: string, options: { keepKeys: boolean }): Promise<Removal>;
   invite(
     caller: Caller,
     invitation: { email: string; role: Role },
@@ -117,7 +132,7 @@ export interface OrganizationService {
   revokeInvitation(caller: Caller, invitationId: string): Promise<void>;
 }
 
-export function createOrganizationService(ctx: ServiceContext): OrganizationService {
+export function createOrganizationService(ctx: ServiceContext, keys: KeyService): OrganizationService {
   const { store, writer, clock } = ctx;
 
   async function organization(db: Kysely<Database>, caller: Caller): Promise<OrganizationView> {
@@ -213,20 +228,30 @@ export function createOrganizationService(ctx: ServiceContext): OrganizationServ
     });
   }
 
-  async function remove(caller: Caller, memberId: string) {
-    return writer.run(async (trx) => {
-      const { target, owners } = await lockedMember(trx, caller, memberId);
-      if (!keepsAnOwner(owners, target.role, null))
-        throw invalidState('the last owner cannot be removed: make another member owner first');
-      await trx.deleteFrom('members').where('user_id', '=', memberId).execute();
-      await trx
-        .updateTable('sessions')
-        .set({ revoked_at_ms: BigInt(clock.nowMs()) })
-        .where('user_id', '=', memberId)
-        .where('revoked_at_ms', 'is', null)
-        .execute();
-      return memberView(target);
-    });
+  async function remove(caller: Caller, memberId: string, options: { keepKeys: boolean }): Promise<Removal> {
+    const nowMs = clock.nowMs();
+    const removal = () =>
+      writer.run(async (trx): Promise<Removal> => {
+        const { target, owners } = await lockedMember(trx, caller, memberId);
+        if (!keepsAnOwner(owners, target.role, null))
+          throw invalidState('the last owner cannot be removed: make another member owner first');
+        await trx.deleteFrom('members').where('user_id', '=', memberId).execute();
+        await trx
+          .updateTable('sessions')
+          .set({ revoked_at_ms: BigInt(nowMs) })
+          .where('user_id', '=', memberId)
+          .where('revoked_at_ms', 'is', null)
+          .execute();
+        // What they made keeps acting after they leave only when the remover says so.
+        if (options.keepKeys) {
+          const kept = await keys.madeBy(trx, caller.tenantId, memberId, nowMs);
+          return { member: memberView(target), ended: [], kept };
+        }
+        const ended = await keys.endMadeBy(trx, caller.tenantId, memberId, nowMs);
+        return { member: memberView(target), ended, kept: [] };
+      });
+    // Ended keys must be refused by every instance's key cache before the answer: the keys' own broadcast.
+    return options.keepKeys ? removal() : keys.changing(removal);
   }
 
   async function invite(caller: Caller, invitation: { email: string; role: Role }) {
