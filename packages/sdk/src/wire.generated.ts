@@ -458,7 +458,7 @@ export interface paths {
     };
     /**
      * Recent security events
-     * @description Password changes and factors added or removed, newest first, with where they came from. Role: owner, admin, approver, viewer.
+     * @description Password changes and factors added or removed, changes of your role in the organization and the invitations of owners and admins you sent, newest first, with where they came from. Role: owner, admin, approver, viewer.
      */
     get: operations['securityEvents'];
     put?: never;
@@ -549,14 +549,14 @@ export interface paths {
     post?: never;
     /**
      * Remove a member
-     * @description Their sessions end at once, on every instance; they can no longer log in. The API keys they created or rotated and the OAuth connections they allowed (with authorization codes no client redeemed yet) end with them, refused from this answer on by every instance, and are listed in `revokedKeys` / `revokedOAuth`; `?keepKeys=true` keeps them working instead (listed in `keptKeys` / `keptOAuth`). Answers `{id, deleted: true}` (and `removed: true`, as before). The last owner cannot be removed (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description Their sessions end at once, on every instance; they can no longer log in. The API keys they created or rotated and the OAuth connections they allowed (with authorization codes no client redeemed yet) end with them, refused from this answer on by every instance, and are listed in `revokedKeys` / `revokedOAuth`; `?keepKeys=true` keeps them working instead (listed in `keptKeys` / `keptOAuth`). Every owner and the removed member hear of it (`security.member_removed`: a webhook event and email). Answers `{id, deleted: true}` (and `removed: true`, as before). The last owner cannot be removed (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     delete: operations['removeMember'];
     options?: never;
     head?: never;
     /**
      * Change a member's role
-     * @description Takes effect on their next request, on every instance. The last owner cannot be demoted (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description Takes effect on their next request, on every instance. Every owner and the member hear of it (`security.member_role_changed`: a webhook event and email). The last owner cannot be demoted (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     patch: operations['updateMember'];
     trace?: never;
@@ -576,7 +576,7 @@ export interface paths {
     put?: never;
     /**
      * Invite a member
-     * @description Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, invitationToken}` with the same email joins the organization with this role. Every email gets the same answer, whether or not it already has a login, so an invitation reveals no account; one organization per login, so an email that has one meets 409 EMAIL_TAKEN when it signs up with the token. Step-up: always to invite an owner or admin; for another role, when the caller has a second factor. Role: owner. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
+     * @description Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, invitationToken}` with the same email joins the organization with this role. Every email gets the same answer, whether or not it already has a login, so an invitation reveals no account; one organization per login, so an email that has one meets 409 EMAIL_TAKEN when it signs up with the token. Every owner hears of an invitation as owner or admin (`security.member_invited`: a webhook event and email). Step-up: always to invite an owner or admin; for another role, when the caller has a second factor. Role: owner. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
      */
     post: operations['inviteMember'];
     delete?: never;
@@ -3713,7 +3713,13 @@ export interface operations {
               items: {
                 id: string;
                 /** @enum {string} */
-                type: 'security.password_changed' | 'security.factor_added' | 'security.factor_removed';
+                type:
+                  | 'security.password_changed'
+                  | 'security.factor_added'
+                  | 'security.factor_removed'
+                  | 'security.member_invited'
+                  | 'security.member_role_changed'
+                  | 'security.member_removed';
                 detail: {
                   [key: string]: string;
                 };
@@ -11657,6 +11663,9 @@ export interface operations {
                       | 'security.password_changed'
                       | 'security.factor_added'
                       | 'security.factor_removed'
+                      | 'security.member_invited'
+                      | 'security.member_role_changed'
+                      | 'security.member_removed'
                       | 'withdrawal.completed'
                       | 'withdrawal.failed'
                       | 'withdrawal_address.added'
@@ -11760,6 +11769,9 @@ export interface operations {
                 | 'security.password_changed'
                 | 'security.factor_added'
                 | 'security.factor_removed'
+                | 'security.member_invited'
+                | 'security.member_role_changed'
+                | 'security.member_removed'
                 | 'withdrawal.completed'
                 | 'withdrawal.failed'
                 | 'withdrawal_address.added'
@@ -11804,6 +11816,9 @@ export interface operations {
                     | 'security.password_changed'
                     | 'security.factor_added'
                     | 'security.factor_removed'
+                    | 'security.member_invited'
+                    | 'security.member_role_changed'
+                    | 'security.member_removed'
                     | 'withdrawal.completed'
                     | 'withdrawal.failed'
                     | 'withdrawal_address.added'
@@ -11987,6 +12002,9 @@ export interface operations {
                 | 'security.password_changed'
                 | 'security.factor_added'
                 | 'security.factor_removed'
+                | 'security.member_invited'
+                | 'security.member_role_changed'
+                | 'security.member_removed'
                 | 'withdrawal.completed'
                 | 'withdrawal.failed'
                 | 'withdrawal_address.added'
@@ -12031,6 +12049,9 @@ export interface operations {
                     | 'security.password_changed'
                     | 'security.factor_added'
                     | 'security.factor_removed'
+                    | 'security.member_invited'
+                    | 'security.member_role_changed'
+                    | 'security.member_removed'
                     | 'withdrawal.completed'
                     | 'withdrawal.failed'
                     | 'withdrawal_address.added'

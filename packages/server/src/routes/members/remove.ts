@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currentUser } from '../../http/auth-hooks.ts';
+import { currentUser, requestMeta } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import type { MadeKey } from '../../services/keys.ts';
 import { madeConnectionView, madeKeyView, memberParams } from './schemas.ts';
@@ -22,7 +22,8 @@ export default defineRoute({
     'Their sessions end at once, on every instance; they can no longer log in. The API keys they created or ' +
     'rotated and the OAuth connections they allowed (with authorization codes no client redeemed yet) end with ' +
     'them, refused from this answer on by every instance, and are listed in `revokedKeys` / `revokedOAuth`; ' +
-    '`?keepKeys=true` keeps them working instead (listed in `keptKeys` / `keptOAuth`). Answers `{id, deleted: ' +
+    '`?keepKeys=true` keeps them working instead (listed in `keptKeys` / `keptOAuth`). Every owner and the ' +
+    'removed member hear of it (`security.member_removed`: a webhook event and email). Answers `{id, deleted: ' +
     'true}` (and `removed: true`, as before). The last owner cannot be removed (409 INVALID_STATE).',
   tags: ['members'],
   params: memberParams,
@@ -49,6 +50,7 @@ export default defineRoute({
   handler: async ({ request, params, query, services }) => {
     const removal = await services.organizations.remove(currentUser(request), params.id, {
       keepKeys: query.keepKeys,
+      meta: requestMeta(request),
     });
     const { member } = removal;
     return {
