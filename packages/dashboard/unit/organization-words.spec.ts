@@ -8,6 +8,7 @@ import {
 } from '../src/views/approvalWords.ts';
 import { describeAuditAction, describeAuditActor } from '../src/views/auditWords.ts';
 import { invitationFrom, invitationLink } from '../src/views/invitation.ts';
+import { removalNote } from '../src/views/memberWords.ts';
 import { approvalSentence, approvalWhy } from '../src/views/violations.ts';
 
 const approval = (memberId: string, email: string) => ({ memberId, email, at: '2026-01-02T03:04:05.000Z' });
@@ -98,5 +99,37 @@ describe('invitation links', () => {
     expect(invitationFrom('?email=a@b.co')).toBeNull();
     expect(invitationFrom(`?invite=${'x'.repeat(129)}`)).toBeNull();
     expect(invitationFrom('invite=abc')).toEqual({ token: 'abc', email: '' });
+  });
+});
+
+describe('a removal’s note', () => {
+  const removal = { id: 'm', deleted: true, removed: true } as const;
+  const keys = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ id: `k${i}`, label: `key ${i}`, walletId: 'w' }));
+  it('names what ended, at most three by name', () => {
+    expect(
+      removalNote('a@x.co', {
+        ...removal,
+        revokedKeys: keys(5),
+        revokedOAuth: [],
+        keptKeys: [],
+        keptOAuth: [],
+      }),
+    ).toBe('a@x.co is removed from the organization. Revoked: 5 API keys (key 0, key 1, key 2 and 2 more).');
+  });
+  it('names what was kept, and says so when there was nothing', () => {
+    const app = { id: 'c', clientName: 'Cursor', walletId: 'w' };
+    expect(
+      removalNote('a@x.co', {
+        ...removal,
+        revokedKeys: [],
+        revokedOAuth: [],
+        keptKeys: [],
+        keptOAuth: [app],
+      }),
+    ).toBe('a@x.co is removed from the organization. Still working, as you chose: 1 connected app (Cursor).');
+    expect(
+      removalNote('a@x.co', { ...removal, revokedKeys: [], revokedOAuth: [], keptKeys: [], keptOAuth: [] }),
+    ).toBe('a@x.co is removed from the organization. They had made no API key or connected app.');
   });
 });

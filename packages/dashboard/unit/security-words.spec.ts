@@ -96,6 +96,24 @@ describe('security events in words', () => {
       'Password changed',
     );
   });
+
+  it('says who changed your role, and whom you invited', () => {
+    expect(
+      describeSecurityEvent({
+        type: 'security.member_role_changed',
+        detail: { from: 'owner', to: 'viewer', by: 'a@b.co' },
+      }),
+    ).toBe('Your role changed from owner to viewer by a@b.co');
+    expect(
+      describeSecurityEvent({
+        type: 'security.member_invited',
+        detail: { email: 'new@b.co', role: 'admin', by: 'a@b.co' },
+      }),
+    ).toBe('You invited new@b.co as admin');
+    expect(describeSecurityEvent({ type: 'security.member_removed', detail: { by: 'a@b.co' } })).toBe(
+      'Removed from the organization by a@b.co',
+    );
+  });
 });
 
 describe('a session’s device from its User-Agent', () => {

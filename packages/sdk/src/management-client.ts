@@ -42,6 +42,7 @@ import type {
   PolicyChange,
   PolicyRule,
   RemovedMember,
+  RemoveMemberOptions,
   RevokedInvitation,
   RotatedApiKey,
   RotatedWebhookSecret,
@@ -603,9 +604,16 @@ export class MembersApi {
     return this.#rest({ method: 'PATCH', path: memberPath(memberId), body: { role: change.role } });
   }
 
-  /** Removes a member; their sessions end at once. The last owner cannot be removed (ConflictError). */
-  async remove(memberId: string): Promise<RemovedMember> {
-    return this.#rest({ method: 'DELETE', path: memberPath(memberId) });
+  /**
+   * Removes a member; their sessions end at once, and so do the API keys and OAuth connections they made unless
+   * `keepKeys` (the answer lists which). The last owner cannot be removed (ConflictError).
+   */
+  async remove(memberId: string, options: RemoveMemberOptions = {}): Promise<RemovedMember> {
+    return this.#rest({
+      method: 'DELETE',
+      path: memberPath(memberId),
+      ...(options.keepKeys === undefined ? {} : { query: { keepKeys: String(options.keepKeys) } }),
+    });
   }
 }
 

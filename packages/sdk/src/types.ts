@@ -712,6 +712,9 @@ export type WebhookEventType =
   | 'security.password_changed'
   | 'security.factor_added'
   | 'security.factor_removed'
+  | 'security.member_invited'
+  | 'security.member_role_changed'
+  | 'security.member_removed'
   | 'withdrawal.completed'
   | 'withdrawal.failed'
   | 'withdrawal_address.added'
@@ -813,10 +816,38 @@ export interface UpdateMemberParams {
   role: MemberRole;
 }
 
-/** `members.remove` data: the member's sessions ended at once. */
-export interface RemovedMember {
+/** An API key a member made (created or rotated), as their removal names it: never the key itself. */
+export interface MemberKey {
   id: string;
+  label: string;
+  walletId: string;
+}
+
+/** An OAuth connection a member allowed, as their removal names it. */
+export interface MemberConnection {
+  id: string;
+  clientName: string;
+  walletId: string;
+}
+
+/**
+ * `members.remove` data: the member's sessions ended at once, and so did the API keys and OAuth connections they
+ * made (`revokedKeys`, `revokedOAuth`) unless the remover kept them (`keptKeys`, `keptOAuth`).
+ */
+export interface RemovedMember extends Deleted {
+  /** The same as `deleted` (the name of earlier releases). */
   removed: true;
+  /** Refused from the answer on, on every instance. */
+  revokedKeys: MemberKey[];
+  revokedOAuth: MemberConnection[];
+  /** With `keepKeys: true`: what the member made that keeps working. */
+  keptKeys: MemberKey[];
+  keptOAuth: MemberConnection[];
+}
+
+export interface RemoveMemberOptions {
+  /** `true`: the API keys and OAuth connections the member made keep working (default: they end with them). */
+  keepKeys?: boolean;
 }
 
 /** An open invitation (neither accepted, revoked nor expired); its token is never listed. */
@@ -835,14 +866,17 @@ export interface CreatedInvitation extends Invitation {
 }
 
 export interface InviteMemberParams {
-  /** An email that already has a login is refused (ConflictError, EMAIL_TAKEN): one organization per login. */
+  /**
+   * Any email is answered alike (an invitation reveals no account). One organization per login: an email that
+   * already has one meets ConflictError (EMAIL_TAKEN) when it signs up with the token.
+   */
   email: string;
   role: MemberRole;
 }
 
 /** `members.invitations.revoke` data: the token is refused from now on. */
-export interface RevokedInvitation {
-  id: string;
+export interface RevokedInvitation extends Deleted {
+  /** The same as `deleted` (the name of earlier releases). */
   revoked: true;
 }
 

@@ -72,7 +72,7 @@ export interface paths {
     put?: never;
     /**
      * Create an account
-     * @description Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins the inviting organization, and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
+     * @description Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins the inviting organization, and returns a session token (JWT, 7 days). An email that already has a login is 409 EMAIL_TAKEN, with or without an invitation (one organization per login). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
      */
     post: operations['signup'];
     delete?: never;
@@ -458,7 +458,7 @@ export interface paths {
     };
     /**
      * Recent security events
-     * @description Password changes and factors added or removed, newest first, with where they came from. Role: owner, admin, approver, viewer.
+     * @description Password changes and factors added or removed, changes of your role in the organization and the invitations of owners and admins you sent, newest first, with where they came from. Role: owner, admin, approver, viewer.
      */
     get: operations['securityEvents'];
     put?: never;
@@ -549,14 +549,14 @@ export interface paths {
     post?: never;
     /**
      * Remove a member
-     * @description Their sessions end at once, on every instance; they can no longer log in. The last owner cannot be removed (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description Their sessions end at once, on every instance; they can no longer log in. The API keys they created or rotated and the OAuth connections they allowed (with authorization codes no client redeemed yet) end with them, refused from this answer on by every instance, and are listed in `revokedKeys` / `revokedOAuth`; `?keepKeys=true` keeps them working instead (listed in `keptKeys` / `keptOAuth`). Every owner and the removed member hear of it (`security.member_removed`: a webhook event and email). Answers `{id, deleted: true}` (and `removed: true`, as before). The last owner cannot be removed (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     delete: operations['removeMember'];
     options?: never;
     head?: never;
     /**
      * Change a member's role
-     * @description Takes effect on their next request, on every instance. The last owner cannot be demoted (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
+     * @description Takes effect on their next request, on every instance. Every owner and the member hear of it (`security.member_role_changed`: a webhook event and email). The last owner cannot be demoted (409 INVALID_STATE). Role: owner. Step-up: always (403 STEP_UP_REQUIRED without a recent proof of presence).
      */
     patch: operations['updateMember'];
     trace?: never;
@@ -576,7 +576,7 @@ export interface paths {
     put?: never;
     /**
      * Invite a member
-     * @description Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, invitationToken}` with the same email joins the organization with this role. An email that already has a login is refused (409 EMAIL_TAKEN): one organization per login. Step-up: always to invite an owner or admin; for another role, when the caller has a second factor. Role: owner. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
+     * @description Returns a single-use `token`, shown here and nowhere else, valid 7 days: `POST /auth/signup {email, password, invitationToken}` with the same email joins the organization with this role. Every email gets the same answer, whether or not it already has a login, so an invitation reveals no account; one organization per login, so an email that has one meets 409 EMAIL_TAKEN when it signs up with the token. Every owner hears of an invitation as owner or admin (`security.member_invited`: a webhook event and email). Step-up: always to invite an owner or admin; for another role, when the caller has a second factor. Role: owner. Step-up: for the requests the description names, always (403 STEP_UP_REQUIRED).
      */
     post: operations['inviteMember'];
     delete?: never;
@@ -597,7 +597,7 @@ export interface paths {
     post?: never;
     /**
      * Revoke an open invitation
-     * @description Its token is refused from now on. An accepted, revoked or unknown invitation is a 404. Role: owner.
+     * @description Its token is refused from now on. Answers `{id, deleted: true}` (and `revoked: true`, as before). An accepted, revoked or unknown invitation is a 404. Role: owner.
      */
     delete: operations['revokeInvitation'];
     options?: never;
@@ -3713,7 +3713,13 @@ export interface operations {
               items: {
                 id: string;
                 /** @enum {string} */
-                type: 'security.password_changed' | 'security.factor_added' | 'security.factor_removed';
+                type:
+                  | 'security.password_changed'
+                  | 'security.factor_added'
+                  | 'security.factor_removed'
+                  | 'security.member_invited'
+                  | 'security.member_role_changed'
+                  | 'security.member_removed';
                 detail: {
                   [key: string]: string;
                 };
@@ -4285,7 +4291,10 @@ export interface operations {
   };
   removeMember: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description `true`: the keys and OAuth connections the member made keep working (default `false`) */
+        keepKeys?: 'true' | 'false';
+      };
       header?: never;
       path: {
         id: string;
@@ -4308,7 +4317,33 @@ export interface operations {
             data: {
               id: string;
               /** @enum {boolean} */
+              deleted: true;
+              /** @enum {boolean} */
               removed: true;
+              /** @description API keys the member made, ended now */
+              revokedKeys: {
+                id: string;
+                label: string;
+                walletId: string;
+              }[];
+              /** @description OAuth connections the member allowed, ended now */
+              revokedOAuth: {
+                id: string;
+                clientName: string;
+                walletId: string;
+              }[];
+              /** @description with keepKeys=true: the API keys the member made, still working */
+              keptKeys: {
+                id: string;
+                label: string;
+                walletId: string;
+              }[];
+              /** @description with keepKeys=true: the OAuth connections the member allowed, still working */
+              keptOAuth: {
+                id: string;
+                clientName: string;
+                walletId: string;
+              }[];
             };
           };
         };
@@ -4696,6 +4731,8 @@ export interface operations {
             tool?: string;
             data: {
               id: string;
+              /** @enum {boolean} */
+              deleted: true;
               /** @enum {boolean} */
               revoked: true;
             };
@@ -11635,6 +11672,9 @@ export interface operations {
                       | 'security.password_changed'
                       | 'security.factor_added'
                       | 'security.factor_removed'
+                      | 'security.member_invited'
+                      | 'security.member_role_changed'
+                      | 'security.member_removed'
                       | 'withdrawal.completed'
                       | 'withdrawal.failed'
                       | 'withdrawal_address.added'
@@ -11738,6 +11778,9 @@ export interface operations {
                 | 'security.password_changed'
                 | 'security.factor_added'
                 | 'security.factor_removed'
+                | 'security.member_invited'
+                | 'security.member_role_changed'
+                | 'security.member_removed'
                 | 'withdrawal.completed'
                 | 'withdrawal.failed'
                 | 'withdrawal_address.added'
@@ -11782,6 +11825,9 @@ export interface operations {
                     | 'security.password_changed'
                     | 'security.factor_added'
                     | 'security.factor_removed'
+                    | 'security.member_invited'
+                    | 'security.member_role_changed'
+                    | 'security.member_removed'
                     | 'withdrawal.completed'
                     | 'withdrawal.failed'
                     | 'withdrawal_address.added'
@@ -11965,6 +12011,9 @@ export interface operations {
                 | 'security.password_changed'
                 | 'security.factor_added'
                 | 'security.factor_removed'
+                | 'security.member_invited'
+                | 'security.member_role_changed'
+                | 'security.member_removed'
                 | 'withdrawal.completed'
                 | 'withdrawal.failed'
                 | 'withdrawal_address.added'
@@ -12009,6 +12058,9 @@ export interface operations {
                     | 'security.password_changed'
                     | 'security.factor_added'
                     | 'security.factor_removed'
+                    | 'security.member_invited'
+                    | 'security.member_role_changed'
+                    | 'security.member_removed'
                     | 'withdrawal.completed'
                     | 'withdrawal.failed'
                     | 'withdrawal_address.added'

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  AgentWalletClient,
   AuthenticationError,
   ConflictError,
   ManagementClient,
@@ -94,7 +95,9 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
     const promoted = await owner.members.update(memberId, { role: 'admin' });
     assert.deepEqual([promoted.id, promoted.email, promoted.role], [memberId, email, 'admin']);
     assert.equal((await member.organization.get()).role, 'admin');
-    assert.equal((await member.agentWallets.create({ label: 'by an admin' })).label, 'by an admin');
+    const adminWallet = await member.agentWallets.create({ label: 'by an admin' });
+    assert.equal(adminWallet.label, 'by an admin');
+    const adminKey = await member.keys.create(adminWallet.id, { label: 'the admin’s key' });
 
     // The last owner can be neither demoted nor removed.
     const demotion = await rejection(() => owner.members.update(ownerUser.id, { role: 'admin' }));
@@ -103,7 +106,16 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
     assert.equal(demotion.status, 409);
     assert.ok((await rejection(() => owner.members.remove(ownerUser.id))) instanceof ConflictError);
 
-    assert.deepEqual(await owner.members.remove(memberId), { id: memberId, removed: true });
+    // The keys a member made end with them, and the answer names them.
+    assert.deepEqual(await owner.members.remove(memberId), {
+      id: memberId,
+      deleted: true,
+      removed: true,
+      revokedKeys: [{ id: adminKey.id, label: 'the admin’s key', walletId: adminWallet.id }],
+      revokedOAuth: [],
+      keptKeys: [],
+      keptOAuth: [],
+    });
     assert.deepEqual(
       (await owner.members.list()).items.map((m) => m.id),
       [ownerUser.id],
@@ -113,6 +125,21 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
     const gone = await rejection(() => owner.members.remove(memberId));
     assert.ok(gone instanceof NotFoundError);
     assert.equal(gone.code, 'NOT_FOUND');
+  });
+
+  test('members.remove with keepKeys: the keys the member made keep working, listed as kept', async () => {
+    const { mgmt: owner } = await newOwner(server.url, {}, '0');
+    const wallet = await owner.agentWallets.create({ label: 'shared' });
+    const email = uniqueEmail('keeper');
+    const invitation = await owner.members.invitations.create({ email, role: 'admin' });
+    const member = new ManagementClient({ baseUrl: server.url });
+    const { user } = await member.signup({ email, password: PASSWORD, invitationToken: invitation.token });
+    const made = await member.keys.create(wallet.id, { label: 'kept' });
+    const removed = await owner.members.remove(user.id, { keepKeys: true });
+    assert.deepEqual(removed.keptKeys, [{ id: made.id, label: 'kept', walletId: wallet.id }]);
+    assert.deepEqual(removed.revokedKeys, []);
+    const agent = new AgentWalletClient({ baseUrl: server.url, apiKey: made.key });
+    assert.equal((await agent.checkBalance()).walletId, wallet.id);
   });
 
   test('invitations: list (newest first), revoke; a revoked token no longer joins', async () => {
@@ -128,7 +155,11 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
       ],
     );
 
-    assert.deepEqual(await owner.members.invitations.revoke(first.id), { id: first.id, revoked: true });
+    assert.deepEqual(await owner.members.invitations.revoke(first.id), {
+      id: first.id,
+      deleted: true,
+      revoked: true,
+    });
     assert.deepEqual(
       (await owner.members.invitations.list()).items.map((i) => i.id),
       [second.id],
@@ -144,9 +175,16 @@ describe('ManagementClient: organization, members, invitations, alerts, audit', 
     assert.equal(refused.code, 'VALIDATION_ERROR');
     assert.equal(joining.token, undefined);
 
-    // One organization per login: an email that already has one cannot be invited.
+    // An invitation reveals no account: an email with a login is invited like any other, and one organization
+    // per login is the invited person's answer when they sign up with the token.
+    const invited = await owner.members.invitations.create({ email: ownerEmail, role: 'viewer' });
+    assert.equal(invited.email, ownerEmail);
     const taken = await rejection(() =>
-      owner.members.invitations.create({ email: ownerEmail, role: 'viewer' }),
+      new ManagementClient({ baseUrl: server.url }).signup({
+        email: ownerEmail,
+        password: PASSWORD,
+        invitationToken: invited.token,
+      }),
     );
     assert.ok(taken instanceof ConflictError);
     assert.equal(taken.code, 'EMAIL_TAKEN');

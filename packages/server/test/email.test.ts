@@ -6,18 +6,16 @@
 // mail is retried with backoff and sent exactly once when it is back; a SIGKILLed server sends the queued mail
 // after its restart.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { simpleParser } from 'mailparser';
 import { generate } from 'otplib';
-import { SMTPServer } from 'smtp-server';
 import type { Role } from '../src/domain/roles.ts';
 import { createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
 import { GENEROUS_RATE_LIMITS, type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { addMember as addMemberTo, expectError, fundedUser, type TestUser } from './support/http.ts';
 import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
 import { request, waitFor } from './support/service-http.ts';
+import { type ReceivedMail, type SmtpSink, startSmtpSink } from './support/smtp-sink.ts';
 
 const SMTP_USER = 'wallet-mailer';
 const SMTP_PASSWORD = 'smtp-password-of-the-email-suite';
@@ -25,59 +23,17 @@ const MAIL_FROM = 'Agent Wallet <wallet@example.test>';
 const PUBLIC_URL = 'https://wallet.example.test';
 const PASSWORD = 'a long enough password';
 
-interface Received {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  raw: string;
-}
-
 /** Every mail any sink of this file received, for the check that no secret is in one. */
-const allMail: Received[] = [];
+const allMail: ReceivedMail[] = [];
 
 /** An SMTP server on loopback that wants a login; `port` 0 picks one, a known one restarts it there. */
-async function startSink(port = 0, received: Received[] = []) {
-  const server = new SMTPServer({
-    authOptional: false,
-    allowInsecureAuth: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onAuth(auth, _session, done) {
-      if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) done(null, { user: SMTP_USER });
-      else done(new Error('invalid login'));
-    },
-    onData(stream, _session, done) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        simpleParser(raw).then((mail) => {
-          const to = Array.isArray(mail.to) ? mail.to.map((a) => a.text).join(', ') : (mail.to?.text ?? '');
-          const parsed = {
-            to,
-            subject: mail.subject ?? '',
-            text: mail.text ?? '',
-            html: typeof mail.html === 'string' ? mail.html : '',
-            raw,
-          };
-          received.push(parsed);
-          allMail.push(parsed);
-          done();
-        }, done);
-      });
-    },
-  });
-  await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
-  const bound = (server.server.address() as AddressInfo).port;
-  return {
-    port: bound,
-    received,
-    url: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${bound}`,
-    close: () => new Promise<void>((done) => server.close(() => done())),
-  };
+function startSink(port = 0, received: ReceivedMail[] = []) {
+  return startSmtpSink(
+    { user: SMTP_USER, password: SMTP_PASSWORD },
+    { port, received, onMail: (mail) => allMail.push(mail) },
+  );
 }
-type Sink = Awaited<ReturnType<typeof startSink>>;
+type Sink = SmtpSink;
 
 for (const target of await storeTargets()) {
   describe(`email (${target.name})`, { skip: target.skip }, () => {

@@ -49,6 +49,8 @@ interface Written {
   token: string;
   agentKey: string;
   walletId: string;
+  /** A member of the old release who made a key of their own (migration 0021 names them its maker). */
+  admin: { id: string; keyId: string; key: string };
   snapshot: unknown;
 }
 
@@ -101,7 +103,26 @@ async function writeHistory(base: string): Promise<Written> {
     events: ['wallet.unfrozen'],
   });
   assert.equal(hook.status, 201, JSON.stringify(hook.body));
-  return { token, agentKey, walletId, snapshot: await snapshot(base, token, agentKey, walletId) };
+  const admin = await adminWithKey(base, token, other.id);
+  return { token, agentKey, walletId, admin, snapshot: await snapshot(base, token, agentKey, walletId) };
+}
+
+/** An admin invited into the organization, who makes a key of the other wallet. */
+async function adminWithKey(base: string, token: string, walletId: string): Promise<Written['admin']> {
+  const email = 'upgrade-admin@example.test';
+  const invited = await request(base, 'POST', '/api/v1/members/invitations', token, { email, role: 'admin' });
+  assert.equal(invited.status, 201, JSON.stringify(invited.body));
+  const joined = await request(base, 'POST', '/api/v1/auth/signup', undefined, {
+    email,
+    password: 'a long enough password',
+    invitationToken: invited.body.data.token,
+  });
+  assert.equal(joined.status, 201, JSON.stringify(joined.body));
+  const made = await request(base, 'POST', `/api/v1/agent-wallets/${walletId}/keys`, joined.body.data.token, {
+    label: "the admin's",
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  return { id: joined.body.data.user.id, keyId: made.body.data.id, key: made.body.data.key };
 }
 
 async function snapshot(base: string, token: string, agentKey: string, walletId: string) {
@@ -233,12 +254,15 @@ for (const target of await storeTargets()) {
         );
         assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
         assert.match(rotated.body.data.secret, /^whsec_/);
-        // Organizations (migration 0014): the old user owns a one-person organization, and its held payment
-        // is approved by one member as before.
+        // Organizations (migration 0014): the old user owns its organization (with the admin it invited), and
+        // its held payment is approved by one member as before.
         const members = await request(next.url, 'GET', '/api/v1/members', written.token);
         assert.deepEqual(
           members.body.data.items.map((m: { email: string; role: string }) => [m.email, m.role]),
-          [['upgrade@example.test', 'owner']],
+          [
+            ['upgrade@example.test', 'owner'],
+            ['upgrade-admin@example.test', 'admin'],
+          ],
         );
         const org = await request(next.url, 'GET', '/api/v1/organization', written.token);
         assert.equal(org.body.data.requireMfa, false);
@@ -258,6 +282,23 @@ for (const target of await storeTargets()) {
         );
         assert.equal(approved.body.data.status, 'completed', JSON.stringify(approved.body));
         assert.equal(approved.body.data.approvals.length, 1);
+        // Key makers (migration 0021): removing the old release's admin ends the key they made (the audit log
+        // named them), not the founder's key made before anyone joined.
+        const removed = await request(
+          next.url,
+          'DELETE',
+          `/api/v1/members/${written.admin.id}`,
+          written.token,
+        );
+        assert.equal(removed.status, 200, JSON.stringify(removed.body));
+        assert.deepEqual(
+          removed.body.data.revokedKeys.map((k: { id: string }) => k.id),
+          [written.admin.keyId],
+        );
+        const refused = await request(next.url, 'POST', '/mcp/v1/tools/check_balance', written.admin.key, {});
+        assert.equal(refused.status, 401, JSON.stringify(refused.body));
+        const kept = await request(next.url, 'POST', '/mcp/v1/tools/check_balance', written.agentKey, {});
+        assert.equal(kept.status, 200, JSON.stringify(kept.body));
       } finally {
         await next.stop();
       }

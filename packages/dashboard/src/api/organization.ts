@@ -34,8 +34,11 @@ export function organizationApi(client: Requester) {
     members: () => client.request<Answer<'listMembers'>>('GET', '/members'),
     changeRole: (memberId: string, role: Role) =>
       client.request<Member>('PATCH', `/members/${id(memberId)}`, { body: { role } }),
-    removeMember: (memberId: string) =>
-      client.request<Answer<'removeMember'>>('DELETE', `/members/${id(memberId)}`),
+    /** `keepKeys`: the API keys and OAuth connections the member made keep working (else they end with them). */
+    removeMember: (memberId: string, keepKeys: boolean) =>
+      client.request<Answer<'removeMember'>>('DELETE', `/members/${id(memberId)}`, {
+        query: { keepKeys: String(keepKeys) },
+      }),
 
     invitations: () => client.request<Answer<'listInvitations'>>('GET', '/members/invitations'),
     invite: (email: string, role: Role) =>

@@ -18,6 +18,7 @@ import { K, type ResourceState, STALE, updateData, useAction, useResource } from
 import { isRole, ROLE_WORDS, ROLES, type Role } from '../roles.ts';
 import { emailError } from './authForm.ts';
 import { invitationLink } from './invitation.ts';
+import { removalNote } from './memberWords.ts';
 
 type MemberList = { items: Member[] };
 type InvitationList = { items: Invitation[] };
@@ -171,24 +172,67 @@ function MemberTable({
         </table>
       </div>
       {removing !== null && (
-        <ConfirmDialog
-          title={`Remove ${removing.email}?`}
-          confirmLabel="Remove member"
-          danger
+        <RemoveMemberDialog
+          member={removing}
           onClose={() => setRemoving(null)}
-          onConfirm={async () => {
-            await client.org.removeMember(removing.id);
+          onRemove={async (keepKeys) => {
+            const removal = await client.org.removeMember(removing.id, keepKeys);
             put((items) => items.filter((item) => item.id !== removing.id));
-            onNote(`${removing.email} is removed from the organization.`);
+            onNote(removalNote(removing.email, removal));
           }}
-        >
-          <p>
-            <span className="user-text">{removing.email}</span> loses access at once: every session they have
-            ends now. To let them back in, invite them again.
-          </p>
-        </ConfirmDialog>
+        />
       )}
     </>
+  );
+}
+
+/**
+ * "Remove a@b.co?": their sessions end, and so do the API keys and connected apps they made — an agent they set up
+ * stops with them — unless the owner chooses to keep those working (off by default: a key they copied would go on).
+ */
+function RemoveMemberDialog({
+  member,
+  onClose,
+  onRemove,
+}: {
+  member: Member;
+  onClose: () => void;
+  onRemove: (keepKeys: boolean) => Promise<void>;
+}) {
+  const [keepKeys, setKeepKeys] = useState(false);
+  const hintId = useId();
+  return (
+    <ConfirmDialog
+      title={`Remove ${member.email}?`}
+      confirmLabel="Remove member"
+      danger
+      onClose={onClose}
+      onConfirm={() => onRemove(keepKeys)}
+    >
+      <p>
+        <span className="user-text">{member.email}</span> loses access at once: every session they have ends
+        now.
+      </p>
+      <p>
+        The API keys they created or rotated and the apps they connected stop working too, on every agent
+        wallet, unless you keep them.
+      </p>
+      <div className="field checkbox-field">
+        <label>
+          <input
+            type="checkbox"
+            checked={keepKeys}
+            onChange={(event) => setKeepKeys(event.target.checked)}
+            aria-describedby={hintId}
+            data-testid="keep-member-keys"
+          />{' '}
+          Keep their API keys and connected apps working
+        </label>
+        <p className="hint" id={hintId}>
+          Only if an agent still needs them: whoever holds a copy of such a key can go on using it.
+        </p>
+      </div>
+    </ConfirmDialog>
   );
 }
 

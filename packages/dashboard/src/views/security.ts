@@ -61,10 +61,18 @@ export function describeSecurityEvent(event: Pick<SecurityEvent, 'type' | 'detai
       const ended = Number(endedSessions ?? '0');
       return ended > 0 ? `Password changed; ${plural(ended, 'other session')} ended` : 'Password changed';
     }
+    case 'security.member_role_changed':
+      return `Your role changed from ${event.detail.from ?? 'another role'} to ${event.detail.to ?? 'another role'}${byWhom(event.detail.by)}`;
+    case 'security.member_invited':
+      return `You invited ${event.detail.email ?? 'someone'} as ${event.detail.role ?? 'a member'}`;
+    case 'security.member_removed':
+      return `Removed from the organization${byWhom(event.detail.by)}`;
     default:
       return String(event.type);
   }
 }
+
+const byWhom = (by: string | undefined) => (by === undefined ? '' : ` by ${by}`);
 
 const BROWSERS: [RegExp, string][] = [
   [/Edg\//, 'Edge'],

@@ -4,12 +4,14 @@ import {
   EMAIL_KINDS,
   emailKindOf,
   escapeHtml,
+  isAboutRecipient,
   kindsForRole,
   type MailMember,
   mailRecipients,
   parseOffList,
   plainLabel,
   renderMail,
+  toldToTheMember,
 } from './email.ts';
 
 const member = (userId: string, role: MailMember['role'], off: string[] = []): MailMember => ({
@@ -186,4 +188,58 @@ test('a security mail names the member whose guard changed, and only an address 
   const hostile = mail('<script>x</script>@example.com');
   assert.ok(!hostile.text.includes('Member:'), hostile.text);
   assert.ok(!hostile.html.includes('script'), hostile.html);
+});
+
+test('a membership change: the owners read who changed what; the member it is about reads it as their own', () => {
+  const by = { id: 'usr_1', email: 'owner@example.com' };
+  const about = { id: 'usr_2', email: 'ada@example.com' };
+  const render = (eventType: string, detail: Record<string, string>, aboutRecipient: boolean) =>
+    renderMail({
+      eventType,
+      data: { detail, ip: '203.0.113.9', member: about, by },
+      createdAtMs: 0,
+      publicUrl: 'https://w.example',
+      wallet: null,
+      aboutRecipient,
+    });
+  const demoted = render('security.member_role_changed', { from: 'owner', to: 'viewer' }, false);
+  assert.equal(demoted.subject, 'Security: ada@example.com is now viewer');
+  assert.ok(demoted.text.includes('changed from owner to viewer (reads everything) by owner@example.com'));
+  assert.ok(demoted.text.includes('Review members: https://w.example/members'), demoted.text);
+  const own = render('security.member_role_changed', { from: 'owner', to: 'viewer' }, true);
+  assert.equal(own.subject, 'Security: your role is now viewer');
+  assert.ok(own.text.startsWith('Your role in the organization was changed from owner to viewer'), own.text);
+  const counts = { role: 'admin', revokedKeys: '2', revokedOAuth: '1', keptKeys: '0', keptOAuth: '0' };
+  const removed = render('security.member_removed', counts, false);
+  assert.equal(removed.subject, 'Security: ada@example.com was removed');
+  assert.ok(
+    removed.text.includes('API keys revoked: 2') && removed.text.includes('Connected apps revoked: 1'),
+  );
+  const gone = render('security.member_removed', counts, true);
+  assert.equal(gone.subject, 'Security: you were removed from an organization');
+  assert.ok(gone.text.includes('you can no longer log in') && gone.text.includes('By: owner@example.com'));
+  const invited = renderMail({
+    eventType: 'security.member_invited',
+    data: { detail: { role: 'owner' }, member: { id: null, email: 'new@example.com' }, by },
+    createdAtMs: 0,
+    publicUrl: 'https://w.example',
+    wallet: null,
+  });
+  assert.equal(invited.subject, 'Security: new@example.com was invited as owner');
+  assert.ok(invited.text.includes('revoke the invitation now'), invited.text);
+  // Fields of the wrong shape are left out, never printed.
+  const hostile = render('security.member_role_changed', { from: 'root', to: '<b>x</b>' }, false);
+  assert.ok(!hostile.text.includes('root') && !hostile.html.includes('<b>'), hostile.text);
+});
+
+test('the member a role change or removal is about is told; an invitation tells no one by address', () => {
+  assert.equal(toldToTheMember('security.member_role_changed'), true);
+  assert.equal(toldToTheMember('security.member_removed'), true);
+  assert.equal(toldToTheMember('security.member_invited'), false);
+  assert.equal(toldToTheMember('security.password_changed'), false);
+  const data = { member: { id: 'usr_2', email: 'ada@example.com' } };
+  assert.equal(isAboutRecipient('security.member_removed', data, 'usr_2'), true);
+  assert.equal(isAboutRecipient('security.member_removed', data, 'usr_3'), false);
+  assert.equal(isAboutRecipient('security.password_changed', data, 'usr_2'), false);
+  assert.equal(isAboutRecipient('security.member_removed', null, 'usr_2'), false);
 });

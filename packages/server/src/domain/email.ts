@@ -1,11 +1,12 @@
 // Email for what needs a person (contract section 10), the pure parts: which events are mailed, to which
 // members, and what the mail says. Approvers (every member with approve rights) get approval.requested; owners
 // get security.*, withdrawal_address.added, balance.low, budget.threshold and wallet.frozen; each member may turn
-// any kind off. A mail is built from an allowlist of the event's fields, each checked against the shape it must
+// any kind off. The member a role change or a removal is about is told too, at their own address, whatever their
+// role and choices (toldToTheMember): it is their own access. A mail is built from an allowlist of the event's fields, each checked against the shape it must
 // have (an amount, an address, an id, a time) — never by printing the event — so no secret, and no text an agent
 // wrote (a memo, a reason), can reach an inbox.
 import { isIP } from 'node:net';
-import { type Role, roleAllows } from './roles.ts';
+import { isRole, type Role, roleAllows } from './roles.ts';
 
 export const EMAIL_KINDS = [
   'approval.requested',
@@ -39,6 +40,23 @@ export function parseOffList(json: string | null): Set<EmailKind> {
   const parsed = JSON.parse(json) as unknown;
   if (!Array.isArray(parsed)) return new Set();
   return new Set(EMAIL_KINDS.filter((kind) => parsed.includes(kind)));
+}
+
+/** Membership events the member they are about is mailed, also once removed (their data's `member.id`). */
+const TOLD_TO_THE_MEMBER: ReadonlySet<string> = new Set([
+  'security.member_role_changed',
+  'security.member_removed',
+]);
+
+/** Pure: whether an event of this type is mailed to the member it is about, whatever their role or choices. */
+export function toldToTheMember(eventType: string): boolean {
+  return TOLD_TO_THE_MEMBER.has(eventType);
+}
+
+/** Pure: whether this mail of `eventType` goes to `userId` as the member the event is about. */
+export function isAboutRecipient(eventType: string, data: unknown, userId: string): boolean {
+  if (!toldToTheMember(eventType)) return false;
+  return (data as { member?: { id?: unknown } } | null)?.member?.id === userId;
 }
 
 export interface MailMember {
@@ -86,6 +104,8 @@ export interface MailInput {
    * wallet's id); null when there is none.
    */
   wallet: { label: string | null; kind: 'master' | 'agent' } | null;
+  /** The recipient is the member the event is about (isAboutRecipient): the mail speaks to them. */
+  aboutRecipient?: boolean;
 }
 
 export interface Mail {
@@ -157,6 +177,8 @@ function walletPath(walletId: string | null, kind: 'master' | 'agent' = 'agent')
 }
 
 function content(input: MailInput): Content {
+  const membership = memberContent(input);
+  if (membership !== null) return membership;
   const { data } = input;
   const walletId = field(data, 'walletId', ID);
   const wallet = walletId === null ? null : input.wallet;
@@ -258,6 +280,129 @@ function content(input: MailInput): Content {
       };
     }
   }
+}
+
+const ROLE_WORDS: Record<Role, string> = {
+  owner: 'owner (everything, members included)',
+  admin: 'admin (wallets, keys, policies and webhooks)',
+  approver: 'approver (approves and rejects payments)',
+  viewer: 'viewer (reads everything)',
+};
+
+/** A membership event's mail, to the owners or to the member it is about; null for any other event. */
+function memberContent(input: MailInput): Content | null {
+  const { data } = input;
+  const detail = (data as { detail?: Record<string, unknown> } | null)?.detail ?? {};
+  const role = (key: string) => (isRole(detail[key]) ? detail[key] : null);
+  const emailOf = (value: unknown) => (typeof value === 'string' && MEMBER_EMAIL.test(value) ? value : null);
+  const member = emailOf((data as { member?: { email?: unknown } } | null)?.member?.email);
+  const by = emailOf((data as { by?: { email?: unknown } } | null)?.by?.email);
+  const ip = (data as { ip?: unknown } | null)?.ip;
+  const from: Array<[string, string | null]> = [
+    ['By', by],
+    ['From address', typeof ip === 'string' && isIP(ip) !== 0 ? ip : null],
+  ];
+  const byWhom = by === null ? '' : ` by ${by}`;
+  switch (input.eventType) {
+    case 'security.member_invited': {
+      const invited = role('role');
+      return {
+        subject: `Security: ${member ?? 'someone'} was invited as ${invited ?? 'a member'}`,
+        intro:
+          `${member ?? 'Someone'} was invited${byWhom} to join your organization as ` +
+          `${invited === null ? 'a member' : ROLE_WORDS[invited]}. If nobody meant to, revoke the invitation now.`,
+        facts: [['Invited', member], ['Role', invited], ...from],
+        path: '/members',
+        action: 'Review members',
+      };
+    }
+    case 'security.member_role_changed':
+      return roleChangeContent(
+        input.aboutRecipient === true,
+        member,
+        [role('from'), role('to')],
+        byWhom,
+        from,
+      );
+    case 'security.member_removed':
+      return removalContent(input.aboutRecipient === true, member, detail, byWhom, from);
+    default:
+      return null;
+  }
+}
+
+function roleChangeContent(
+  aboutRecipient: boolean,
+  member: string | null,
+  [before, after]: [Role | null, Role | null],
+  byWhom: string,
+  from: Array<[string, string | null]>,
+): Content {
+  const change = `from ${before ?? 'their role'} to ${after === null ? 'another role' : ROLE_WORDS[after]}`;
+  const facts: Array<[string, string | null]> = [
+    ['Member', member],
+    ['Was', before],
+    ['Now', after],
+    ...from,
+  ];
+  if (aboutRecipient) {
+    return {
+      subject: `Security: your role is now ${after ?? 'changed'}`,
+      intro: `Your role in the organization was changed ${change}${byWhom}. If you did not expect it, tell an owner.`,
+      facts,
+      path: '/members',
+      action: 'Open the organization',
+    };
+  }
+  return {
+    subject: `Security: ${member ?? 'a member'} is now ${after ?? 'in another role'}`,
+    intro:
+      `The role of ${member ?? 'a member'} was changed ${change}${byWhom}. If nobody meant to, change it back ` +
+      'and secure the account that did it.',
+    facts,
+    path: '/members',
+    action: 'Review members',
+  };
+}
+
+function removalContent(
+  aboutRecipient: boolean,
+  member: string | null,
+  detail: Record<string, unknown>,
+  byWhom: string,
+  from: Array<[string, string | null]>,
+): Content {
+  const count = (key: string) =>
+    typeof detail[key] === 'string' && /^[0-9]{1,6}$/.test(detail[key]) ? detail[key] : null;
+  const facts: Array<[string, string | null]> = [
+    ['Member', member],
+    ['Role', isRole(detail.role) ? detail.role : null],
+    ['API keys revoked', count('revokedKeys')],
+    ['Connected apps revoked', count('revokedOAuth')],
+    ['API keys kept working', count('keptKeys')],
+    ['Connected apps kept working', count('keptOAuth')],
+    ...from,
+  ];
+  if (aboutRecipient) {
+    return {
+      subject: 'Security: you were removed from an organization',
+      intro:
+        `You were removed from your organization in Agent Wallet${byWhom}: your sessions ended and you can no ` +
+        'longer log in. If you did not expect it, tell an owner.',
+      facts,
+      path: '/',
+      action: 'Open Agent Wallet',
+    };
+  }
+  return {
+    subject: `Security: ${member ?? 'a member'} was removed`,
+    intro:
+      `${member ?? 'A member'} was removed from your organization${byWhom}: their sessions ended, and so did the ` +
+      'API keys and connected apps they made unless they were kept. If nobody meant to, secure the account that did it.',
+    facts,
+    path: '/members',
+    action: 'Review members',
+  };
 }
 
 /** A member's email as signup accepts it (trimmed, lower-case, no spaces or angle brackets): shown as is. */

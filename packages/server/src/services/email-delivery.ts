@@ -6,12 +6,14 @@
 // jitter) for 24 hours, then marked failed; an SMTP server that cannot be reached ends the round, so an outage
 // costs one attempt per round, not one per queued mail. A mail is rendered when it is sent
 // (domain/email.ts renderMail), from an allowlist of the event's fields, to the member's address of that
-// moment; a member who left, or no longer receives that kind, is skipped (dropped).
+// moment; a member who left, or no longer receives that kind, is skipped (dropped) — except the member a role
+// change or removal is about, who is told at their address whatever their role now, also once removed.
 import { createTransport } from 'nodemailer';
 import type { SmtpConfig } from '../config.ts';
 import {
   type EmailKind,
   emailKindOf,
+  isAboutRecipient,
   type MailMember,
   parseOffList,
   receivesMail,
@@ -132,15 +134,9 @@ async function claim(deps: EmailDeps, id: string): Promise<boolean> {
   return taken.numUpdatedRows === 1n;
 }
 
-/** One claimed delivery: rendered, sent and recorded (nothing recorded when shutdown cut the send short). */
-async function attempt(
-  deps: EmailDeps,
-  transport: Transport,
-  id: string,
-  stopping: AbortSignal,
-): Promise<Outcome> {
-  const { db } = deps.ctx.store;
-  const row = await db
+/** A delivery with its event, the recipient's address, and their membership and choices now (if any). */
+function readDelivery(deps: EmailDeps, id: string) {
+  return deps.ctx.store.db
     .selectFrom('email_deliveries as d')
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
     .innerJoin('users as u', 'u.id', 'd.user_id')
@@ -162,17 +158,21 @@ async function attempt(
     ])
     .where('d.id', '=', id)
     .executeTakeFirst();
+}
+type DeliveryRow = NonNullable<Awaited<ReturnType<typeof readDelivery>>>;
+
+/** One claimed delivery: rendered, sent and recorded (nothing recorded when shutdown cut the send short). */
+async function attempt(
+  deps: EmailDeps,
+  transport: Transport,
+  id: string,
+  stopping: AbortSignal,
+): Promise<Outcome> {
+  const row = await readDelivery(deps, id);
   if (row === undefined) return 'dropped';
-  const member: MailMember | null =
-    row.role !== null && isRole(row.role) && row.scope_user_id !== null
-      ? {
-          userId: row.user_id,
-          scopeUserId: row.scope_user_id,
-          role: row.role,
-          off: parseOffList(row.off_json),
-        }
-      : null;
-  if (member === null || !receivesMail(member, row.event_user_id, row.type)) {
+  const data = JSON.parse(row.data_json) as unknown;
+  const aboutRecipient = isAboutRecipient(row.type, data, row.user_id);
+  if (!aboutRecipient && !memberReceives(row)) {
     await record(deps, id, {
       status: 'dropped',
       attempts: Number(row.attempts),
@@ -180,13 +180,13 @@ async function attempt(
     });
     return 'dropped';
   }
-  const data = JSON.parse(row.data_json) as unknown;
   const mail = renderMail({
     eventType: row.type,
     data,
     createdAtMs: Number(row.event_created_at_ms),
     publicUrl: deps.dashboardUrl,
     wallet: await walletOf(deps, row.event_user_id, data),
+    aboutRecipient,
   });
   let failure: { error: string; permanent: boolean; unreachable: boolean } | null = null;
   try {
@@ -217,6 +217,18 @@ async function attempt(
   });
   if (failure.unreachable) return 'unreachable';
   return giveUp ? 'failed' : 'retry';
+}
+
+/** Whether the recipient is still a member who receives this kind of the event's organization, now. */
+function memberReceives(row: DeliveryRow): boolean {
+  if (row.role === null || !isRole(row.role) || row.scope_user_id === null) return false;
+  const member: MailMember = {
+    userId: row.user_id,
+    scopeUserId: row.scope_user_id,
+    role: row.role,
+    off: parseOffList(row.off_json),
+  };
+  return receivesMail(member, row.event_user_id, row.type);
 }
 
 function droppedWhy(type: string): string {

@@ -311,7 +311,7 @@ function assembleServices(
     store,
     writer,
     balances: createBalanceViews(store, options.clock),
-    organizations: createOrganizationService(ctx),
+    organizations: createOrganizationService(ctx, keys),
     alerts: createAlertService(ctx),
     auth: createAuthService(ctx, {
       jwtSecret: config.jwtSecret,

@@ -26,7 +26,8 @@ import { lockOwnerRow } from '../store/locks.ts';
 import type { ApiKeysTable, Database } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import { ownedWallet } from './wallet-rows.ts';
-import { emitEvent } from './webhook-events.ts';
+import { AGENT_WALLETS_PER_USER_MAX } from './wallets.ts';
+import { emitEvent, emitEvents } from './webhook-events.ts';
 
 type KeyRow = Selectable<ApiKeysTable>;
 
@@ -34,6 +35,10 @@ export const KEYS_PER_WALLET_MAX = 100;
 export const GRACE_SECONDS_DEFAULT = 3_600;
 export const GRACE_SECONDS_MAX = 7 * 24 * 3_600;
 const KEY_CACHE_ENTRIES_MAX = 10_000;
+/** The most usable keys an organization can hold (every wallet full): what a member can have made. */
+const MADE_KEYS_MAX = AGENT_WALLETS_PER_USER_MAX * KEYS_PER_WALLET_MAX;
+/** Keys ended by one statement: well inside both stores' limits on a statement's parameters. */
+const END_CHUNK_KEYS = 500;
 
 export interface AgentKey {
   id: string;
@@ -71,29 +76,53 @@ export interface KeyView {
   rotatedToKeyId: string | null;
 }
 
+/** A key or OAuth connection a member made, as a removal names it (never its secret). */
+export interface MadeKey {
+  id: string;
+  type: 'api_key' | 'oauth';
+  /** The key's label; for a connection, its client's name. */
+  label: string;
+  walletId: string;
+}
+
 /** Tells every instance that cached key lookups are stale; resolves once the signal is sent. */
 export interface KeySignals {
   publishKeyChange(): Promise<void>;
 }
 
 export interface KeyService {
+  /** `createdBy`: the member making it (a removal of that member ends it, unless the remover keeps it). */
   create(
     userId: string,
     walletId: string,
-    input: { label: string; scopes: Scope[]; expiresAtMs: number | null },
+    input: { label: string; scopes: Scope[]; expiresAtMs: number | null; createdBy: string },
   ): Promise<CreatedKey>;
   list(userId: string, walletId: string, page: Page): Promise<{ items: KeyView[]; total: number }>;
   revoke(userId: string, walletId: string, keyId: string): Promise<KeyView>;
+  /** The new key is `rotatedBy`'s: they were shown it. */
   rotate(
     userId: string,
     walletId: string,
     keyId: string,
     graceSeconds: number,
+    rotatedBy: string,
   ): Promise<CreatedKey & { previousKey: KeyView }>;
   /** The key behind a bearer token (an API key or an OAuth access token) if it is usable now, or null. */
   authenticate(token: string): Promise<AgentKey | null>;
   /** Ends an OAuth connection (a reused refresh token or code): at once, on every instance. */
   revokeConnection(keyId: string): Promise<void>;
+  /**
+   * Runs `change` (a transaction that ends keys, e.g. with endMadeBy), then clears the key caches here and on every
+   * instance before it resolves: from then on no instance accepts what it ended.
+   */
+  changing<T>(change: () => Promise<T>): Promise<T>;
+  /** The keys and connections `memberId` made in the organization `scopeUserId` that work now or in a grace. */
+  madeBy(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number): Promise<MadeKey[]>;
+  /**
+   * Ends them now in `trx` (with `key.revoked` for each), and the authorization codes the member allowed that no
+   * client redeemed yet; answers what it ended. Run inside `changing`, so the caches learn of it.
+   */
+  endMadeBy(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number): Promise<MadeKey[]>;
   /** Drops every cached lookup (another instance changed a key). */
   clearCache(): void;
   /** Writes the batched lastUsedAt times. */
@@ -149,7 +178,7 @@ export function createKeyService(
   async function create(
     userId: string,
     walletId: string,
-    input: { label: string; scopes: Scope[]; expiresAtMs: number | null },
+    input: { label: string; scopes: Scope[]; expiresAtMs: number | null; createdBy: string },
   ) {
     const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
     const nowMs = clock.nowMs();
@@ -163,6 +192,7 @@ export function createKeyService(
         label: input.label,
         scopes: input.scopes,
         expiresAtMs: input.expiresAtMs,
+        createdBy: input.createdBy,
         nowMs,
       });
     });
@@ -202,7 +232,13 @@ export function createKeyService(
     await emitEvent(trx, { userId: key.user_id, type: 'key.revoked', data: () => view(ended), nowMs });
   }
 
-  async function rotate(userId: string, walletId: string, keyId: string, graceSeconds: number) {
+  async function rotate(
+    userId: string,
+    walletId: string,
+    keyId: string,
+    graceSeconds: number,
+    rotatedBy: string,
+  ) {
     const nowMs = clock.nowMs();
     return changeKeys(() =>
       writer.run(async (trx) => {
@@ -220,6 +256,7 @@ export function createKeyService(
           scopes: scopesFromText(old.scopes),
           // Rotation replaces a key; it never lengthens its life.
           expiresAtMs: old.expires_at_ms === null ? null : Number(old.expires_at_ms),
+          createdBy: rotatedBy,
           nowMs,
         });
         await trx
@@ -299,6 +336,57 @@ export function createKeyService(
     );
   }
 
+  async function madeByRows(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number) {
+    const now = BigInt(nowMs);
+    return trx
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('user_id', '=', scopeUserId)
+      .where('created_by', '=', memberId)
+      .where((eb) => eb.or([eb('revoked_at_ms', 'is', null), eb('revoked_at_ms', '>', now)]))
+      .where((eb) => eb.or([eb('expires_at_ms', 'is', null), eb('expires_at_ms', '>', now)]))
+      .orderBy('created_at_ms', 'asc')
+      .orderBy('id', 'asc')
+      .limit(MADE_KEYS_MAX)
+      .execute();
+  }
+
+  async function madeBy(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number) {
+    return (await madeByRows(trx, scopeUserId, memberId, nowMs)).map(madeKey);
+  }
+
+  async function endMadeBy(trx: Kysely<Database>, scopeUserId: string, memberId: string, nowMs: number) {
+    const rows = await madeByRows(trx, scopeUserId, memberId, nowMs);
+    for (let start = 0; start < rows.length; start += END_CHUNK_KEYS) {
+      const chunk = rows.slice(start, start + END_CHUNK_KEYS);
+      await trx
+        .updateTable('api_keys')
+        .set({ revoked_at_ms: BigInt(nowMs) })
+        .where(
+          'id',
+          'in',
+          chunk.map((row) => row.id),
+        )
+        .execute();
+      const events = chunk.map((row) => {
+        const ended = { ...row, revoked_at_ms: BigInt(nowMs) };
+        return { userId: row.user_id, type: 'key.revoked' as const, data: () => view(ended), nowMs };
+      });
+      await emitEvents(trx, events, ctx.events);
+    }
+    // A code the member allowed and no client redeemed yet would become a connection after the removal. (No index
+    // on member_id: codes live 10 minutes and are purged days later, so the table stays small.)
+    await trx
+      .updateTable('oauth_codes')
+      .set({ expires_at_ms: BigInt(nowMs) })
+      .where('user_id', '=', scopeUserId)
+      .where('member_id', '=', memberId)
+      .where('used_at_ms', 'is', null)
+      .where('expires_at_ms', '>', BigInt(nowMs))
+      .execute();
+    return rows.map(madeKey);
+  }
+
   async function flushLastUsed(): Promise<void> {
     if (lastUsed.size === 0) return;
     const batch = [...lastUsed.entries()];
@@ -315,7 +403,19 @@ export function createKeyService(
     });
   }
 
-  return { create, list, revoke, rotate, authenticate, revokeConnection, clearCache, flushLastUsed };
+  return {
+    create,
+    list,
+    revoke,
+    rotate,
+    authenticate,
+    revokeConnection,
+    changing: changeKeys,
+    madeBy,
+    endMadeBy,
+    clearCache,
+    flushLastUsed,
+  };
 }
 
 function remember(cache: Map<string, KeyRow>, hash: string, row: KeyRow): void {
@@ -350,6 +450,7 @@ async function insertKey(
     label: string;
     scopes: Scope[];
     expiresAtMs: number | null;
+    createdBy: string;
     nowMs: number;
   },
 ): Promise<CreatedKey> {
@@ -370,6 +471,7 @@ async function insertKey(
       revoked_at_ms: null,
       rotated_to_key_id: null,
       last_used_at_ms: null,
+      created_by: input.createdBy,
     })
     .execute();
   return {
@@ -382,6 +484,10 @@ async function insertKey(
     createdAt: isoFromMs(input.nowMs),
     expiresAt: input.expiresAtMs === null ? null : isoFromMs(input.expiresAtMs),
   };
+}
+
+function madeKey(row: KeyRow): MadeKey {
+  return { id: row.id, type: row.type, label: row.label, walletId: row.wallet_id };
 }
 
 function timesOf(row: KeyRow) {
@@ -424,6 +530,8 @@ export async function insertConnection(
     clientId: string;
     clientName: string;
     scopes: Scope[];
+    /** The member who allowed the client. */
+    createdBy: string;
     nowMs: number;
   },
 ): Promise<string> {
@@ -446,6 +554,7 @@ export async function insertConnection(
       last_used_at_ms: null,
       type: 'oauth',
       client_id: input.clientId,
+      created_by: input.createdBy,
     })
     .execute();
   return id;

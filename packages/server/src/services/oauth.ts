@@ -293,6 +293,7 @@ export function createOAuthService(
         clientId: row.client_id,
         clientName: row.client_name,
         scopes: scopesFromText(row.scopes),
+        createdBy: row.member_id,
         nowMs,
       });
       await trx

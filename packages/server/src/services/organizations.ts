@@ -11,6 +11,8 @@ import { secretDigest } from '../domain/second-factor.ts';
 import { AppError, invalidState, notFound } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
+import type { KeyService, MadeKey } from './keys.ts';
+import { type RequestMeta, recordMemberEvent } from './security-events.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Open invitations and members of one organization are bounded (a list is one page). */
@@ -20,8 +22,21 @@ export const MEMBERS_MAX = 200;
 /** Who is asking: the member, the organization the session belongs to and their role in it. */
 export interface Caller {
   userId: string;
+  /** Their email: membership events name who made the change. */
+  email: string;
   organizationId: string;
+  /** The organization's resources' user_id (its founder's id). */
+  tenantId: string;
   role: Role;
+}
+
+/** A removal: who left, and the keys and OAuth connections they made, ended or kept as the remover chose. */
+export interface Removal {
+  member: MemberView;
+  /** Ended: refused from the answer on, on every instance. Empty when the remover kept them. */
+  ended: MadeKey[];
+  /** Kept working, by the remover's choice (`keepKeys`). Empty otherwise. */
+  kept: MadeKey[];
 }
 
 export interface MemberView {
@@ -106,18 +121,46 @@ export interface OrganizationService {
   get(caller: Caller): Promise<OrganizationView>;
   update(caller: Caller, change: { requireMfa: boolean }): Promise<OrganizationView>;
   members(caller: Caller): Promise<MemberView[]>;
-  changeRole(caller: Caller, memberId: string, role: Role): Promise<{ before: Role; member: MemberView }>;
-  /** Removes the member; their sessions end in the same transaction, so at once on every instance. */
-  remove(caller: Caller, memberId: string): Promise<MemberView>;
+  /** Every owner, and the member, hear of an actual change (security.member_role_changed). */
+  changeRole(
+    caller: Caller,
+    memberId: string,
+    role: Role,
+    meta: RequestMeta,
+  ): Promise<{ before: Role; member: MemberView }>;
+  /**
+   * Removes the member; their sessions end in the same transaction, so at once on every instance, and so do the
+   * API keys and OAuth connections they made unless `keepKeys`. Every owner, and the member, hear of it
+   * (security.member_removed).
+   */
+  remove(
+    caller: Caller,
+    memberId: string,
+    options: { keepKeys: boolean; meta: RequestMeta },
+  ): Promise<Removal>;
+  /** Every owner hears of an invitation as owner or admin (security.member_invited). */
   invite(
     caller: Caller,
     invitation: { email: string; role: Role },
+    meta: RequestMeta,
   ): Promise<InvitationView & { token: string }>;
   invitations(caller: Caller): Promise<InvitationView[]>;
   revokeInvitation(caller: Caller, invitationId: string): Promise<void>;
 }
 
-export function createOrganizationService(ctx: ServiceContext): OrganizationService {
+/** How many keys and connections a removal ended or kept, as a security event's detail (strings). */
+function madeCounts(removal: Removal): Record<string, string> {
+  const count = (made: readonly MadeKey[], type: MadeKey['type']) =>
+    String(made.filter((k) => k.type === type).length);
+  return {
+    revokedKeys: count(removal.ended, 'api_key'),
+    revokedOAuth: count(removal.ended, 'oauth'),
+    keptKeys: count(removal.kept, 'api_key'),
+    keptOAuth: count(removal.kept, 'oauth'),
+  };
+}
+
+export function createOrganizationService(ctx: ServiceContext, keys: KeyService): OrganizationService {
   const { store, writer, clock } = ctx;
 
   async function organization(db: Kysely<Database>, caller: Caller): Promise<OrganizationView> {
@@ -203,44 +246,89 @@ export function createOrganizationService(ctx: ServiceContext): OrganizationServ
     return { target, owners: Number(owners.n) };
   }
 
-  async function changeRole(caller: Caller, memberId: string, role: Role) {
+  async function changeRole(caller: Caller, memberId: string, role: Role, meta: RequestMeta) {
     return writer.run(async (trx) => {
       const { target, owners } = await lockedMember(trx, caller, memberId);
       if (!keepsAnOwner(owners, target.role, role))
         throw invalidState('the last owner cannot be demoted: make another member owner first');
       await trx.updateTable('members').set({ role }).where('user_id', '=', memberId).execute();
+      if (target.role !== role) {
+        await recordMemberEvent(
+          trx,
+          {
+            type: 'security.member_role_changed',
+            scopeUserId: caller.tenantId,
+            member: { id: memberId, email: target.email },
+            actor: { id: caller.userId, email: caller.email },
+            detail: { from: target.role, to: role },
+            meta,
+            nowMs: clock.nowMs(),
+          },
+          ctx.events,
+        );
+      }
       return { before: target.role, member: memberView({ ...target, role }) };
     });
   }
 
-  async function remove(caller: Caller, memberId: string) {
-    return writer.run(async (trx) => {
-      const { target, owners } = await lockedMember(trx, caller, memberId);
-      if (!keepsAnOwner(owners, target.role, null))
-        throw invalidState('the last owner cannot be removed: make another member owner first');
-      await trx.deleteFrom('members').where('user_id', '=', memberId).execute();
-      await trx
-        .updateTable('sessions')
-        .set({ revoked_at_ms: BigInt(clock.nowMs()) })
-        .where('user_id', '=', memberId)
-        .where('revoked_at_ms', 'is', null)
-        .execute();
-      return memberView(target);
-    });
+  async function remove(
+    caller: Caller,
+    memberId: string,
+    options: { keepKeys: boolean; meta: RequestMeta },
+  ): Promise<Removal> {
+    const nowMs = clock.nowMs();
+    const removal = () =>
+      writer.run(async (trx): Promise<Removal> => {
+        const { target, owners } = await lockedMember(trx, caller, memberId);
+        if (!keepsAnOwner(owners, target.role, null))
+          throw invalidState('the last owner cannot be removed: make another member owner first');
+        await trx.deleteFrom('members').where('user_id', '=', memberId).execute();
+        await trx
+          .updateTable('sessions')
+          .set({ revoked_at_ms: BigInt(nowMs) })
+          .where('user_id', '=', memberId)
+          .where('revoked_at_ms', 'is', null)
+          .execute();
+        // What they made keeps acting after they leave only when the remover says so.
+        const result: Removal = options.keepKeys
+          ? {
+              member: memberView(target),
+              ended: [],
+              kept: await keys.madeBy(trx, caller.tenantId, memberId, nowMs),
+            }
+          : {
+              member: memberView(target),
+              ended: await keys.endMadeBy(trx, caller.tenantId, memberId, nowMs),
+              kept: [],
+            };
+        await recordMemberEvent(
+          trx,
+          {
+            type: 'security.member_removed',
+            scopeUserId: caller.tenantId,
+            member: { id: memberId, email: target.email },
+            actor: { id: caller.userId, email: caller.email },
+            detail: { role: target.role, ...madeCounts(result) },
+            meta: options.meta,
+            nowMs,
+          },
+          ctx.events,
+        );
+        return result;
+      });
+    // Ended keys must be refused by every instance's key cache before the answer: the keys' own broadcast.
+    return options.keepKeys ? removal() : keys.changing(removal);
   }
 
-  async function invite(caller: Caller, invitation: { email: string; role: Role }) {
+  async function invite(caller: Caller, invitation: { email: string; role: Role }, meta: RequestMeta) {
     const nowMs = clock.nowMs();
     const token = `inv_${randomBase62(40)}`;
     const id = newId('inv');
     const expiresAtMs = nowMs + INVITATION_TTL_MS;
+    // Whether the email already has a login is not looked at: the answer (and the work behind it) is the same
+    // for every address, so an invitation tells the inviter nothing about who has an account. An address with a
+    // login meets EMAIL_TAKEN when it signs up with the token: the person learns it, not the inviter.
     await writer.run(async (trx) => {
-      const taken = await trx
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', invitation.email)
-        .executeTakeFirst();
-      if (taken !== undefined) throw new AppError('EMAIL_TAKEN', 'a login with this email already exists');
       const open = await openInvitations(trx, caller.organizationId, nowMs)
         .select((eb) => eb.fn.countAll<bigint>().as('n'))
         .executeTakeFirstOrThrow();
@@ -261,6 +349,22 @@ export function createOrganizationService(ctx: ServiceContext): OrganizationServ
           revoked_at_ms: null,
         })
         .execute();
+      // Whoever joins as owner or admin can take control: the owners hear of it while it can still be revoked.
+      if (invitation.role === 'owner' || invitation.role === 'admin') {
+        await recordMemberEvent(
+          trx,
+          {
+            type: 'security.member_invited',
+            scopeUserId: caller.tenantId,
+            member: { id: null, email: invitation.email },
+            actor: { id: caller.userId, email: caller.email },
+            detail: { invitationId: id, email: invitation.email, role: invitation.role },
+            meta,
+            nowMs,
+          },
+          ctx.events,
+        );
+      }
     });
     return {
       id,

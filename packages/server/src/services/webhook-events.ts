@@ -37,6 +37,11 @@ export interface NewEvent {
    */
   data: () => unknown | Promise<unknown>;
   nowMs: number;
+  /**
+   * Users mailed this event whatever their role or email choices, also when they are no longer members: the
+   * member a membership change is about (domain/email.ts toldToTheMember). Only with SMTP configured.
+   */
+  mailAlso?: readonly string[];
 }
 
 interface Subscriber {
@@ -141,9 +146,11 @@ export async function eventWrites(
     ? [...new Set(events.filter((e) => emailKindOf(e.type) !== null).map((e) => e.userId))]
     : [];
   const { subscribers, members } = await readRecipients(trx, users, mailed);
-  if (subscribers.length === 0 && members.length === 0) return [];
+  const alsoMailed = outbox.email && events.some((e) => (e.mailAlso?.length ?? 0) > 0);
+  if (subscribers.length === 0 && members.length === 0 && !alsoMailed) return [];
   const endpointsOf = new Map(fanOut(events, subscribers).map((r) => [r.event, r.endpointIds]));
   const mailsOf = new Map(mailRecipients(events, members).map((r) => [r.event, r.userIds]));
+  if (alsoMailed) addMailAlso(events, mailsOf);
   const rows: Insertable<WebhookEventsTable>[] = [];
   const deliveries: Insertable<Database['webhook_deliveries']>[] = [];
   const mails: Insertable<EmailDeliveriesTable>[] = [];
@@ -152,44 +159,15 @@ export async function eventWrites(
     const userIds = mailsOf.get(event) ?? [];
     if (endpointIds.length === 0 && userIds.length === 0) continue;
     const eventId = newId('evt');
-    const nowMs = BigInt(event.nowMs);
     rows.push({
       id: eventId,
       user_id: event.userId,
       type: event.type,
       data_json: JSON.stringify(await event.data()),
-      created_at_ms: nowMs,
+      created_at_ms: BigInt(event.nowMs),
     });
-    for (const endpointId of endpointIds) {
-      deliveries.push({
-        id: newId('dlv'),
-        endpoint_id: endpointId,
-        event_id: eventId,
-        event_type: event.type,
-        status: 'pending',
-        attempts: 0n,
-        next_attempt_at_ms: nowMs,
-        response_status: null,
-        last_error: null,
-        created_at_ms: nowMs,
-        updated_at_ms: nowMs,
-      });
-    }
-    for (const userId of userIds) {
-      mails.push({
-        id: newId('eml'),
-        event_id: eventId,
-        user_id: userId,
-        event_type: event.type,
-        status: 'pending',
-        attempts: 0n,
-        next_attempt_at_ms: nowMs,
-        lease_holder: null,
-        last_error: null,
-        created_at_ms: nowMs,
-        updated_at_ms: nowMs,
-      });
-    }
+    for (const endpointId of endpointIds) deliveries.push(deliveryRow(event, eventId, endpointId));
+    for (const userId of userIds) mails.push(mailRow(event, eventId, userId));
   }
   if (rows.length === 0) return [];
   const steps: WriteStep[] = [
@@ -208,6 +186,52 @@ export async function eventWrites(
     });
   }
   return steps;
+}
+
+/** Adds each event's `mailAlso` users to its mail recipients (once each). */
+function addMailAlso(events: readonly NewEvent[], mailsOf: Map<NewEvent, string[]>): void {
+  for (const event of events) {
+    const also = event.mailAlso ?? [];
+    if (also.length > 0) mailsOf.set(event, [...new Set([...(mailsOf.get(event) ?? []), ...also])]);
+  }
+}
+
+function deliveryRow(
+  event: NewEvent,
+  eventId: string,
+  endpointId: string,
+): Insertable<Database['webhook_deliveries']> {
+  const nowMs = BigInt(event.nowMs);
+  return {
+    id: newId('dlv'),
+    endpoint_id: endpointId,
+    event_id: eventId,
+    event_type: event.type,
+    status: 'pending',
+    attempts: 0n,
+    next_attempt_at_ms: nowMs,
+    response_status: null,
+    last_error: null,
+    created_at_ms: nowMs,
+    updated_at_ms: nowMs,
+  };
+}
+
+function mailRow(event: NewEvent, eventId: string, userId: string): Insertable<EmailDeliveriesTable> {
+  const nowMs = BigInt(event.nowMs);
+  return {
+    id: newId('eml'),
+    event_id: eventId,
+    user_id: userId,
+    event_type: event.type,
+    status: 'pending',
+    attempts: 0n,
+    next_attempt_at_ms: nowMs,
+    lease_holder: null,
+    last_error: null,
+    created_at_ms: nowMs,
+    updated_at_ms: nowMs,
+  };
 }
 
 /** Records one event; one that may be mailed needs the outbox, so that no caller forgets its mails. */

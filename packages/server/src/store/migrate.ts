@@ -22,6 +22,7 @@ import * as oauth from './migrations/0017_oauth.ts';
 import * as retention from './migrations/0018_retention.ts';
 import * as paymentMethods from './migrations/0019_payment_methods.ts';
 import * as paidRequestHistory from './migrations/0020_paid_request_history.ts';
+import * as keyCreators from './migrations/0021_key_creators.ts';
 import * as auditChain from './migrations/0023_audit_chain.ts';
 import type { Database } from './schema.ts';
 
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_retention': retention,
   '0019_payment_methods': paymentMethods,
   '0020_paid_request_history': paidRequestHistory,
+  '0021_key_creators': keyCreators,
   '0023_audit_chain': auditChain,
 };
 

@@ -219,6 +219,11 @@ export interface ApiKeysTable {
   /** 'api_key', or 'oauth' for a connection an owner allowed an OAuth client (migration 0017). */
   type: Generated<'api_key' | 'oauth'>;
   client_id: string | null;
+  /**
+   * The member (user id) who made it: created or rotated the API key, or allowed the OAuth client. Null only for
+   * rows of earlier releases whose maker nothing recorded (migration 0021).
+   */
+  created_by: string | null;
 }
 
 export interface OAuthClientsTable {

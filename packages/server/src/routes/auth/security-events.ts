@@ -7,7 +7,14 @@ import { timestamp } from '../views.ts';
 
 export const securityEventView = z.object({
   id: z.string(),
-  type: z.enum(['security.password_changed', 'security.factor_added', 'security.factor_removed']),
+  type: z.enum([
+    'security.password_changed',
+    'security.factor_added',
+    'security.factor_removed',
+    'security.member_invited',
+    'security.member_role_changed',
+    'security.member_removed',
+  ]),
   detail: z.record(z.string(), z.string()),
   ip: z.string().nullable(),
   userAgent: z.string().nullable(),
@@ -20,7 +27,9 @@ export default defineRoute({
   auth: 'user',
   role: 'viewer',
   summary: 'Recent security events',
-  description: 'Password changes and factors added or removed, newest first, with where they came from.',
+  description:
+    'Password changes and factors added or removed, changes of your role in the organization and the ' +
+    'invitations of owners and admins you sent, newest first, with where they came from.',
   tags: ['auth'],
   query: paginationQuery,
   response: paginated(securityEventView),

@@ -29,10 +29,12 @@ export default defineRoute({
   response: createdKeyView,
   successStatus: 201,
   handler: async ({ request, params, body, services }) => {
-    const created = await services.keys.create(currentUser(request).tenantId, params.walletId, {
+    const user = currentUser(request);
+    const created = await services.keys.create(user.tenantId, params.walletId, {
       label: body.label,
       scopes: body.scopes ?? ['read', 'write'],
       expiresAtMs: body.expiresAt === undefined ? null : Date.parse(body.expiresAt),
+      createdBy: user.userId,
     });
     return { data: created };
   },

@@ -23,11 +23,13 @@ export default defineRoute({
   successStatus: 201,
   handler: async ({ request, params, body, services }) => {
     const grace = body?.gracePeriodSeconds ?? GRACE_SECONDS_DEFAULT;
+    const user = currentUser(request);
     const rotated = await services.keys.rotate(
-      currentUser(request).tenantId,
+      user.tenantId,
       params.walletId,
       params.keyId,
       grace,
+      user.userId,
     );
     return { data: rotated };
   },

@@ -9,12 +9,14 @@ export default defineRoute({
   auth: 'user',
   role: 'owner',
   summary: 'Revoke an open invitation',
-  description: 'Its token is refused from now on. An accepted, revoked or unknown invitation is a 404.',
+  description:
+    'Its token is refused from now on. Answers `{id, deleted: true}` (and `revoked: true`, as before). An ' +
+    'accepted, revoked or unknown invitation is a 404.',
   tags: ['members'],
   params: memberParams,
-  response: z.object({ id: z.string(), revoked: z.literal(true) }),
+  response: z.object({ id: z.string(), deleted: z.literal(true), revoked: z.literal(true) }),
   handler: async ({ request, params, services }) => {
     await services.organizations.revokeInvitation(currentUser(request), params.id);
-    return { data: { id: params.id, revoked: true as const } };
+    return { data: { id: params.id, deleted: true as const, revoked: true as const } };
   },
 });

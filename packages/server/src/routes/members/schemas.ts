@@ -21,3 +21,9 @@ export const invitationView = z.object({
   expiresAt: timestamp,
   createdAt: timestamp,
 });
+
+/** An API key a member made, as their removal names it: never the key. */
+export const madeKeyView = z.object({ id: z.string(), label: z.string(), walletId: z.string() });
+
+/** An OAuth connection a member allowed, as their removal names it. */
+export const madeConnectionView = z.object({ id: z.string(), clientName: z.string(), walletId: z.string() });

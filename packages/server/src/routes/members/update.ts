@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currentUser } from '../../http/auth-hooks.ts';
+import { currentUser, requestMeta } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { memberParams, memberView, roleSchema } from './schemas.ts';
 
@@ -11,7 +11,9 @@ export default defineRoute({
   stepUp: 'always',
   summary: "Change a member's role",
   description:
-    'Takes effect on their next request, on every instance. The last owner cannot be demoted (409 INVALID_STATE).',
+    'Takes effect on their next request, on every instance. Every owner and the member hear of it ' +
+    '(`security.member_role_changed`: a webhook event and email). The last owner cannot be demoted (409 ' +
+    'INVALID_STATE).',
   tags: ['members'],
   params: memberParams,
   body: z.strictObject({ role: roleSchema }),
@@ -21,6 +23,7 @@ export default defineRoute({
       currentUser(request),
       params.id,
       body.role,
+      requestMeta(request),
     );
     return { data: member, audit: { before: { role: before }, after: { role: member.role } } };
   },
