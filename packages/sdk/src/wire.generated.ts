@@ -72,7 +72,7 @@ export interface paths {
     put?: never;
     /**
      * Create an account
-     * @description Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins the inviting organization, and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
+     * @description Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins the inviting organization, and returns a session token (JWT, 7 days). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and hard enough to guess (a zxcvbn score of at least 3 of 4; a refusal says why and how to do better); it is stored only as an argon2id hash.
      */
     post: operations['signup'];
     delete?: never;
@@ -1806,7 +1806,7 @@ export interface operations {
         'application/json': {
           /** @description an email address; surrounding whitespace is trimmed and letters are lower-cased */
           email: string;
-          /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
+          /** @description Not only spaces or invisible characters, no control characters, and hard enough to guess: a zxcvbn score of at least 3 of 4 (the estimator reads the first 64 characters, surrounding spaces aside; its dictionaries are not in this document). A common password, a repeated or sequential pattern or a short random string is refused with the estimator’s advice. */
           password: string;
           /** @description joins the organization that invited this email, with the role it named (contract section 9) */
           invitationToken?: string;
@@ -2651,7 +2651,7 @@ export interface operations {
       content: {
         'application/json': {
           currentPassword: string;
-          /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
+          /** @description Not only spaces or invisible characters, no control characters, and hard enough to guess: a zxcvbn score of at least 3 of 4 (the estimator reads the first 64 characters, surrounding spaces aside; its dictionaries are not in this document). A common password, a repeated or sequential pattern or a short random string is refused with the estimator’s advice. */
           newPassword: string;
         };
       };
@@ -2740,7 +2740,7 @@ export interface operations {
         'application/json': {
           /** @description the part of the link after # */
           token: string;
-          /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
+          /** @description Not only spaces or invisible characters, no control characters, and hard enough to guess: a zxcvbn score of at least 3 of 4 (the estimator reads the first 64 characters, surrounding spaces aside; its dictionaries are not in this document). A common password, a repeated or sequential pattern or a short random string is refused with the estimator’s advice. */
           newPassword: string;
         };
       };

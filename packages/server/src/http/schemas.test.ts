@@ -74,8 +74,9 @@ test('email, label, password and page limit: pattern match and validation agree'
           '\u00a0\u2003\u3000\u00a0\u2003\u3000 \t\n',
         ),
       ),
-      // passwordProblem's list of common passwords is not in the pattern (the description names it).
-      (v) => passwordProblem(v as string) === null || /too common/.test(passwordProblem(v as string) ?? ''),
+      // The strength estimate is not in the pattern (the description names it).
+      (v) =>
+        passwordProblem(v as string) === null || /too easy to guess/.test(passwordProblem(v as string) ?? ''),
     ],
     [
       paginationQuery.shape.limit,

@@ -3,7 +3,13 @@
 import { z } from 'zod';
 import { parseAddress } from '../domain/address.ts';
 import { parseAmount } from '../domain/money.ts';
-import { PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN, passwordProblem } from '../domain/passwords.ts';
+import {
+  PASSWORD_ESTIMATE_LENGTH_MAX,
+  PASSWORD_LENGTH_MAX,
+  PASSWORD_LENGTH_MIN,
+  PASSWORD_SCORE_MIN,
+  passwordProblem,
+} from '../domain/passwords.ts';
 import { scrubSecrets } from '../log-scrub.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../services/idempotency.ts';
@@ -127,7 +133,10 @@ export const passwordSchema = z
     maxLength: PASSWORD_LENGTH_MAX,
     pattern: PASSWORD_JSON_PATTERN,
     description:
-      'Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document).',
+      'Not only spaces or invisible characters, no control characters, and hard enough to guess: a zxcvbn score of ' +
+      `at least ${PASSWORD_SCORE_MIN} of 4 (the estimator reads the first ${PASSWORD_ESTIMATE_LENGTH_MAX} characters, ` +
+      'surrounding spaces aside; its dictionaries are not in this document). A common password, a repeated or ' +
+      'sequential pattern or a short random string is refused with the estimator’s advice.',
   });
 
 export const idSchema = z
