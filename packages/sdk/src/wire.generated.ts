@@ -3329,7 +3329,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
           /** @description the browser’s RegistrationResponseJSON (navigator.credentials.create) */
           response: {
@@ -5653,7 +5653,7 @@ export interface operations {
         'application/json': {
           /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
           address: string;
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
         };
       };
@@ -5947,6 +5947,7 @@ export interface operations {
           toAddress: string;
           /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
           amount: string;
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
           memo?: string;
           idempotencyKey?: string;
         };
@@ -6267,7 +6268,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
         };
       };
@@ -6496,7 +6497,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
         };
       };
@@ -7405,7 +7406,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
           /** @description default ["read","write"]; also the text "read", "write" or "read,write" */
           scopes?: ('read' | 'write')[] | string;
@@ -10598,6 +10599,7 @@ export interface operations {
     requestBody?: {
       content: {
         'application/json': {
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
           reason?: string;
         } | null;
       };
@@ -11125,7 +11127,7 @@ export interface operations {
                 toAddress: string;
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
-                /** @description free text stored with the payment */
+                /** @description free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
                 memo?: string | null;
                 /** @description retrying with the same key returns the first result instead of paying twice */
                 idempotencyKey?: string | null;
@@ -11136,7 +11138,7 @@ export interface operations {
               toAddress: string;
               /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
               amount: string;
-              /** @description free text stored with the payment */
+              /** @description free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
               memo?: string | null;
               /** @description retrying with the same key returns the first result instead of paying twice */
               idempotencyKey?: string | null;
@@ -11241,11 +11243,11 @@ export interface operations {
                 toAddress: string;
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
-                /** @description free text stored with the payment */
+                /** @description free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
                 memo?: string | null;
                 /** @description retrying with the same key returns the first result instead of paying twice */
                 idempotencyKey?: string | null;
-                /** @description why the agent needs this payment, shown to the owner */
+                /** @description why the agent needs this payment, shown to the owner: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
                 reason?: string | null;
               };
             }
@@ -11254,11 +11256,11 @@ export interface operations {
               toAddress: string;
               /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
               amount: string;
-              /** @description free text stored with the payment */
+              /** @description free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
               memo?: string | null;
               /** @description retrying with the same key returns the first result instead of paying twice */
               idempotencyKey?: string | null;
-              /** @description why the agent needs this payment, shown to the owner */
+              /** @description why the agent needs this payment, shown to the owner: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
               reason?: string | null;
             };
       };
