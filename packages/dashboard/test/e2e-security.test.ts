@@ -163,6 +163,31 @@ describe('dashboard end to end: security (second factor, step-up, sessions, with
     await shot(page, 'security-01-page');
   });
 
+  it('changing the password: the meter judges the new one as it is typed, and a weak one is not sent', async () => {
+    const form = page.getByRole('form', { name: 'Change password' });
+    const sent: string[] = [];
+    const onRequest = (request: { url: () => string }) => sent.push(new URL(request.url()).pathname);
+    page.on('request', onRequest);
+    await form.getByLabel('Current password').fill(PASSWORD);
+    await form.getByLabel('New password', { exact: true }).fill('abcdefghijkl');
+    await waitForText(
+      form.getByTestId('password-strength'),
+      'Very easy to guess: Common character sequences',
+    );
+    await form.getByLabel('Repeat the new password').fill('abcdefghijkl');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await waitForText(form.locator('.field-error'), 'Too easy to guess.');
+    page.off('request', onRequest);
+    assert.deepEqual(
+      sent.filter((path) => path === '/api/v1/auth/password'),
+      [],
+    );
+    await form.getByLabel('New password', { exact: true }).fill('');
+    await form.getByLabel('Repeat the new password').fill('');
+    await form.getByLabel('Current password').fill('');
+    assert.equal(await form.getByTestId('password-strength').count(), 0, 'no meter for an empty field');
+  });
+
   it('adds a passkey after the step-up age: the step-up dialog asks for the password, then carries on', async () => {
     await outliveStepUp(provenAt);
     await page.getByLabel('Passkey name').fill('Test laptop');

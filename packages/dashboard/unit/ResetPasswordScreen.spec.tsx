@@ -59,6 +59,26 @@ describe('the reset password page', () => {
     ]);
   });
 
+  it('shows the strength as it is typed and does not send a password the server would refuse as weak', async () => {
+    mount(`#${TOKEN}`);
+    fireEvent.change(screen.getByLabelText('New password'), { target: { value: 'aaaaaaaaaaaa' } });
+    const meter = await screen.findByTestId('password-strength', {}, { timeout: 10_000 });
+    expect(meter.querySelector('.hint')?.textContent).toBe(
+      'Very easy to guess: Repeated characters like "aaa" are easy to guess.',
+    );
+    expect(meter.querySelector('meter')?.getAttribute('value')).toBe('0');
+    fireEvent.click(screen.getByRole('button', { name: 'Set the password' }));
+    expect(sent).toHaveLength(0);
+    expect(screen.getByText(/^Too easy to guess\. Repeated characters/)).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('New password'), { target: { value: 'a brand new passphrase' } });
+    expect(screen.getByTestId('password-strength').querySelector('.hint')?.textContent).toBe(
+      'Very hard to guess.',
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Set the password' }));
+    await screen.findByTestId('reset-done');
+    expect(sent).toHaveLength(1);
+  });
+
   it('an unknown, used or expired link: ask for a new one', async () => {
     answer = {
       status: 401,

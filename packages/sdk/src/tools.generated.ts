@@ -80,10 +80,13 @@ export const TOOL_SPECS = [
             'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals (at most 17 characters)',
         },
         memo: {
-          description: 'free text stored with the payment (at most 500 characters)',
+          description:
+            'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
+              description:
+                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
             },
             {
               type: 'null',
@@ -125,10 +128,13 @@ export const TOOL_SPECS = [
             'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals (at most 17 characters)',
         },
         memo: {
-          description: 'free text stored with the payment (at most 500 characters)',
+          description:
+            'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
+              description:
+                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
             },
             {
               type: 'null',
@@ -148,10 +154,13 @@ export const TOOL_SPECS = [
           ],
         },
         reason: {
-          description: 'why the agent needs this payment, shown to the owner (at most 500 characters)',
+          description:
+            'why the agent needs this payment, shown to the owner: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
+              description:
+                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
             },
             {
               type: 'null',
@@ -319,10 +328,13 @@ export const TOOL_SPECS = [
             'the most this call may pay (USDC); a higher price is refused unsigned (at most 17 characters)',
         },
         memo: {
-          description: 'free text stored with the payment (at most 500 characters)',
+          description:
+            'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
+              description:
+                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
             },
             {
               type: 'null',
@@ -373,10 +385,13 @@ export const TOOL_SPECS = [
           ],
         },
         memo: {
-          description: 'free text stored with the payment (at most 500 characters)',
+          description:
+            'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
+              description:
+                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
             },
             {
               type: 'null',
@@ -470,10 +485,13 @@ export const TOOL_SPECS = [
             'the most this call may pay (USDC); a higher price is refused unsigned (at most 17 characters)',
         },
         memo: {
-          description: 'free text stored with the payment (at most 500 characters)',
+          description:
+            'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
+              description:
+                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
             },
             {
               type: 'null',
@@ -512,10 +530,13 @@ export const TOOL_SPECS = [
             'the seller’s MPP challenge: the WWW-Authenticate header value of its 402 (several challenges comma-joined, as one header carries them), or a challenge object as a paid MCP tool’s error carries it (data.challenges[i]), or that object as JSON text (1 to 32768 characters)',
         },
         memo: {
-          description: 'free text stored with the payment (at most 500 characters)',
+          description:
+            'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
           anyOf: [
             {
               type: 'string',
+              description:
+                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
             },
             {
               type: 'null',

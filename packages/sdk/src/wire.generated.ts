@@ -72,7 +72,7 @@ export interface paths {
     put?: never;
     /**
      * Create an account
-     * @description Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins the inviting organization, and returns a session token (JWT, 7 days). An email that already has a login is 409 EMAIL_TAKEN, with or without an invitation (one organization per login). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.
+     * @description Creates a user, their organization (they are its owner) and its master wallet, or with invitationToken joins the inviting organization, and returns a session token (JWT, 7 days). An email that already has a login is 409 EMAIL_TAKEN, with or without an invitation (one organization per login). Emails are trimmed and lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and hard enough to guess (a zxcvbn score of at least 3 of 4; a refusal says why and how to do better); it is stored only as an argon2id hash.
      */
     post: operations['signup'];
     delete?: never;
@@ -1806,7 +1806,7 @@ export interface operations {
         'application/json': {
           /** @description an email address; surrounding whitespace is trimmed and letters are lower-cased */
           email: string;
-          /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
+          /** @description Not only spaces or invisible characters, no control characters, and hard enough to guess: a zxcvbn score of at least 3 of 4 (the estimator reads the first 64 characters, surrounding spaces aside; its dictionaries are not in this document). A common password, a repeated or sequential pattern or a short random string is refused with the estimator’s advice. */
           password: string;
           /** @description joins the organization that invited this email, with the role it named (contract section 9) */
           invitationToken?: string;
@@ -2651,7 +2651,7 @@ export interface operations {
       content: {
         'application/json': {
           currentPassword: string;
-          /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
+          /** @description Not only spaces or invisible characters, no control characters, and hard enough to guess: a zxcvbn score of at least 3 of 4 (the estimator reads the first 64 characters, surrounding spaces aside; its dictionaries are not in this document). A common password, a repeated or sequential pattern or a short random string is refused with the estimator’s advice. */
           newPassword: string;
         };
       };
@@ -2740,7 +2740,7 @@ export interface operations {
         'application/json': {
           /** @description the part of the link after # */
           token: string;
-          /** @description Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document). */
+          /** @description Not only spaces or invisible characters, no control characters, and hard enough to guess: a zxcvbn score of at least 3 of 4 (the estimator reads the first 64 characters, surrounding spaces aside; its dictionaries are not in this document). A common password, a repeated or sequential pattern or a short random string is refused with the estimator’s advice. */
           newPassword: string;
         };
       };
@@ -3329,7 +3329,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
           /** @description the browser’s RegistrationResponseJSON (navigator.credentials.create) */
           response: {
@@ -5699,7 +5699,7 @@ export interface operations {
         'application/json': {
           /** @description EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400) */
           address: string;
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
         };
       };
@@ -5993,6 +5993,7 @@ export interface operations {
           toAddress: string;
           /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
           amount: string;
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
           memo?: string;
           idempotencyKey?: string;
         };
@@ -6313,7 +6314,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
         };
       };
@@ -6542,7 +6543,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
         };
       };
@@ -7451,7 +7452,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description not only whitespace; surrounding whitespace is trimmed */
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine); not only whitespace; surrounding whitespace is trimmed */
           label: string;
           /** @description default ["read","write"]; also the text "read", "write" or "read,write" */
           scopes?: ('read' | 'write')[] | string;
@@ -10644,6 +10645,7 @@ export interface operations {
     requestBody?: {
       content: {
         'application/json': {
+          /** @description one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
           reason?: string;
         } | null;
       };
@@ -11171,7 +11173,7 @@ export interface operations {
                 toAddress: string;
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
-                /** @description free text stored with the payment */
+                /** @description free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
                 memo?: string | null;
                 /** @description retrying with the same key returns the first result instead of paying twice */
                 idempotencyKey?: string | null;
@@ -11182,7 +11184,7 @@ export interface operations {
               toAddress: string;
               /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
               amount: string;
-              /** @description free text stored with the payment */
+              /** @description free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
               memo?: string | null;
               /** @description retrying with the same key returns the first result instead of paying twice */
               idempotencyKey?: string | null;
@@ -11287,11 +11289,11 @@ export interface operations {
                 toAddress: string;
                 /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
                 amount: string;
-                /** @description free text stored with the payment */
+                /** @description free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
                 memo?: string | null;
                 /** @description retrying with the same key returns the first result instead of paying twice */
                 idempotencyKey?: string | null;
-                /** @description why the agent needs this payment, shown to the owner */
+                /** @description why the agent needs this payment, shown to the owner: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
                 reason?: string | null;
               };
             }
@@ -11300,11 +11302,11 @@ export interface operations {
               toAddress: string;
               /** @description USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals */
               amount: string;
-              /** @description free text stored with the payment */
+              /** @description free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
               memo?: string | null;
               /** @description retrying with the same key returns the first result instead of paying twice */
               idempotencyKey?: string | null;
-              /** @description why the agent needs this payment, shown to the owner */
+              /** @description why the agent needs this payment, shown to the owner: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) */
               reason?: string | null;
             };
       };

@@ -48,6 +48,21 @@ test('the JWT secret is generated once into DATA_DIR with mode 0600, and JWT_SEC
   });
 });
 
+test('a server on a public interface or behind a proxy without PUBLIC_URL is warned: its own URLs need it', () => {
+  withDataDir((dir) => {
+    const warned = (env: Record<string, string>) =>
+      loadConfig({
+        DATA_DIR: dir,
+        JWT_SECRET: 'an operator chosen secret of enough length!',
+        ...env,
+      }).warnings.some((w) => /PUBLIC_URL is not set/.test(w));
+    assert.equal(warned({}), false, 'loopback: its names are known');
+    assert.equal(warned({ HOST: '0.0.0.0' }), true);
+    assert.equal(warned({ TRUSTED_PROXIES: '1' }), true);
+    assert.equal(warned({ HOST: '0.0.0.0', PUBLIC_URL: 'https://wallet.example.com' }), false);
+  });
+});
+
 test('invalid settings stop the server with a message naming the variable', () => {
   withDataDir((dir) => {
     const cases: Array<[Record<string, string>, RegExp]> = [

@@ -329,6 +329,14 @@ function configWarnings(env: NodeJS.ProcessEnv): string[] {
       'JWT_SECRET is not set: each instance generates its own, so tokens work only on the instance that issued them',
     );
   }
+  const behindProxy = (env.TRUSTED_PROXIES ?? '') !== '' || parseBoolean('TRUST_PROXY', env.TRUST_PROXY);
+  const publicInterface = !/^(127\.|localhost$|::1$)/.test(env.HOST ?? '127.0.0.1');
+  if ((env.PUBLIC_URL ?? '') === '' && (behindProxy || publicInterface)) {
+    warnings.push(
+      'PUBLIC_URL is not set: the URLs this server hands out (OAuth metadata for agent hosts, the /mcp challenge) ' +
+        'are built only for a loopback name or an ALLOWED_ORIGINS origin; set PUBLIC_URL to where users reach it',
+    );
+  }
   if (parseBoolean('TRUST_PROXY', env.TRUST_PROXY)) {
     warnings.push(
       (env.TRUSTED_PROXIES ?? '') === ''

@@ -6,10 +6,12 @@ import { toApiError } from '../api/errors.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Link } from '../components/Link.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
+import { PasswordMeter, usePasswordStrength } from '../components/PasswordMeter.tsx';
 import { TextField } from '../components/TextField.tsx';
+import { weakPasswordError } from '../passwordStrength.ts';
 import { useAction } from '../queries.ts';
 import { answerWithPasskey } from '../webauthn.ts';
-import { emailError, PASSWORD_MAX, PASSWORD_MIN, passwordError } from './authForm.ts';
+import { emailError, NEW_PASSWORD_HINT, passwordError } from './authForm.ts';
 import type { InvitationLink } from './invitation.ts';
 import { codeFieldWords, mfaChallengeOf, stepUpRefusal } from './security.ts';
 
@@ -36,7 +38,9 @@ export function AuthScreen({ client, mode, notice, invitation = null, onAuthenti
   const signup = mode === 'signup';
 
   const emailProblem = emailError(email);
-  const passwordProblem = passwordError(password, signup);
+  // Only a new password is estimated (and its dictionaries fetched): a login takes any password.
+  const strength = usePasswordStrength(signup ? password : '');
+  const passwordProblem = passwordError(password, signup) ?? (signup ? weakPasswordError(strength) : null);
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
@@ -116,9 +120,10 @@ export function AuthScreen({ client, mode, notice, invitation = null, onAuthenti
             onChange={setPassword}
             inputRef={passwordRef}
             error={submitted ? passwordProblem : null}
-            hint={signup ? `${PASSWORD_MIN} to ${PASSWORD_MAX} characters.` : undefined}
+            hint={signup ? NEW_PASSWORD_HINT : undefined}
             name="password"
           />
+          {signup && <PasswordMeter strength={strength} />}
           <ErrorMessage error={action.error} />
           <button type="submit" className="button primary wide" disabled={action.busy}>
             {action.busy

@@ -7,9 +7,11 @@ import { toApiError } from '../api/errors.ts';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { Link } from '../components/Link.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
+import { PasswordMeter, usePasswordStrength } from '../components/PasswordMeter.tsx';
 import { TextField } from '../components/TextField.tsx';
+import { weakPasswordError } from '../passwordStrength.ts';
 import { useAction } from '../queries.ts';
-import { PASSWORD_MAX, PASSWORD_MIN, passwordError } from './authForm.ts';
+import { NEW_PASSWORD_HINT, passwordError } from './authForm.ts';
 
 export const RESET_PATH = '/reset-password';
 
@@ -33,7 +35,8 @@ export function ResetPasswordScreen({ client }: { client: ApiClient }) {
   const [refused, setRefused] = useState(false);
   const action = useAction();
   const passwordRef = useRef<HTMLInputElement>(null);
-  const problem = passwordError(password, true);
+  const strength = usePasswordStrength(password);
+  const problem = passwordError(password, true) ?? weakPasswordError(strength);
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
@@ -76,9 +79,10 @@ export function ResetPasswordScreen({ client }: { client: ApiClient }) {
               onChange={setPassword}
               inputRef={passwordRef}
               error={submitted ? problem : null}
-              hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`}
+              hint={NEW_PASSWORD_HINT}
               name="password"
             />
+            <PasswordMeter strength={strength} />
             <ErrorMessage error={action.error} />
             <button type="submit" className="button primary wide" disabled={action.busy}>
               {action.busy ? 'Please wait…' : 'Set the password'}

@@ -15,9 +15,11 @@ import { Dialog } from '../components/Dialog.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { Pagination } from '../components/Pagination.tsx';
+import { PasswordMeter, usePasswordStrength } from '../components/PasswordMeter.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
 import { TextField } from '../components/TextField.tsx';
 import { formatDateTime, formatRelative, plural } from '../format.ts';
+import { weakPasswordError } from '../passwordStrength.ts';
 import {
   K,
   markStale,
@@ -29,7 +31,7 @@ import {
   useResource,
 } from '../queries.ts';
 import { createPasskey } from '../webauthn.ts';
-import { PASSWORD_MAX, PASSWORD_MIN, passwordError } from './authForm.ts';
+import { NEW_PASSWORD_HINT, passwordError } from './authForm.ts';
 import { EmailNotificationsCard } from './EmailNotificationsCard.tsx';
 import {
   describeSecurityEvent,
@@ -595,8 +597,10 @@ function PasswordCard() {
   const nextRef = useRef<HTMLInputElement>(null);
   const repeatRef = useRef<HTMLInputElement>(null);
   const currentProblem = current === '' ? 'Enter your current password.' : null;
+  const strength = usePasswordStrength(next);
   const nextProblem =
-    passwordError(next, true) ?? (next === current ? 'Choose a password other than the current one.' : null);
+    passwordError(next, true) ??
+    (next === current ? 'Choose a password other than the current one.' : weakPasswordError(strength));
   const repeatProblem = repeat === next ? null : 'The two new passwords differ.';
 
   async function onSubmit(event: FormEvent) {
@@ -648,9 +652,10 @@ function PasswordCard() {
           value={next}
           onChange={setNext}
           inputRef={nextRef}
-          hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters. Every other session is logged out.`}
+          hint={`${NEW_PASSWORD_HINT} Every other session is logged out.`}
           error={submitted ? nextProblem : null}
         />
+        <PasswordMeter strength={strength} />
         <TextField
           label="Repeat the new password"
           type="password"

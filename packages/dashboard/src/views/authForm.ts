@@ -9,10 +9,13 @@ export function emailError(email: string): string | null {
   return EMAIL_PATTERN.test(email.trim()) ? null : 'Enter your email address, e.g. name@example.com.';
 }
 
+/** What a new-password field says under it. */
+export const NEW_PASSWORD_HINT = `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, hard to guess: a few uncommon words work well.`;
+
 /**
  * What is wrong with the password typed, or null: any password logs in; a new one has a length, counted in
- * characters (code points) as the server counts it. The server's other rules (not a common password, not only
- * spaces) come back as its own message.
+ * characters (code points) as the server counts it. Its strength is passwordStrength.ts's (once loaded); the
+ * server's other rules (not only spaces) come back as its own message.
  */
 export function passwordError(password: string, signup: boolean): string | null {
   if (password === '')

@@ -72,6 +72,10 @@ test('a stored choice with unknown or malformed entries reads safely', () => {
 test('HTML is escaped; labels lose control characters and are bounded', () => {
   assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   assert.equal(plainLabel('line\r\nBcc: x@evil.test'), 'line Bcc: x@evil.test');
+  // A label stored before the rule on human text: its right-to-left override cannot reorder the subject.
+  assert.equal(plainLabel('Savings\u202e21ba\u2069(cold)'), 'Savings 21ba (cold)');
+  assert.equal(plainLabel('zero\u200bwidth\u2028line'), 'zero width line');
+  assert.equal(plainLabel('team 👩\u200d💻'), 'team 👩\u200d💻', 'an emoji joiner stays');
   assert.equal(plainLabel('   '), null);
   assert.equal(plainLabel(42), null);
   assert.equal(plainLabel('x'.repeat(200))?.length, 80);

@@ -6,6 +6,7 @@
 // have (an amount, an address, an id, a time) — never by printing the event — so no secret, and no text an agent
 // wrote (a memo, a reason), can reach an inbox.
 import { isIP } from 'node:net';
+import { withoutHiddenCharacters } from './human-text.ts';
 import { isRole, type Role, roleAllows } from './roles.ts';
 
 export const EMAIL_KINDS = [
@@ -130,11 +131,13 @@ function field(data: unknown, key: string, shape: RegExp): string | null {
   return typeof text === 'string' && shape.test(text) ? text : null;
 }
 
-/** Pure: a label someone typed, made safe for a subject line: no control characters, bounded. */
+/**
+ * Pure: a label someone typed, made safe for a subject line: no control, line-break, bidi or invisible format
+ * characters (new labels cannot hold them; one stored before that rule must not reorder the email), bounded.
+ */
 export function plainLabel(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+  const clean = withoutHiddenCharacters(value).trim();
   if (clean === '') return null;
   return clean.length > LABEL_LENGTH_MAX ? `${clean.slice(0, LABEL_LENGTH_MAX - 1)}…` : clean;
 }

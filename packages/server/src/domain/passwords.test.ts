@@ -1,16 +1,29 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN, passwordProblem } from './passwords.ts';
+import { translations } from '@zxcvbn-ts/language-en';
+import fc from 'fast-check';
+import {
+  PASSWORD_ESTIMATE_LENGTH_MAX,
+  PASSWORD_LENGTH_MAX,
+  PASSWORD_LENGTH_MIN,
+  PASSWORD_SCORE_MIN,
+  passwordProblem,
+  passwordStrength,
+} from './passwords.ts';
 
-test('ordinary passwords of 8 to 128 characters are accepted', () => {
+/** n distinct-looking emoji (no repeats within 80): strong by any estimate, 2 UTF-16 units each. */
+const emoji = (n: number) =>
+  Array.from({ length: n }, (_, i) => String.fromCodePoint(0x1f600 + ((i * 7) % 80))).join('');
+
+test('ordinary strong passwords and passphrases of 8 to 128 characters are accepted', () => {
   for (const password of [
     'a long enough password',
     'correct horse battery staple',
-    'Zq7!vR2#',
+    'Zq7!vR2#k',
     '  spaced out inside  ',
     'пароль-на-русском',
-    '😀😀😀😀😀😀😀😀', // 8 code points (16 UTF-16 units)
-    'x'.repeat(PASSWORD_LENGTH_MAX - 8) + 'q7!vR2#Z',
+    emoji(8), // 8 code points (16 UTF-16 units)
+    `q7!vR2#Z${'x'.repeat(PASSWORD_LENGTH_MAX - 8)}`,
   ]) {
     assert.equal(passwordProblem(password), null, password);
   }
@@ -18,28 +31,66 @@ test('ordinary passwords of 8 to 128 characters are accepted', () => {
 
 test('length counts code points: 7 is too short and 129 too long, whatever the UTF-16 length', () => {
   assert.match(passwordProblem('Zq7!vR2')!, /at least 8 characters/);
-  assert.match(passwordProblem('😀'.repeat(PASSWORD_LENGTH_MIN - 1))!, /at least 8/);
-  assert.equal(passwordProblem('😀'.repeat(PASSWORD_LENGTH_MAX)), null, '128 emoji are 256 UTF-16 units');
-  assert.match(passwordProblem('😀'.repeat(PASSWORD_LENGTH_MAX + 1))!, /at most 128 characters/);
+  assert.match(passwordProblem(emoji(PASSWORD_LENGTH_MIN - 1))!, /at least 8/);
+  assert.equal(passwordProblem(emoji(PASSWORD_LENGTH_MAX)), null, '128 emoji are 256 UTF-16 units');
+  assert.match(passwordProblem(emoji(PASSWORD_LENGTH_MAX + 1))!, /at most 128 characters/);
   assert.match(passwordProblem('y'.repeat(PASSWORD_LENGTH_MAX + 1))!, /at most 128/);
 });
 
 test('the outside test’s weak passwords are refused, each with its reason', () => {
-  assert.match(passwordProblem('password')!, /too common/);
-  assert.match(passwordProblem('12345678')!, /too common/);
+  for (const password of ['aaaaaaaaaaaa', '123456789012', 'abcdefghijkl', 'password', '12345678']) {
+    assert.match(passwordProblem(password)!, /too easy to guess \(strength [0-2] of 4, at least 3 needed\)/);
+  }
   assert.match(passwordProblem(' '.repeat(8))!, /only spaces/);
   assert.match(passwordProblem('\u0000'.repeat(8))!, /control characters/);
 });
 
-test('common passwords are refused case-insensitively and with spaces around them', () => {
-  for (const password of ['PASSWORD', 'PassWord', 'password123', 'Password123', ' qwertyuiop ', 'iloveyou']) {
-    assert.match(passwordProblem(password)!, /too common/, password);
+test('the reason carries the estimator’s warning and suggestions', () => {
+  assert.match(passwordProblem('aaaaaaaaaaaa')!, /Repeated characters like "aaa" are easy to guess\./);
+  assert.match(passwordProblem('abcdefghijkl')!, /Common character sequences like "abc" are easy to guess\./);
+  assert.match(
+    passwordProblem('iloveyou')!,
+    /frequently used password\. Add more words that are less common\./,
+  );
+  assert.match(
+    passwordProblem('Zq7!vR2#')!,
+    /strength 2 of 4.*: Add more words/,
+    'random but only 8 characters',
+  );
+});
+
+test('common passwords are refused whatever their case, l33t spelling or the spaces around them', () => {
+  for (const password of [
+    'PASSWORD',
+    'PassWord',
+    'password123',
+    'P@ssw0rd123',
+    ' qwertyuiop ',
+    'iloveyou',
+    'whatever1',
+  ]) {
+    assert.match(passwordProblem(password)!, /too easy to guess/, password);
   }
 });
 
-test('only the 10,000 most common are refused: a password ranked lower is allowed', () => {
-  // "whatever1" is ranked about 15,500th in zxcvbn-ts's list.
-  assert.equal(passwordProblem('whatever1'), null);
+test('the estimate reads the first 64 characters: a weak start is not saved by what follows', () => {
+  const strongTail = 'q7!vR2#Zk9$mW';
+  assert.match(
+    passwordProblem(`${'a'.repeat(PASSWORD_ESTIMATE_LENGTH_MAX)}${strongTail}`)!,
+    /too easy to guess/,
+  );
+  assert.equal(
+    passwordProblem(`${'a'.repeat(PASSWORD_ESTIMATE_LENGTH_MAX - strongTail.length)}${strongTail}`),
+    null,
+  );
+});
+
+test('the minimum score is 3 of zxcvbn’s 0-4: a score-2 password is refused, a score-3 one accepted', () => {
+  assert.equal(PASSWORD_SCORE_MIN, 3);
+  assert.equal(passwordStrength('Zq7!vR2#').score, 2);
+  assert.match(passwordProblem('Zq7!vR2#')!, /too easy/);
+  assert.equal(passwordStrength('Zq7!vR2#k').score, 3);
+  assert.equal(passwordProblem('Zq7!vR2#k'), null);
 });
 
 test('control characters anywhere, and unpaired surrogates, are refused', () => {
@@ -67,9 +118,58 @@ test('only whitespace or invisible format characters is refused', () => {
   }
 });
 
-test('the reason never quotes the password', () => {
-  for (const password of ['password', 'Zq7!vR2', '\u0000'.repeat(8), `${'z'.repeat(129)}`]) {
+test('the reason never quotes the password: it is fixed text, the estimator’s sentences included', () => {
+  for (const password of ['Zq7!vR2', 'aaaaaaaaaaaa', 'iloveyou', '\u0000'.repeat(8), `${'z'.repeat(129)}`]) {
     const reason = passwordProblem(password)!;
     assert.ok(!reason.includes(password), reason);
   }
+  // Every sentence the estimator may add is one of its English table's; nothing else follows the score.
+  const sentences = [...Object.values(translations.warnings), ...Object.values(translations.suggestions)];
+  const sentence = `(?:${sentences.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+  const fixedText = new RegExp(
+    `^(?:is too easy to guess \\(strength [0-2] of 4, at least 3 needed\\)(?:: ${sentence}(?: ${sentence})*)?|` +
+      'must .*)$',
+  );
+  const weakPart = fc.constantFrom(
+    'password',
+    'qwerty',
+    'dragon',
+    'abcdef',
+    'aaaa',
+    '123456',
+    '2024',
+    'Admin',
+    '!',
+  );
+  const passwords = fc.oneof(
+    fc.string({ minLength: PASSWORD_LENGTH_MIN, maxLength: 24 }),
+    fc
+      .array(weakPart, { minLength: 1, maxLength: 4 })
+      .map((parts) => parts.join('').padEnd(PASSWORD_LENGTH_MIN, '1')),
+  );
+  fc.assert(
+    fc.property(passwords, (password) => {
+      const reason = passwordProblem(password);
+      if (reason === null) return;
+      assert.match(reason, fixedText, JSON.stringify(password));
+      if (reason.startsWith('must')) assert.ok(!reason.includes(password), reason);
+    }),
+    { numRuns: 200, seed: 37 },
+  );
+});
+
+test('a strong password stays strong with anything appended past the estimate’s 64 characters', () => {
+  const base = 'Zq7!vR2#k';
+  fc.assert(
+    fc.property(fc.string({ maxLength: PASSWORD_LENGTH_MAX - PASSWORD_ESTIMATE_LENGTH_MAX }), (tail) => {
+      const head = `${base}${'-'.repeat(PASSWORD_ESTIMATE_LENGTH_MAX - base.length)}`;
+      const verdict = passwordStrength(head).score >= PASSWORD_SCORE_MIN;
+      assert.equal(
+        passwordStrength(`${head}${tail}`).score >= PASSWORD_SCORE_MIN,
+        verdict,
+        JSON.stringify(tail),
+      );
+    }),
+    { numRuns: 50, seed: 37 },
+  );
 });

@@ -39,10 +39,9 @@ function wwwAuthenticate(error: AppError, request: FastifyRequest): string {
       /^bearer\s+\S/i.test(String(request.headers.authorization ?? '')));
   // On /mcp the challenge points agent hosts at the OAuth metadata (RFC 9728 section 5.1, contract section 12).
   const path = request.url.split('?', 1)[0];
-  const metadata =
-    path === '/mcp' || path === '/mcp/'
-      ? `, resource_metadata="${resourceMetadataUrl(request, request.server.publicUrl)}"`
-      : '';
+  const url =
+    path === '/mcp' || path === '/mcp/' ? resourceMetadataUrl(request, request.server.hostRules) : null;
+  const metadata = url === null ? '' : `, resource_metadata="${url}"`;
   return `${challenge}${refusedToken ? ', error="invalid_token"' : ''}${metadata}`;
 }
 

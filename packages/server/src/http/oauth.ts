@@ -8,11 +8,12 @@ import { authorizationServerMetadata, protectedResourceMetadata } from '../domai
 import { AppError } from '../errors.ts';
 import type { Services } from '../services/index.ts';
 import { OAuthError } from '../services/oauth.ts';
+import { baseUrlFor, type HostRules, hostRulesOf, trustedBaseUrl } from './origin.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** PUBLIC_URL, for answers that name this service outside a route (the /mcp 401 challenge). */
-    publicUrl: string | undefined;
+    /** PUBLIC_URL and ALLOWED_ORIGINS, for answers that name this service outside a route (the /mcp challenge). */
+    hostRules: HostRules;
   }
 }
 
@@ -21,21 +22,20 @@ const FORM_BYTES_MAX = 8_192;
 const FORM_PARAMS_MAX = 20;
 const FORM_PATHS = new Set(['/oauth/token', '/oauth/revoke']);
 
-/** Where this service is reached: PUBLIC_URL, else the origin the request named (checked against loopback). */
-export function baseUrlOf(request: FastifyRequest, publicUrl: string | undefined): string {
-  if (publicUrl !== undefined) return publicUrl.replace(/\/+$/, '');
-  return `${request.protocol}://${request.host}`;
-}
-
-/** The protected resource's metadata URL, for the /mcp challenge's resource_metadata. */
-export function resourceMetadataUrl(request: FastifyRequest, publicUrl: string | undefined): string {
-  return `${baseUrlOf(request, publicUrl)}/.well-known/oauth-protected-resource/mcp`;
+/**
+ * The protected resource's metadata URL, for the /mcp challenge's resource_metadata; null when the request's host
+ * is not one this server knows (the challenge then goes without it rather than point at that host).
+ */
+export function resourceMetadataUrl(request: FastifyRequest, rules: HostRules): string | null {
+  const base = trustedBaseUrl(request.host, request.protocol, rules);
+  return base === null ? null : `${base}/.well-known/oauth-protected-resource/mcp`;
 }
 
 export function registerOAuthRoutes(app: FastifyInstance, services: Services): void {
-  const base = (request: FastifyRequest) => baseUrlOf(request, services.config.publicUrl);
+  const rules = hostRulesOf(services.config);
+  const base = (request: FastifyRequest) => baseUrlFor(request, rules);
   const open = { schema: { hide: true }, config: { auth: 'none' as const } };
-  app.decorate('publicUrl', services.config.publicUrl);
+  app.decorate('hostRules', rules);
   registerFormParser(app);
   for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
     app.get(path, open, async (request) => protectedResourceMetadata(base(request)));

@@ -2,8 +2,15 @@
 // document. Objects are strict: an unknown field is a 400, never silently ignored (no mass assignment).
 import { z } from 'zod';
 import { parseAddress } from '../domain/address.ts';
+import { hasVisibleCharacter, humanTextProblem } from '../domain/human-text.ts';
 import { parseAmount } from '../domain/money.ts';
-import { PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN, passwordProblem } from '../domain/passwords.ts';
+import {
+  PASSWORD_ESTIMATE_LENGTH_MAX,
+  PASSWORD_LENGTH_MAX,
+  PASSWORD_LENGTH_MIN,
+  PASSWORD_SCORE_MIN,
+  passwordProblem,
+} from '../domain/passwords.ts';
 import { scrubSecrets } from '../log-scrub.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../services/idempotency.ts';
@@ -61,25 +68,81 @@ export const addressSchema = z
 
 /** No NUL character, as a JSON Schema pattern. */
 export const NO_NUL_PATTERN = '^[^\\u0000]*$';
-/** At least one character that is not whitespace (what String.prototype.trim removes, which is \\s), no NUL. */
-const NOT_BLANK_NO_NUL_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
 
 /** Refuses a NUL character (PostgreSQL text cannot hold one; SQLite would); the caller documents it. */
 export function noNul<T extends z.ZodType<string, string>>(schema: T) {
   return schema.refine((text) => !text.includes('\u0000'), { message: 'must not contain NUL characters' });
 }
 
-/** Free text the service stores: no NUL characters, as the document says. */
+/** Free text the service stores that is not for people to read (an idempotency key): no NUL characters. */
 function storedText<T extends z.ZodType<string, string>>(schema: T) {
   return noNul(schema).meta({ pattern: NO_NUL_PATTERN });
 }
 
-// Lengths are checked before trimming, so the document's maxLength bounds exactly what a client sends.
-export const labelSchema = storedText(z.string().max(LABEL_LENGTH_MAX).trim().min(1)).meta({
-  pattern: NOT_BLANK_NO_NUL_PATTERN,
-  description: 'not only whitespace; surrounding whitespace is trimmed',
-});
-export const memoSchema = storedText(z.string().max(MEMO_LENGTH_MAX));
+/** Every character of the Basic Multilingual Plane matching `test`, as the body of a character class. */
+function bmpClass(test: RegExp): string {
+  let out = '';
+  for (let start = 0; start <= 0xffff; start += 1) {
+    if (!test.test(String.fromCharCode(start))) continue;
+    let end = start;
+    while (end < 0xffff && test.test(String.fromCharCode(end + 1))) end += 1;
+    const hex = (n: number) => `\\u${n.toString(16).padStart(4, '0')}`;
+    out += start === end ? hex(start) : `${hex(start)}-${hex(end)}`;
+    start = end;
+  }
+  return out;
+}
+
+// domain/human-text.ts's rule as a pattern, spelled as \\u ranges (no \\p{…}: engines without Unicode property
+// escapes read it too). It holds the refused characters of the Basic Multilingual Plane; the 127 format characters
+// beyond it (tag characters, a few musical and hieroglyph format controls) would need surrogate pairs that read
+// differently with and without the `u` flag, so the description names them and the server refuses them. Lone
+// surrogates are refused in every body before any schema (domain/unicode.ts).
+const HIDDEN_BMP = bmpClass(/^(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]$/u);
+const HUMAN_TEXT_PATTERN = `^[^${HIDDEN_BMP}]*$`;
+const HUMAN_NAME_PATTERN = `^[^${HIDDEN_BMP}]*[^${HIDDEN_BMP}\\s\\u200c\\u200d][^${HIDDEN_BMP}]*$`;
+/** The rule in words, for every description a pattern cannot reach (models are shown no pattern). */
+export const HUMAN_TEXT_RULE =
+  'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, ' +
+  'tag characters…; a zero-width joiner inside an emoji is fine)';
+
+function refuseHidden(text: string, ctx: z.RefinementCtx): void {
+  const problem = humanTextProblem(text);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+}
+
+/**
+ * Text people read (a label, name, description, memo or reason): at most `max` characters and
+ * domain/human-text.ts's rule, one place for every such field of every route and tool. `trimmed`: surrounding
+ * whitespace is trimmed and something visible must remain (a name); otherwise it may be empty (a memo). Lengths
+ * are checked before trimming, so the document's maxLength bounds exactly what a client sends.
+ */
+export function humanText(max: number, options: { trimmed?: boolean } = {}) {
+  if (options.trimmed !== true) {
+    return z
+      .string()
+      .max(max)
+      .superRefine(refuseHidden)
+      .meta({ pattern: HUMAN_TEXT_PATTERN, description: HUMAN_TEXT_RULE });
+  }
+  // Judged before trimming: a CR or LF at the end is refused like one inside, as the pattern says.
+  return z
+    .string()
+    .max(max)
+    .superRefine(refuseHidden)
+    .trim()
+    .min(1)
+    .refine((text) => text === '' || hasVisibleCharacter(text), {
+      message: 'must hold a visible character, not only spaces or joiners',
+    })
+    .meta({
+      pattern: HUMAN_NAME_PATTERN,
+      description: `${HUMAN_TEXT_RULE}; not only whitespace; surrounding whitespace is trimmed`,
+    });
+}
+
+export const labelSchema = humanText(LABEL_LENGTH_MAX, { trimmed: true });
+export const memoSchema = humanText(MEMO_LENGTH_MAX);
 export const idempotencyKeySchema = storedText(z.string().min(1).max(IDEMPOTENCY_KEY_LENGTH_MAX));
 
 /** zod's email rule (z.email()) as a pattern, with the whitespace the schema trims around it. */
@@ -95,19 +158,6 @@ export const emailSchema = z
     pattern: EMAIL_JSON_PATTERN,
     description: 'an email address; surrounding whitespace is trimmed and letters are lower-cased',
   });
-/** Every character of the Basic Multilingual Plane matching `test`, as the body of a character class. */
-function bmpClass(test: RegExp): string {
-  let out = '';
-  for (let start = 0; start <= 0xffff; start += 1) {
-    if (!test.test(String.fromCharCode(start))) continue;
-    let end = start;
-    while (end < 0xffff && test.test(String.fromCharCode(end + 1))) end += 1;
-    const hex = (n: number) => `\\u${n.toString(16).padStart(4, '0')}`;
-    out += start === end ? hex(start) : `${hex(start)}-${hex(end)}`;
-    start = end;
-  }
-  return out;
-}
 // passwordProblem as a pattern: no control character (Cc), and at least one character that is neither
 // whitespace nor an invisible format character (Cf). Spelled as \\u ranges (no \\p{…}), so engines without
 // Unicode property escapes read it too; format characters beyond the BMP are left to the description.
@@ -127,7 +177,10 @@ export const passwordSchema = z
     maxLength: PASSWORD_LENGTH_MAX,
     pattern: PASSWORD_JSON_PATTERN,
     description:
-      'Not only spaces or invisible characters, no control characters, and not one of the 10,000 most common passwords (case-insensitive; the list is not in this document).',
+      'Not only spaces or invisible characters, no control characters, and hard enough to guess: a zxcvbn score of ' +
+      `at least ${PASSWORD_SCORE_MIN} of 4 (the estimator reads the first ${PASSWORD_ESTIMATE_LENGTH_MAX} characters, ` +
+      'surrounding spaces aside; its dictionaries are not in this document). A common password, a repeated or ' +
+      'sequential pattern or a short random string is refused with the estimator’s advice.',
   });
 
 export const idSchema = z

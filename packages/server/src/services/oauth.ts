@@ -4,6 +4,7 @@
 // (keys.ts insertConnection), so an access token is exactly as strong as an API key with those scopes.
 import type { Kysely } from 'kysely';
 import { type Scope, scopesFromText, scopesToText } from '../domain/api-keys.ts';
+import { hasVisibleCharacter, hiddenCharacterIn } from '../domain/human-text.ts';
 import { newId } from '../domain/ids.ts';
 import {
   ACCESS_TOKEN_TTL_MS,
@@ -95,6 +96,7 @@ export function createOAuthService(
         'only public clients (token_endpoint_auth_method "none")',
       );
     const name = clientNameOf(body.client_name, 'an unnamed client');
+    if (name === null) throw new OAuthError('invalid_client_metadata', `client_name ${CLIENT_NAME_REFUSED}`);
     const id = newId('oac');
     const nowMs = clock.nowMs();
     await writer.run(async (trx) => {
@@ -158,6 +160,8 @@ export function createOAuthService(
     if (!Array.isArray(uris) || uris.length === 0 || uris.length > REDIRECT_URIS_MAX)
       throw consentRefused('the client metadata document lists no redirect_uris');
     const name = clientNameOf(document.client_name, checked.url.host);
+    if (name === null)
+      throw consentRefused(`the client metadata document's client_name ${CLIENT_NAME_REFUSED}`);
     return {
       clientId,
       name,
@@ -504,11 +508,18 @@ function required(params: Record<string, string>, name: string): string {
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
-function clientNameOf(value: unknown, fallback: string): string {
-  if (typeof value !== 'string' || value.trim() === '') return fallback;
-  // Shown to the owner on the consent page: one line, bounded, no control characters.
-  return value
-    .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
-    .trim()
-    .slice(0, CLIENT_NAME_LENGTH_MAX);
+/** Why a client's name is refused: the rule of every name people read (domain/human-text.ts). */
+const CLIENT_NAME_REFUSED =
+  'must be one line of plain text: control, line-break, bidi and invisible format characters are refused';
+
+/**
+ * What a client calls itself, shown to the owner on the consent page and in the keys list: bounded, or null when
+ * it holds a character no name may (a right-to-left override would let it pose as another client).
+ */
+function clientNameOf(value: unknown, fallback: string): string | null {
+  if (typeof value !== 'string') return fallback;
+  if (hiddenCharacterIn(value) !== null) return null;
+  // Cut by code points: half of a surrogate pair is not text (PostgreSQL refuses it).
+  const name = [...value.trim()].slice(0, CLIENT_NAME_LENGTH_MAX).join('');
+  return hasVisibleCharacter(name) ? name : fallback;
 }

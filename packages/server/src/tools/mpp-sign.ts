@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalid } from '../errors.ts';
-import { idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import { HUMAN_TEXT_RULE, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { mppSignOutput } from './outputs.ts';
@@ -15,7 +15,7 @@ const CHALLENGE_TEXT =
   'object as JSON text';
 
 const params = {
-  memo: optionalParam(memoSchema).describe('free text stored with the payment'),
+  memo: optionalParam(memoSchema).describe(`free text stored with the payment: ${HUMAN_TEXT_RULE}`),
   idempotencyKey: optionalParam(idempotencyKeySchema).describe(
     'retrying with the same key returns the same credential (never a second payment)',
   ),

@@ -1,4 +1,10 @@
-import { addressSchema, amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import {
+  addressSchema,
+  amountSchema,
+  HUMAN_TEXT_RULE,
+  idempotencyKeySchema,
+  memoSchema,
+} from '../http/schemas.ts';
 import { requestFingerprint } from '../services/idempotency.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { optionalParam } from './optional-param.ts';
@@ -8,7 +14,7 @@ export const paymentInputShape = {
     'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum)',
   ),
   amount: amountSchema,
-  memo: optionalParam(memoSchema).describe('free text stored with the payment'),
+  memo: optionalParam(memoSchema).describe(`free text stored with the payment: ${HUMAN_TEXT_RULE}`),
   idempotencyKey: optionalParam(idempotencyKeySchema).describe(
     'retrying with the same key returns the first result instead of paying twice',
   ),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { memoSchema } from '../http/schemas.ts';
+import { HUMAN_TEXT_RULE, memoSchema } from '../http/schemas.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { requestApprovalOutput } from './outputs.ts';
@@ -7,7 +7,9 @@ import { paymentInputShape, paymentRequest } from './payment-input.ts';
 
 const input = z.strictObject({
   ...paymentInputShape,
-  reason: optionalParam(memoSchema).describe('why the agent needs this payment, shown to the owner'),
+  reason: optionalParam(memoSchema).describe(
+    `why the agent needs this payment, shown to the owner: ${HUMAN_TEXT_RULE}`,
+  ),
 });
 
 export const requestApprovalTool: ToolDefinition<z.output<typeof input>> = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN, keyLeakIn } from '../domain/x402-request.ts';
 import { invalid } from '../errors.ts';
-import { amountSchema, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import { amountSchema, HUMAN_TEXT_RULE, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
 import type { X402FetchParams } from '../services/x402.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
@@ -66,7 +66,7 @@ const params = {
   headers: optionalParam(headersParam).describe(HEADERS_TEXT),
   body: optionalParam(z.string().max(BODY_LENGTH_MAX)).describe('request body (UTF-8 text, e.g. JSON)'),
   maxAmount: amountSchema.describe('the most this call may pay (USDC); a higher price is refused unsigned'),
-  memo: optionalParam(memoSchema).describe('free text stored with the payment'),
+  memo: optionalParam(memoSchema).describe(`free text stored with the payment: ${HUMAN_TEXT_RULE}`),
   idempotencyKey: optionalParam(idempotencyKeySchema).describe(
     'retrying with the same key replays the first answer (never a second payment); after an approval it pays',
   ),

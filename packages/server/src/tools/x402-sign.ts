@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
+import { HUMAN_TEXT_RULE, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { x402SignOutput } from './outputs.ts';
@@ -14,7 +14,7 @@ const params = {
   resource: optionalParam(z.string().max(2_048)).describe(
     'the URL being paid for (shown in history without its query)',
   ),
-  memo: optionalParam(memoSchema).describe('free text stored with the payment'),
+  memo: optionalParam(memoSchema).describe(`free text stored with the payment: ${HUMAN_TEXT_RULE}`),
   idempotencyKey: optionalParam(idempotencyKeySchema).describe(
     'retrying with the same key returns the same authorization (never a second payment)',
   ),

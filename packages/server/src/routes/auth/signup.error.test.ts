@@ -87,9 +87,12 @@ for (const target of await storeTargets()) {
     test('weak passwords are 400 naming the password and why; nothing is created', async () => {
       const state = await storeState(h);
       const refused: Array<[string, RegExp]> = [
-        ['password', /too common/],
-        ['12345678', /too common/],
-        ['PassWord123', /too common/],
+        ['password', /too easy to guess/],
+        ['12345678', /too easy to guess/],
+        ['PassWord123', /too easy to guess/],
+        ['aaaaaaaaaaaa', /too easy to guess .*Repeated characters/],
+        ['123456789012', /too easy to guess .*commonly used/],
+        ['abcdefghijkl', /too easy to guess .*character sequences/],
         [' '.repeat(8), /only spaces/],
         ['\u00a0\u200b'.repeat(4), /only spaces or invisible/],
         ['\u0000'.repeat(8), /control characters/],

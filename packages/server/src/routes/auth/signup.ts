@@ -14,7 +14,8 @@ export default defineRoute({
     'the inviting organization, and returns a session token (JWT, 7 days). An email that already has a login ' +
     'is 409 EMAIL_TAKEN, with or without an invitation (one organization per login). Emails are trimmed and ' +
     'lower-cased. A password is 8-128 characters (code points), not only spaces, without control characters, and ' +
-    'not one of the 10,000 most common passwords (case-insensitive); it is stored only as an argon2id hash.',
+    'hard enough to guess (a zxcvbn score of at least 3 of 4; a refusal says why and how to do better); it is ' +
+    'stored only as an argon2id hash.',
   tags: ['auth'],
   body: z.strictObject({
     email: emailSchema,

@@ -1,4 +1,4 @@
-import { baseUrlOf } from '../../http/oauth.ts';
+import { baseUrlFor, hostRulesOf } from '../../http/origin.ts';
 import { defineRoute } from '../../http/route.ts';
 import { authorizationRequest, consentPreviewView } from './schemas.ts';
 
@@ -19,6 +19,6 @@ export default defineRoute({
   body: authorizationRequest,
   response: consentPreviewView,
   handler: async ({ request, body, services }) => ({
-    data: await services.oauth.preview(body, `${baseUrlOf(request, services.config.publicUrl)}/mcp`),
+    data: await services.oauth.preview(body, `${baseUrlFor(request, hostRulesOf(services.config))}/mcp`),
   }),
 });

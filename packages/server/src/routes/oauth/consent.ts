@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
-import { baseUrlOf } from '../../http/oauth.ts';
+import { baseUrlFor, hostRulesOf } from '../../http/origin.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema } from '../../http/schemas.ts';
 import { scopesSchema } from '../keys/schemas.ts';
@@ -28,7 +28,7 @@ export default defineRoute({
   }),
   response: consentAnswer,
   handler: async ({ request, body, services }) => {
-    const base = baseUrlOf(request, services.config.publicUrl);
+    const base = baseUrlFor(request, hostRulesOf(services.config));
     const user = currentUser(request);
     const answer = await services.oauth.consent({ tenantId: user.tenantId, userId: user.userId }, body, {
       mcpUrl: `${base}/mcp`,

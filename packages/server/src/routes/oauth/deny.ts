@@ -1,4 +1,4 @@
-import { baseUrlOf } from '../../http/oauth.ts';
+import { baseUrlFor, hostRulesOf } from '../../http/origin.ts';
 import { defineRoute } from '../../http/route.ts';
 import { authorizationRequest, consentAnswer } from './schemas.ts';
 
@@ -17,7 +17,7 @@ export default defineRoute({
   body: authorizationRequest,
   response: consentAnswer,
   handler: async ({ request, body, services }) => {
-    const base = baseUrlOf(request, services.config.publicUrl);
+    const base = baseUrlFor(request, hostRulesOf(services.config));
     return { data: await services.oauth.deny(body, { mcpUrl: `${base}/mcp`, issuer: base }) };
   },
 });

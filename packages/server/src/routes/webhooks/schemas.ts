@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../domain/webhook-events.ts';
 import { WEBHOOK_URL_LENGTH_MAX } from '../../domain/webhook-url.ts';
-import { idSchema, NO_NUL_PATTERN, noNul } from '../../http/schemas.ts';
+import { humanText, idSchema } from '../../http/schemas.ts';
+
+/** What the owner calls an endpoint, shown in the dashboard. */
+const WEBHOOK_DESCRIPTION_LENGTH_MAX = 200;
 
 export const endpointParams = z.strictObject({ id: idSchema });
 export const deliveryParams = z.strictObject({ id: idSchema, deliveryId: idSchema });
@@ -37,7 +40,7 @@ export const endpointInput = {
         'those, and http://.',
     }),
   events: eventsSchema.nullable().optional(),
-  description: noNul(z.string().max(200)).meta({ pattern: NO_NUL_PATTERN }).nullable().optional(),
+  description: humanText(WEBHOOK_DESCRIPTION_LENGTH_MAX).nullable().optional(),
 };
 
 export const endpointView = z.object({
