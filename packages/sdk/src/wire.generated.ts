@@ -12561,7 +12561,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, mcp_transport). Refused by the MCP transport, as a JSON-RPC error: a body that is no JSON-RPC message or an empty batch (400), an unsupported protocol version (400; -32022 with the supported ones on 2026-07-28), a 2026-07-28 request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name header is missing or contradicts its body (400), or an Accept header without both application/json and text/event-stream on a 2025 revision (406). */
+      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, mcp_transport). Refused by the MCP transport, as a JSON-RPC error: a body that is no JSON-RPC message or an empty batch (400), a message whose id is not a string or an integer (400, -32600, id null), an unsupported protocol version (400; -32022 with the supported ones on 2026-07-28), a 2026-07-28 request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name header is missing or contradicts its body (400), or an Accept header without both application/json and text/event-stream on a 2025 revision (406). */
       '4XX': {
         headers: {
           [name: string]: unknown;
