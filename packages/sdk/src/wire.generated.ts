@@ -1996,33 +1996,38 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The mfaToken and exactly one factor: {mfaToken, code} or {mfaToken, passkey}. */
     requestBody: {
       content: {
-        'application/json': {
-          mfaToken: string;
-          /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
-          code?: string;
-          /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
-          passkey?: {
-            id: string;
-            rawId: string;
-            /** @enum {string} */
-            type: 'public-key';
-            clientExtensionResults: {
-              [key: string]: unknown;
+        'application/json':
+          | {
+              mfaToken: string;
+              /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
+              code: string;
+            }
+          | {
+              mfaToken: string;
+              /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
+              passkey: {
+                id: string;
+                rawId: string;
+                /** @enum {string} */
+                type: 'public-key';
+                clientExtensionResults: {
+                  [key: string]: unknown;
+                };
+                authenticatorAttachment?: string;
+                response: {
+                  clientDataJSON: string;
+                  authenticatorData: string;
+                  signature: string;
+                } & {
+                  [key: string]: unknown;
+                };
+              } & {
+                [key: string]: unknown;
+              };
             };
-            authenticatorAttachment?: string;
-            response: {
-              clientDataJSON: string;
-              authenticatorData: string;
-              signature: string;
-            } & {
-              [key: string]: unknown;
-            };
-          } & {
-            [key: string]: unknown;
-          };
-        } & (unknown | unknown);
       };
     };
     responses: {
@@ -2281,33 +2286,39 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description Exactly one proof of presence: {password}, {code} or {passkey}. */
     requestBody: {
       content: {
-        'application/json': {
-          password?: string;
-          /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
-          code?: string;
-          /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
-          passkey?: {
-            id: string;
-            rawId: string;
-            /** @enum {string} */
-            type: 'public-key';
-            clientExtensionResults: {
-              [key: string]: unknown;
+        'application/json':
+          | {
+              password: string;
+            }
+          | {
+              /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
+              code: string;
+            }
+          | {
+              /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
+              passkey: {
+                id: string;
+                rawId: string;
+                /** @enum {string} */
+                type: 'public-key';
+                clientExtensionResults: {
+                  [key: string]: unknown;
+                };
+                authenticatorAttachment?: string;
+                response: {
+                  clientDataJSON: string;
+                  authenticatorData: string;
+                  signature: string;
+                } & {
+                  [key: string]: unknown;
+                };
+              } & {
+                [key: string]: unknown;
+              };
             };
-            authenticatorAttachment?: string;
-            response: {
-              clientDataJSON: string;
-              authenticatorData: string;
-              signature: string;
-            } & {
-              [key: string]: unknown;
-            };
-          } & {
-            [key: string]: unknown;
-          };
-        } & (unknown | unknown | unknown);
       };
     };
     responses: {
@@ -4976,18 +4987,27 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @enum {string} */
-          type: 'balance_below' | 'cap_used';
-          /** @description the wallet watched: an agent wallet, or the master wallet (balance_below without walletId) */
-          walletId?: string;
-          params: {
-            /** @description balance_below: the balance it watches for falling below */
-            amount?: string;
-            /** @description cap_used: the share of any spending cap (1–100) that fires it */
-            percent?: number;
-          };
-        };
+        'application/json':
+          | {
+              /** @enum {string} */
+              type: 'balance_below';
+              /** @description the wallet watched: an agent wallet, or the master wallet (balance_below without walletId) */
+              walletId?: string;
+              params: {
+                /** @description balance_below: the balance it watches for falling below */
+                amount: string;
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'cap_used';
+              /** @description the agent wallet whose spending caps it watches */
+              walletId: string;
+              params: {
+                /** @description cap_used: the share of any spending cap (1–100) that fires it */
+                percent: number;
+              };
+            };
       };
     };
     responses: {
@@ -7729,15 +7749,21 @@ export interface operations {
           /** @description client_id: a registered id or the https URL of a client metadata document */
           clientId: string;
           redirectUri: string;
-          /** @description must be "code" */
-          responseType: string;
+          /**
+           * @description response_type: "code" (the only one)
+           * @enum {string}
+           */
+          responseType: 'code';
           /** @description PKCE S256 challenge (43 base64url characters) */
           codeChallenge: string;
-          /** @description must be "S256" */
-          codeChallengeMethod: string;
+          /**
+           * @description code_challenge_method: "S256" (the only one)
+           * @enum {string}
+           */
+          codeChallengeMethod: 'S256';
           /** @description RFC 8707: this service's MCP endpoint, <base>/mcp */
           resource: string;
-          /** @description space-separated: read, write (none asked: both) */
+          /** @description space-separated: read, write, each at most once (none asked: both) */
           scope?: string;
           state?: string;
         };
@@ -7835,15 +7861,21 @@ export interface operations {
           /** @description client_id: a registered id or the https URL of a client metadata document */
           clientId: string;
           redirectUri: string;
-          /** @description must be "code" */
-          responseType: string;
+          /**
+           * @description response_type: "code" (the only one)
+           * @enum {string}
+           */
+          responseType: 'code';
           /** @description PKCE S256 challenge (43 base64url characters) */
           codeChallenge: string;
-          /** @description must be "S256" */
-          codeChallengeMethod: string;
+          /**
+           * @description code_challenge_method: "S256" (the only one)
+           * @enum {string}
+           */
+          codeChallengeMethod: 'S256';
           /** @description RFC 8707: this service's MCP endpoint, <base>/mcp */
           resource: string;
-          /** @description space-separated: read, write (none asked: both) */
+          /** @description space-separated: read, write, each at most once (none asked: both) */
           scope?: string;
           state?: string;
           /** @enum {string} */
@@ -7938,15 +7970,21 @@ export interface operations {
           /** @description client_id: a registered id or the https URL of a client metadata document */
           clientId: string;
           redirectUri: string;
-          /** @description must be "code" */
-          responseType: string;
+          /**
+           * @description response_type: "code" (the only one)
+           * @enum {string}
+           */
+          responseType: 'code';
           /** @description PKCE S256 challenge (43 base64url characters) */
           codeChallenge: string;
-          /** @description must be "S256" */
-          codeChallengeMethod: string;
+          /**
+           * @description code_challenge_method: "S256" (the only one)
+           * @enum {string}
+           */
+          codeChallengeMethod: 'S256';
           /** @description RFC 8707: this service's MCP endpoint, <base>/mcp */
           resource: string;
-          /** @description space-separated: read, write (none asked: both) */
+          /** @description space-separated: read, write, each at most once (none asked: both) */
           scope?: string;
           state?: string;
         };
