@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AIMessage, HumanMessage, type ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import {
   type AgentInputItem,
   type Model,
@@ -447,6 +448,39 @@ for (const target of targets)
         assert.equal(Number((await balanceOf(agent)).balance), 97);
       });
     }
+
+    test('LangChain’s MCP adapter keeps a type for each nullable param: what a model behind it is shown', {
+      skip: target.name !== 'sqlite',
+    }, async () => {
+      const agent = await agentWithKey(h);
+      const { client, tools } = await connectLangChain({ url, apiKey: agent.key });
+      try {
+        // The tool as LangChain hands it to a chat model (the OpenAI function format its providers start from).
+        const shown = (tool: string, param: string) => {
+          const found = tools.find((t) => t.name === tool);
+          assert.ok(found !== undefined, tool);
+          const parameters = convertToOpenAITool(found).function.parameters as {
+            properties: Record<string, { type?: unknown }>;
+          };
+          return parameters.properties[param];
+        };
+        for (const [tool, param, type] of [
+          ['send_payment', 'memo', 'string'],
+          ['request_approval', 'reason', 'string'],
+          ['get_tx_history', 'page', 'integer'],
+          ['get_tx_history', 'limit', 'integer'],
+          ['get_tx_history', 'status', 'string'],
+        ] as const) {
+          assert.deepEqual(
+            shown(tool, param)?.type,
+            [type, 'null'],
+            `${tool}.${param}: ${JSON.stringify(shown(tool, param))}`,
+          );
+        }
+      } finally {
+        await client.close();
+      }
+    });
 
     test('the connect page shows exactly these snippets (else: npm run snippets)', {
       skip: target.name !== 'sqlite',
