@@ -28,7 +28,7 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAgent, toolRetryMiddleware } from 'langchain';
 import { connect as connectAiSdk } from './frameworks/snippets/ai-sdk.ts';
-import { connect as connectLangChain } from './frameworks/snippets/langchain.ts';
+import { connect as connectLangChain, walletToolRetry } from './frameworks/snippets/langchain.ts';
 import { connect as connectOpenAIAgents } from './frameworks/snippets/openai-agents.ts';
 import { type Agent, agentWithKey, createPolicy, EXTERNAL } from './support/agent.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
@@ -171,7 +171,20 @@ const aiSdk: Driver = async (url, apiKey, script, retry) => {
 
 // --- LangChain JS: fakeModel from @langchain/core/testing, createAgent's loop (ToolNode) --------------------------
 
-const langChain: Driver = async (url, apiKey, script, retry) => {
+/** No waiting between attempts in tests; each retry setting is otherwise as shipped. */
+const NO_DELAY = { maxRetries: 2, initialDelayMs: 0, jitter: false };
+
+const langChain: Driver = (url, apiKey, script, retry) =>
+  // The framework's own retry, as the connect page's snippet sets it up: a failed tool call (here, a dropped
+  // response) is made again, unchanged.
+  runLangChain(url, apiKey, script, retry === 'on-failure' ? [walletToolRetry(NO_DELAY)] : []);
+
+async function runLangChain(
+  url: string,
+  apiKey: string,
+  script: Step[],
+  middleware: ReturnType<typeof toolRetryMiddleware>[],
+): Promise<Seen[]> {
   const { client, tools } = await connectLangChain({ url, apiKey });
   try {
     const model = fakeModel();
@@ -179,15 +192,7 @@ const langChain: Driver = async (url, apiKey, script, retry) => {
       model.respondWithTools([{ name: step.tool, args: step.args, id: `call-${i + 1}` }]);
     }
     model.respond(new AIMessage('done'));
-    const agent = createAgent({
-      model,
-      tools,
-      // The framework's own retry: a failed tool call (here, a dropped response) is made again, unchanged.
-      middleware:
-        retry === 'on-failure'
-          ? [toolRetryMiddleware({ maxRetries: 2, initialDelayMs: 0, jitter: false })]
-          : [],
-    });
+    const agent = createAgent({ model, tools, middleware });
     const state = await agent.invoke({ messages: [new HumanMessage('Pay for the coffee and the laptop.')] });
     return state.messages
       .filter((m): m is ToolMessage => m.type === 'tool')
@@ -195,7 +200,7 @@ const langChain: Driver = async (url, apiKey, script, retry) => {
   } finally {
     await client.close();
   }
-};
+}
 
 // --- OpenAI Agents SDK: a scripted Model, the Runner's own loop ----------------------------------------------
 
@@ -291,7 +296,7 @@ const openAIAgents: Driver = async (url, apiKey, script, retry) => {
  */
 function startProxy(
   target: string,
-): Promise<Server & { drops: number; dropped: number; revisions: Set<string> }> {
+): Promise<Server & { drops: number; dropped: number; revisions: Set<string>; calls: string[] }> {
   const upstreamUrl = new URL(target);
   const proxy = Object.assign(
     createServer((req, res) => {
@@ -304,6 +309,7 @@ function startProxy(
           const message = JSON.parse(body.toString('utf8'));
           drop =
             proxy.drops > 0 && message.method === 'tools/call' && message.params?.name === 'send_payment';
+          if (message.method === 'tools/call') proxy.calls.push(String(message.params?.name));
         } catch {
           // not JSON: forwarded as it is
         }
@@ -336,7 +342,7 @@ function startProxy(
         upstream.end(body);
       });
     }),
-    { drops: 0, dropped: 0, revisions: new Set<string>() },
+    { drops: 0, dropped: 0, revisions: new Set<string>(), calls: [] as string[] },
   );
   return new Promise((done) => proxy.listen(0, '127.0.0.1', () => done(proxy)));
 }
@@ -448,6 +454,30 @@ for (const target of targets)
         assert.equal(Number((await balanceOf(agent)).balance), 97);
       });
     }
+
+    test('LangChain’s toolRetryMiddleware: the snippet’s setting reads a denial once; the default retries it blind', {
+      skip: target.name !== 'sqlite',
+    }, async () => {
+      const agent = await agentWithKey(h);
+      const cap = await createPolicy(agent.user, agent.walletId, 'spend_cap_per_tx', { limit: '10' });
+      const denied: Step = {
+        tool: 'send_payment',
+        args: { toAddress: EXTERNAL, amount: '25', memo: 'laptop', idempotencyKey: 'deny-once' },
+      };
+      // As shipped: every failure is retried, and the model is told only that it failed.
+      proxy.calls.length = 0;
+      const blind = await runLangChain(url, agent.key, [denied], [toolRetryMiddleware(NO_DELAY)]);
+      assert.deepEqual(proxy.calls, ['send_payment', 'send_payment', 'send_payment']);
+      assert.match(blind.at(-1)?.text ?? '', /failed after 3 attempts/);
+      assert.doesNotMatch(blind.at(-1)?.text ?? '', /POLICY_DENIED/);
+      // The snippet's walletToolRetry: the denial is the answer, made once, read whole (the code, the policy).
+      proxy.calls.length = 0;
+      const [read] = await runLangChain(url, agent.key, [denied], [walletToolRetry(NO_DELAY)]);
+      assert.deepEqual(proxy.calls, ['send_payment']);
+      assert.ok(read?.error, JSON.stringify(read));
+      assert.match(read.text, /POLICY_DENIED/);
+      assert.ok(read.text.includes(cap.id), read.text);
+    });
 
     test('LangChain’s MCP adapter keeps a type for each nullable param: what a model behind it is shown', {
       skip: target.name !== 'sqlite',
