@@ -25,37 +25,16 @@ export const TOOL_SPECS = [
       properties: {
         page: {
           description: 'page number, from 1 (1 to 1000000)',
-          anyOf: [
-            {
-              type: 'integer',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['integer', 'null'],
         },
         limit: {
           description: '1-100, default 20 (1 to 100)',
-          anyOf: [
-            {
-              type: 'integer',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['integer', 'null'],
         },
         status: {
-          description: 'only transactions in this status',
-          anyOf: [
-            {
-              type: 'string',
-              enum: ['pending', 'processing', 'completed', 'rejected', 'expired', 'failed'],
-            },
-            {
-              type: 'null',
-            },
-          ],
+          description:
+            'only transactions in this status (one of "pending", "processing", "completed", "rejected", "expired", "failed", or null)',
+          type: ['string', 'null'],
         },
       },
       required: ['page', 'limit', 'status'],
@@ -82,28 +61,12 @@ export const TOOL_SPECS = [
         memo: {
           description:
             'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
-          anyOf: [
-            {
-              type: 'string',
-              description:
-                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         idempotencyKey: {
           description:
             'retrying with the same key returns the first result instead of paying twice (1 to 255 characters)',
-          anyOf: [
-            {
-              type: 'string',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
       },
       required: ['toAddress', 'amount', 'memo', 'idempotencyKey'],
@@ -130,42 +93,17 @@ export const TOOL_SPECS = [
         memo: {
           description:
             'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
-          anyOf: [
-            {
-              type: 'string',
-              description:
-                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         idempotencyKey: {
           description:
             'retrying with the same key returns the first result instead of paying twice (1 to 255 characters)',
-          anyOf: [
-            {
-              type: 'string',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         reason: {
           description:
             'why the agent needs this payment, shown to the owner: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
-          anyOf: [
-            {
-              type: 'string',
-              description:
-                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
       },
       required: ['toAddress', 'amount', 'memo', 'idempotencyKey', 'reason'],
@@ -203,54 +141,22 @@ export const TOOL_SPECS = [
             toAddress: {
               description:
                 'recipient EVM address (0x + 40 hex; mixed case must carry its EIP-55 checksum); null with paymentRequirements',
-              anyOf: [
-                {
-                  type: 'string',
-                  description:
-                    'EVM address (0x + 40 hex): all lower-case or all upper-case hex, or mixed case carrying a valid EIP-55 checksum (a wrong checksum is 400)',
-                },
-                {
-                  type: 'null',
-                },
-              ],
+              type: ['string', 'null'],
             },
             amount: {
               description:
                 'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals; null with paymentRequirements (at most 17 characters)',
-              anyOf: [
-                {
-                  type: 'string',
-                  description:
-                    'USDC amount as a decimal string, above 0 and at most 1000000000, up to 6 decimals',
-                },
-                {
-                  type: 'null',
-                },
-              ],
+              type: ['string', 'null'],
             },
             paymentRequirements: {
               description:
                 'instead of toAddress and amount: what the seller’s 402 offered, as JSON text: one requirement, a list of at most 32 of them, or the whole 402 answer ({"x402Version", "accepts", "resource"}), exactly as received; null with toAddress and amount',
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
+              type: ['string', 'null'],
             },
             challenge: {
               description:
                 'instead of toAddress and amount (evm rail): an MPP challenge (a 402’s WWW-Authenticate value, or the challenge object as JSON text); judged as mpp_sign would pay it; null with toAddress and amount (1 to 32768 characters)',
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
+              type: ['string', 'null'],
             },
           },
           required: ['toAddress', 'amount', 'paymentRequirements', 'challenge'],
@@ -273,54 +179,32 @@ export const TOOL_SPECS = [
             'the resource to request: https:// (private targets are refused) (1 to 2048 characters)',
         },
         method: {
-          description: 'default GET',
-          anyOf: [
-            {
-              type: 'string',
-              enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-            },
-            {
-              type: 'null',
-            },
-          ],
+          description: 'default GET (one of "GET", "POST", "PUT", "PATCH", "DELETE", or null)',
+          type: ['string', 'null'],
         },
         headers: {
           description:
             'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens of 1 to 128 characters, values visible ASCII of at most 4096 characters, at most 32 headers, each name once. An API key of this service here, in the url or in the body is refused (at most 32 items)',
-          anyOf: [
-            {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  name: {
-                    type: 'string',
-                    description: '(1 to 128 characters)',
-                  },
-                  value: {
-                    type: 'string',
-                    description: '(at most 4096 characters)',
-                  },
-                },
-                required: ['name', 'value'],
-                additionalProperties: false,
+          type: ['array', 'null'],
+          items: {
+            type: 'object',
+            properties: {
+              name: {
+                type: 'string',
+                description: '(1 to 128 characters)',
+              },
+              value: {
+                type: 'string',
+                description: '(at most 4096 characters)',
               },
             },
-            {
-              type: 'null',
-            },
-          ],
+            required: ['name', 'value'],
+            additionalProperties: false,
+          },
         },
         body: {
           description: 'request body (UTF-8 text, e.g. JSON) (at most 65536 characters)',
-          anyOf: [
-            {
-              type: 'string',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         maxAmount: {
           type: 'string',
@@ -330,28 +214,12 @@ export const TOOL_SPECS = [
         memo: {
           description:
             'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
-          anyOf: [
-            {
-              type: 'string',
-              description:
-                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         idempotencyKey: {
           description:
             'retrying with the same key replays the first answer (never a second payment); after an approval it pays (1 to 255 characters)',
-          anyOf: [
-            {
-              type: 'string',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
       },
       required: ['url', 'method', 'headers', 'body', 'maxAmount', 'memo', 'idempotencyKey'],
@@ -375,40 +243,17 @@ export const TOOL_SPECS = [
         resource: {
           description:
             'the URL being paid for (shown in history without its query) (at most 2048 characters)',
-          anyOf: [
-            {
-              type: 'string',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         memo: {
           description:
             'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
-          anyOf: [
-            {
-              type: 'string',
-              description:
-                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         idempotencyKey: {
           description:
             'retrying with the same key returns the same authorization (never a second payment) (1 to 255 characters)',
-          anyOf: [
-            {
-              type: 'string',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
       },
       required: ['paymentRequirements', 'resource', 'memo', 'idempotencyKey'],
@@ -430,54 +275,32 @@ export const TOOL_SPECS = [
             'the resource to request: https:// (private targets are refused) (1 to 2048 characters)',
         },
         method: {
-          description: 'default GET',
-          anyOf: [
-            {
-              type: 'string',
-              enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-            },
-            {
-              type: 'null',
-            },
-          ],
+          description: 'default GET (one of "GET", "POST", "PUT", "PATCH", "DELETE", or null)',
+          type: ['string', 'null'],
         },
         headers: {
           description:
             'headers sent upstream, as given (this call’s own Authorization is never forwarded; put one here only to send it to that site); names are RFC 9110 tokens of 1 to 128 characters, values visible ASCII of at most 4096 characters, at most 32 headers, each name once. An API key of this service here, in the url or in the body is refused (at most 32 items)',
-          anyOf: [
-            {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  name: {
-                    type: 'string',
-                    description: '(1 to 128 characters)',
-                  },
-                  value: {
-                    type: 'string',
-                    description: '(at most 4096 characters)',
-                  },
-                },
-                required: ['name', 'value'],
-                additionalProperties: false,
+          type: ['array', 'null'],
+          items: {
+            type: 'object',
+            properties: {
+              name: {
+                type: 'string',
+                description: '(1 to 128 characters)',
+              },
+              value: {
+                type: 'string',
+                description: '(at most 4096 characters)',
               },
             },
-            {
-              type: 'null',
-            },
-          ],
+            required: ['name', 'value'],
+            additionalProperties: false,
+          },
         },
         body: {
           description: 'request body (UTF-8 text, e.g. JSON) (at most 65536 characters)',
-          anyOf: [
-            {
-              type: 'string',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         maxAmount: {
           type: 'string',
@@ -487,28 +310,12 @@ export const TOOL_SPECS = [
         memo: {
           description:
             'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
-          anyOf: [
-            {
-              type: 'string',
-              description:
-                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         idempotencyKey: {
           description:
             'retrying with the same key replays the first answer (never a second payment); after an approval it pays (1 to 255 characters)',
-          anyOf: [
-            {
-              type: 'string',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
       },
       required: ['url', 'method', 'headers', 'body', 'maxAmount', 'memo', 'idempotencyKey'],
@@ -532,28 +339,12 @@ export const TOOL_SPECS = [
         memo: {
           description:
             'free text stored with the payment: one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine) (at most 500 characters)',
-          anyOf: [
-            {
-              type: 'string',
-              description:
-                'one line of plain text: no control, line-break, bidi or invisible format characters (CR, LF, U+202E, U+200B, tag characters…; a zero-width joiner inside an emoji is fine)',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
         idempotencyKey: {
           description:
             'retrying with the same key returns the same credential (never a second payment) (1 to 255 characters)',
-          anyOf: [
-            {
-              type: 'string',
-            },
-            {
-              type: 'null',
-            },
-          ],
+          type: ['string', 'null'],
         },
       },
       required: ['challenge', 'memo', 'idempotencyKey'],

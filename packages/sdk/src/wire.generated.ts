@@ -1996,33 +1996,38 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The mfaToken and exactly one factor: {mfaToken, code} or {mfaToken, passkey}. */
     requestBody: {
       content: {
-        'application/json': {
-          mfaToken: string;
-          /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
-          code?: string;
-          /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
-          passkey?: {
-            id: string;
-            rawId: string;
-            /** @enum {string} */
-            type: 'public-key';
-            clientExtensionResults: {
-              [key: string]: unknown;
+        'application/json':
+          | {
+              mfaToken: string;
+              /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
+              code: string;
+            }
+          | {
+              mfaToken: string;
+              /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
+              passkey: {
+                id: string;
+                rawId: string;
+                /** @enum {string} */
+                type: 'public-key';
+                clientExtensionResults: {
+                  [key: string]: unknown;
+                };
+                authenticatorAttachment?: string;
+                response: {
+                  clientDataJSON: string;
+                  authenticatorData: string;
+                  signature: string;
+                } & {
+                  [key: string]: unknown;
+                };
+              } & {
+                [key: string]: unknown;
+              };
             };
-            authenticatorAttachment?: string;
-            response: {
-              clientDataJSON: string;
-              authenticatorData: string;
-              signature: string;
-            } & {
-              [key: string]: unknown;
-            };
-          } & {
-            [key: string]: unknown;
-          };
-        } & (unknown | unknown);
       };
     };
     responses: {
@@ -2281,33 +2286,39 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description Exactly one proof of presence: {password}, {code} or {passkey}. */
     requestBody: {
       content: {
-        'application/json': {
-          password?: string;
-          /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
-          code?: string;
-          /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
-          passkey?: {
-            id: string;
-            rawId: string;
-            /** @enum {string} */
-            type: 'public-key';
-            clientExtensionResults: {
-              [key: string]: unknown;
+        'application/json':
+          | {
+              password: string;
+            }
+          | {
+              /** @description a TOTP or recovery code; surrounding whitespace is trimmed */
+              code: string;
+            }
+          | {
+              /** @description the browser’s AuthenticationResponseJSON (navigator.credentials.get) */
+              passkey: {
+                id: string;
+                rawId: string;
+                /** @enum {string} */
+                type: 'public-key';
+                clientExtensionResults: {
+                  [key: string]: unknown;
+                };
+                authenticatorAttachment?: string;
+                response: {
+                  clientDataJSON: string;
+                  authenticatorData: string;
+                  signature: string;
+                } & {
+                  [key: string]: unknown;
+                };
+              } & {
+                [key: string]: unknown;
+              };
             };
-            authenticatorAttachment?: string;
-            response: {
-              clientDataJSON: string;
-              authenticatorData: string;
-              signature: string;
-            } & {
-              [key: string]: unknown;
-            };
-          } & {
-            [key: string]: unknown;
-          };
-        } & (unknown | unknown | unknown);
       };
     };
     responses: {
@@ -5022,18 +5033,27 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @enum {string} */
-          type: 'balance_below' | 'cap_used';
-          /** @description the wallet watched: an agent wallet, or the master wallet (balance_below without walletId) */
-          walletId?: string;
-          params: {
-            /** @description balance_below: the balance it watches for falling below */
-            amount?: string;
-            /** @description cap_used: the share of any spending cap (1–100) that fires it */
-            percent?: number;
-          };
-        };
+        'application/json':
+          | {
+              /** @enum {string} */
+              type: 'balance_below';
+              /** @description the wallet watched: an agent wallet, or the master wallet (balance_below without walletId) */
+              walletId?: string;
+              params: {
+                /** @description balance_below: the balance it watches for falling below */
+                amount: string;
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'cap_used';
+              /** @description the agent wallet whose spending caps it watches */
+              walletId: string;
+              params: {
+                /** @description cap_used: the share of any spending cap (1–100) that fires it */
+                percent: number;
+              };
+            };
       };
     };
     responses: {
@@ -7776,15 +7796,21 @@ export interface operations {
           /** @description client_id: a registered id or the https URL of a client metadata document */
           clientId: string;
           redirectUri: string;
-          /** @description must be "code" */
-          responseType: string;
+          /**
+           * @description response_type: "code" (the only one)
+           * @enum {string}
+           */
+          responseType: 'code';
           /** @description PKCE S256 challenge (43 base64url characters) */
           codeChallenge: string;
-          /** @description must be "S256" */
-          codeChallengeMethod: string;
+          /**
+           * @description code_challenge_method: "S256" (the only one)
+           * @enum {string}
+           */
+          codeChallengeMethod: 'S256';
           /** @description RFC 8707: this service's MCP endpoint, <base>/mcp */
           resource: string;
-          /** @description space-separated: read, write (none asked: both) */
+          /** @description space-separated: read, write, each at most once (none asked: both) */
           scope?: string;
           state?: string;
         };
@@ -7882,15 +7908,21 @@ export interface operations {
           /** @description client_id: a registered id or the https URL of a client metadata document */
           clientId: string;
           redirectUri: string;
-          /** @description must be "code" */
-          responseType: string;
+          /**
+           * @description response_type: "code" (the only one)
+           * @enum {string}
+           */
+          responseType: 'code';
           /** @description PKCE S256 challenge (43 base64url characters) */
           codeChallenge: string;
-          /** @description must be "S256" */
-          codeChallengeMethod: string;
+          /**
+           * @description code_challenge_method: "S256" (the only one)
+           * @enum {string}
+           */
+          codeChallengeMethod: 'S256';
           /** @description RFC 8707: this service's MCP endpoint, <base>/mcp */
           resource: string;
-          /** @description space-separated: read, write (none asked: both) */
+          /** @description space-separated: read, write, each at most once (none asked: both) */
           scope?: string;
           state?: string;
           /** @enum {string} */
@@ -7985,15 +8017,21 @@ export interface operations {
           /** @description client_id: a registered id or the https URL of a client metadata document */
           clientId: string;
           redirectUri: string;
-          /** @description must be "code" */
-          responseType: string;
+          /**
+           * @description response_type: "code" (the only one)
+           * @enum {string}
+           */
+          responseType: 'code';
           /** @description PKCE S256 challenge (43 base64url characters) */
           codeChallenge: string;
-          /** @description must be "S256" */
-          codeChallengeMethod: string;
+          /**
+           * @description code_challenge_method: "S256" (the only one)
+           * @enum {string}
+           */
+          codeChallengeMethod: 'S256';
           /** @description RFC 8707: this service's MCP endpoint, <base>/mcp */
           resource: string;
-          /** @description space-separated: read, write (none asked: both) */
+          /** @description space-separated: read, write, each at most once (none asked: both) */
           scope?: string;
           state?: string;
         };
@@ -12624,7 +12662,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, mcp_transport). Refused by the MCP transport, as a JSON-RPC error: a body that is no JSON-RPC message or an empty batch (400), an unsupported protocol version (400; -32022 with the supported ones on 2026-07-28), a 2026-07-28 request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name header is missing or contradicts its body (400), or an Accept header without both application/json and text/event-stream on a 2025 revision (406). */
+      /** @description Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, mcp_transport). Refused by the MCP transport, as a JSON-RPC error: a body that is no JSON-RPC message or an empty batch (400), a message whose id is not a string or an integer (400, -32600, id null), an unsupported protocol version (400; -32022 with the supported ones on 2026-07-28), a 2026-07-28 request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name header is missing or contradicts its body (400), or an Accept header without both application/json and text/event-stream on a 2025 revision (406). */
       '4XX': {
         headers: {
           [name: string]: unknown;

@@ -59,6 +59,9 @@ describe('CORS for ALLOWED_ORIGINS', () => {
       (await preflight('/api/v1/agent-wallets', APP)).headers['access-control-allow-methods'],
     );
     assert.equal(methods, 'GET, HEAD, POST');
+    // A static segment beside a parameter route offers its own methods, not the parameter route's DELETE.
+    const beside = await preflight('/api/v1/auth/sessions/end-others', APP, 'DELETE');
+    assert.equal(beside.headers['access-control-allow-methods'], 'POST');
   });
 
   test('an answer to an allowed origin names it and exposes what an integrator reads', async () => {

@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AIMessage, HumanMessage, type ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import {
   type AgentInputItem,
   type Model,
@@ -27,7 +28,7 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAgent, toolRetryMiddleware } from 'langchain';
 import { connect as connectAiSdk } from './frameworks/snippets/ai-sdk.ts';
-import { connect as connectLangChain } from './frameworks/snippets/langchain.ts';
+import { connect as connectLangChain, walletToolRetry } from './frameworks/snippets/langchain.ts';
 import { connect as connectOpenAIAgents } from './frameworks/snippets/openai-agents.ts';
 import { type Agent, agentWithKey, createPolicy, EXTERNAL } from './support/agent.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
@@ -170,7 +171,20 @@ const aiSdk: Driver = async (url, apiKey, script, retry) => {
 
 // --- LangChain JS: fakeModel from @langchain/core/testing, createAgent's loop (ToolNode) --------------------------
 
-const langChain: Driver = async (url, apiKey, script, retry) => {
+/** No waiting between attempts in tests; each retry setting is otherwise as shipped. */
+const NO_DELAY = { maxRetries: 2, initialDelayMs: 0, jitter: false };
+
+const langChain: Driver = (url, apiKey, script, retry) =>
+  // The framework's own retry, as the connect page's snippet sets it up: a failed tool call (here, a dropped
+  // response) is made again, unchanged.
+  runLangChain(url, apiKey, script, retry === 'on-failure' ? [walletToolRetry(NO_DELAY)] : []);
+
+async function runLangChain(
+  url: string,
+  apiKey: string,
+  script: Step[],
+  middleware: ReturnType<typeof toolRetryMiddleware>[],
+): Promise<Seen[]> {
   const { client, tools } = await connectLangChain({ url, apiKey });
   try {
     const model = fakeModel();
@@ -178,15 +192,7 @@ const langChain: Driver = async (url, apiKey, script, retry) => {
       model.respondWithTools([{ name: step.tool, args: step.args, id: `call-${i + 1}` }]);
     }
     model.respond(new AIMessage('done'));
-    const agent = createAgent({
-      model,
-      tools,
-      // The framework's own retry: a failed tool call (here, a dropped response) is made again, unchanged.
-      middleware:
-        retry === 'on-failure'
-          ? [toolRetryMiddleware({ maxRetries: 2, initialDelayMs: 0, jitter: false })]
-          : [],
-    });
+    const agent = createAgent({ model, tools, middleware });
     const state = await agent.invoke({ messages: [new HumanMessage('Pay for the coffee and the laptop.')] });
     return state.messages
       .filter((m): m is ToolMessage => m.type === 'tool')
@@ -194,7 +200,7 @@ const langChain: Driver = async (url, apiKey, script, retry) => {
   } finally {
     await client.close();
   }
-};
+}
 
 // --- OpenAI Agents SDK: a scripted Model, the Runner's own loop ----------------------------------------------
 
@@ -290,7 +296,7 @@ const openAIAgents: Driver = async (url, apiKey, script, retry) => {
  */
 function startProxy(
   target: string,
-): Promise<Server & { drops: number; dropped: number; revisions: Set<string> }> {
+): Promise<Server & { drops: number; dropped: number; revisions: Set<string>; calls: string[] }> {
   const upstreamUrl = new URL(target);
   const proxy = Object.assign(
     createServer((req, res) => {
@@ -303,6 +309,7 @@ function startProxy(
           const message = JSON.parse(body.toString('utf8'));
           drop =
             proxy.drops > 0 && message.method === 'tools/call' && message.params?.name === 'send_payment';
+          if (message.method === 'tools/call') proxy.calls.push(String(message.params?.name));
         } catch {
           // not JSON: forwarded as it is
         }
@@ -335,7 +342,7 @@ function startProxy(
         upstream.end(body);
       });
     }),
-    { drops: 0, dropped: 0, revisions: new Set<string>() },
+    { drops: 0, dropped: 0, revisions: new Set<string>(), calls: [] as string[] },
   );
   return new Promise((done) => proxy.listen(0, '127.0.0.1', () => done(proxy)));
 }
@@ -447,6 +454,63 @@ for (const target of targets)
         assert.equal(Number((await balanceOf(agent)).balance), 97);
       });
     }
+
+    test('LangChain’s toolRetryMiddleware: the snippet’s setting reads a denial once; the default retries it blind', {
+      skip: target.name !== 'sqlite',
+    }, async () => {
+      const agent = await agentWithKey(h);
+      const cap = await createPolicy(agent.user, agent.walletId, 'spend_cap_per_tx', { limit: '10' });
+      const denied: Step = {
+        tool: 'send_payment',
+        args: { toAddress: EXTERNAL, amount: '25', memo: 'laptop', idempotencyKey: 'deny-once' },
+      };
+      // As shipped: every failure is retried, and the model is told only that it failed.
+      proxy.calls.length = 0;
+      const blind = await runLangChain(url, agent.key, [denied], [toolRetryMiddleware(NO_DELAY)]);
+      assert.deepEqual(proxy.calls, ['send_payment', 'send_payment', 'send_payment']);
+      assert.match(blind.at(-1)?.text ?? '', /failed after 3 attempts/);
+      assert.doesNotMatch(blind.at(-1)?.text ?? '', /POLICY_DENIED/);
+      // The snippet's walletToolRetry: the denial is the answer, made once, read whole (the code, the policy).
+      proxy.calls.length = 0;
+      const [read] = await runLangChain(url, agent.key, [denied], [walletToolRetry(NO_DELAY)]);
+      assert.deepEqual(proxy.calls, ['send_payment']);
+      assert.ok(read?.error, JSON.stringify(read));
+      assert.match(read.text, /POLICY_DENIED/);
+      assert.ok(read.text.includes(cap.id), read.text);
+    });
+
+    test('LangChain’s MCP adapter keeps a type for each nullable param: what a model behind it is shown', {
+      skip: target.name !== 'sqlite',
+    }, async () => {
+      const agent = await agentWithKey(h);
+      const { client, tools } = await connectLangChain({ url, apiKey: agent.key });
+      try {
+        // The tool as LangChain hands it to a chat model (the OpenAI function format its providers start from).
+        const shown = (tool: string, param: string) => {
+          const found = tools.find((t) => t.name === tool);
+          assert.ok(found !== undefined, tool);
+          const parameters = convertToOpenAITool(found).function.parameters as {
+            properties: Record<string, { type?: unknown }>;
+          };
+          return parameters.properties[param];
+        };
+        for (const [tool, param, type] of [
+          ['send_payment', 'memo', 'string'],
+          ['request_approval', 'reason', 'string'],
+          ['get_tx_history', 'page', 'integer'],
+          ['get_tx_history', 'limit', 'integer'],
+          ['get_tx_history', 'status', 'string'],
+        ] as const) {
+          assert.deepEqual(
+            shown(tool, param)?.type,
+            [type, 'null'],
+            `${tool}.${param}: ${JSON.stringify(shown(tool, param))}`,
+          );
+        }
+      } finally {
+        await client.close();
+      }
+    });
 
     test('the connect page shows exactly these snippets (else: npm run snippets)', {
       skip: target.name !== 'sqlite',

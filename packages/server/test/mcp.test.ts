@@ -1,8 +1,10 @@
 // The official MCP SDK client against a real service process: over Streamable HTTP (POST /mcp) and over
 // stdio through `agent-wallet mcp`. Same keys, scopes, policies, limits and idempotency as the REST tools.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -124,7 +126,7 @@ describe('MCP', () => {
       const properties = (listed.inputSchema as { properties: Record<string, Record<string, unknown>> })
         .properties;
       assert.equal(properties.idempotencyKey?.type, 'string', 'required over MCP');
-      assert.ok(Array.isArray(properties.memo?.anyOf), 'memo admits null');
+      assert.deepEqual(properties.memo?.type, ['string', 'null'], 'memo admits null');
 
       const balance = (await client.callTool({ name: 'check_balance', arguments: {} })) as ToolResult;
       assert.equal(balance.isError ?? false, false, textOf(balance));
@@ -278,6 +280,67 @@ describe('MCP', () => {
     assert.equal(noKey.status, 401);
     assert.equal(((await noKey.json()) as { error: { code: string } }).error.code, 'MCP_AUTH_MISSING');
     await assert.rejects(httpClient(`svc_live_${'z'.repeat(43)}`), /401|MCP_AUTH_INVALID|Unauthorized/i);
+  });
+
+  test('stdio bridge: a bad key is named MCP_AUTH_INVALID with what to check, to the desktop client and on stderr', async () => {
+    const badKey = `svc_live_${'z'.repeat(43)}`;
+    const env = {
+      ...(process.env as Record<string, string>),
+      AGENT_WALLET_API_KEY: badKey,
+      AGENT_WALLET_URL: service.url,
+    };
+    // As the wire carries it: the desktop client's initialize is answered with a JSON-RPC error.
+    const bridge = spawn(process.execPath, [CLI, 'mcp'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    bridge.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const exited = new Promise<number | null>((done) => bridge.on('exit', (code) => done(code)));
+    const lines = createInterface({ input: bridge.stdout });
+    // A bridge that exits without answering fails here (it used to, with only the SDK's words on stderr).
+    const firstLine = Promise.race([
+      new Promise<string>((done) => lines.once('line', done)),
+      exited.then((code) => {
+        throw new Error(`the bridge exited (${code}) without answering; stderr: ${stderr}`);
+      }),
+    ]);
+    bridge.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'host', version: '1' },
+        },
+      })}\n`,
+    );
+    const answer = JSON.parse(await firstLine);
+    assert.equal(answer.id, 7);
+    assert.equal(answer.result, undefined);
+    assert.match(
+      answer.error.message,
+      /^MCP_AUTH_INVALID: the API key is unknown, revoked or expired; check AGENT_WALLET_API_KEY/,
+    );
+    assert.deepEqual(answer.error.data, { code: 'MCP_AUTH_INVALID' });
+    bridge.stdin.end();
+    assert.equal(await exited, 1);
+    lines.close();
+    assert.match(stderr, /agent-wallet mcp: MCP_AUTH_INVALID: .*check AGENT_WALLET_API_KEY/);
+    assert.ok(stderr.includes(service.url), stderr);
+    assert.doesNotMatch(stderr, /Version negotiation failed/);
+    assert.ok(!stderr.includes(badKey), 'the key is never echoed');
+
+    // As a desktop host sees it: the official client's connect fails with those words.
+    const host = new Client({ name: 'host', version: '1.0.0' });
+    await assert.rejects(
+      host.connect(
+        new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env, stderr: 'ignore' }),
+      ),
+      /MCP_AUTH_INVALID: .*check AGENT_WALLET_API_KEY/,
+    );
+    await host.close();
   });
 
   test('MCP tools/call shares the per-key, per-tool bucket with the REST tool route', async () => {

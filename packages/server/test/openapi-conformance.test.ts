@@ -8,10 +8,12 @@ import { createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.
 import { type Harness, startHarness } from './support/harness.ts';
 import { call, fundedUser, type Reply } from './support/http.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: the document is JSON
+type Json = any;
+
 describe('OpenAPI conformance of real responses', () => {
   let h: Harness;
-  // biome-ignore lint/suspicious/noExplicitAny: the document is JSON
-  let doc: any;
+  let doc: Json;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
 
   before(async () => {
@@ -87,6 +89,69 @@ describe('OpenAPI conformance of real responses', () => {
     // Each type with its own params only (issue 27): a cap's params under another type are refused.
     assert.equal(ok({ limit: '5' }, 'tx_count_cap'), false);
     assert.equal(ok({ addresses: [OUTSIDE_ADDRESS] }, 'spend_cap_daily'), false);
+  });
+
+  test('a body of alternatives is a oneOf of complete objects: {} is none of them, and each branch names its fields', () => {
+    const bodyOf = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema;
+    // Every operation: a oneOf branch of a body declares the fields it requires (a bare {required: [...]} beside
+    // shared properties let a generator — Schemathesis — take {} for a valid step-up).
+    for (const [path, item] of Object.entries<Record<string, Json>>(doc.paths)) {
+      for (const [method, operation] of Object.entries<Json>(item)) {
+        const schema = operation.requestBody?.content?.['application/json']?.schema;
+        for (const branch of schema?.oneOf ?? []) {
+          const where = `${method} ${path} ${JSON.stringify(branch).slice(0, 120)}`;
+          assert.ok((branch.required ?? []).length > 0, where);
+          for (const name of branch.required)
+            assert.ok(branch.properties?.[name] !== undefined, `${where}: ${name}`);
+        }
+      }
+    }
+    const stepUp = bodyOf('/api/v1/auth/step-up');
+    assert.equal(stepUp.properties, undefined, 'no fields beside the alternatives');
+    const proof = ajv.compile(stepUp);
+    assert.equal(proof({}), false, '{} proves nothing');
+    assert.ok(proof({ password: 'correct horse battery' }) && proof({ code: '123456' }));
+    assert.equal(proof({ password: 'x', code: '123456' }), false, 'exactly one');
+    const factor = ajv.compile(bodyOf('/api/v1/auth/login/mfa'));
+    assert.equal(factor({ mfaToken: 't' }), false);
+    assert.ok(factor({ mfaToken: 't', code: '123456' }));
+    const alert = ajv.compile(bodyOf('/api/v1/alerts'));
+    assert.ok(alert({ type: 'balance_below', params: { amount: '10' } }), ajv.errorsText(alert.errors));
+    assert.ok(alert({ type: 'cap_used', walletId: 'w', params: { percent: 80 } }));
+    assert.equal(
+      alert({ type: 'cap_used', params: { percent: 80 } }),
+      false,
+      'cap_used watches an agent wallet',
+    );
+    assert.equal(alert({ type: 'balance_below', params: { amount: '10', percent: 80 } }), false);
+    assert.equal(alert({ type: 'cap_used', walletId: 'w', params: { amount: '10' } }), false);
+  });
+
+  test('an OAuth authorization request’s fixed values are enums: response_type "code", S256', () => {
+    const request = {
+      clientId: 'client',
+      redirectUri: 'http://127.0.0.1:7/cb',
+      responseType: 'code',
+      codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      codeChallengeMethod: 'S256',
+      resource: 'https://wallet.example/mcp',
+    };
+    for (const path of ['/api/v1/oauth/consent/preview', '/api/v1/oauth/consent/deny']) {
+      const schema = doc.paths[path].post.requestBody.content['application/json'].schema;
+      assert.deepEqual(schema.properties.responseType.enum, ['code'], path);
+      assert.deepEqual(schema.properties.codeChallengeMethod.enum, ['S256'], path);
+      const validate = ajv.compile(schema);
+      assert.ok(validate(request), `${path}: ${ajv.errorsText(validate.errors)}`);
+      assert.ok(validate({ ...request, scope: 'write read' }));
+      for (const change of [
+        { responseType: 'token' },
+        { codeChallengeMethod: 'plain' },
+        { codeChallenge: 'short' },
+        { scope: 'read read' },
+        { scope: 'admin' },
+      ])
+        assert.equal(validate({ ...request, ...change }), false, `${path} ${JSON.stringify(change)}`);
+    }
   });
 
   test('each tool is an operation of its own: its params (wrapped or bare) and its data', () => {

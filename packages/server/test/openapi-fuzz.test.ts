@@ -4,12 +4,18 @@
 // For each operation, fast-check generates requests from the document's own schemas (path, query, body) with a
 // fixed seed: path parameters are real ids made in before(), so cases reach the handlers, and each operation is
 // called as its `security` asks (a session JWT, an agent's API key, or nothing).
-//  - positive cases (valid per the document): never a 5xx, never 400 VALIDATION_ERROR unless the refusal is one of
-//    the rules the document states in words because a schema cannot (DOCUMENTED_RULES), and the answer fits the
-//    schema documented for its status;
+//  - positive cases (valid per the document): never a 5xx, never a 400 (whatever its code: VALIDATION_ERROR,
+//    OAUTH_INVALID_REQUEST…) unless the refusal is one of the rules the document states in words because a schema
+//    cannot (DOCUMENTED_RULES), and the answer fits the schema documented for its status;
 //  - negative cases (one step away: a node of another type, a required field missing, an unknown field, a value
 //    out of bounds — kept only when Ajv says the document forbids it): always a 4xx, never a 2xx or a 5xx, and
 //    also an answer that fits the document.
+// Beside the operations, what a protocol fuzzer (Schemathesis) also sends:
+//  - every path, with methods it does not have — methods no route has (QUERY without a Content-Type, PROPFIND, …),
+//    a standard one, and OPTIONS: 405 with `Allow` naming exactly the methods the document gives that path (a
+//    concrete path beside a templated one, /sessions/end-others beside /sessions/{id}, has its own);
+//  - POST /mcp with JSON-RPC ids MCP does not allow (floats, integers past 2^53, objects, arrays, booleans, null):
+//    a JSON-RPC error -32600 with id null, never the id echoed back, and an answer that fits the document.
 // Afterwards the ledger still verifies. FUZZ_SEED and FUZZ_CASES (per operation and kind) explore further.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -67,7 +73,7 @@ const EVM_ONLY: Record<string, string> = {
 
 /**
  * Refusals a schema cannot state, stated in the operation's description instead: a positive case answered 400
- * VALIDATION_ERROR passes when its message matches (and, where given, the rule holds for that request).
+ * passes when its message matches (and, where given, the rule holds for that request).
  */
 interface DocumentedRule {
   ops: readonly string[] | '*';
@@ -149,6 +155,13 @@ const DOCUMENTED_RULES: DocumentedRule[] = [
     reason: 'how many a user or wallet may have: state, not shape; each description names its bound',
   },
   {
+    ops: ['oauthConsentPreview', 'oauthConsent', 'oauthDeny'],
+    message: /client_id|client metadata|redirect_uri is not one|resource must be this service/,
+    reason:
+      'an authorization request names a registered client (or its metadata document), one of its redirect URIs and ' +
+      'this service’s MCP endpoint: state and the server’s own URL, which the description names',
+  },
+  {
     ops: ['updatePolicy'],
     message: /params/,
     reason:
@@ -170,19 +183,23 @@ function operationsOf(doc: Json): Operation[] {
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries<Json>(doc.paths)) {
     for (const [method, op] of Object.entries<Json>(methods)) {
-      const scheme = Object.keys(op.security?.[0] ?? {})[0];
       const json = op.requestBody?.content?.['application/json'];
       operations.push({
         id: op.operationId,
         method: method.toUpperCase(),
         path,
-        security: scheme === 'userJwt' ? 'user' : scheme === 'agentApiKey' ? 'apiKey' : 'none',
+        security: securityOf(op),
         parameters: op.parameters ?? [],
         body: json === undefined ? null : { schema: json.schema, required: op.requestBody.required === true },
       });
     }
   }
   return operations;
+}
+
+function securityOf(op: Json): Operation['security'] {
+  const scheme = Object.keys(op.security?.[0] ?? {})[0];
+  return scheme === 'userJwt' ? 'user' : scheme === 'agentApiKey' ? 'apiKey' : 'none';
 }
 
 /** The whole request as one JSON Schema: {path, query, body}. */
@@ -237,10 +254,15 @@ interface Context {
   /** Real ids for the operation's path parameters. */
   pathValues(op: Operation): Promise<Record<string, string>>;
   /**
-   * The credential its `security` asks for: the agent's API key, or a session of the fuzzing user — a fresh
-   * session of another user for the operations that end sessions (logout, end-others, password change).
+   * The credential its `security` asks for: the agent's API key, or a session of the fuzzing user — a live
+   * session of another user for the operations that end sessions (logout, end-others, password change), and the
+   * owner of another organization for PATCH /organization.
    */
   token(op: Operation): Promise<string | undefined>;
+  /** The fuzzing user's session or the agent's key as `security` asks, never a fresh login (cheap, for probes). */
+  credential(security: Operation['security']): string | undefined;
+  /** What became of a request sent with token(op): a session that may be gone is not handed out again. */
+  answered(op: Operation, answer: Answer): void;
 }
 
 function urlOf(op: Operation, input: Input): string {
@@ -322,9 +344,10 @@ async function fuzzOperation(h: Harness, op: Operation, ctx: Context): Promise<O
     const where = `positive ${show(input)}`;
     try {
       const answer = await send(h, op, input, await ctx.token(op));
+      ctx.answered(op, answer);
       seen.positive[answer.status] = (seen.positive[answer.status] ?? 0) + 1;
       if (answer.status >= 500) failures.push(`${where} → ${answer.status} ${answer.raw.slice(0, 300)}`);
-      else if (answer.status === 400 && answer.body?.error?.code === 'VALIDATION_ERROR') {
+      else if (answer.status === 400) {
         const rule = DOCUMENTED_RULES.find(
           (r) =>
             (r.ops === '*' || r.ops.includes(op.id)) &&
@@ -352,6 +375,7 @@ async function fuzzOperation(h: Harness, op: Operation, ctx: Context): Promise<O
     const where = `negative (${mutant.kind} ${mutant.at}) ${show(mutant.input)}`;
     try {
       const answer = await send(h, op, mutant.input, await ctx.token(op));
+      ctx.answered(op, answer);
       seen.negative[answer.status] = (seen.negative[answer.status] ?? 0) + 1;
       if (answer.status < 400 || answer.status >= 500)
         failures.push(`${where} → ${answer.status} ${answer.raw.slice(0, 300)}`);
@@ -390,10 +414,165 @@ function valueAt(root: unknown, pointer: string): unknown {
   return node;
 }
 
+/** Methods Node's HTTP parser takes that no route here has (CONNECT opens a tunnel: it is no request). */
+const FOREIGN_METHODS = [
+  'PROPFIND',
+  'PROPPATCH',
+  'SEARCH',
+  'REPORT',
+  'LOCK',
+  'UNLOCK',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'PURGE',
+  'LINK',
+  'UNLINK',
+  'MERGE',
+  'NOTIFY',
+  'SUBSCRIBE',
+  'ACL',
+] as const;
+const STANDARD_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE'] as const;
+
+/** What the document says a path answers: its own operations' methods (HEAD wherever GET is), as `Allow` lists. */
+function documentedAllow(item: Json): string[] {
+  const methods = Object.keys(item).map((method) => method.toUpperCase());
+  if (methods.includes('GET')) methods.push('HEAD');
+  return methods.sort();
+}
+
+/**
+ * Every path of the document with methods it does not have: OPTIONS, QUERY (a body method, sent without a
+ * Content-Type), one method no route has and one standard method it lacks, each picked per path from the seed.
+ * Each must be 405 with the path's own methods in `Allow`, whatever the credential. The failures, as text.
+ */
+async function probeMethods(h: Harness, doc: Json, ctx: Context): Promise<string[]> {
+  const failures: string[] = [];
+  const paths = Object.entries<Json>(doc.paths);
+  const statics = new Set(paths.flatMap(([path]) => path.split('/')));
+  const picks = fc.sample(
+    fc.record({
+      // A parameter's value that is no static segment of any path (it would name that path instead).
+      value: fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/).filter((value) => !statics.has(value)),
+      foreign: fc.constantFrom(...FOREIGN_METHODS),
+      standard: fc.nat(),
+    }),
+    { seed: SEED, numRuns: paths.length },
+  );
+  for (const [i, [template, item]] of paths.entries()) {
+    const pick = picks[i];
+    assert.ok(pick !== undefined);
+    const allow = documentedAllow(item);
+    const lacking = STANDARD_METHODS.filter((method) => !allow.includes(method));
+    const standard = lacking[pick.standard % Math.max(1, lacking.length)];
+    const url = template.replace(/\{[^}]+\}/g, pick.value);
+    const token = ctx.credential(securityOf(Object.values<Json>(item)[0]));
+    const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+    for (const method of ['OPTIONS', 'QUERY', pick.foreign, ...(standard === undefined ? [] : [standard])]) {
+      const answer = await h.app.inject({ method: method as 'GET', url, headers });
+      const where = `${method} ${url}`;
+      if (answer.statusCode !== 405) {
+        failures.push(`${where} → ${answer.statusCode} ${answer.body.slice(0, 200)}`);
+        continue;
+      }
+      if (answer.headers.allow !== allow.join(', '))
+        failures.push(`${where}: Allow ${answer.headers.allow}, the document says ${allow.join(', ')}`);
+      if (method !== 'HEAD' && JSON.parse(answer.body).error?.code !== 'METHOD_NOT_ALLOWED')
+        failures.push(`${where}: ${answer.body.slice(0, 200)}`);
+    }
+  }
+  return failures;
+}
+
+/**
+ * JSON-RPC ids MCP does not allow, as JSON text: numbers that are no integer JSON holds exactly (fractions, the
+ * smallest and largest doubles, integers past 2^53), and every type but string and number (null included).
+ */
+const hostileId: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .double({ noNaN: true, noDefaultInfinity: true })
+    .filter((x) => !Number.isSafeInteger(x))
+    .map((x) => JSON.stringify(x)),
+  fc.constantFrom('2.6e-42', '1.5', '-0.5', '1e300', '9007199254740993', '12345678901234567890123'),
+  fc.bigInt({ min: 2n ** 53n, max: 2n ** 100n }).map((n) => (n % 2n === 0n ? `${n}` : `-${n}`)),
+  fc
+    .jsonValue()
+    .filter((v) => typeof v === 'object' || typeof v === 'boolean')
+    .map((v) => JSON.stringify(v)),
+);
+
+const MODERN_META = JSON.stringify({
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '1' },
+});
+const LEGACY = { 'mcp-protocol-version': '2025-06-18' };
+
+/** POST /mcp bodies around an id (raw JSON text): each kind of message, on each revision, and in a batch. */
+const HOSTILE_MESSAGES: Record<string, (id: string) => { body: string; headers: Record<string, string> }> = {
+  ping: (id) => ({ body: `{"jsonrpc":"2.0","id":${id},"method":"ping"}`, headers: LEGACY }),
+  initialize: (id) => ({
+    body:
+      `{"jsonrpc":"2.0","id":${id},"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+      `"capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}`,
+    headers: {},
+  }),
+  modern: (id) => ({
+    body: `{"jsonrpc":"2.0","id":${id},"method":"tools/list","params":{"_meta":${MODERN_META}}}`,
+    headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+  }),
+  batch: (id) => ({
+    body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":${id},"method":"ping"}]`,
+    headers: LEGACY,
+  }),
+  response: (id) => ({ body: `{"jsonrpc":"2.0","id":${id},"result":{}}`, headers: LEGACY }),
+};
+
+/** Hostile ids to POST /mcp: each a 400 JSON-RPC -32600 with id null, as the document says. The failures. */
+async function probeJsonRpcIds(h: Harness, doc: Json, key: string | undefined): Promise<string[]> {
+  const failures: string[] = [];
+  const cases = fc.sample(fc.tuple(fc.constantFrom(...Object.entries(HOSTILE_MESSAGES)), hostileId), {
+    seed: SEED,
+    numRuns: 30,
+  });
+  const op = operationsOf(doc).find((o) => o.id === 'mcp');
+  assert.ok(op !== undefined, 'POST /mcp is in the document');
+  for (const [[kind, message], id] of cases) {
+    const { body, headers } = message(id);
+    const where = `${kind} with id ${id.slice(0, 80)}`;
+    const answer = await h.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        authorization: `Bearer ${key}`,
+        ...headers,
+      },
+      payload: body,
+    });
+    try {
+      await assertDocumented(h.app, { method: 'POST', url: '/mcp' }, answer);
+      assert.ok(documentedStatus(doc, op, answer.statusCode), `${answer.statusCode} is undocumented`);
+      const rpc = JSON.parse(answer.body);
+      assert.deepEqual([answer.statusCode, rpc.jsonrpc, rpc.error?.code], [400, '2.0', -32600]);
+      assert.equal(rpc.id, null);
+    } catch (error) {
+      const message = error instanceof Error ? error.message.slice(0, 300) : String(error);
+      failures.push(`${where}: ${message} (${answer.statusCode} ${answer.body.slice(0, 200)})`);
+    }
+  }
+  return failures;
+}
+
 /** The ids and credentials the operations' path parameters and security ask for, all real. */
 async function setUp(h: Harness): Promise<Context> {
   const main = await signupUser(h.app, 'fuzz');
   const sessions = await signupUser(h.app, 'fuzz-sessions');
+  // An organization of its own for PATCH /organization: requireMfa: true on the main user's would answer every
+  // later operation 403 MFA_ENROLLMENT_REQUIRED (the fuzzing user has no second factor), fuzzing none of them.
+  const organizationOwner = await signupUser(h.app, 'fuzz-organization');
   const ok = async (reply: Promise<{ status: number; raw: string; body: Json }>, status = 200) => {
     const answer = await reply;
     assert.equal(answer.status, status, answer.raw);
@@ -467,6 +646,11 @@ async function setUp(h: Harness): Promise<Context> {
   const sessionIdOf = (token: string) =>
     JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()).jti as string;
   const SESSION_ENDING = new Set(['logout', 'endSession', 'endOtherSessions', 'changePassword']);
+  const credential = (security: Operation['security']) =>
+    security === 'none' ? undefined : security === 'apiKey' ? key.key : main.token;
+  // A session of the other user, kept until an answer says it may be gone (a success, which may have ended it, or
+  // 401 UNAUTHORIZED): each login is an argon2 verification, once most of these operations' time.
+  let spareSession: string | null = null;
 
   const byName: Record<string, string> = {
     walletId: wallet.id,
@@ -502,9 +686,17 @@ async function setUp(h: Harness): Promise<Context> {
       return values;
     },
     async token(op) {
-      if (op.security === 'none') return undefined;
-      if (op.security === 'apiKey') return key.key;
-      return SESSION_ENDING.has(op.id) ? loginSessions() : main.token;
+      if (op.security === 'user' && SESSION_ENDING.has(op.id)) {
+        spareSession ??= await loginSessions();
+        return spareSession;
+      }
+      if (op.id === 'updateOrganization') return organizationOwner.token;
+      return credential(op.security);
+    },
+    credential,
+    answered(op, answer) {
+      if (!SESSION_ENDING.has(op.id)) return;
+      if (answer.status < 300 || answer.body?.error?.code === 'UNAUTHORIZED') spareSession = null;
     },
   };
 }
@@ -585,6 +777,14 @@ for (const target of targets) {
           assert.deepEqual(outcome.failures, []);
         });
       }
+    });
+
+    test('every path: a method it lacks is 405 with the document’s methods for that exact path in Allow', async () => {
+      assert.deepEqual(await probeMethods(h, doc, ctx), []);
+    });
+
+    test('POST /mcp: a JSON-RPC id MCP does not allow is -32600 with id null, never echoed', async () => {
+      assert.deepEqual(await probeJsonRpcIds(h, doc, ctx.credential('apiKey')), []);
     });
 
     test('the ledger still verifies', () => assertLedgerOk(h));

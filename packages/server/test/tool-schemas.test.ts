@@ -81,9 +81,81 @@ describe('the rule sets themselves', () => {
       undefined,
     );
   });
+
+  test('a type list with null passes both, as nullable for Gemini; an enum holding null does not', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        memo: { description: 'm', type: ['string', 'null'] },
+        page: { type: ['integer', 'null'] },
+        headers: { type: ['array', 'null'], items: { type: 'string' } },
+      },
+      required: ['memo', 'page', 'headers'],
+      additionalProperties: false,
+    };
+    assert.deepEqual(problemsOf('type list', schema), []);
+    assert.deepEqual(geminiParametersOf(schema), {
+      type: 'object',
+      properties: {
+        memo: { description: 'm', type: 'string', nullable: true },
+        page: { type: 'integer', nullable: true },
+        headers: { type: 'array', nullable: true, items: { type: 'string' } },
+      },
+      required: ['memo', 'page', 'headers'],
+    });
+    // Why a nullable enum cannot keep its enum beside the type list: null would be one of its values.
+    const status = {
+      ...schema,
+      properties: { status: { type: ['string', 'null'], enum: ['pending', null] } },
+    };
+    assert.match(
+      problemsOf('nullable enum', { ...status, required: ['status'] }).join('\n'),
+      /enum values must be strings/,
+    );
+  });
 });
 
+/**
+ * The params of a published schema that admit null, each as published: a type list, never an anyOf with null.
+ * LangChain's MCP adapter drops an anyOf whose branches are not objects (simplifyJsonSchemaForLLM), and a model
+ * behind it saw such a param with no type at all.
+ */
+function nullableParamProblems(where: string, schema: Json): string[] {
+  const problems: string[] = [];
+  for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+    const branches = (property.anyOf ?? []) as Json[];
+    if (branches.some((branch) => branch.type === 'null'))
+      problems.push(`${where}.${name}: null as an anyOf branch (${JSON.stringify(property).slice(0, 120)})`);
+    if (Array.isArray(property.type) && property.enum !== undefined)
+      problems.push(`${where}.${name}: an enum beside a type list`);
+  }
+  return problems;
+}
+
 describe('published schemas, as the registry builds them', () => {
+  test('every param that admits null is a type list [T, "null"] (LangChain’s MCP adapter keeps its type)', () => {
+    const problems: string[] = [];
+    let nullable = 0;
+    for (const rail of [null, 'sandbox', 'evm']) {
+      for (const t of toolsFor(rail)) {
+        for (const options of [{}, { idempotencyKeyRequired: true }]) {
+          const schema = toolPublishedInputSchema(t, rail, options);
+          problems.push(...nullableParamProblems(`${rail} ${t.name}`, schema));
+          for (const property of Object.values((schema.properties ?? {}) as Record<string, Json>))
+            if (Array.isArray(property.type) && property.type.includes('null')) nullable += 1;
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+    assert.ok(nullable > 20, `${nullable} nullable params`);
+    // A nullable enum says its values in words; the server still refuses any other value.
+    const history = toolPublishedInputSchema(toolsFor(null).find((t) => t.name === 'get_tx_history')!, null);
+    const status = (history.properties as Record<string, Json>).status as Json;
+    assert.deepEqual(status.type, ['string', 'null']);
+    for (const value of ['pending', 'processing', 'completed', 'rejected', 'expired', 'failed'])
+      assert.ok(String(status.description).includes(`"${value}"`), String(status.description));
+  });
+
   for (const rail of [null, 'sandbox', 'evm']) {
     test(`rail ${rail ?? '(every rail: the SDK)'}: the listing and the MCP form pass both rule sets`, () => {
       assertEveryModelAccepts(`listing(${rail})`, toolListing(rail));

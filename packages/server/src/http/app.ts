@@ -1,7 +1,12 @@
 // The Fastify application: envelope, parsers, error handling, security headers, authentication, every route
 // and the OpenAPI document generated from the routes' zod schemas.
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { requestIdSource } from '../domain/ids.ts';
@@ -71,8 +76,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const cors = corsGate(services.config.allowedOrigins, routeMethods);
   const authenticate = requestAuthenticator(app, services);
   // One gate for every request, in order: the headers every answer carries, refusal while shutting down, the
-  // Origin/Host check, CORS for an allowed origin (a preflight is answered there), then authentication and the
-  // rate limit.
+  // Origin/Host check, CORS for an allowed origin (a preflight is answered there), a method the path does not
+  // have (405: here, before Fastify reads a body or asks a QUERY for its Content-Type, and before
+  // authentication, so a client learns the method is wrong, not that it lacks a token), then authentication and
+  // the rate limit.
   app.addHook('onRequest', async (request, reply) => {
     const api = isApiPath(request.url);
     reply.headers(api ? headers.api : headers.document);
@@ -81,7 +88,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     if (isClosing()) refuseWhileClosing(reply);
     checkOrigin(request);
     if (api && cors(request, reply)) return reply.code(204).send();
-    await authenticate(request, reply);
+    const wrongMethod = methodNotAllowed(routeMethods, routedRequest(request));
+    await authenticate(request, reply, wrongMethod === null ? undefined : 'none');
+    if (wrongMethod !== null) throw wrongMethod;
   });
 
   await app.register(fastifySwagger, {
@@ -96,7 +105,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
           'agents call tools with a scoped API key. Every answer is `{success, data}` or `{success: false, error: ' +
           '{code, message}}`; amounts are decimal strings of USDC. A JSON body may not hold a `__proto__` key, nor a ' +
           '`constructor` object with a `prototype` key, anywhere (400 VALIDATION_ERROR). A method a path does not ' +
-          'have is 405 METHOD_NOT_ALLOWED with `Allow`.',
+          'have is 405 METHOD_NOT_ALLOWED with `Allow`; a concrete path is its own, as OpenAPI matches paths ' +
+          '(/api/v1/auth/sessions/end-others answers its POST only, not the DELETE of /api/v1/auth/sessions/{id}).',
       },
       servers: [{ url: '/', description: 'this server' }],
       components: {
@@ -128,7 +138,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   const dashboard = await registerDashboard(app, services.config.dashboardDir);
   app.setNotFoundHandler((request, reply) => {
-    const wrongMethod = methodNotAllowed(routeMethods, request.method, request.url);
+    // A route the router found may still hand the request on here (a dashboard file that does not exist).
+    const wrongMethod = methodNotAllowed(routeMethods, routedRequest(request));
     if (wrongMethod !== null) return sendAppError(reply, wrongMethod);
     if (dashboard.servesPath(request)) return dashboard.sendIndex(reply);
     return sendAppError(
@@ -137,6 +148,15 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     );
   });
   return app;
+}
+
+/** The request as the 405 check reads it: the route pattern the router chose, none for a 404. */
+function routedRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url,
+    routeUrl: request.is404 ? undefined : request.routeOptions.url,
+  };
 }
 
 /** A hop count trusts that many addresses nearest the socket (proxy-addr's own meaning of a number). */

@@ -14,6 +14,7 @@ import { toolByName } from '../tools/registry.ts';
 import { bearerToken, isApiKeyShaped, unauthorized } from './auth.ts';
 import { isDashboardRequest } from './dashboard.ts';
 import { enforceLimit, type LimitTarget, restTarget } from './rate-limit.ts';
+import type { AuthMode } from './route.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,12 +27,13 @@ declare module 'fastify' {
 
 /**
  * Authenticates and rate-limits a request by its route's `auth` mode; the app's one onRequest gate calls the
- * function this returns.
+ * function this returns. The gate passes 'none' for a request it refuses anyway (a method the path does not
+ * have): counted per IP like any unauthenticated request, whatever credential it carries.
  */
 export function requestAuthenticator(
   app: FastifyInstance,
   services: Services,
-): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+): (request: FastifyRequest, reply: FastifyReply, mode?: AuthMode) => Promise<void> {
   app.decorateRequest('user', null);
   app.decorateRequest('agentKey', null);
   app.decorateRequest('toolName', null);
@@ -46,8 +48,7 @@ export function requestAuthenticator(
   };
   services.limiter.onReconnect(() => services.keys.clearCache());
 
-  return async (request, reply) => {
-    const mode = request.routeOptions.config?.auth ?? 'none';
+  return async (request, reply, mode = request.routeOptions.config?.auth ?? 'none') => {
     if (mode === 'user') return authenticateUser(request, reply, services);
     if (mode === 'apiKey') return authenticateAgent(request, reply, services, observeEpoch);
     // The dashboard's static files are not limited: they are cheap to serve, and a page load is several of

@@ -221,6 +221,29 @@ export function optionalBody<T extends z.core.$ZodLooseShape>(shape: T) {
 }
 export const noBody = optionalBody({});
 
+/**
+ * The document's view of a body that takes exactly one of several alternatives (beside fields every alternative
+ * has): `oneOf` complete objects, one per alternative, each naming its fields, requiring them and no other. A
+ * reader, or a generator such as Schemathesis, then never takes `{}` for a valid body, as it may from shared
+ * `properties` beside `oneOf: [{required}]`. Documentation only: the route's validating schema states the same
+ * rule with a message that names the fields.
+ */
+export function oneOfBodies(
+  shared: z.core.$ZodLooseShape,
+  alternatives: Record<string, z.ZodType>,
+  description: string,
+): z.ZodType {
+  const branches = Object.entries(alternatives).map(([name, schema]) => {
+    const json = z.toJSONSchema(z.strictObject({ ...shared, [name]: schema }), {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>;
+    const { $schema: _, ...branch } = json;
+    return { title: `with ${name}`, ...branch };
+  });
+  return z.unknown().meta({ description, oneOf: branches });
+}
+
 const toolField = z.string().optional().describe('Tool responses (success and failure) name the tool.');
 
 export function successEnvelope<T extends z.ZodType>(data: T) {

@@ -15,6 +15,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import type { McpRequestContext } from './context.ts';
+import { invalidIdResponse, invalidRequestId } from './ids.ts';
 import { createMcpServer } from './server.ts';
 
 /** Who asks and what the HTTP layer knows of the request: the key was authenticated before MCP starts. */
@@ -42,6 +43,8 @@ export function createMcpEndpoint(services: Services, log: FastifyBaseLogger): M
   });
   return {
     async serve(request, body, caller) {
+      const badId = invalidRequestId(body);
+      if (badId !== undefined) return invalidIdResponse(badId);
       if (await isLegacyRequest(request, body)) {
         return serveLegacy(createMcpServer(services, caller.key, caller.context), request, body);
       }

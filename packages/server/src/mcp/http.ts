@@ -57,7 +57,14 @@ const rpcTransportError = {
       properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
       required: ['code', 'message'],
     },
-    id: { anyOf: [{ type: 'null' }, { type: 'string' }, { type: 'integer' }] },
+    // MCP's ids (a string or an integer JSON holds exactly); null when the request's own could not be read.
+    id: {
+      anyOf: [
+        { type: 'null' },
+        { type: 'string' },
+        { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+      ],
+    },
   },
   required: ['jsonrpc', 'error', 'id'],
 };
@@ -108,7 +115,8 @@ const ROUTE_SCHEMA = {
         'Refused before MCP, in the failure envelope: a missing or invalid API key (401, with WWW-Authenticate), ' +
           'a foreign Origin or Host (403), a body over the limit (413) or the transport’s flood guard (429, ' +
           'mcp_transport). Refused by the MCP transport, as a JSON-RPC error: a body that is no JSON-RPC ' +
-          'message or an empty batch (400), an unsupported protocol version (400; -32022 with the supported ' +
+          'message or an empty batch (400), a message whose id is not a string or an integer (400, -32600, id ' +
+          'null), an unsupported protocol version (400; -32022 with the supported ' +
           'ones on 2026-07-28), a 2026-07-28 request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name ' +
           'header is missing or contradicts its body (400), or an Accept header without both ' +
           'application/json and text/event-stream on a 2025 revision (406).',

@@ -1,12 +1,19 @@
 // A tool's input schema in the form every model's tool format takes (the issue "schemas every model accepts";
 // the rules are written out, with their sources, in test/support/schema-rules.ts):
 //  - OpenAI strict function calling: every object closed (`additionalProperties: false`) and every property in
-//    `required`, an optional one as a union with null (which the server reads as absent: optional-param.ts);
+//    `required`, an optional one admitting null (which the server reads as absent: optional-param.ts);
 //  - Gemini function declarations (an OpenAPI 3.0 subset, after the conversion its adapters apply): no keyword
-//    outside type, description, enum, properties, required, items and a union with null (→ `nullable`).
+//    outside type, description, enum, properties, required, items and a type with null (→ `nullable`).
 // So only those keywords are kept. A limit the schema can no longer say (a length, a bound, a count) is
 // appended to the description; a pattern is dropped, its param's own description says the format. The server
 // still enforces every one of them with a VALIDATION_ERROR: this changes what is shown, never what is accepted.
+//
+// A param that admits null is a type list, `type: ["string", "null"]` — the form OpenAI's own strict-mode examples
+// use, and one every Gemini adapter turns into `nullable` — never `anyOf: [X, {type: "null"}]`: LangChain's MCP
+// adapter (@langchain/mcp-adapters) drops an anyOf whose branches are not objects, so the model saw such a param
+// with no type at all. A nullable enum cannot keep its enum beside the type list (null would have to be one of its
+// values, and Gemini takes strings only there): its values are said in the description, and the server refuses
+// any other value with a VALIDATION_ERROR naming them.
 
 type Json = Record<string, unknown>;
 
@@ -29,17 +36,37 @@ function convert(schema: Json): { node: Json; limits: string[] } {
   return { node, limits: limitsOf(schema) };
 }
 
-/** A union's limits are its branches' (the null branch has none), said once on the union itself. */
+/**
+ * A union's limits are its branches' (the null branch has none), said once on the union itself. One typed schema
+ * or null becomes a type list; any other union stays one.
+ */
 function convertUnion(node: Json, branches: Json[]): { node: Json; limits: string[] } {
   const converted = branches.map(convert);
+  const limits = converted.flatMap((branch) => branch.limits);
+  const typed = converted.filter((branch) => branch.node.type !== 'null').map((branch) => branch.node);
+  const [only] = typed;
+  if (typed.length === 1 && typed.length < converted.length && typeof only?.type === 'string')
+    return { node: withNull(node.description, only), limits };
   node.anyOf = converted.map((branch) => branch.node);
-  return { node, limits: converted.flatMap((branch) => branch.limits) };
+  return { node, limits };
 }
 
 /**
- * `type: ["string", "null"]` as `anyOf: [{type: "string", …}, {type: "null"}]`: the form Gemini's adapters turn
- * into `nullable` (a type list they turn into an anyOf of types, which older Gemini versions refuse).
+ * `schema` admitting null as well, as a type list: `{type: [<its type>, "null"], …}`. The union's own description
+ * is kept (else the schema's); an enum becomes words in it (see the file's header).
  */
+function withNull(description: unknown, schema: Json): Json {
+  const { description: own, enum: values, type, ...rest } = schema;
+  const choices = Array.isArray(values)
+    ? `one of ${values.map((value) => JSON.stringify(value)).join(', ')}, or null`
+    : undefined;
+  const said = [description ?? own, choices === undefined ? undefined : `(${choices})`].filter(
+    (part) => part !== undefined,
+  );
+  return { ...(said.length === 0 ? {} : { description: said.join(' ') }), type: [type, 'null'], ...rest };
+}
+
+/** `type: ["string", "null"]` as the union it means, which convertUnion turns back into the type list it keeps. */
 function unionOfTypes(schema: Json): Json {
   const { type, description, ...rest } = schema;
   const types = type as string[];
@@ -64,15 +91,14 @@ function closeObject(node: Json, schema: Json): void {
 }
 
 export function admitsNull(schema: Json): boolean {
+  if (Array.isArray(schema.type)) return schema.type.includes('null');
   return schema.type === 'null' || ((schema.anyOf ?? []) as Json[]).some(admitsNull);
 }
 
 function nullable(schema: Json): Json {
+  if (typeof schema.type === 'string') return withNull(undefined, schema);
   const { description, ...rest } = schema;
-  return {
-    ...(description === undefined ? {} : { description }),
-    anyOf: [rest, { type: 'null' }],
-  };
+  return { ...(description === undefined ? {} : { description }), anyOf: [rest, { type: 'null' }] };
 }
 
 /** The limits a schema states with keywords no model format takes, in words. */

@@ -22,10 +22,19 @@ function load(app: FastifyInstance): Promise<Documented | null> {
     loaded = app.inject({ method: 'GET', url: '/api/v1/openapi.json' }).then((answer) => {
       if (answer.statusCode !== 200) return null;
       const doc = JSON.parse(answer.body) as { paths: Record<string, Record<string, Operation>> };
-      const routes = Object.entries(doc.paths).map(([path, operations]) => ({
-        pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-        operations,
-      }));
+      // A concrete path before a templated one, as OpenAPI matches (/sessions/end-others before /sessions/{id}):
+      // sorted by where the parameters are, a static segment first from the left.
+      const shape = (path: string) =>
+        path
+          .split('/')
+          .map((segment) => (segment.startsWith('{') ? '1' : '0'))
+          .join('');
+      const routes = Object.entries(doc.paths)
+        .sort(([a], [b]) => shape(a).localeCompare(shape(b)))
+        .map(([path, operations]) => ({
+          pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+          operations,
+        }));
       return { routes, validators: new Map() };
     });
     documents.set(app, loaded);

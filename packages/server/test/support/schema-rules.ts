@@ -209,15 +209,17 @@ function walkGemini(node: Json, at: string, problems: string[]): void {
 // pass both rule sets as it is: OpenAI's strict mode requires `additionalProperties: false` on every object and
 // the optional as a union with null, Gemini's Schema has no additionalProperties and no null type. Every adapter
 // bridges that the same way, and this is that conversion, no more:
-//  - the Vercel AI SDK, @ai-sdk/google convertJSONSchemaToOpenAPISchema
-//    (github.com/vercel/ai packages/google/src/convert-json-schema-to-openapi-schema.ts): keeps description,
+//  - the Vercel AI SDK before @ai-sdk/google 4.0.70, convertJSONSchemaToOpenAPISchema
+//    (github.com/vercel/ai packages/google/src/convert-json-schema-to-openapi-schema.ts; 4.0.70 removed it and sends
+//    the JSON Schema unchanged as the declaration's `parametersJsonSchema`, vercel/ai pull request 20757): keeps description,
 //    required, format, type, enum (const → enum), properties, items, anyOf/allOf/oneOf, minLength — drops every
 //    other keyword (additionalProperties, $schema, pattern, maxLength, minimum, …); `anyOf: [X, {type: null}]`
 //    → X with `nullable: true`; a type list with null → `nullable: true`; an object without properties at the
 //    root → no parameters;
 //  - LangChain, @langchain/google-genai and @langchain/google-common removeAdditionalProperties: deletes
 //    additionalProperties, $schema and strict everywhere; an anyOf/oneOf of one schema and null → that schema
-//    with `nullable: true`; a type list [X, "null"] → X, `nullable: true`.
+//    with `nullable: true`; a type list [X, "null"] → X, `nullable: true` (google-common's adjustObjectType).
+// The published schemas write a nullable param as a type list (model-schema.ts), which both handle.
 // Where the two differ (the AI SDK drops pattern and maxLength, LangChain passes them on; LangChain keeps an
 // empty root object), the published schemas hold none of it, so both give the same `parameters`.
 // ---------------------------------------------------------------------------------------------------------------

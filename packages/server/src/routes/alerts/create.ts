@@ -1,7 +1,7 @@
 import { invalid } from '../../errors.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { alertView, newAlertBody } from './schemas.ts';
+import { alertView, newAlertBody, newAlertDocumentation } from './schemas.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -17,6 +17,7 @@ export default defineRoute({
     'balance_below takes exactly amount and cap_used exactly percent (else 400).',
   tags: ['alerts'],
   body: newAlertBody,
+  documentedBody: newAlertDocumentation,
   response: alertView,
   successStatus: 201,
   handler: async ({ request, body, services }) => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { requestMeta } from '../../http/auth-hooks.ts';
 import { guessLimits } from '../../http/rate-limit.ts';
 import { defineRoute } from '../../http/route.ts';
+import { oneOfBodies } from '../../http/schemas.ts';
 import { authView } from '../views.ts';
 import { authenticationResponseSchema } from './webauthn-schemas.ts';
 
@@ -36,8 +37,12 @@ export default defineRoute({
     })
     .refine((b) => (b.code === undefined) !== (b.passkey === undefined), {
       message: 'give exactly one of code and passkey',
-    })
-    .meta({ oneOf: [{ required: ['code'] }, { required: ['passkey'] }] }),
+    }),
+  documentedBody: oneOfBodies(
+    { mfaToken: mfaTokenSchema },
+    { code: codeSchema, passkey: authenticationResponseSchema },
+    'The mfaToken and exactly one factor: {mfaToken, code} or {mfaToken, passkey}.',
+  ),
   response: authView,
   handler: async ({ body, request, services }) => ({
     data: await services.auth.loginWithFactor(

@@ -3,9 +3,17 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { guessLimits, refuseWhileLockedOut } from '../../http/rate-limit.ts';
 import { defineRoute } from '../../http/route.ts';
+import { oneOfBodies } from '../../http/schemas.ts';
 import { timestamp } from '../views.ts';
 import { codeSchema } from './login-mfa.ts';
 import { authenticationResponseSchema } from './webauthn-schemas.ts';
+
+/** The proofs of presence; a body holds exactly one. */
+const PROOFS = {
+  password: z.string().min(1).max(1024),
+  code: codeSchema,
+  passkey: authenticationResponseSchema,
+};
 
 export default defineRoute({
   method: 'POST',
@@ -24,14 +32,14 @@ export default defineRoute({
   tags: ['auth'],
   body: z
     .strictObject({
-      password: z.string().min(1).max(1024).optional(),
-      code: codeSchema.optional(),
-      passkey: authenticationResponseSchema.optional(),
+      password: PROOFS.password.optional(),
+      code: PROOFS.code.optional(),
+      passkey: PROOFS.passkey.optional(),
     })
     .refine((b) => [b.password, b.code, b.passkey].filter((p) => p !== undefined).length === 1, {
       message: 'give exactly one of password, code and passkey',
-    })
-    .meta({ oneOf: [{ required: ['password'] }, { required: ['code'] }, { required: ['passkey'] }] }),
+    }),
+  documentedBody: oneOfBodies({}, PROOFS, 'Exactly one proof of presence: {password}, {code} or {passkey}.'),
   response: z.object({ steppedUpAt: timestamp }),
   handler: async ({ body, request, services }) => {
     const user = currentUser(request);

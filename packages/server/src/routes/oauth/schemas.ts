@@ -6,11 +6,22 @@ const text = (max: number) => z.string().min(1).max(max);
 export const authorizationRequest = z.strictObject({
   clientId: text(2_048).describe('client_id: a registered id or the https URL of a client metadata document'),
   redirectUri: text(2_048),
-  responseType: text(32).describe('must be "code"'),
-  codeChallenge: text(128).describe('PKCE S256 challenge (43 base64url characters)'),
-  codeChallengeMethod: text(16).describe('must be "S256"'),
+  // The values the service takes are published as such; the service itself refuses any other with 400
+  // OAUTH_INVALID_REQUEST, the code of every malformed authorization request (what the consent page shows).
+  responseType: text(32).meta({ enum: ['code'], description: 'response_type: "code" (the only one)' }),
+  codeChallenge: text(128).meta({
+    pattern: '^[A-Za-z0-9_-]{43}$',
+    description: 'PKCE S256 challenge (43 base64url characters)',
+  }),
+  codeChallengeMethod: text(16).meta({
+    enum: ['S256'],
+    description: 'code_challenge_method: "S256" (the only one)',
+  }),
   resource: text(2_048).describe("RFC 8707: this service's MCP endpoint, <base>/mcp"),
-  scope: z.string().max(64).optional().describe('space-separated: read, write (none asked: both)'),
+  scope: z.string().max(64).optional().meta({
+    pattern: '^\\s*(read|write|read\\s+write|write\\s+read)?\\s*$',
+    description: 'space-separated: read, write, each at most once (none asked: both)',
+  }),
   state: z.string().max(1_024).optional(),
 });
 
