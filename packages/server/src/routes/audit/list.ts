@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { invalid } from '../../errors.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema, paginated, paginationQuery } from '../../http/schemas.ts';
-import { decodeAuditCursor, listAudit } from '../../services/audit.ts';
+import { AUDIT_CURSOR_PATTERN, decodeAuditCursor, listAudit } from '../../services/audit.ts';
 import { timestamp } from '../views.ts';
 
 const instant = z.iso.datetime({ offset: true }).describe('an ISO 8601 date-time');
@@ -51,7 +50,7 @@ export default defineRoute({
     to: instant.optional(),
     cursor: z
       .string()
-      .max(200)
+      .regex(AUDIT_CURSOR_PATTERN)
       .optional()
       .describe("the previous page's nextCursor: the page after it, read by key (page is then ignored)"),
   }),
@@ -70,8 +69,6 @@ export default defineRoute({
       toMs: query.to === undefined ? undefined : Date.parse(query.to),
     };
     const cursor = query.cursor === undefined ? null : decodeAuditCursor(query.cursor);
-    if (query.cursor !== undefined && cursor === null)
-      throw invalid('cursor: not a cursor this log answered');
     return { data: await listAudit(services.store.db, caller, filter, { ...query, cursor }) };
   },
 });
