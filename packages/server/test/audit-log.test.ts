@@ -2,35 +2,26 @@
 // recorded before it runs and sealed after, numbered in its organization's hash chain; `agent-wallet
 // verify-audit` checks the chain; GET /audit pages by key. On both stores.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { verifyAuditChains } from '../src/services/audit.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { addMember, fundedUser, type TestUser } from './support/http.ts';
+import { runCli } from './support/processes.ts';
 import { POSTGRES_URL } from './support/services.ts';
 
-const BIN = resolve(import.meta.dirname, '../bin/agent-wallet.js');
-const CLI_TIMEOUT_MS = 90_000;
-
-function verifyAuditCli(h: Harness): Promise<{ code: number; output: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: h.dataDir };
-  for (const name of ['DATABASE_URL', 'DATABASE_SCHEMA', 'REDIS_URL', 'RATE_LIMITS', 'RAIL'])
-    delete env[name];
-  if (h.postgresSchema !== undefined)
-    Object.assign(env, { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: h.postgresSchema });
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, 'verify-audit'],
-      { env, timeout: CLI_TIMEOUT_MS },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-        done({ code, output: `${stdout}${stderr}` });
-      },
-    );
-  });
+/** `agent-wallet verify-audit` on the harness's store; `output` is stdout and stderr. */
+async function verifyAuditCli(h: Harness): Promise<{ code: number; output: string }> {
+  const store: Record<string, string> =
+    h.postgresSchema === undefined ? {} : { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: h.postgresSchema };
+  const ran = await runCli(['verify-audit'], { DATA_DIR: h.dataDir, ...store }, [
+    'DATABASE_URL',
+    'DATABASE_SCHEMA',
+    'REDIS_URL',
+    'RATE_LIMITS',
+    'RAIL',
+  ]);
+  return { code: ran.code, output: `${ran.stdout}${ran.stderr}` };
 }
 
 /** A trigger that refuses one kind of statement on audit_events, in the store's own dialect; returns its undo. */

@@ -1,41 +1,25 @@
 // The `agent-wallet` CLI as an operator runs it: a real subprocess on the same node, against a real data dir.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { startHarness } from './support/harness.ts';
 import { fundedUser } from './support/http.ts';
+import { type CliResult, runCli as runCliProcess } from './support/processes.ts';
 
-const BIN = resolve(import.meta.dirname, '../bin/agent-wallet.js');
 const SQLITE_FILES = ['agent-wallet.sqlite', 'agent-wallet.sqlite-wal', 'agent-wallet.sqlite-shm'];
 
-// Generous: a command takes about a second; this bound only ends a hang (a busy CI machine must not fail it).
-const CLI_TIMEOUT_MS = 90_000;
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs the CLI. A process that could not start or was killed (no exit code of its own) is a failure whose
- * stderr says why, so that an assertion on stderr names the cause instead of an empty string.
- */
+/** The CLI on `dataDir`'s embedded store, whatever store this process's environment names. */
 function runCli(args: string[], dataDir: string): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'RATE_LIMITS', 'JWT_SECRET', 'RAIL']) delete env[name];
-  return new Promise((done) => {
-    execFile(process.execPath, [BIN, ...args], { env, timeout: CLI_TIMEOUT_MS }, (error, stdout, stderr) => {
-      if (error === null) return done({ code: 0, stdout, stderr });
-      if (typeof error.code === 'number') return done({ code: error.code, stdout, stderr });
-      const why = `[the CLI did not exit by itself: code ${String(error.code)}, signal ${String(error.signal)}, killed ${String(error.killed)}: ${error.message}]`;
-      done({ code: -1, stdout, stderr: `${stderr}\n${why}` });
-    });
-  });
+  return runCliProcess(args, { DATA_DIR: dataDir }, [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'RATE_LIMITS',
+    'JWT_SECRET',
+    'RAIL',
+  ]);
 }
 
 /** A copy of the data directory's database (and its secrets), to corrupt without touching the original. */

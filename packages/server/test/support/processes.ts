@@ -1,6 +1,6 @@
 // Real processes for tests: throwaway redis-server instances (so outages can be staged without touching
 // the machine's Redis) and the service itself started through its CLI, as an operator would.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -122,4 +122,41 @@ export async function startServiceProcess(
       await exited;
     },
   };
+}
+
+// Generous: a command takes about a second; this bound only ends a hang (a busy CI machine must not fail it).
+const CLI_TIMEOUT_MS = 90_000;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs this release's CLI with the environment `env` adds to this process's, less `unset`. A process that could
+ * not start or was killed (no exit code of its own) is a failure whose stderr says why, so that an assertion on
+ * stderr names the cause instead of an empty string.
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  unset: readonly string[] = [],
+): Promise<CliResult> {
+  const full: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of unset) delete full[name];
+  Object.assign(full, env);
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: full, timeout: CLI_TIMEOUT_MS },
+      (error, stdout, stderr) => {
+        if (error === null) return done({ code: 0, stdout, stderr });
+        if (typeof error.code === 'number') return done({ code: error.code, stdout, stderr });
+        const why = `[the CLI did not exit by itself: code ${String(error.code)}, signal ${String(error.signal)}, killed ${String(error.killed)}: ${error.message}]`;
+        done({ code: -1, stdout, stderr: `${stderr}\n${why}` });
+      },
+    );
+  });
 }
