@@ -5,7 +5,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { type Role, rolesAllowed } from '../domain/roles.ts';
 import { AppError, assert } from '../errors.ts';
-import { type AuditOutcomeInput, beginAudit, completeAudit } from '../services/audit.ts';
+import { type AuditOutcomeInput, type BegunAuditLine, beginAudit, completeAudit } from '../services/audit.ts';
 import type { StepUpRule } from '../services/auth.ts';
 import type { Services } from '../services/index.ts';
 import { failureEnvelope } from './schemas.ts';
@@ -173,7 +173,7 @@ async function runAudited(
   const user = input.request.user;
   if (user === null) return handler();
   const { writer, store, clock } = input.services;
-  const id = await beginAudit(writer, store.dialect, {
+  const line = await beginAudit(writer, store.dialect, {
     organizationId: user.organizationId,
     actor: { type: 'member', id: user.userId },
     action,
@@ -184,7 +184,7 @@ async function runAudited(
     result = await handler();
   } catch (error) {
     const code = error instanceof AppError ? error.code : 'INTERNAL_ERROR';
-    await sealAudit(input, id, {
+    await sealAudit(input, line, {
       ...auditPlace(input, undefined),
       outcome: 'refused',
       before: null,
@@ -192,7 +192,7 @@ async function runAudited(
     });
     throw error;
   }
-  await sealAudit(input, id, {
+  await sealAudit(input, line, {
     ...auditPlace(input, result),
     outcome: 'completed',
     before: result.audit?.before ?? null,
@@ -204,14 +204,14 @@ async function runAudited(
 /** A line that cannot be sealed keeps its unknown outcome: the write happened and is not undone for it. */
 async function sealAudit(
   input: HandlerInput<unknown, unknown, unknown>,
-  id: string,
+  line: BegunAuditLine,
   outcome: AuditOutcomeInput,
 ) {
   try {
-    await completeAudit(input.services.writer, id, outcome);
+    await completeAudit(input.services.writer, line, outcome);
   } catch (error) {
     input.request.log.error(
-      { err: error, auditId: id },
+      { err: error, auditId: line.id },
       'an audit line could not be sealed: its outcome stays unknown',
     );
   }

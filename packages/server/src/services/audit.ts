@@ -85,6 +85,7 @@ export interface AuditIntentInput {
  */
 export async function beginAudit(writer: LedgerWriter, dialect: Dialect, input: AuditIntentInput) {
   const id = newId('aud');
+  let hash = '';
   await writer.run(async (trx) => {
     await trx
       .insertInto('audit_heads')
@@ -106,7 +107,7 @@ export async function beginAudit(writer: LedgerWriter, dialect: Dialect, input: 
       actorId: input.actor.id,
       action: input.action,
     };
-    const hash = linkHash(head.hash, intent);
+    hash = linkHash(head.hash, intent);
     await trx
       .insertInto('audit_events')
       .values({
@@ -127,8 +128,12 @@ export async function beginAudit(writer: LedgerWriter, dialect: Dialect, input: 
       .where('organization_id', '=', input.organizationId)
       .execute();
   });
-  return id;
+  assert(/^[0-9a-f]{64}$/.test(hash), 'a begun line carries its chain hash');
+  return { id, hash };
 }
+
+/** A begun line: its id, and the hash its seal is made over (so the seal reads nothing back). */
+export type BegunAuditLine = Awaited<ReturnType<typeof beginAudit>>;
 
 /** What a session write did: its outcome, target, wallet and the before/after without secrets. */
 export interface AuditOutcomeInput {
@@ -140,18 +145,8 @@ export interface AuditOutcomeInput {
 }
 
 /** Seals a pending line with what its write did (once: a sealed line is never rewritten). */
-export async function completeAudit(writer: LedgerWriter, id: string, input: AuditOutcomeInput) {
+export async function completeAudit(writer: LedgerWriter, line: BegunAuditLine, input: AuditOutcomeInput) {
   await writer.run(async (trx) => {
-    const line = await trx
-      .selectFrom('audit_events')
-      .select(['hash', 'outcome'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    assert(
-      line !== undefined && line.hash !== null,
-      'an audit line is sealed after it was begun, in the chain',
-    );
-    if (line.outcome !== 'pending') return;
     const seal = {
       outcome: input.outcome,
       target: input.target,
@@ -169,7 +164,7 @@ export async function completeAudit(writer: LedgerWriter, id: string, input: Aud
         after_json: seal.afterJson,
         sealed_hash: sealHash(line.hash, seal),
       })
-      .where('id', '=', id)
+      .where('id', '=', line.id)
       .where('outcome', '=', 'pending')
       .execute();
   });
