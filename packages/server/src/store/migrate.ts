@@ -1,6 +1,6 @@
 // Migrations are TypeScript modules listed here in order; the same list runs on SQLite and PostgreSQL,
 // at start and through `agent-wallet migrate`.
-import type { Kysely } from 'kysely';
+import { type DatabaseIntrospector, type Kysely, sql, type TableMetadata } from 'kysely';
 import { type Migration, type MigrationResultSet, Migrator } from 'kysely/migration';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as agentAccess from './migrations/0002_agent_access.ts';
@@ -60,10 +60,42 @@ export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
  */
 function migratorFor(db: Kysely<Database>, postgresSchema: string | undefined): Migrator {
   return new Migrator({
-    db,
+    db: postgresSchema === undefined ? db : introspectingOnly(db, postgresSchema),
     provider: { getMigrations: async () => MIGRATIONS },
     ...(postgresSchema === undefined ? {} : { migrationTableSchema: postgresSchema }),
   });
+}
+
+/**
+ * `db` whose introspection sees the tables of `schema` alone. Kysely's Migrator asks for every table of every
+ * schema to learn whether its own exist, and PostgreSQL's catalog functions in that query fail with "schema …
+ * does not exist" when another schema is dropped meanwhile (seen: suites migrating while others end); the
+ * Migrator reads only the names and schemas of the answer.
+ */
+function introspectingOnly(db: Kysely<Database>, schema: string): Kysely<Database> {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: () => db.introspection.getSchemas(),
+    getTables: (options) => tablesOf(db, schema, options?.withInternalKyselyTables),
+  };
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+async function tablesOf(
+  db: Kysely<Database>,
+  schema: string,
+  withKyselyTables = false,
+): Promise<TableMetadata[]> {
+  const { rows } = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables where table_schema = ${schema}`.execute(db);
+  return rows
+    .filter((row) => withKyselyTables || !row.name.startsWith('kysely_'))
+    .map((row) => ({ name: row.name, schema, isView: false, isForeign: false, columns: [] }));
 }
 
 /** The migrations a run applied; a failed one is thrown, named. */

@@ -61,6 +61,8 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
+const START_TIMEOUT_MS = 60_000;
+
 /**
  * `agent-wallet serve` in a child process on a free port; resolves once /api/v1/health answers. `cli`: another
  * release's CLI (the upgrade test runs the previous main's).
@@ -95,15 +97,20 @@ export async function startServiceProcess(
     output += chunk.toString();
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
+  // Generous, as for the CLI: a start takes a second or two, migrations on a busy machine more; this bound only
+  // ends a hang, and says so (a test that went on against a dead port failed later as "fetch failed").
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (let ready = false; !ready; ) {
     if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${output}`);
-    const ok = await fetch(`${url}/api/v1/health`).then(
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service not healthy after ${START_TIMEOUT_MS} ms:\n${output}`);
+    }
+    ready = await fetch(`${url}/api/v1/health`).then(
       (r) => r.status === 200,
       () => false,
     );
-    if (ok) break;
-    await sleep(100);
+    if (!ready) await sleep(100);
   }
   return {
     url,
