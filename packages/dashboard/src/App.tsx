@@ -22,7 +22,7 @@ import { OAuthConsentView } from './views/OAuthConsentView.tsx';
 import { OverviewView } from './views/OverviewView.tsx';
 import { isConsentPath } from './views/oauthConsent.ts';
 import { RESET_PATH, ResetPasswordScreen } from './views/ResetPasswordScreen.tsx';
-import { SecurityView } from './views/SecurityView.tsx';
+import { SecurityView } from './views/security/SecurityView.tsx';
 import { StepUpProvider } from './views/StepUp.tsx';
 import { WebhooksView } from './views/WebhooksView.tsx';
 
