@@ -1,8 +1,9 @@
 // Single fields of a policy's params: the calendar period, the rolling window, the timezone.
+import { CALENDAR_PERIODS, type CalendarPeriod } from '@agent-wallet/sdk';
 import { useId, useState } from 'react';
 import { WINDOWS } from '../../api/wire.ts';
 import { TextField } from '../../components/TextField.tsx';
-import { browserTimezone, CALENDAR_PERIODS, type CalendarPeriod, type ParamsDraft } from '../policyForm.ts';
+import { browserTimezone, type ParamsDraft } from '../policyForm.ts';
 import { WINDOW_WORDS } from '../policyInfo.ts';
 
 /** Every IANA zone the browser knows, as suggestions for the timezone field (empty where unsupported). */
