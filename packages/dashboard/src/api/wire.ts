@@ -46,6 +46,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment.rejected',
   'approval.requested',
   'approval.approved',
+  'approval.recorded',
   'approval.rejected',
   'approval.expired',
   'deposit.credited',
@@ -53,6 +54,17 @@ export const WEBHOOK_EVENT_TYPES = [
   'key.rotated',
   'wallet.frozen',
   'wallet.unfrozen',
+  'security.password_changed',
+  'security.factor_added',
+  'security.factor_removed',
+  'security.member_invited',
+  'security.member_role_changed',
+  'security.member_removed',
+  'withdrawal.completed',
+  'withdrawal.failed',
+  'withdrawal_address.added',
+  'balance.low',
+  'budget.threshold',
 ] as const satisfies readonly WebhookEventType[];
 
 /** Page size used to load "everything" of small lists (keys, policies, pending approvals, wallets). */
