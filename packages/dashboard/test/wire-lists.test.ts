@@ -1,12 +1,13 @@
-// The dashboard's lists of wire values (src/api/wire.ts, and the SDK's calendar periods) against the OpenAPI
-// document the server publishes — built, as the SDK's generator builds it, from the zod schemas that validate
-// each route. A value the server adds or drops fails here (and in the dashboard's typecheck, through the SDK's
-// generated types): the lists are in the dashboard's order, so they are compared as sets.
+// The dashboard's lists of wire values (src/api/wire.ts, the member roles of src/roles.ts and the SDK's calendar
+// periods) against the OpenAPI document the server publishes — built, as the SDK's generator builds it, from the
+// zod schemas that validate each route. A value the server adds or drops fails here (and in the dashboard's
+// typecheck, through the SDK's generated types): the lists are in the dashboard's order, compared as sets.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { CALENDAR_PERIODS } from '../../sdk/src/calendar-period.ts';
 import { openapiDocument } from '../../server/scripts/openapi-document.ts';
 import { DAYS, POLICY_TYPES, TX_STATUSES, WEBHOOK_EVENT_TYPES, WINDOWS } from '../src/api/wire.ts';
+import { ROLES } from '../src/roles.ts';
 
 type Schema = { [key: string]: unknown };
 
@@ -85,5 +86,10 @@ describe('the dashboard’s wire lists are the OpenAPI document’s', () => {
   test('webhook event types', () => {
     const endpoint = at(answerData(document, 'listWebhooks'), 'properties', 'items', 'items');
     assert.deepEqual(sorted(WEBHOOK_EVENT_TYPES), sorted(enumIn(at(endpoint, 'properties', 'events'))));
+  });
+
+  test('member roles', () => {
+    const member = at(answerData(document, 'listMembers'), 'properties', 'items', 'items');
+    assert.deepEqual(sorted(ROLES), sorted(enumIn(at(member, 'properties', 'role'))));
   });
 });
