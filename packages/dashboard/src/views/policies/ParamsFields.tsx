@@ -2,10 +2,9 @@
 import type { PolicyType } from '@agent-wallet/sdk';
 import { useId } from 'react';
 import { AmountInput } from '../../components/AmountInput.tsx';
-import { TextField } from '../../components/TextField.tsx';
 import { checkPolicyParams, type FieldErrors, type ParamsDraft } from '../policyForm.ts';
 import { POLICY_INFO } from '../policyInfo.ts';
-import { PeriodField, TimezoneField, WindowField } from './PolicyFields.tsx';
+import { CountField, PeriodField, TimezoneField, WindowField } from './PolicyFields.tsx';
 import { ScheduleFields } from './ScheduleFields.tsx';
 
 export function ParamsFields({
@@ -81,14 +80,11 @@ export function ParamsFields({
             onChange={(amount) => set({ amount })}
             showError={showErrors}
           />
-          <TextField
+          <CountField
             label="Different approvers"
             value={draft.count}
             onChange={(count) => set({ count })}
             error={errors.count}
-            inputMode="numeric"
-            autoComplete="off"
-            spellCheck={false}
             placeholder="2"
           />
         </div>
@@ -96,14 +92,11 @@ export function ParamsFields({
     case 'count':
       return (
         <div className="field-row">
-          <TextField
+          <CountField
             label="Number of payments"
             value={draft.count}
             onChange={(count) => set({ count })}
             error={errors.count}
-            inputMode="numeric"
-            autoComplete="off"
-            spellCheck={false}
             placeholder="3"
           />
           <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />
@@ -129,14 +122,11 @@ export function ParamsFields({
     case 'breaker':
       return (
         <div className="field-row">
-          <TextField
+          <CountField
             label="Denied payments"
             value={draft.count}
             onChange={(count) => set({ count })}
             error={errors.count}
-            inputMode="numeric"
-            autoComplete="off"
-            spellCheck={false}
             placeholder="5"
           />
           <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />

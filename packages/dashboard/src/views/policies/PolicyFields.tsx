@@ -1,4 +1,4 @@
-// Single fields of a policy's params: the calendar period, the rolling window, the timezone.
+// Single fields of a policy's params: a count, the calendar period, the rolling window, the timezone.
 import { CALENDAR_PERIODS, type CalendarPeriod } from '@agent-wallet/sdk';
 import { useId, useState } from 'react';
 import { WINDOWS } from '../../api/wire.ts';
@@ -116,5 +116,33 @@ export function TimezoneField({
         </datalist>
       )}
     </>
+  );
+}
+
+/** A whole number of payments, approvers or denials. */
+export function CountField({
+  label,
+  value,
+  onChange,
+  error,
+  placeholder,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: string | undefined;
+  placeholder: string;
+}) {
+  return (
+    <TextField
+      label={label}
+      value={value}
+      onChange={onChange}
+      error={error}
+      inputMode="numeric"
+      autoComplete="off"
+      spellCheck={false}
+      placeholder={placeholder}
+    />
   );
 }
