@@ -50,35 +50,14 @@ export function SessionsCard() {
         )
       ) : (
         <ul className="rows" aria-label="Sessions" data-testid="sessions">
-          {data.items.map((session) => {
-            const device = describeUserAgent(session.userAgent);
-            return (
-              <li key={session.id} className="row session" data-testid="session">
-                <span className="wallet-name" title={session.userAgent ?? undefined}>
-                  {device}
-                </span>
-                {session.current && <StatusTag status="active" label="this session" />}
-                <span className="row-meta">
-                  IP {session.ip ?? 'unknown'} · logged in {formatDateTime(session.createdAt)} · last used{' '}
-                  {session.lastUsedAt === null ? 'not yet' : formatRelative(session.lastUsedAt)}
-                </span>
-                {!session.current && (
-                  <button
-                    type="button"
-                    className="button secondary small"
-                    onClick={() => void onEnd(session)}
-                    disabled={ending === session.id}
-                  >
-                    {ending === session.id ? 'Ending…' : 'End'}
-                    <span className="visually-hidden">
-                      {' '}
-                      the session on {device} from {session.ip ?? 'an unknown address'}
-                    </span>
-                  </button>
-                )}
-              </li>
-            );
-          })}
+          {data.items.map((session) => (
+            <SessionRow
+              key={session.id}
+              session={session}
+              ending={ending === session.id}
+              onEnd={() => void onEnd(session)}
+            />
+          ))}
         </ul>
       )}
       <ErrorMessage error={end.error} />
@@ -109,5 +88,39 @@ export function SessionsCard() {
         </ConfirmDialog>
       )}
     </section>
+  );
+}
+
+/** One session: the device, where from, when; "End" for every session but this one. */
+function SessionRow({
+  session,
+  ending,
+  onEnd,
+}: {
+  session: SessionInfo;
+  ending: boolean;
+  onEnd: () => void;
+}) {
+  const device = describeUserAgent(session.userAgent);
+  return (
+    <li className="row session" data-testid="session">
+      <span className="wallet-name" title={session.userAgent ?? undefined}>
+        {device}
+      </span>
+      {session.current && <StatusTag status="active" label="this session" />}
+      <span className="row-meta">
+        IP {session.ip ?? 'unknown'} · logged in {formatDateTime(session.createdAt)} · last used{' '}
+        {session.lastUsedAt === null ? 'not yet' : formatRelative(session.lastUsedAt)}
+      </span>
+      {!session.current && (
+        <button type="button" className="button secondary small" onClick={onEnd} disabled={ending}>
+          {ending ? 'Ending…' : 'End'}
+          <span className="visually-hidden">
+            {' '}
+            the session on {device} from {session.ip ?? 'an unknown address'}
+          </span>
+        </button>
+      )}
+    </li>
   );
 }
