@@ -4,7 +4,7 @@ import type { AgentWallet } from '@agent-wallet/sdk';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectedAppName, isConnectedApp } from '../src/views/connections.ts';
-import { KeysPanel } from '../src/views/KeysPanel.tsx';
+import { KeysPanel } from '../src/views/keys/KeysPanel.tsx';
 import { pathOf, testServices } from './support/services.tsx';
 
 const WALLET = { id: 'wal_1', label: 'Research bot' } as unknown as AgentWallet;

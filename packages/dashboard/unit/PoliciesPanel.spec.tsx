@@ -8,7 +8,7 @@ import type {
 } from '@agent-wallet/sdk';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PoliciesPanel } from '../src/views/PoliciesPanel.tsx';
+import { PoliciesPanel } from '../src/views/policies/PoliciesPanel.tsx';
 import { pathOf, testServices } from './support/services.tsx';
 
 const TO = '0xabcdef0123456789abcdef0123456789abcdef12';

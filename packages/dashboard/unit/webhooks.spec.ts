@@ -52,6 +52,22 @@ describe('webhook endpoint form', () => {
     });
   });
 
+  it('keeps every event type an endpoint is subscribed to, the newer ones too (an edit drops none)', () => {
+    const events = [
+      'security.factor_added',
+      'payment.completed',
+      'budget.threshold',
+      'approval.recorded',
+    ] as const;
+    const check = checkWebhookDraft({
+      url: 'https://example.com/h',
+      allEvents: false,
+      events: [...events],
+      description: '',
+    });
+    expect(check.ok && [...(check.input.events ?? [])].sort()).toEqual([...events].sort());
+  });
+
   it('names every bad field', () => {
     expect(
       checkWebhookDraft({ url: 'nope', allEvents: false, events: [], description: 'x'.repeat(201) }),

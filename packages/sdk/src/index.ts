@@ -1,6 +1,12 @@
 // @agent-wallet/sdk: a zero-dependency, fetch-based client for the Agent Wallet Service.
 export { AgentWalletClient, type AgentWalletClientOptions, type CallToolOptions } from './agent-client.ts';
 export {
+  CALENDAR_PERIODS,
+  type CalendarPeriod,
+  calendarPeriodOf,
+  isCalendarPeriod,
+} from './calendar-period.ts';
+export {
   AgentWalletError,
   type AgentWalletErrorInit,
   AuthenticationError,

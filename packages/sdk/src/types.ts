@@ -1,6 +1,8 @@
 // The data of every response, as the server sends it. Amounts are decimal strings with 6 places
 // ("10.500000"): never convert them to a JavaScript number, which cannot hold every USDC amount exactly.
 
+import type { CalendarPeriod } from './calendar-period.ts';
+
 /** A USDC amount as a decimal string: `"10.5"`, `"0.000001"`. Responses always carry 6 decimal places. */
 export type Amount = string;
 /** An EVM address: `0x` + 40 hex digits (EIP-55 checksummed in responses). */
@@ -539,7 +541,7 @@ export interface ApprovalThresholdParams {
 /** A calendar budget: at most `limit` per day, week (from Monday) or month, in `timezone`. */
 export interface PeriodCapParams {
   limit: Amount;
-  period: 'day' | 'week' | 'month';
+  period: CalendarPeriod;
   timezone: string;
 }
 

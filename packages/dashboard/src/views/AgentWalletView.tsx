@@ -20,9 +20,9 @@ import { ActivityPanel } from './ActivityPanel.tsx';
 import { AlertsCard } from './AlertsCard.tsx';
 import { PendingApprovals } from './Approvals.tsx';
 import { ConnectPanel } from './ConnectPanel.tsx';
-import { KeysPanel } from './KeysPanel.tsx';
+import { KeysPanel } from './keys/KeysPanel.tsx';
 import { MoveForm } from './MoveMoney.tsx';
-import { PoliciesPanel } from './PoliciesPanel.tsx';
+import { PoliciesPanel } from './policies/PoliciesPanel.tsx';
 import { SettingsPanel } from './SettingsPanel.tsx';
 
 const TAB_NAMES: Record<WalletTab, string> = {

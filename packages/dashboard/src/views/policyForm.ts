@@ -1,12 +1,14 @@
 // What the policy forms hold while a person types, and the checks done before anything is sent: each bad field
 // gets its own message, in the same words the server would use for the same mistake where it can. Pure.
 
-import type {
-  Weekday as Day,
-  Policy,
-  PolicyParamsByType,
-  PolicyType,
-  PolicyWindow as WindowName,
+import {
+  type CalendarPeriod,
+  type Weekday as Day,
+  isCalendarPeriod,
+  type Policy,
+  type PolicyParamsByType,
+  type PolicyType,
+  type PolicyWindow as WindowName,
 } from '@agent-wallet/sdk';
 import { checkAddress } from '../address.ts';
 import { DAYS } from '../api/wire.ts';
@@ -46,9 +48,6 @@ export interface ParamsDraft {
   end: string;
   timezone: string;
 }
-
-export type CalendarPeriod = 'day' | 'week' | 'month';
-export const CALENDAR_PERIODS: readonly CalendarPeriod[] = ['day', 'week', 'month'];
 
 export interface FieldErrors {
   amount?: string;
@@ -100,9 +99,7 @@ export function draftFrom(policy: Policy, timezone = browserTimezone()): ParamsD
     window: isWindow(p.window) ? p.window : base.window,
     count:
       typeof p.count === 'number' ? String(p.count) : typeof p.denials === 'number' ? String(p.denials) : '',
-    period: CALENDAR_PERIODS.includes(p.period as CalendarPeriod)
-      ? (p.period as CalendarPeriod)
-      : base.period,
+    period: isCalendarPeriod(p.period) ? p.period : base.period,
     days: Array.isArray(p.days) ? p.days.filter(isDay) : base.days,
     start: typeof p.start === 'string' ? p.start : base.start,
     end: typeof p.end === 'string' ? p.end : base.end,
