@@ -8,9 +8,10 @@
 //   npm test -- payments mcp      files whose path contains any of the words
 //   npm test -- path/to/x.mjs     that file, even outside the default patterns (the runner's own fixtures)
 import { spawnSync } from 'node:child_process';
-import { existsSync, globSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { longestFirst } from './order.mjs';
 import { killAll, runFile } from './run-file.mjs';
 
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 5 * 60_000);
@@ -36,9 +37,16 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+// How long each file took in a full run (seconds), to start the longest first: alphabetical order left the
+// slowest files (the fuzzer, the crash and outage suites) for the end, with one worker idle while they finished.
+// `TEST_DURATIONS_WRITE=1 npm test` rewrites it from the run.
+const DURATIONS_FILE = join(import.meta.dirname, 'durations.json');
+const durationsS = existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {};
+const measuredS = {};
+
 // Files share PostgreSQL and Redis through schemas and key prefixes of their own; two at a time on 2 cores.
 async function runNodeTests() {
-  const queue = [...files];
+  const queue = longestFirst(files, durationsS);
   const worker = async () => {
     for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
       report(await runFile(file, { timeoutMs: FILE_TIMEOUT_MS }));
@@ -49,6 +57,7 @@ async function runNodeTests() {
 }
 
 function report({ file, counts: c, failures, durationMs, output }) {
+  measuredS[file] = Math.round(durationMs / 100) / 10;
   counts.passed += c.passed;
   counts.failed += c.failed;
   counts.skipped += c.skipped;
@@ -128,6 +137,9 @@ const runDashboardUnit = args.length === 0 || args.some((w) => w.includes('dashb
 await dropTestSchemas();
 await runNodeTests();
 await dropTestSchemas();
+if (process.env.TEST_DURATIONS_WRITE === '1') {
+  writeFileSync(DURATIONS_FILE, `${JSON.stringify(measuredS, Object.keys(measuredS).sort(), 2)}\n`);
+}
 if (runDashboardUnit) runDashboardUnitTests();
 if (counts.skipped > 0) console.log(`${counts.skipped} skipped`);
 console.log(`${counts.passed} passed, ${counts.failed} failed`);

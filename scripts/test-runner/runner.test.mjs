@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { leakedResources } from './leaks.mjs';
+import { longestFirst } from './order.mjs';
 import { tallyEvents, unfinishedTests } from './tally.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -49,6 +50,21 @@ describe('the test runner', () => {
     const run = runFixtures(['clean']);
     assert.equal(run.status, 0, run.stdout + run.stderr);
     assert.equal(run.lines.at(-1), '1 passed, 0 failed');
+  });
+});
+
+describe('order (pure)', () => {
+  test('the longest known file first; an unknown one as an average file; ties alphabetical', () => {
+    const files = ['a.test.ts', 'b.test.ts', 'c.test.ts', 'd.test.ts', 'e.test.ts'];
+    const durationsS = { 'a.test.ts': 2, 'b.test.ts': 120, 'c.test.ts': 30, 'e.test.ts': 2 };
+    assert.deepEqual(longestFirst(files, durationsS), [
+      'b.test.ts',
+      'c.test.ts',
+      'd.test.ts',
+      'a.test.ts',
+      'e.test.ts',
+    ]);
+    assert.deepEqual(longestFirst(files, {}), files);
   });
 });
 
