@@ -4,13 +4,13 @@
 // REST routes take a session JWT; tool routes take an agent's API key; neither accepts the other.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { roleAllows } from '../domain/roles.ts';
+import { isToolName } from '../domain/tool-names.ts';
 import { AppError } from '../errors.ts';
 import { ipSubject } from '../limits/rules.ts';
 import type { AuthenticatedUser } from '../services/auth.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import type { RequestMeta } from '../services/security-events.ts';
-import { toolByName } from '../tools/registry.ts';
 import { bearerToken, isApiKeyShaped, unauthorized } from './auth.ts';
 import { isDashboardRequest } from './dashboard.ts';
 import { enforceLimit, type LimitTarget, restTarget } from './rate-limit.ts';
@@ -112,7 +112,7 @@ async function authenticateAgent(
   observeEpoch: (epoch: string | undefined) => boolean,
 ): Promise<void> {
   const name = (request.params as { name?: unknown }).name;
-  if (typeof name === 'string' && toolByName(name) !== undefined) request.toolName = name;
+  if (typeof name === 'string' && isToolName(name)) request.toolName = name;
   const token = bearerToken(request);
   const apiKeyToken = token !== null && isApiKeyShaped(token) ? token : null;
   let key = apiKeyToken === null ? null : await services.keys.authenticate(apiKeyToken);
@@ -134,8 +134,8 @@ async function authenticateAgent(
 function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget {
   if (key === null) return { bucket: 'tool_unauthenticated', subject: ipSubject(request.ip) };
   // toolName is set only for tools of the registry; each tool is its own bucket.
-  const tool = request.toolName === null ? undefined : toolByName(request.toolName);
-  if (tool !== undefined) return { bucket: tool.name, subject: `key:${key.id}` };
+  if (request.toolName !== null && isToolName(request.toolName))
+    return { bucket: request.toolName, subject: `key:${key.id}` };
   // POST /mcp: the transport's flood guard; its tools/calls count in their tools' buckets (mcp/server.ts).
   if (isMcpPath(request.url)) return { bucket: 'mcp_transport', subject: `key:${key.id}` };
   return { bucket: 'default', subject: `key:${key.id}` };

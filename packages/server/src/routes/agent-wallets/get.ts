@@ -1,8 +1,8 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { walletIdParams } from '../../http/schemas.ts';
+import { agentWalletView } from '../../http/views.ts';
 import { ownedWallet } from '../../services/wallet-rows.ts';
-import { agentWalletView } from '../views.ts';
 
 export default defineRoute({
   method: 'GET',

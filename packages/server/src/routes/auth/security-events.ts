@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery } from '../../http/schemas.ts';
+import { timestamp } from '../../http/views.ts';
 import { listSecurityEvents } from '../../services/security-events.ts';
-import { timestamp } from '../views.ts';
 
 export const securityEventView = z.object({
   id: z.string(),

@@ -3,9 +3,9 @@ import { notFound } from '../../errors.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema } from '../../http/schemas.ts';
+import { transactionView } from '../../http/views.ts';
 import { listEvents, transactionViews } from '../../services/transactions.ts';
 import { ownedWallet } from '../../services/wallet-rows.ts';
-import { transactionView } from '../views.ts';
 
 export default defineRoute({
   method: 'GET',

@@ -1,9 +1,9 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery, walletIdParams } from '../../http/schemas.ts';
+import { transactionStatus, transactionView } from '../../http/views.ts';
 import { listTransactions, transactionViews } from '../../services/transactions.ts';
 import { ownedWallet } from '../../services/wallet-rows.ts';
-import { transactionStatus, transactionView } from '../views.ts';
 
 export default defineRoute({
   method: 'GET',
