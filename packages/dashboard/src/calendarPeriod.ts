@@ -1,4 +1,4 @@
-// Calendar periods of a `spend_cap_period` budget, as the server counts them (its domain/calendar-period.ts,
+// Calendar periods of a `spend_cap_period` budget, as the server counts them (its domain/policies/calendar-period.ts,
 // mirrored here, not imported): the day, the week (from Monday) or the month an instant falls in, in the
 // policy's timezone, as UTC instants [startMs, endMs). Local dates come from the browser's Intl, so a day is 23 or
 // 25 hours across a DST change; where local midnight does not exist the period starts at the date's first

@@ -13,12 +13,10 @@ import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
-import { type AddressSource, hdAddresses, sandboxAddresses } from './addresses.ts';
-import { type AlertService, createAlertService } from './alerts.ts';
+import { type AlertService, createAlertService } from './alerts/alerts.ts';
 import { type ApprovalService, createApprovalService } from './approvals.ts';
 import { type AuthService, createAuthService, purgeEndedSessions } from './auth.ts';
 import { startBackground } from './background.ts';
-import { type BalanceViews, createBalanceViews } from './balance-view.ts';
 import { type CheckPaymentData, type CheckRequest, checkPayment } from './check-payment.ts';
 import type { ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
@@ -33,13 +31,15 @@ import { createOAuthService, type OAuthService, purgeEndedOAuth } from './oauth.
 import { createOrganizationService, type OrganizationService } from './organizations.ts';
 import { createPasskeyService, type PasskeyService, relyingParty } from './passkeys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
-import { createPolicyService, type PolicyService } from './policies.ts';
+import { createPolicyService, type PolicyService } from './policies/policies.ts';
 import { purgeSent } from './retention.ts';
-import { ownedWallet, type WalletRow } from './wallet-rows.ts';
-import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallet-views.ts';
-import { createWalletService, type WalletService } from './wallets.ts';
-import { createWebhookWorker, deliveryHolder } from './webhook-delivery.ts';
-import { createWebhookService, type WebhookService } from './webhooks.ts';
+import { type AddressSource, hdAddresses, sandboxAddresses } from './wallets/addresses.ts';
+import { type BalanceViews, createBalanceViews } from './wallets/balance-view.ts';
+import { ownedWallet, type WalletRow } from './wallets/wallet-rows.ts';
+import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallets/wallet-views.ts';
+import { createWalletService, type WalletService } from './wallets/wallets.ts';
+import { createWebhookWorker, deliveryHolder } from './webhooks/webhook-delivery.ts';
+import { createWebhookService, type WebhookService } from './webhooks/webhooks.ts';
 import { createWithdrawalService, type WithdrawalService } from './withdrawals.ts';
 
 export interface Services {

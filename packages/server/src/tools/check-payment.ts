@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
-import { merchantHostOf } from '../domain/policies.ts';
+import { merchantHostOf } from '../domain/policies/policies.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
 import { challengeToPay } from '../payments/mpp-charge/method.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
-import { listTransactions, toolTransactionView } from '../services/transactions.ts';
+import { listTransactions, toolTransactionView } from '../services/wallets/transactions.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { txHistoryOutput } from './outputs.ts';

@@ -3,7 +3,7 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { labelSchema } from '../../http/schemas.ts';
 import { agentWalletView } from '../../http/views.ts';
-import { AGENT_WALLETS_PER_USER_MAX } from '../../services/wallets.ts';
+import { AGENT_WALLETS_PER_USER_MAX } from '../../services/wallets/wallets.ts';
 
 export default defineRoute({
   method: 'POST',

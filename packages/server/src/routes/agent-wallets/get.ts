@@ -2,7 +2,7 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { walletIdParams } from '../../http/schemas.ts';
 import { agentWalletView } from '../../http/views.ts';
-import { ownedWallet } from '../../services/wallet-rows.ts';
+import { ownedWallet } from '../../services/wallets/wallet-rows.ts';
 
 export default defineRoute({
   method: 'GET',

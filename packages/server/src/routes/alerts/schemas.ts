@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALERT_TYPES } from '../../domain/alerts.ts';
+import { ALERT_TYPES } from '../../domain/alerts/alerts.ts';
 import { amountSchema, idSchema } from '../../http/schemas.ts';
 import { timestamp } from '../../http/views.ts';
 

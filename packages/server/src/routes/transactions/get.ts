@@ -4,8 +4,8 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema } from '../../http/schemas.ts';
 import { transactionView } from '../../http/views.ts';
-import { listEvents, transactionViews } from '../../services/transactions.ts';
-import { ownedWallet } from '../../services/wallet-rows.ts';
+import { listEvents, transactionViews } from '../../services/wallets/transactions.ts';
+import { ownedWallet } from '../../services/wallets/wallet-rows.ts';
 
 export default defineRoute({
   method: 'GET',

@@ -2,8 +2,8 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery, walletIdParams } from '../../http/schemas.ts';
 import { transactionStatus, transactionView } from '../../http/views.ts';
-import { listTransactions, transactionViews } from '../../services/transactions.ts';
-import { ownedWallet } from '../../services/wallet-rows.ts';
+import { listTransactions, transactionViews } from '../../services/wallets/transactions.ts';
+import { ownedWallet } from '../../services/wallets/wallet-rows.ts';
 
 export default defineRoute({
   method: 'GET',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { masterWalletView } from '../../services/wallet-views.ts';
+import { masterWalletView } from '../../services/wallets/wallet-views.ts';
 
 export default defineRoute({
   method: 'GET',

@@ -1,7 +1,7 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { masterWalletView } from '../../http/views.ts';
-import { masterWalletView as masterWalletOf } from '../../services/wallet-views.ts';
+import { masterWalletView as masterWalletOf } from '../../services/wallets/wallet-views.ts';
 
 export default defineRoute({
   method: 'GET',
