@@ -8,7 +8,7 @@ import { isToolName } from '../domain/tool-names.ts';
 import { AppError } from '../errors.ts';
 import { ipSubject } from '../limits/rules.ts';
 import type { AuthenticatedUser } from '../services/auth.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import type { RequestMeta } from '../services/security-events.ts';
 import { bearerToken, isApiKeyShaped, unauthorized } from './auth.ts';
@@ -32,7 +32,7 @@ declare module 'fastify' {
  */
 export function requestAuthenticator(
   app: FastifyInstance,
-  services: Services,
+  services: FaceServices,
 ): (request: FastifyRequest, reply: FastifyReply, mode?: AuthMode) => Promise<void> {
   app.decorateRequest('user', null);
   app.decorateRequest('agentKey', null);
@@ -65,7 +65,7 @@ export function requestAuthenticator(
 async function authenticateUser(
   request: FastifyRequest,
   reply: FastifyReply,
-  services: Services,
+  services: FaceServices,
 ): Promise<void> {
   const token = bearerToken(request);
   const claims =
@@ -84,7 +84,7 @@ async function authenticateUser(
  * The one place roles are enforced (contract section 9), before the body is read: the route's least role, and
  * an organization's requireMfa (a member without a second factor may only enrol one).
  */
-async function requireRole(request: FastifyRequest, services: Services, user: AuthenticatedUser) {
+async function requireRole(request: FastifyRequest, services: FaceServices, user: AuthenticatedUser) {
   const config = request.routeOptions.config;
   const needed = config?.role;
   if (needed === undefined) throw new AppError('INTERNAL_ERROR', 'the route declares no role');
@@ -108,7 +108,7 @@ async function requireRole(request: FastifyRequest, services: Services, user: Au
 async function authenticateAgent(
   request: FastifyRequest,
   reply: FastifyReply,
-  services: Services,
+  services: FaceServices,
   observeEpoch: (epoch: string | undefined) => boolean,
 ): Promise<void> {
   const name = (request.params as { name?: unknown }).name;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { bearerToken } from '../http/auth.ts';
 import { currentAgentKey } from '../http/auth-hooks.ts';
 import { failureEnvelope } from '../http/schemas.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import { createMcpEndpoint } from './endpoint.ts';
 
 /** The largest JSON-RPC batch the SDK's 2025 transport takes (it refuses more with a 400); not exported by it. */
@@ -125,7 +125,7 @@ const ROUTE_SCHEMA = {
   },
 };
 
-export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
+export function registerMcpRoutes(app: FastifyInstance, services: FaceServices): void {
   const endpoint = createMcpEndpoint(services, app.log);
   app.addHook('onClose', () => endpoint.close());
   app.route({

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
 import type { ToolName } from '../tools/registry.ts';
@@ -53,7 +53,7 @@ export function listResources(key: AgentKey): Resource[] {
 }
 
 export async function readResource(
-  services: Services,
+  services: FaceServices,
   key: AgentKey,
   context: McpRequestContext,
   uri: string,

@@ -8,7 +8,7 @@ import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
 import { describeIssues, idempotencyKeySchema } from '../http/schemas.ts';
 import { chooseIdempotencyKey } from '../services/idempotency.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
 import {
@@ -34,7 +34,7 @@ const IDEMPOTENCY_KEY_DESCRIPTION =
  * answers an unknown or unlisted tool with a protocol error, while the contract wants the REST path's own
  * validation, scope refusal and codes as tool results, and a tools/list filtered per key.
  */
-export function createMcpServer(services: Services, key: AgentKey, context: McpRequestContext): Server {
+export function createMcpServer(services: FaceServices, key: AgentKey, context: McpRequestContext): Server {
   const server = new Server(
     { name: 'agent-wallet', version: VERSION },
     { capabilities: { tools: {}, resources: {} } },
@@ -71,7 +71,7 @@ export function createMcpServer(services: Services, key: AgentKey, context: McpR
 }
 
 async function callTool(
-  services: Services,
+  services: FaceServices,
   key: AgentKey,
   context: McpRequestContext,
   name: string,

@@ -24,6 +24,7 @@ import { createEmailWorker } from './email-delivery.ts';
 import type { EvmServices } from './evm.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
+import { type AuditLog, createAuditLog, createSecurityEventLog, type SecurityEventLog } from './log-reads.ts';
 import { createMfaService, type MfaService } from './mfa.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
 import { createNotificationService, type NotificationService } from './notifications.ts';
@@ -35,6 +36,7 @@ import { createPolicyService, type PolicyService } from './policies/policies.ts'
 import { purgeSent } from './retention.ts';
 import { type AddressSource, hdAddresses, sandboxAddresses } from './wallets/addresses.ts';
 import { type BalanceViews, createBalanceViews } from './wallets/balance-view.ts';
+import { createTransactionReads, type TransactionReads } from './wallets/transaction-reads.ts';
 import { ownedWallet, type WalletRow } from './wallets/wallet-rows.ts';
 import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallets/wallet-views.ts';
 import { createWalletService, type WalletService } from './wallets/wallets.ts';
@@ -54,6 +56,11 @@ export interface Services {
   passkeys: PasskeyService;
   withdrawals: WithdrawalService;
   wallets: WalletService;
+  /** Transactions as routes and tools read them, behind the ownership check. */
+  transactions: TransactionReads;
+  /** The audit log: begun and sealed around every session write, read by GET /audit. */
+  audit: AuditLog;
+  securityEvents: SecurityEventLog;
   deposits: DepositService;
   keys: KeyService;
   /** OAuth for agent hosts (contract section 12): registration, consent, tokens, revocation. */
@@ -94,6 +101,13 @@ export interface Services {
   lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
+
+/**
+ * What the faces (routes, tools, MCP, the HTTP hooks) are handed: the services without the store and the ledger
+ * writer. A query or a write in a face would escape the ownership checks, locks and batching the services apply,
+ * so they reach data only through the methods above (the app and the entry hold the whole).
+ */
+export type FaceServices = Omit<Services, 'store' | 'writer'>;
 
 export interface HealthView {
   status: 'ok' | 'degraded';
@@ -327,6 +341,9 @@ function assembleServices(
       payoutGate,
     }),
     wallets: createWalletService(ctx, addresses),
+    transactions: createTransactionReads(store.db),
+    audit: createAuditLog(store, writer),
+    securityEvents: createSecurityEventLog(store),
     deposits: createDepositService(ctx),
     keys,
     oauth: createOAuthService(ctx, keys, { allowPrivate: config.webhookAllowPrivate }),

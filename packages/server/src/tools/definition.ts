@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Scope } from '../domain/api-keys.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import type { ToolName } from '../domain/tool-names.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 
 export { TOOL_NAMES, type ToolName } from '../domain/tool-names.ts';
@@ -14,7 +14,7 @@ export interface ToolCall<I> {
   input: I;
   /** From the Idempotency-Key header or the idempotencyKey param (write tools only). */
   idempotencyKey: string | null;
-  services: Services;
+  services: FaceServices;
   /** The API key the caller presented, only so x402_fetch can refuse to send it on; never stored or logged. */
   credential: string | null;
 }

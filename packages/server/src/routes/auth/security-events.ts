@@ -3,7 +3,6 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery } from '../../http/schemas.ts';
 import { timestamp } from '../../http/views.ts';
-import { listSecurityEvents } from '../../services/security-events.ts';
 
 export const securityEventView = z.object({
   id: z.string(),
@@ -34,6 +33,6 @@ export default defineRoute({
   query: paginationQuery,
   response: paginated(securityEventView),
   handler: async ({ request, query, services }) => ({
-    data: await listSecurityEvents(services.store.db, currentUser(request).userId, query),
+    data: await services.securityEvents.list(currentUser(request).userId, query),
   }),
 });
