@@ -4,7 +4,7 @@
 // REST routes take a session JWT; tool routes take an agent's API key; neither accepts the other.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { roleAllows } from '../domain/roles.ts';
-import { isToolName } from '../domain/tool-names.ts';
+import { isToolName, type ToolName } from '../domain/tool-names.ts';
 import { AppError } from '../errors.ts';
 import { ipSubject } from '../limits/rules.ts';
 import type { AuthenticatedUser } from '../services/auth.ts';
@@ -13,7 +13,7 @@ import type { AgentKey } from '../services/keys.ts';
 import type { RequestMeta } from '../services/security-events.ts';
 import { bearerToken, isApiKeyShaped, unauthorized } from './auth.ts';
 import { isDashboardRequest } from './dashboard.ts';
-import { enforceLimit, type LimitTarget, restTarget } from './rate-limit.ts';
+import { enforceLimit, enforceToolLimit, type LimitTarget, restTarget, toolTarget } from './rate-limit.ts';
 import type { AuthMode } from './route.ts';
 
 declare module 'fastify' {
@@ -134,8 +134,7 @@ async function authenticateAgent(
 function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget {
   if (key === null) return { bucket: 'tool_unauthenticated', subject: ipSubject(request.ip) };
   // toolName is set only for tools of the registry; each tool is its own bucket.
-  if (request.toolName !== null && isToolName(request.toolName))
-    return { bucket: request.toolName, subject: `key:${key.id}` };
+  if (request.toolName !== null && isToolName(request.toolName)) return toolTarget(request.toolName, key.id);
   // POST /mcp: the transport's flood guard; its tools/calls count in their tools' buckets (mcp/server.ts).
   if (isMcpPath(request.url)) return { bucket: 'mcp_transport', subject: `key:${key.id}` };
   return { bucket: 'default', subject: `key:${key.id}` };
@@ -144,6 +143,20 @@ function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget
 function isMcpPath(url: string): boolean {
   const path = url.split('?', 1)[0] ?? '';
   return path === '/mcp' || path === '/mcp/';
+}
+
+/**
+ * The limit of each tool call an MCP request carries (tools/call, resources/read), for the MCP server to apply
+ * when it knows the tool: the same bucket and key as POST /mcp/v1/tools/<name> (toolTarget), counted here with
+ * every other limit, so the MCP layer holds no limiter. The request itself was counted by the gate above
+ * (mcp_transport, the transport's flood guard) before its body was read.
+ */
+export function toolCallLimit(
+  services: FaceServices,
+  request: FastifyRequest,
+): (tool: ToolName) => Promise<void> {
+  const key = currentAgentKey(request);
+  return (tool) => enforceToolLimit(services.limiter, toolTarget(tool, key.id));
 }
 
 /** Where the request came from, as sessions and security events record it. */

@@ -6,7 +6,7 @@ import { specTypeSchemas } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { bearerToken } from '../http/auth.ts';
-import { currentAgentKey } from '../http/auth-hooks.ts';
+import { currentAgentKey, toolCallLimit } from '../http/auth-hooks.ts';
 import { failureEnvelope } from '../http/schemas.ts';
 import type { FaceServices } from '../services/index.ts';
 import { createMcpEndpoint } from './endpoint.ts';
@@ -142,6 +142,7 @@ export function registerMcpRoutes(app: FastifyInstance, services: FaceServices):
           log: request.log,
           credential: bearerToken(request),
           idempotencyKeyHeader: request.headers['idempotency-key'],
+          limitTool: toolCallLimit(services, request),
         },
       });
       // Fastify sends a web Response as is (status, headers, body), after the headers its hooks already set.

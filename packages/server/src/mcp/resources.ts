@@ -10,7 +10,6 @@ import {
   ResourceNotFoundError,
 } from '@modelcontextprotocol/server';
 import { serviceError } from '../http/errors.ts';
-import { enforceToolLimit } from '../http/rate-limit.ts';
 import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
@@ -65,7 +64,7 @@ export async function readResource(
   }
   let outcome: Awaited<ReturnType<typeof executeTool>>;
   try {
-    await enforceToolLimit(services.limiter, resource.tool, key.id);
+    await context.limitTool(resource.tool);
     outcome = await executeTool(services, {
       name: resource.tool,
       key,

@@ -5,7 +5,6 @@
 import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import { invalid } from '../errors.ts';
 import { serviceError } from '../http/errors.ts';
-import { enforceToolLimit } from '../http/rate-limit.ts';
 import { describeIssues, idempotencyKeySchema } from '../http/schemas.ts';
 import { chooseIdempotencyKey } from '../services/idempotency.ts';
 import type { FaceServices } from '../services/index.ts';
@@ -80,7 +79,7 @@ async function callTool(
 ): Promise<CallToolResult> {
   try {
     const tool = toolByName(name);
-    if (tool !== undefined) await enforceToolLimit(services.limiter, tool.name, key.id);
+    if (tool !== undefined) await context.limitTool(tool.name);
     const outcome = await executeTool(services, {
       name,
       key,
