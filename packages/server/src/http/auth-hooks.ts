@@ -135,7 +135,7 @@ function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget
   if (key === null) return { bucket: 'tool_unauthenticated', subject: ipSubject(request.ip) };
   // toolName is set only for tools of the registry; each tool is its own bucket.
   if (request.toolName !== null && isToolName(request.toolName)) return toolTarget(request.toolName, key.id);
-  // POST /mcp: the transport's flood guard; its tools/calls count in their tools' buckets (mcp/server.ts).
+  // POST /mcp: the transport's flood guard; its tools/calls count in their tools' buckets (toolCallLimit below).
   if (isMcpPath(request.url)) return { bucket: 'mcp_transport', subject: `key:${key.id}` };
   return { bucket: 'default', subject: `key:${key.id}` };
 }
