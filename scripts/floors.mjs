@@ -40,8 +40,8 @@ export const FLOORS = [
   },
   {
     name: 'app',
-    files: ['http/app.ts', 'http/openapi.ts'],
-    what: 'the Fastify app and its OpenAPI document',
+    files: ['app/'],
+    what: 'the Fastify app and its OpenAPI document: assembles routes, MCP, tools and the HTTP hooks',
   },
   { name: 'routes', files: ['routes/'], what: 'one file per REST route: schema, handler, OpenAPI text' },
   { name: 'mcp', files: ['mcp/'], what: 'the MCP server (stdio, Streamable HTTP)' },

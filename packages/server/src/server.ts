@@ -2,9 +2,9 @@
 // refuses new connections, lets in-flight requests finish, drains the ledger writer and closes the database.
 import type { FastifyInstance } from 'fastify';
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { buildApp } from './app/app.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { buildApp } from './http/app.ts';
 import { errorForLog, requestForLog } from './log-scrub.ts';
 import { createServices, type Services } from './services/index.ts';
 

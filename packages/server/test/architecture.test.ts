@@ -1,7 +1,8 @@
 // The floors (issue 32): dependency-cruiser with the repository's rules (.dependency-cruiser.cjs) finds no
 // violation in the real sources and the floors table of docs/design.md is the one the imports make (scripts/floors.mjs,
 // also run by `npm run lint`); and the same rules do fail on a small tree that breaks each of them once — a
-// cycle, domain/ importing services/ (a type-only import: those count too), and the other floors.
+// cycle, domain/ importing services/ (a type-only import: those count too), and the other floors' whitelists
+// (arrows back up: http/ → tools/, tools/ → routes/, app/ → the entry).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,22 +45,38 @@ const BROKEN_TREE: Record<string, string> = {
   // rail-below-services.
   'packages/server/src/chain/rail.ts':
     "import type { Thing } from '../services/thing.ts';\nexport const rail: Thing = 'evm';\n",
-  // no-store-in-routes-or-tools.
+  // routes-speak-to-services: the store is not on the routes' whitelist.
   'packages/server/src/routes/list.ts': "import { db } from '../store/db.ts';\nexport const list = db;\n",
+  // tools-speak-to-services: a tool importing a route (an arrow back up).
+  'packages/server/src/tools/registry.ts':
+    "import { list } from '../routes/list.ts';\nexport const tools = list;\n",
+  // http-below-the-faces: the HTTP hooks importing the tools' registry (an arrow back up).
+  'packages/server/src/http/hooks.ts':
+    "import { tools } from '../tools/registry.ts';\nexport const hooks = tools;\n",
+  // app-is-the-top: the app importing the entry.
+  'packages/server/src/app/app.ts': "import { main } from '../server.ts';\nexport const app = main;\n",
+  'packages/server/src/server.ts': 'export const main = 1;\n',
+  // limits-stand-alone: the limiter knowing a request.
+  'packages/server/src/limits/limiter.ts':
+    "import { reply } from '../http/reply.ts';\nexport const limiter = reply;\n",
   // sdk-not-server.
   'packages/sdk/src/index.ts':
     "import { nothing } from '../../server/src/domain/pure.ts';\nexport const sdk = nothing;\n",
 };
 
 const EXPECTED = [
+  'app-is-the-top: packages/server/src/app/app.ts → packages/server/src/server.ts',
   'domain-is-pure: packages/server/src/domain/pure.ts → packages/server/src/services/thing.ts',
+  'http-below-the-faces: packages/server/src/http/hooks.ts → packages/server/src/tools/registry.ts',
   'ledger-below-the-rail: packages/server/src/ledger/ledger.ts → packages/server/src/chain/rail.ts',
+  'limits-stand-alone: packages/server/src/limits/limiter.ts → packages/server/src/http/reply.ts',
   'no-circular: packages/server/src/services/loop.ts → packages/server/src/services/thing.ts',
-  'no-store-in-routes-or-tools: packages/server/src/routes/list.ts → packages/server/src/store/db.ts',
   'rail-below-services: packages/server/src/chain/rail.ts → packages/server/src/services/thing.ts',
+  'routes-speak-to-services: packages/server/src/routes/list.ts → packages/server/src/store/db.ts',
   'sdk-not-server: packages/sdk/src/index.ts → packages/server/src/domain/pure.ts',
   'services-below-http: packages/server/src/services/answer.ts → packages/server/src/http/reply.ts',
   'store-imports-only-domain: packages/server/src/store/db.ts → packages/server/src/services/loop.ts',
+  'tools-speak-to-services: packages/server/src/tools/registry.ts → packages/server/src/routes/list.ts',
 ];
 
 describe('floors (dependency-cruiser)', () => {

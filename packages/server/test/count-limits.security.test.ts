@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { KEYS_PER_WALLET_MAX } from '../src/services/keys.ts';
-import { POLICIES_PER_WALLET_MAX } from '../src/services/policies.ts';
+import { POLICIES_PER_WALLET_MAX } from '../src/services/policies/policies.ts';
 import { agentWithKey } from './support/agent.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 

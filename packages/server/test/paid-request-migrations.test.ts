@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { transactionRow } from '../src/services/transactions.ts';
+import { transactionRow } from '../src/services/wallets/transactions.ts';
 import { migrateTo, migrateToLatest } from '../src/store/migrate.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { fundedUser } from './support/http.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { verifyLedger } from '../src/ledger/verify.ts';
-import { setTransactionStatus } from '../src/services/transactions.ts';
+import { setTransactionStatus } from '../src/services/wallets/transactions.ts';
 import { addPolicy, createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { expectError, fundedUser } from './support/http.ts';

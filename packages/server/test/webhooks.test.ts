@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { verifyWebhook } from '../../sdk/src/webhooks.ts';
-import { RETRY_WINDOW_MS } from '../src/services/webhook-delivery.ts';
+import { RETRY_WINDOW_MS } from '../src/services/webhooks/webhook-delivery.ts';
 import { addPolicy, createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
 import { expectValidation } from './support/foundation.ts';
 import { GENEROUS_RATE_LIMITS, type Harness, startHarness, storeTargets } from './support/harness.ts';

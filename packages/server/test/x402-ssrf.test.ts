@@ -11,7 +11,7 @@ import {
   type OutboundRequest,
   outboundRequest,
   UNREACHABLE,
-} from '../src/services/outbound-http.ts';
+} from '../src/services/webhooks/outbound-http.ts';
 import { createKey, tool } from './support/agent.ts';
 import { anvilAvailable } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';

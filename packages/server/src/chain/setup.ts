@@ -8,7 +8,7 @@ import type { Rail } from './config.ts';
 
 /** The first block the deposit watcher reads. */
 export const DEPOSITS_START_SETTING = 'deposits_start_block';
-/** The next BIP-44 index a new wallet's address takes (services/addresses.ts advances it; set to 1 here). */
+/** The next BIP-44 index a new wallet's address takes (services/wallets/addresses.ts advances it; set to 1 here). */
 export const NEXT_DERIVATION_INDEX = 'next_derivation_index';
 /**
  * Where the service's history on chain begins, fixed when the rail is set up on a database, before its first

@@ -9,11 +9,11 @@ import {
   type Leg,
 } from './accounts.ts';
 import type { ApprovalMark } from './approvals.ts';
-import type { Period } from './calendar-period.ts';
 import type { Outcome } from './outcome.ts';
-import type { ActivePolicy, WindowName, WindowSpending } from './policies.ts';
+import type { Period } from './policies/calendar-period.ts';
+import type { ActivePolicy, WindowName, WindowSpending } from './policies/policies.ts';
 import type { NewDeposit, NewTransaction, TransactionRecord } from './records.ts';
-import type { EventType } from './webhook-events.ts';
+import type { EventType } from './webhooks/webhook-events.ts';
 
 /** A payment's row as stored (transactions). */
 export type HeldRow = TransactionRecord;

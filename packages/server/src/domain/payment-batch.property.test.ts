@@ -19,7 +19,7 @@ import {
   type WalletState,
 } from './batch-state.ts';
 import type { PaymentCommand } from './payment-batch.ts';
-import type { ActivePolicy } from './policies.ts';
+import type { ActivePolicy } from './policies/policies.ts';
 
 const RUNS = Number(process.env.FC_RUNS ?? 300);
 const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);

@@ -25,7 +25,7 @@ import {
   merchantHostOf,
   trippedBreaker,
   type Violation,
-} from './policies.ts';
+} from './policies/policies.ts';
 
 export interface PaymentCommand {
   kind: 'send' | 'request_approval' | 'x402';

@@ -1,7 +1,7 @@
 // The records money commands create and change, as plain data: a transaction (payment, incoming, fund,
 // withdraw) as it is stored, a new one as the batch deciders describe it, and a deposit. The store's table types
 // and the services' writers take them from here, so the pure deciders need nothing from either.
-import type { Violation } from './policies.ts';
+import type { Violation } from './policies/policies.ts';
 
 export type TransactionType = 'payment' | 'incoming' | 'fund' | 'withdraw';
 export type TransactionStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'expired' | 'failed';

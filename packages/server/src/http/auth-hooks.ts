@@ -4,16 +4,16 @@
 // REST routes take a session JWT; tool routes take an agent's API key; neither accepts the other.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { roleAllows } from '../domain/roles.ts';
+import { isToolName, type ToolName } from '../domain/tool-names.ts';
 import { AppError } from '../errors.ts';
 import { ipSubject } from '../limits/rules.ts';
 import type { AuthenticatedUser } from '../services/auth.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import type { RequestMeta } from '../services/security-events.ts';
-import { toolByName } from '../tools/registry.ts';
 import { bearerToken, isApiKeyShaped, unauthorized } from './auth.ts';
 import { isDashboardRequest } from './dashboard.ts';
-import { enforceLimit, type LimitTarget, restTarget } from './rate-limit.ts';
+import { enforceLimit, enforceToolLimit, type LimitTarget, restTarget, toolTarget } from './rate-limit.ts';
 import type { AuthMode } from './route.ts';
 
 declare module 'fastify' {
@@ -32,7 +32,7 @@ declare module 'fastify' {
  */
 export function requestAuthenticator(
   app: FastifyInstance,
-  services: Services,
+  services: FaceServices,
 ): (request: FastifyRequest, reply: FastifyReply, mode?: AuthMode) => Promise<void> {
   app.decorateRequest('user', null);
   app.decorateRequest('agentKey', null);
@@ -65,7 +65,7 @@ export function requestAuthenticator(
 async function authenticateUser(
   request: FastifyRequest,
   reply: FastifyReply,
-  services: Services,
+  services: FaceServices,
 ): Promise<void> {
   const token = bearerToken(request);
   const claims =
@@ -84,7 +84,7 @@ async function authenticateUser(
  * The one place roles are enforced (contract section 9), before the body is read: the route's least role, and
  * an organization's requireMfa (a member without a second factor may only enrol one).
  */
-async function requireRole(request: FastifyRequest, services: Services, user: AuthenticatedUser) {
+async function requireRole(request: FastifyRequest, services: FaceServices, user: AuthenticatedUser) {
   const config = request.routeOptions.config;
   const needed = config?.role;
   if (needed === undefined) throw new AppError('INTERNAL_ERROR', 'the route declares no role');
@@ -108,11 +108,11 @@ async function requireRole(request: FastifyRequest, services: Services, user: Au
 async function authenticateAgent(
   request: FastifyRequest,
   reply: FastifyReply,
-  services: Services,
+  services: FaceServices,
   observeEpoch: (epoch: string | undefined) => boolean,
 ): Promise<void> {
   const name = (request.params as { name?: unknown }).name;
-  if (typeof name === 'string' && toolByName(name) !== undefined) request.toolName = name;
+  if (typeof name === 'string' && isToolName(name)) request.toolName = name;
   const token = bearerToken(request);
   const apiKeyToken = token !== null && isApiKeyShaped(token) ? token : null;
   let key = apiKeyToken === null ? null : await services.keys.authenticate(apiKeyToken);
@@ -134,9 +134,8 @@ async function authenticateAgent(
 function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget {
   if (key === null) return { bucket: 'tool_unauthenticated', subject: ipSubject(request.ip) };
   // toolName is set only for tools of the registry; each tool is its own bucket.
-  const tool = request.toolName === null ? undefined : toolByName(request.toolName);
-  if (tool !== undefined) return { bucket: tool.name, subject: `key:${key.id}` };
-  // POST /mcp: the transport's flood guard; its tools/calls count in their tools' buckets (mcp/server.ts).
+  if (request.toolName !== null && isToolName(request.toolName)) return toolTarget(request.toolName, key.id);
+  // POST /mcp: the transport's flood guard; its tools/calls count in their tools' buckets (toolCallLimit below).
   if (isMcpPath(request.url)) return { bucket: 'mcp_transport', subject: `key:${key.id}` };
   return { bucket: 'default', subject: `key:${key.id}` };
 }
@@ -144,6 +143,20 @@ function agentTarget(request: FastifyRequest, key: AgentKey | null): LimitTarget
 function isMcpPath(url: string): boolean {
   const path = url.split('?', 1)[0] ?? '';
   return path === '/mcp' || path === '/mcp/';
+}
+
+/**
+ * The limit of each tool call an MCP request carries (tools/call, resources/read), for the MCP server to apply
+ * when it knows the tool: the same bucket and key as POST /mcp/v1/tools/<name> (toolTarget), counted here with
+ * every other limit, so the MCP layer holds no limiter. The request itself was counted by the gate above
+ * (mcp_transport, the transport's flood guard) before its body was read.
+ */
+export function toolCallLimit(
+  services: FaceServices,
+  request: FastifyRequest,
+): (tool: ToolName) => Promise<void> {
+  const key = currentAgentKey(request);
+  return (tool) => enforceToolLimit(services.limiter, toolTarget(tool, key.id));
 }
 
 /** Where the request came from, as sessions and security events record it. */

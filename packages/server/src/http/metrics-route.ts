@@ -2,10 +2,10 @@
 // by method, route pattern (never the raw URL: ids would explode the label set) and status.
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import { bearerMatches } from './auth.ts';
 
-export function registerMetrics(app: FastifyInstance, services: Services): void {
+export function registerMetrics(app: FastifyInstance, services: FaceServices): void {
   app.addHook('onResponse', async (request, reply) => {
     services.metrics.httpRequest(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode },

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authorizationServerMetadata, protectedResourceMetadata } from '../domain/oauth.ts';
 import { AppError } from '../errors.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import { OAuthError } from '../services/oauth.ts';
 import { baseUrlFor, type HostRules, hostRulesOf, trustedBaseUrl } from './origin.ts';
 
@@ -31,7 +31,7 @@ export function resourceMetadataUrl(request: FastifyRequest, rules: HostRules): 
   return base === null ? null : `${base}/.well-known/oauth-protected-resource/mcp`;
 }
 
-export function registerOAuthRoutes(app: FastifyInstance, services: Services): void {
+export function registerOAuthRoutes(app: FastifyInstance, services: FaceServices): void {
   const rules = hostRulesOf(services.config);
   const base = (request: FastifyRequest) => baseUrlFor(request, rules);
   const open = { schema: { hide: true }, config: { auth: 'none' as const } };

@@ -1,6 +1,7 @@
 // Applies a limiter decision to a response: RateLimit-* headers on every limited response, and the 429 of
 // seed section 7 (RATE_LIMITED, Retry-After) when the bucket is full. A store outage is a 503, never a pass.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ToolName } from '../domain/tool-names.ts';
 import { AppError, assert } from '../errors.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import {
@@ -18,6 +19,11 @@ export interface LimitTarget {
   bucket: BucketName;
   /** `user:<id>`, `key:<id>` or `ip:<addr>`. */
   subject: string;
+}
+
+/** A tool call, by POST /mcp/v1/tools/<name> or an MCP tools/call or resources/read: the tool's bucket, per key. */
+export function toolTarget(tool: ToolName, apiKeyId: string): LimitTarget {
+  return { bucket: tool, subject: apiKeySubject(apiKeyId) };
 }
 
 /** REST and static routes: the route's bucket (contract section 5), for a user or else the client IP. */
@@ -53,14 +59,10 @@ export async function enforceLimit(
  * An MCP tools/call counts against the same per-key, per-tool bucket as POST /mcp/v1/tools/<name> (a tool
  * bucket's key does not depend on the route). Throws the same errors; MCP turns them into tool errors.
  */
-export async function enforceToolLimit(
-  limiter: RateLimiter,
-  tool: BucketName,
-  apiKeyId: string,
-): Promise<void> {
-  const key = bucketKeyFor({ bucket: tool, subject: apiKeySubject(apiKeyId) });
-  const decision = await decide(limiter, tool, key, () => undefined);
-  if (decision !== null && !decision.allowed) throw rateLimited(decision, tool);
+export async function enforceToolLimit(limiter: RateLimiter, target: LimitTarget): Promise<void> {
+  const key = bucketKeyFor(target);
+  const decision = await decide(limiter, target.bucket, key, () => undefined);
+  if (decision !== null && !decision.allowed) throw rateLimited(decision, target.bucket);
 }
 
 /** The `login_account` bucket's key of an email (every way to prove a password or code counts in it). */

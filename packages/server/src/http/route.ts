@@ -5,9 +5,9 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { type Role, rolesAllowed } from '../domain/roles.ts';
 import { AppError, assert } from '../errors.ts';
-import { type AuditOutcomeInput, type BegunAuditLine, beginAudit, completeAudit } from '../services/audit.ts';
+import type { AuditOutcomeInput, BegunAuditLine } from '../services/audit.ts';
 import type { StepUpRule } from '../services/auth.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import { failureEnvelope } from './schemas.ts';
 
 export type AuthMode = 'none' | 'user' | 'apiKey';
@@ -18,7 +18,7 @@ export interface HandlerInput<P, Q, B> {
   body: B;
   request: FastifyRequest;
   reply: FastifyReply;
-  services: Services;
+  services: FaceServices;
 }
 
 export interface RouteResult<T> {
@@ -172,8 +172,8 @@ async function runAudited(
 ): Promise<RouteResult<unknown>> {
   const user = input.request.user;
   if (user === null) return handler();
-  const { writer, store, clock } = input.services;
-  const line = await beginAudit(writer, store.dialect, {
+  const { audit, clock } = input.services;
+  const line = await audit.begin({
     organizationId: user.organizationId,
     actor: { type: 'member', id: user.userId },
     action,
@@ -208,7 +208,7 @@ async function sealAudit(
   outcome: AuditOutcomeInput,
 ) {
   try {
-    await completeAudit(input.services.writer, line, outcome);
+    await input.services.audit.complete(line, outcome);
   } catch (error) {
     input.request.log.error(
       { err: error, auditId: line.id },
@@ -240,7 +240,7 @@ function auditPlace(
 
 export function toFastifyRoute(
   definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodType, unknown>,
-  services: Services,
+  services: FaceServices,
   envelopeOf: (data: z.ZodType) => z.ZodType,
   operationId?: string,
 ): RouteOptions {

@@ -12,7 +12,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import type { McpRequestContext } from './context.ts';
 import { invalidIdResponse, invalidRequestId } from './ids.ts';
@@ -31,7 +31,7 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-export function createMcpEndpoint(services: Services, log: FastifyBaseLogger): McpEndpoint {
+export function createMcpEndpoint(services: FaceServices, log: FastifyBaseLogger): McpEndpoint {
   // The SDK's factory receives the web Request it serves, not our caller: each request's caller is found by it.
   const callers = new WeakMap<Request, McpCaller>();
   const modern = createMcpHandler((sdk) => serverFor(services, callers, sdk), {
@@ -55,7 +55,7 @@ export function createMcpEndpoint(services: Services, log: FastifyBaseLogger): M
   };
 }
 
-function serverFor(services: Services, callers: WeakMap<Request, McpCaller>, sdk: SdkRequestContext) {
+function serverFor(services: FaceServices, callers: WeakMap<Request, McpCaller>, sdk: SdkRequestContext) {
   const caller = sdk.requestInfo === undefined ? undefined : callers.get(sdk.requestInfo);
   // Unreachable while serve() registers the caller before handing the request to the SDK; a loud failure
   // (the SDK answers it as an internal error) is better than a server bound to nobody.

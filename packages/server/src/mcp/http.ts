@@ -6,9 +6,9 @@ import { specTypeSchemas } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { bearerToken } from '../http/auth.ts';
-import { currentAgentKey } from '../http/auth-hooks.ts';
+import { currentAgentKey, toolCallLimit } from '../http/auth-hooks.ts';
 import { failureEnvelope } from '../http/schemas.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import { createMcpEndpoint } from './endpoint.ts';
 
 /** The largest JSON-RPC batch the SDK's 2025 transport takes (it refuses more with a 400); not exported by it. */
@@ -125,7 +125,7 @@ const ROUTE_SCHEMA = {
   },
 };
 
-export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
+export function registerMcpRoutes(app: FastifyInstance, services: FaceServices): void {
   const endpoint = createMcpEndpoint(services, app.log);
   app.addHook('onClose', () => endpoint.close());
   app.route({
@@ -142,6 +142,7 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
           log: request.log,
           credential: bearerToken(request),
           idempotencyKeyHeader: request.headers['idempotency-key'],
+          limitTool: toolCallLimit(services, request),
         },
       });
       // Fastify sends a web Response as is (status, headers, body), after the headers its hooks already set.

@@ -10,8 +10,7 @@ import {
   ResourceNotFoundError,
 } from '@modelcontextprotocol/server';
 import { serviceError } from '../http/errors.ts';
-import { enforceToolLimit } from '../http/rate-limit.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
 import type { ToolName } from '../tools/registry.ts';
@@ -53,7 +52,7 @@ export function listResources(key: AgentKey): Resource[] {
 }
 
 export async function readResource(
-  services: Services,
+  services: FaceServices,
   key: AgentKey,
   context: McpRequestContext,
   uri: string,
@@ -65,7 +64,7 @@ export async function readResource(
   }
   let outcome: Awaited<ReturnType<typeof executeTool>>;
   try {
-    await enforceToolLimit(services.limiter, resource.tool, key.id);
+    await context.limitTool(resource.tool);
     outcome = await executeTool(services, {
       name: resource.tool,
       key,

@@ -5,10 +5,9 @@
 import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import { invalid } from '../errors.ts';
 import { serviceError } from '../http/errors.ts';
-import { enforceToolLimit } from '../http/rate-limit.ts';
 import { describeIssues, idempotencyKeySchema } from '../http/schemas.ts';
 import { chooseIdempotencyKey } from '../services/idempotency.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { executeTool } from '../tools/execute.ts';
 import {
@@ -34,7 +33,7 @@ const IDEMPOTENCY_KEY_DESCRIPTION =
  * answers an unknown or unlisted tool with a protocol error, while the contract wants the REST path's own
  * validation, scope refusal and codes as tool results, and a tools/list filtered per key.
  */
-export function createMcpServer(services: Services, key: AgentKey, context: McpRequestContext): Server {
+export function createMcpServer(services: FaceServices, key: AgentKey, context: McpRequestContext): Server {
   const server = new Server(
     { name: 'agent-wallet', version: VERSION },
     { capabilities: { tools: {}, resources: {} } },
@@ -71,7 +70,7 @@ export function createMcpServer(services: Services, key: AgentKey, context: McpR
 }
 
 async function callTool(
-  services: Services,
+  services: FaceServices,
   key: AgentKey,
   context: McpRequestContext,
   name: string,
@@ -80,7 +79,7 @@ async function callTool(
 ): Promise<CallToolResult> {
   try {
     const tool = toolByName(name);
-    if (tool !== undefined) await enforceToolLimit(services.limiter, tool.name, key.id);
+    if (tool !== undefined) await context.limitTool(tool.name);
     const outcome = await executeTool(services, {
       name,
       key,

@@ -8,7 +8,7 @@ import { invalidState } from '../errors.ts';
 import { isPending } from '../store/partial-index.ts';
 import type { ServiceContext } from './context.ts';
 import type { PayoutGate } from './payments.ts';
-import { type TransactionView, transactionView } from './transactions.ts';
+import { type TransactionView, transactionView } from './wallets/transactions.ts';
 
 export const EXPIRY_BATCH_MAX = 100;
 

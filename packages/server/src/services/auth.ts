@@ -14,14 +14,14 @@ import { secretDigest } from '../domain/second-factor.ts';
 import { AppError } from '../errors.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { Database } from '../store/schema.ts';
-import type { AddressSource } from './addresses.ts';
 import type { ServiceContext } from './context.ts';
 import type { FactorMethod, MfaService } from './mfa.ts';
 import { acceptInvitation, foundOrganization } from './organizations.ts';
 import type { PasskeyService } from './passkeys.ts';
 import { replacePassword, resetPassword } from './password-reset.ts';
 import type { RequestMeta } from './security-events.ts';
-import { createMasterWallet } from './wallets.ts';
+import type { AddressSource } from './wallets/addresses.ts';
+import { createMasterWallet } from './wallets/wallets.ts';
 
 export const SESSION_SECONDS = 7 * 24 * 60 * 60;
 /** A session's last use is written at most this often: not a write on every request. */

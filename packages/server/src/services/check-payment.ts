@@ -6,11 +6,11 @@ import { accountIds } from '../domain/accounts.ts';
 import { windowSpending } from '../domain/batch-state.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { PaymentCommand } from '../domain/payment-batch.ts';
-import { capsRemaining, periodCapRemaining, type Violation } from '../domain/policies.ts';
+import { capsRemaining, periodCapRemaining, type Violation } from '../domain/policies/policies.ts';
 import { AppError } from '../errors.ts';
 import type { Store } from '../store/db.ts';
-import { periodCapView } from './balance-view.ts';
 import { type MoneyBatchOptions, previewPayment } from './money-batch.ts';
+import { periodCapView } from './wallets/balance-view.ts';
 
 export interface CheckPaymentData {
   allowed: boolean;

@@ -1,4 +1,4 @@
-// The mail worker (contract section 10): sends the email deliveries the outbox queued (services/webhook-events.ts)
+// The mail worker (contract section 10): sends the email deliveries the outbox queued (services/webhooks/webhook-events.ts)
 // over SMTP with nodemailer, from the same background loop as the webhook worker. At least once: a delivery is
 // claimed by moving its next attempt past a lease (so two instances never send one at the same time), sent,
 // then recorded; a crash between the send and the record leaves it pending, due again once the lease runs out,
@@ -21,7 +21,7 @@ import {
 } from '../domain/email.ts';
 import { isRole } from '../domain/roles.ts';
 import type { ServiceContext } from './context.ts';
-import { backoffMs, RETRY_WINDOW_MS } from './webhook-delivery.ts';
+import { backoffMs, RETRY_WINDOW_MS } from './webhooks/webhook-delivery.ts';
 
 /** How long a claim lasts: well past the longest attempt (connect 10 s + greeting 10 s + socket 30 s). */
 const LEASE_MS = 2 * 60_000;

@@ -13,12 +13,10 @@ import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
-import { type AddressSource, hdAddresses, sandboxAddresses } from './addresses.ts';
-import { type AlertService, createAlertService } from './alerts.ts';
+import { type AlertService, createAlertService } from './alerts/alerts.ts';
 import { type ApprovalService, createApprovalService } from './approvals.ts';
 import { type AuthService, createAuthService, purgeEndedSessions } from './auth.ts';
 import { startBackground } from './background.ts';
-import { type BalanceViews, createBalanceViews } from './balance-view.ts';
 import { type CheckPaymentData, type CheckRequest, checkPayment } from './check-payment.ts';
 import type { ServiceContext } from './context.ts';
 import { createDepositService, type DepositService } from './deposits.ts';
@@ -26,6 +24,7 @@ import { createEmailWorker } from './email-delivery.ts';
 import type { EvmServices } from './evm.ts';
 import { purgeExpiredKeys } from './idempotency.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
+import { type AuditLog, createAuditLog, createSecurityEventLog, type SecurityEventLog } from './log-reads.ts';
 import { createMfaService, type MfaService } from './mfa.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
 import { createNotificationService, type NotificationService } from './notifications.ts';
@@ -33,13 +32,16 @@ import { createOAuthService, type OAuthService, purgeEndedOAuth } from './oauth.
 import { createOrganizationService, type OrganizationService } from './organizations.ts';
 import { createPasskeyService, type PasskeyService, relyingParty } from './passkeys.ts';
 import { createPaymentService, type PaymentService } from './payments.ts';
-import { createPolicyService, type PolicyService } from './policies.ts';
+import { createPolicyService, type PolicyService } from './policies/policies.ts';
 import { purgeSent } from './retention.ts';
-import { ownedWallet, type WalletRow } from './wallet-rows.ts';
-import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallet-views.ts';
-import { createWalletService, type WalletService } from './wallets.ts';
-import { createWebhookWorker, deliveryHolder } from './webhook-delivery.ts';
-import { createWebhookService, type WebhookService } from './webhooks.ts';
+import { type AddressSource, hdAddresses, sandboxAddresses } from './wallets/addresses.ts';
+import { type BalanceViews, createBalanceViews } from './wallets/balance-view.ts';
+import { createTransactionReads, type TransactionReads } from './wallets/transaction-reads.ts';
+import { ownedWallet, type WalletRow } from './wallets/wallet-rows.ts';
+import { type AgentWalletView, agentWalletView, agentWalletViews } from './wallets/wallet-views.ts';
+import { createWalletService, type WalletService } from './wallets/wallets.ts';
+import { createWebhookWorker, deliveryHolder } from './webhooks/webhook-delivery.ts';
+import { createWebhookService, type WebhookService } from './webhooks/webhooks.ts';
 import { createWithdrawalService, type WithdrawalService } from './withdrawals.ts';
 
 export interface Services {
@@ -54,6 +56,11 @@ export interface Services {
   passkeys: PasskeyService;
   withdrawals: WithdrawalService;
   wallets: WalletService;
+  /** Transactions as routes and tools read them, behind the ownership check. */
+  transactions: TransactionReads;
+  /** The audit log: begun and sealed around every session write, read by GET /audit. */
+  audit: AuditLog;
+  securityEvents: SecurityEventLog;
   deposits: DepositService;
   keys: KeyService;
   /** OAuth for agent hosts (contract section 12): registration, consent, tokens, revocation. */
@@ -94,6 +101,13 @@ export interface Services {
   lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
+
+/**
+ * What the faces (routes, tools, MCP, the HTTP hooks) are handed: the services without the store and the ledger
+ * writer. A query or a write in a face would escape the ownership checks, locks and batching the services apply,
+ * so they reach data only through the methods above (the app and the entry hold the whole).
+ */
+export type FaceServices = Omit<Services, 'store' | 'writer'>;
 
 export interface HealthView {
   status: 'ok' | 'degraded';
@@ -327,6 +341,9 @@ function assembleServices(
       payoutGate,
     }),
     wallets: createWalletService(ctx, addresses),
+    transactions: createTransactionReads(store.db),
+    audit: createAuditLog(store, writer),
+    securityEvents: createSecurityEventLog(store),
     deposits: createDepositService(ctx),
     keys,
     oauth: createOAuthService(ctx, keys, { allowPrivate: config.webhookAllowPrivate }),

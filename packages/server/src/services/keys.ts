@@ -25,9 +25,9 @@ import { invalid, invalidState, notFound } from '../errors.ts';
 import { lockOwnerRow } from '../store/locks.ts';
 import type { ApiKeysTable, Database } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
-import { ownedWallet } from './wallet-rows.ts';
-import { AGENT_WALLETS_PER_USER_MAX } from './wallets.ts';
-import { emitEvent, emitEvents } from './webhook-events.ts';
+import { ownedWallet } from './wallets/wallet-rows.ts';
+import { AGENT_WALLETS_PER_USER_MAX } from './wallets/wallets.ts';
+import { emitEvent, emitEvents } from './webhooks/webhook-events.ts';
 
 type KeyRow = Selectable<ApiKeysTable>;
 

@@ -6,7 +6,7 @@
 import { type CompiledQuery, type Insertable, type Kysely, sql } from 'kysely';
 import { payoutRow } from '../chain/outbox-rows.ts';
 import { BALANCE_MAX_MICROS, walletAccountIds } from '../domain/accounts.ts';
-import { type AlertFiring, type AlertState, evaluateAlert } from '../domain/alerts.ts';
+import { type AlertFiring, type AlertState, evaluateAlert } from '../domain/alerts/alerts.ts';
 import type { ApprovalMark } from '../domain/approvals.ts';
 import { type BatchCommand, decideBatch } from '../domain/batch.ts';
 import {
@@ -26,8 +26,8 @@ import { newId } from '../domain/ids.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import { decidePayment, type PaymentCommand } from '../domain/payment-batch.ts';
-import { type ActivePolicy, DAY_MS } from '../domain/policies.ts';
-import type { EventType } from '../domain/webhook-events.ts';
+import { type ActivePolicy, DAY_MS } from '../domain/policies/policies.ts';
+import type { EventType } from '../domain/webhooks/webhook-events.ts';
 import { assert, notFound } from '../errors.ts';
 import { entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
 import type { Dialect } from '../store/db.ts';
@@ -36,9 +36,9 @@ import { notCompleted } from '../store/partial-index.ts';
 import type { Database } from '../store/schema.ts';
 import { valuesTable } from '../store/values-table.ts';
 import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
-import { type AlertsJson, alertsFromJson, alertsJsonSql } from './alerts.ts';
+import { type AlertsJson, alertsFromJson, alertsJsonSql } from './alerts/alerts.ts';
 import { depositRow, depositViewOf } from './deposits.ts';
-import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';
+import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies/policies.ts';
 import {
   loadSpendingWindows,
   type SpendingWindows,
@@ -54,10 +54,10 @@ import {
   transactionRow,
   transactionView,
   withdrawalView,
-} from './transactions.ts';
-import type { WalletRow } from './wallet-rows.ts';
-import { agentWalletViewOf } from './wallet-views.ts';
-import { type EventOutbox, eventWrites, type NewEvent } from './webhook-events.ts';
+} from './wallets/transactions.ts';
+import type { WalletRow } from './wallets/wallet-rows.ts';
+import { agentWalletViewOf } from './wallets/wallet-views.ts';
+import { type EventOutbox, eventWrites, type NewEvent } from './webhooks/webhook-events.ts';
 import { loadWindowTotals } from './window-totals.ts';
 
 export interface MoneyBatchOptions {

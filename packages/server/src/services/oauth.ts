@@ -22,13 +22,13 @@ import {
   REFRESH_TOKEN_TTL_MS,
   requestedScopes,
 } from '../domain/oauth.ts';
-import { checkWebhookUrl } from '../domain/webhook-url.ts';
+import { checkWebhookUrl } from '../domain/webhooks/webhook-url.ts';
 import { AppError } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
 import { insertConnection, type KeyService } from './keys.ts';
-import { hostAddresses, OutboundError, outboundRequest } from './outbound-http.ts';
-import { ownedWallet } from './wallet-rows.ts';
+import { ownedWallet } from './wallets/wallet-rows.ts';
+import { hostAddresses, OutboundError, outboundRequest } from './webhooks/outbound-http.ts';
 
 /** An RFC 6749 section 5.2 error: the protocol endpoints answer `{error, error_description}`, not the envelope. */
 export class OAuthError extends Error {

@@ -8,7 +8,7 @@ import { secretDigest } from '../domain/second-factor.ts';
 import { AppError, assert } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 import { type RequestMeta, recordSecurityEvent } from './security-events.ts';
-import type { EventOutbox } from './webhook-events.ts';
+import type { EventOutbox } from './webhooks/webhook-events.ts';
 
 export const RESET_TOKEN_PREFIX = 'pwr_';
 const RESET_TOKEN_CHARS = 40;

@@ -7,8 +7,8 @@ import { accountIds } from '../domain/accounts.ts';
 import { postTransfer } from '../ledger/ledger.ts';
 import type { Database } from '../store/schema.ts';
 import { recordDeposit } from './deposits.ts';
-import { insertTransaction, setTransactionStatus, withdrawalView } from './transactions.ts';
-import { emitEvent, emitTransactionEvent } from './webhook-events.ts';
+import { insertTransaction, setTransactionStatus, withdrawalView } from './wallets/transactions.ts';
+import { emitEvent, emitTransactionEvent } from './webhooks/webhook-events.ts';
 
 export const railBooks: RailBooks = { creditDeposit, finishChainPayment };
 

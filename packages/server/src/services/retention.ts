@@ -2,7 +2,7 @@
 // events, so an endpoint's delivery log and a redelivery reach that far back; denials older than the longest
 // auto_freeze window count for nothing. Everything else a purge would touch is money or its history: kept.
 import type { Kysely } from 'kysely';
-import { WINDOWS } from '../domain/policies.ts';
+import { WINDOWS } from '../domain/policies/policies.ts';
 import { assert } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 

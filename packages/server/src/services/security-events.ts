@@ -9,7 +9,7 @@ import { toldToTheMember } from '../domain/email.ts';
 import { newId } from '../domain/ids.ts';
 import type { Database } from '../store/schema.ts';
 import { type Page, pageOf } from './context.ts';
-import { type EventOutbox, emitEvent } from './webhook-events.ts';
+import { type EventOutbox, emitEvent } from './webhooks/webhook-events.ts';
 
 /** A membership change: every owner hears of it, and the member it is about of their own change or removal. */
 export type MemberEventType =

@@ -10,14 +10,14 @@
 // wallet row before it moves the windows.
 import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { BatchEffects } from '../domain/batch-state.ts';
-import { type ActivePolicy, DAY_MS, WINDOWS } from '../domain/policies.ts';
+import { type ActivePolicy, DAY_MS, WINDOWS } from '../domain/policies/policies.ts';
 import { assert } from '../errors.ts';
 import type { Dialect } from '../store/db.ts';
 import { type KeptWindowsJson, parseKeptWindows } from '../store/kept-windows.ts';
 import type { Database, SpendingWindowsTable } from '../store/schema.ts';
 import { valuesTable } from '../store/values-table.ts';
 import { insertRows, type WriteStep } from '../store/write-plan.ts';
-import { countsAsSpending, SPENDING_STATUSES } from './transactions.ts';
+import { countsAsSpending, SPENDING_STATUSES } from './wallets/transactions.ts';
 
 export interface WindowTotal {
   spentMicros: bigint;

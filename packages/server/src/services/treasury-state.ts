@@ -4,7 +4,7 @@ import { treasuryStateView } from '../chain/treasury-view.ts';
 import { AppError } from '../errors.ts';
 import type { Services } from './index.ts';
 
-export async function treasuryState(services: Services) {
+export async function treasuryState(services: Pick<Services, 'chain'>) {
   const chain = services.chain;
   if (chain === null) throw new AppError('NOT_FOUND', 'the treasury view exists on the evm rail only');
   const reading = await chain.rail.treasury.refresh();

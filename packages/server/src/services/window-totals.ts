@@ -5,12 +5,12 @@
 // that left the window in the milliseconds between them, which can only deny early, never let a budget be passed.
 import type { Kysely } from 'kysely';
 import { emptyWindows, periodKey, recipientKey, type WindowTotals } from '../domain/batch-state.ts';
-import { type Period, periodOf } from '../domain/calendar-period.ts';
-import { type ActivePolicy, WINDOWS, type WindowName } from '../domain/policies.ts';
+import { type Period, periodOf } from '../domain/policies/calendar-period.ts';
+import { type ActivePolicy, WINDOWS, type WindowName } from '../domain/policies/policies.ts';
 import { assert } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 import type { SpendingWindows } from './spending-windows.ts';
-import { SPENDING_STATUSES } from './transactions.ts';
+import { SPENDING_STATUSES } from './wallets/transactions.ts';
 
 interface Needs {
   /** window → wallets whose spending or count in it a policy checks. */

@@ -14,9 +14,9 @@ import type { WithdrawalAddressesTable } from '../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
 import type { IdempotencyRequest, IdempotentResult } from './idempotency.ts';
 import type { PayoutGate } from './payments.ts';
-import { withdrawalView } from './transactions.ts';
-import { masterWalletOf } from './wallet-rows.ts';
-import { emitEvent } from './webhook-events.ts';
+import { withdrawalView } from './wallets/transactions.ts';
+import { masterWalletOf } from './wallets/wallet-rows.ts';
+import { emitEvent } from './webhooks/webhook-events.ts';
 
 export const WITHDRAWAL_ADDRESSES_PER_USER_MAX = 100;
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
-import { merchantHostOf } from '../domain/policies.ts';
+import { merchantHostOf } from '../domain/policies/policies.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
 import { challengeToPay } from '../payments/mpp-charge/method.ts';
 import { offerOf } from '../payments/x402-exact/method.ts';
 import { chooseRequirement, requiredOf } from '../payments/x402-exact/protocol.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { ToolDefinition } from './definition.ts';
 import { CHALLENGE_LENGTH_MAX, challengeOf } from './mpp-sign.ts';
 import { optionalParam } from './optional-param.ts';
@@ -129,7 +129,7 @@ export const checkPaymentTool: ToolDefinition<Input> = {
 /** The payment to judge: the one named, or the one an x402 requirement or an MPP challenge asks for. */
 function paymentOf(
   params: Input,
-  services: Services,
+  services: FaceServices,
 ): { toAddress: string; amountMicros: bigint; merchantHost?: string | null } {
   const given = [params.paymentRequirements, params.challenge].filter((p) => p !== undefined).length;
   if (given === 0) {

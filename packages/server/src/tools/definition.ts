@@ -3,28 +3,18 @@
 import type { z } from 'zod';
 import type { Scope } from '../domain/api-keys.ts';
 import type { Outcome } from '../domain/outcome.ts';
-import type { Services } from '../services/index.ts';
+import type { ToolName } from '../domain/tool-names.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 
-export const TOOL_NAMES = [
-  'check_balance',
-  'get_tx_history',
-  'send_payment',
-  'request_approval',
-  'check_payment',
-  'x402_fetch',
-  'x402_sign',
-  'paid_fetch',
-  'mpp_sign',
-] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
+export { TOOL_NAMES, type ToolName } from '../domain/tool-names.ts';
 
 export interface ToolCall<I> {
   key: AgentKey;
   input: I;
   /** From the Idempotency-Key header or the idempotencyKey param (write tools only). */
   idempotencyKey: string | null;
-  services: Services;
+  services: FaceServices;
   /** The API key the caller presented, only so x402_fetch can refuse to send it on; never stored or logged. */
   credential: string | null;
 }

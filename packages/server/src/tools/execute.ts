@@ -5,7 +5,7 @@ import type { Outcome } from '../domain/outcome.ts';
 import { AppError, invalid } from '../errors.ts';
 import { describeIssues } from '../http/schemas.ts';
 import { chooseIdempotencyKey } from '../services/idempotency.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
 import { toolByName } from './registry.ts';
 
@@ -26,7 +26,10 @@ export interface ToolInvocation {
   credential: string | null;
 }
 
-export async function executeTool(services: Services, invocation: ToolInvocation): Promise<Outcome<unknown>> {
+export async function executeTool(
+  services: FaceServices,
+  invocation: ToolInvocation,
+): Promise<Outcome<unknown>> {
   const tool = toolByName(invocation.name, services.config.rail);
   if (tool === undefined) {
     throw new AppError(

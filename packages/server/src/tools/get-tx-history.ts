@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { success } from '../domain/outcome.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
-import { listTransactions, toolTransactionView } from '../services/transactions.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { txHistoryOutput } from './outputs.ts';
@@ -26,9 +25,9 @@ export const getTxHistoryTool: ToolDefinition<z.output<typeof input>> = {
   output: txHistoryOutput,
   async run({ key, input: params, services }) {
     const page = { page: params.page ?? 1, limit: params.limit ?? PAGE_LIMIT_DEFAULT };
-    const { rows, total } = await listTransactions(services.store.db, key.walletId, params.status, page);
+    const { transactions, total } = await services.transactions.ofAgentKey(key.walletId, params.status, page);
     return success({
-      transactions: rows.map(toolTransactionView),
+      transactions,
       total,
       page: page.page,
       limit: page.limit,

@@ -1,7 +1,7 @@
 // What each tool answers on success, as MCP's `outputSchema` (tools/list) describes its `structuredContent`.
 // Loose objects: a field added later does not break a client validating against an older listing.
 import { z } from 'zod';
-import { amount, paidRequestFields, transactionStatus as status } from '../routes/views.ts';
+import { amount, paidRequestFields, transactionStatus as status } from '../http/views.ts';
 
 const nullableString = z.string().nullable();
 

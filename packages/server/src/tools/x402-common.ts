@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { AppError, invalid } from '../errors.ts';
 import { describeIssues } from '../http/schemas.ts';
-import type { Services } from '../services/index.ts';
+import type { FaceServices } from '../services/index.ts';
 import type { X402Service } from '../services/x402.ts';
 
 /** The x402 tools exist only on the evm rail (the registry lists them only there; this is the second check). */
-export function x402ServiceOf(services: Services): X402Service {
+export function x402ServiceOf(services: FaceServices): X402Service {
   if (services.chain === null) throw new AppError('UNKNOWN_TOOL', 'x402 tools exist only on the evm rail');
   return services.chain.x402;
 }

@@ -102,7 +102,7 @@ export function startPaymentLoad(
 
 /**
  * Agents polling check_balance beside the payments: on PostgreSQL concurrent reads share one query
- * (services/read-batch.ts), so an outage must bound them as it bounds payments. Records every answer.
+ * (services/wallets/read-batch.ts), so an outage must bound them as it bounds payments. Records every answer.
  */
 export function startBalanceReads(base: string, apiKey: string, options: { workers: number }) {
   const answers: Answer[] = [];

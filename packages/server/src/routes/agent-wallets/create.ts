@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { labelSchema } from '../../http/schemas.ts';
-import { AGENT_WALLETS_PER_USER_MAX } from '../../services/wallets.ts';
-import { agentWalletView } from '../views.ts';
+import { agentWalletView } from '../../http/views.ts';
+import { AGENT_WALLETS_PER_USER_MAX } from '../../services/wallets/wallets.ts';
 
 export default defineRoute({
   method: 'POST',

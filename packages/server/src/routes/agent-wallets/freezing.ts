@@ -1,7 +1,7 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { noBody, walletIdParams } from '../../http/schemas.ts';
-import { agentWalletView } from '../views.ts';
+import { agentWalletView } from '../../http/views.ts';
 
 export function freezingRoute(action: 'freeze' | 'unfreeze') {
   return defineRoute({

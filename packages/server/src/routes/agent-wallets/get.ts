@@ -1,8 +1,7 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { walletIdParams } from '../../http/schemas.ts';
-import { ownedWallet } from '../../services/wallet-rows.ts';
-import { agentWalletView } from '../views.ts';
+import { agentWalletView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -14,7 +13,7 @@ export default defineRoute({
   params: walletIdParams,
   response: agentWalletView,
   handler: async ({ request, params, services }) => {
-    const row = await ownedWallet(services.store.db, currentUser(request).tenantId, params.walletId, 'agent');
+    const row = await services.wallets.agent(currentUser(request).tenantId, params.walletId);
     return { data: await services.agentWalletView(row) };
   },
 });

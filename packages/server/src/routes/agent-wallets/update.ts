@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { labelSchema, walletIdParams } from '../../http/schemas.ts';
-import { agentWalletView } from '../views.ts';
+import { agentWalletView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'PATCH',

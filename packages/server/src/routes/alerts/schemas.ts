@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ALERT_TYPES } from '../../domain/alerts.ts';
+import { ALERT_TYPES } from '../../domain/alerts/alerts.ts';
 import { amountSchema, idSchema } from '../../http/schemas.ts';
-import { timestamp } from '../views.ts';
+import { timestamp } from '../../http/views.ts';
 
 export const alertParams = z.strictObject({ id: idSchema });
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema, paginated, paginationQuery } from '../../http/schemas.ts';
-import { AUDIT_CURSOR_PATTERN, decodeAuditCursor, listAudit } from '../../services/audit.ts';
-import { timestamp } from '../views.ts';
+import { timestamp } from '../../http/views.ts';
+import { AUDIT_CURSOR_PATTERN, decodeAuditCursor } from '../../services/audit.ts';
 
 const instant = z.iso.datetime({ offset: true }).describe('an ISO 8601 date-time');
 
@@ -69,6 +69,6 @@ export default defineRoute({
       toMs: query.to === undefined ? undefined : Date.parse(query.to),
     };
     const cursor = query.cursor === undefined ? null : decodeAuditCursor(query.cursor);
-    return { data: await listAudit(services.store.db, caller, filter, { ...query, cursor }) };
+    return { data: await services.audit.list(caller, filter, { ...query, cursor }) };
   },
 });

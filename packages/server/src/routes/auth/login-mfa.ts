@@ -4,7 +4,7 @@ import { requestMeta } from '../../http/auth-hooks.ts';
 import { guessLimits } from '../../http/rate-limit.ts';
 import { defineRoute } from '../../http/route.ts';
 import { oneOfBodies } from '../../http/schemas.ts';
-import { authView } from '../views.ts';
+import { authView } from '../../http/views.ts';
 import { authenticationResponseSchema } from './webauthn-schemas.ts';
 
 export const CODE_LENGTH_MAX = 64;

@@ -3,7 +3,7 @@ import { requestMeta } from '../../http/auth-hooks.ts';
 import { limitFailedLogins } from '../../http/rate-limit.ts';
 import { defineRoute } from '../../http/route.ts';
 import { emailSchema } from '../../http/schemas.ts';
-import { authView } from '../views.ts';
+import { authView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'POST',

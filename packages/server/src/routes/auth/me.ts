@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { userView } from '../views.ts';
+import { userView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'GET',

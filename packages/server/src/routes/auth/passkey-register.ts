@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { currentUser, requestMeta } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { labelSchema } from '../../http/schemas.ts';
+import { timestamp } from '../../http/views.ts';
 import { PASSKEYS_PER_USER_MAX } from '../../services/passkeys.ts';
-import { timestamp } from '../views.ts';
 import { registrationResponseSchema } from './webauthn-schemas.ts';
 
 export const passkeyView = z.object({

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery } from '../../http/schemas.ts';
-import { listSecurityEvents } from '../../services/security-events.ts';
-import { timestamp } from '../views.ts';
+import { timestamp } from '../../http/views.ts';
 
 export const securityEventView = z.object({
   id: z.string(),
@@ -34,6 +33,6 @@ export default defineRoute({
   query: paginationQuery,
   response: paginated(securityEventView),
   handler: async ({ request, query, services }) => ({
-    data: await listSecurityEvents(services.store.db, currentUser(request).userId, query),
+    data: await services.securityEvents.list(currentUser(request).userId, query),
   }),
 });

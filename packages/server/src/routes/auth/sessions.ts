@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { timestamp } from '../views.ts';
+import { timestamp } from '../../http/views.ts';
 
 export const sessionView = z.object({
   id: z.string(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { requestMeta } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { emailSchema, passwordSchema } from '../../http/schemas.ts';
-import { authView } from '../views.ts';
+import { authView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'POST',

@@ -4,7 +4,7 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { guessLimits, refuseWhileLockedOut } from '../../http/rate-limit.ts';
 import { defineRoute } from '../../http/route.ts';
 import { oneOfBodies } from '../../http/schemas.ts';
-import { timestamp } from '../views.ts';
+import { timestamp } from '../../http/views.ts';
 import { codeSchema } from './login-mfa.ts';
 import { authenticationResponseSchema } from './webauthn-schemas.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ROLES } from '../../domain/roles.ts';
 import { idSchema } from '../../http/schemas.ts';
-import { timestamp } from '../views.ts';
+import { timestamp } from '../../http/views.ts';
 
 export const roleSchema = z.enum(ROLES).describe('owner, admin, approver or viewer (contract section 9)');
 export const memberParams = z.strictObject({ id: idSchema });

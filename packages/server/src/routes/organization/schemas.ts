@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { timestamp } from '../../http/views.ts';
 import { roleSchema } from '../members/schemas.ts';
-import { timestamp } from '../views.ts';
 
 export const organizationView = z.object({
   id: z.string(),

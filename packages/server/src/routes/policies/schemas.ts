@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { PERIODS } from '../../domain/calendar-period.ts';
 import { formatMicros } from '../../domain/money.ts';
-import { POLICY_TYPES, type PolicyType, WINDOW_NAMES } from '../../domain/policies.ts';
+import { PERIODS } from '../../domain/policies/calendar-period.ts';
+import { POLICY_TYPES, type PolicyType, WINDOW_NAMES } from '../../domain/policies/policies.ts';
 import { DAYS, isTimezone, parseClock } from '../../domain/time-window.ts';
 import { invalid } from '../../errors.ts';
 import { addressSchema, amountSchema, describeIssues, idSchema } from '../../http/schemas.ts';
-import { ALLOWLIST_ADDRESSES_MAX, type PolicyParams } from '../../services/policies.ts';
+import { ALLOWLIST_ADDRESSES_MAX, type PolicyParams } from '../../services/policies/policies.ts';
 
 export const policyParams = z.strictObject({ walletId: idSchema, policyId: idSchema });
 

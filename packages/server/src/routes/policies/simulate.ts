@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { addressSchema, amountSchema, walletIdParams } from '../../http/schemas.ts';
-import { violationView } from '../views.ts';
+import { violationView } from '../../http/views.ts';
 
 export const checkPaymentView = z.object({
   allowed: z

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { tightens } from '../../domain/policies.ts';
+import { tightens } from '../../domain/policies/policies.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { ruleOf, storedParams } from '../../services/policies.ts';
+import { ruleOf, storedParams } from '../../services/policies/policies.ts';
 import { paramsDocumentation, parsePolicyParams, policyParams, policyView } from './schemas.ts';
 
 export default defineRoute({

@@ -2,11 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { bearerMatches, bearerToken, isApiKeyShaped } from '../../http/auth.ts';
 import { defineRoute } from '../../http/route.ts';
-import type { Services } from '../../services/index.ts';
+import type { FaceServices } from '../../services/index.ts';
 import { VERSION } from '../../version.ts';
 
 /** The treasury (address and holdings) is for the operator (METRICS_TOKEN) and signed-in users, not anyone. */
-async function maySeeTreasury(request: FastifyRequest, services: Services): Promise<boolean> {
+async function maySeeTreasury(request: FastifyRequest, services: FaceServices): Promise<boolean> {
   const token = bearerToken(request);
   if (token === null || isApiKeyShaped(token)) return false;
   const operatorToken = services.config.metricsToken;

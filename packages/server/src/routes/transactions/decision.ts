@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema, memoSchema, noBody, optionalBody } from '../../http/schemas.ts';
-import { transactionView } from '../views.ts';
+import { transactionView } from '../../http/views.ts';
 
 const params = z.strictObject({ walletId: idSchema, transactionId: idSchema });
 

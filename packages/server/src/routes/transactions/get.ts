@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { notFound } from '../../errors.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema } from '../../http/schemas.ts';
-import { listEvents, transactionViews } from '../../services/transactions.ts';
-import { ownedWallet } from '../../services/wallet-rows.ts';
-import { transactionView } from '../views.ts';
+import { transactionView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -31,16 +28,7 @@ export default defineRoute({
     ),
   }),
   handler: async ({ request, params, services }) => {
-    const db = services.store.db;
-    const wallet = await ownedWallet(db, currentUser(request).tenantId, params.walletId, 'agent');
-    const row = await db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('id', '=', params.transactionId)
-      .where('wallet_id', '=', wallet.id)
-      .executeTakeFirst();
-    if (row === undefined) throw notFound('transaction');
-    const [view] = await transactionViews(db, [row]);
-    return { data: { ...view!, events: await listEvents(db, row.id) } };
+    const tenantId = currentUser(request).tenantId;
+    return { data: await services.transactions.one(tenantId, params.walletId, params.transactionId) };
   },
 });

@@ -1,9 +1,7 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery, walletIdParams } from '../../http/schemas.ts';
-import { listTransactions, transactionViews } from '../../services/transactions.ts';
-import { ownedWallet } from '../../services/wallet-rows.ts';
-import { transactionStatus, transactionView } from '../views.ts';
+import { transactionStatus, transactionView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -17,14 +15,12 @@ export default defineRoute({
   query: paginationQuery.extend({ status: transactionStatus.optional() }),
   response: paginated(transactionView, 'transactions'),
   handler: async ({ request, params, query, services }) => {
-    const wallet = await ownedWallet(
-      services.store.db,
+    const { transactions, total } = await services.transactions.ofAgentWallet(
       currentUser(request).tenantId,
       params.walletId,
-      'agent',
+      query.status,
+      query,
     );
-    const { rows, total } = await listTransactions(services.store.db, wallet.id, query.status, query);
-    const transactions = await transactionViews(services.store.db, rows);
     return { data: { transactions, total, page: query.page, limit: query.limit } };
   },
 });

@@ -1,9 +1,7 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery, walletIdParams } from '../../http/schemas.ts';
-import { listTransactions, transactionViews } from '../../services/transactions.ts';
-import { ownedWallet } from '../../services/wallet-rows.ts';
-import { transactionView } from '../views.ts';
+import { transactionView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -18,14 +16,12 @@ export default defineRoute({
   query: paginationQuery,
   response: paginated(transactionView, 'transactions'),
   handler: async ({ request, params, query, services }) => {
-    const wallet = await ownedWallet(
-      services.store.db,
+    const { transactions, total } = await services.transactions.ofAgentWallet(
       currentUser(request).tenantId,
       params.walletId,
-      'agent',
+      'pending',
+      query,
     );
-    const { rows, total } = await listTransactions(services.store.db, wallet.id, 'pending', query);
-    const transactions = await transactionViews(services.store.db, rows);
     return { data: { transactions, total, page: query.page, limit: query.limit } };
   },
 });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { masterWalletView } from '../../services/wallet-views.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -13,7 +12,7 @@ export default defineRoute({
   response: z.object({ balance: z.string(), currency: z.literal('USDC') }),
   handler: async ({ request, services }) => {
     const row = await services.wallets.master(currentUser(request).tenantId);
-    const view = await masterWalletView(services.store.db, row);
+    const view = await services.wallets.masterView(row);
     return { data: { balance: view.balance, currency: view.currency } };
   },
 });

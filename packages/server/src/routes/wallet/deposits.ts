@@ -1,7 +1,7 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { paginated, paginationQuery } from '../../http/schemas.ts';
-import { depositView } from '../views.ts';
+import { depositView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'GET',

@@ -1,7 +1,6 @@
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { masterWalletView as masterWalletOf } from '../../services/wallet-views.ts';
-import { masterWalletView } from '../views.ts';
+import { masterWalletView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -14,6 +13,6 @@ export default defineRoute({
   response: masterWalletView,
   handler: async ({ request, services }) => {
     const row = await services.wallets.master(currentUser(request).tenantId);
-    return { data: await masterWalletOf(services.store.db, row) };
+    return { data: await services.wallets.masterView(row) };
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { amountSchema } from '../../http/schemas.ts';
-import { depositView } from '../views.ts';
+import { depositView } from '../../http/views.ts';
 
 export default defineRoute({
   method: 'POST',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.ts';
+import { amount } from '../../http/views.ts';
 import { treasuryState } from '../../services/treasury-state.ts';
-import { amount } from '../views.ts';
 
 export default defineRoute({
   method: 'GET',

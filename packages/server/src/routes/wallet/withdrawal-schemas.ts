@@ -1,6 +1,6 @@
 // What the master wallet's withdrawal routes answer (contract section 8).
 import { z } from 'zod';
-import { amount, timestamp } from '../views.ts';
+import { amount, timestamp } from '../../http/views.ts';
 
 export const withdrawalAddressView = z.object({
   id: z.string(),

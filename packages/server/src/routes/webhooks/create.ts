@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../domain/webhook-events.ts';
+import { EVENT_TYPES } from '../../domain/webhooks/webhook-events.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import { ENDPOINTS_PER_USER_MAX } from '../../services/webhooks.ts';
+import { ENDPOINTS_PER_USER_MAX } from '../../services/webhooks/webhooks.ts';
 import { endpointInput } from './schemas.ts';
 
 export default defineRoute({

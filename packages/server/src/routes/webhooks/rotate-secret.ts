@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OVERLAP_SECONDS_DEFAULT, OVERLAP_SECONDS_MAX } from '../../domain/webhook-secrets.ts';
+import { OVERLAP_SECONDS_DEFAULT, OVERLAP_SECONDS_MAX } from '../../domain/webhooks/webhook-secrets.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { optionalBody } from '../../http/schemas.ts';

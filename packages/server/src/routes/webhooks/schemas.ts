@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../domain/webhook-events.ts';
-import { WEBHOOK_URL_LENGTH_MAX } from '../../domain/webhook-url.ts';
+import { EVENT_TYPES } from '../../domain/webhooks/webhook-events.ts';
+import { WEBHOOK_URL_LENGTH_MAX } from '../../domain/webhooks/webhook-url.ts';
 import { humanText, idSchema } from '../../http/schemas.ts';
 
 /** What the owner calls an endpoint, shown in the dashboard. */

@@ -1,10 +1,10 @@
 // The policy audit trail: every create, update, pause, resume and delete with who and when, and the policy before
 // and after, written in the same database transaction as the change itself.
 import type { Kysely, Selectable } from 'kysely';
-import { isoFromMs } from '../clock.ts';
-import { newId } from '../domain/ids.ts';
-import type { Database, PoliciesTable, PolicyAction, PolicyChangesTable } from '../store/schema.ts';
-import { type Page, pageOf } from './context.ts';
+import { isoFromMs } from '../../clock.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Database, PoliciesTable, PolicyAction, PolicyChangesTable } from '../../store/schema.ts';
+import { type Page, pageOf } from '../context.ts';
 import { type PolicyView, policyView } from './policy-view.ts';
 
 export interface PolicyChangeView {

@@ -1,20 +1,20 @@
 // Master and agent wallets: creation, reads, renaming, freezing, and the two owner-driven movements between
 // them (fund: master -> agent, withdraw: agent -> master). Every movement goes through the ledger writer.
 import type { Kysely } from 'kysely';
-import { newId } from '../domain/ids.ts';
-import type { MoveCommand } from '../domain/movement-batch.ts';
-import type { Outcome } from '../domain/outcome.ts';
-import { invalid } from '../errors.ts';
-import { createWalletAccounts } from '../ledger/ledger.ts';
-import { lockOwnerRow } from '../store/locks.ts';
-import type { Database, WalletKind } from '../store/schema.ts';
+import { newId } from '../../domain/ids.ts';
+import type { MoveCommand } from '../../domain/movement-batch.ts';
+import type { Outcome } from '../../domain/outcome.ts';
+import { invalid } from '../../errors.ts';
+import { createWalletAccounts } from '../../ledger/ledger.ts';
+import { lockOwnerRow } from '../../store/locks.ts';
+import type { Database, WalletKind } from '../../store/schema.ts';
+import { type Page, pageOf, type ServiceContext } from '../context.ts';
+import type { IdempotencyRequest } from '../idempotency.ts';
+import { emitEvent } from '../webhooks/webhook-events.ts';
 import type { AddressSource } from './addresses.ts';
-import { type Page, pageOf, type ServiceContext } from './context.ts';
-import type { IdempotencyRequest } from './idempotency.ts';
 import type { TransactionView } from './transactions.ts';
 import { masterWalletOf, ownedWallet, type WalletRow } from './wallet-rows.ts';
-import { type AgentWalletView, agentWalletView } from './wallet-views.ts';
-import { emitEvent } from './webhook-events.ts';
+import { type AgentWalletView, agentWalletView, masterWalletView } from './wallet-views.ts';
 
 export const AGENT_WALLETS_PER_USER_MAX = 1_000;
 
@@ -58,6 +58,10 @@ export interface MovementResult {
 
 export interface WalletService {
   master(userId: string): Promise<WalletRow>;
+  /** The master wallet as the REST API shows it (its available balance read now). */
+  masterView(row: WalletRow): Promise<Awaited<ReturnType<typeof masterWalletView>>>;
+  /** An agent wallet of the tenant; another tenant's is NOT_FOUND. */
+  agent(userId: string, walletId: string): Promise<WalletRow>;
   createAgent(userId: string, label: string): Promise<WalletRow>;
   listAgents(userId: string, page: Page): Promise<{ rows: WalletRow[]; total: number }>;
   rename(userId: string, walletId: string, label: string): Promise<WalletRow>;
@@ -156,6 +160,8 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
 
   return {
     master: (userId) => masterWalletOf(store.db, userId),
+    masterView: (row) => masterWalletView(store.db, row),
+    agent: (userId, walletId) => ownedWallet(store.db, userId, walletId, 'agent'),
     createAgent,
     listAgents,
     rename,

@@ -1,8 +1,8 @@
 // Reading and locking wallet rows: ownership checks (another user's wallet is NOT_FOUND, never 403), the
 // master wallet of a user, a wallet by address, and the row lock every debit of a wallet is taken under.
 import type { Kysely, Selectable } from 'kysely';
-import { notFound } from '../errors.ts';
-import type { Database, WalletKind, WalletsTable } from '../store/schema.ts';
+import { notFound } from '../../errors.ts';
+import type { Database, WalletKind, WalletsTable } from '../../store/schema.ts';
 
 export type WalletRow = Selectable<WalletsTable>;
 

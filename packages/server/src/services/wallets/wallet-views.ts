@@ -1,18 +1,18 @@
 // Wallets as the API shows them. An agent wallet carries its balances, remaining spending caps and the count
 // of payments awaiting approval, wherever it appears (get, list, fund and withdraw answers).
 import { type Kysely, sql } from 'kysely';
-import { isoFromMs } from '../clock.ts';
-import { walletAccountIds } from '../domain/accounts.ts';
-import { toChecksumAddress } from '../domain/address.ts';
-import type { WalletState } from '../domain/batch-state.ts';
-import { formatMicros } from '../domain/money.ts';
-import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../domain/policies.ts';
-import { assert } from '../errors.ts';
-import { readBalances } from '../ledger/ledger.ts';
-import { isPending, notCompleted } from '../store/partial-index.ts';
-import type { Database } from '../store/schema.ts';
-import { ruleOf } from './policies.ts';
-import { windowSpentSql } from './spending-windows.ts';
+import { isoFromMs } from '../../clock.ts';
+import { walletAccountIds } from '../../domain/accounts.ts';
+import { toChecksumAddress } from '../../domain/address.ts';
+import type { WalletState } from '../../domain/batch-state.ts';
+import { formatMicros } from '../../domain/money.ts';
+import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../../domain/policies/policies.ts';
+import { assert } from '../../errors.ts';
+import { readBalances } from '../../ledger/ledger.ts';
+import { isPending, notCompleted } from '../../store/partial-index.ts';
+import type { Database } from '../../store/schema.ts';
+import { ruleOf } from '../policies/policies.ts';
+import { windowSpentSql } from '../spending-windows.ts';
 import type { WalletRow } from './wallet-rows.ts';
 
 export interface AgentWalletView {

@@ -1,6 +1,6 @@
 // Every request this service makes to a URL someone else chose (webhook deliveries, x402_fetch) goes through
 // here: bounded in time (an idle limit and a total deadline), in what it reads back (a size cap), no redirect
-// followed, and — unless private targets are allowed — only public addresses (domain/webhook-url.ts): a name
+// followed, and — unless private targets are allowed — only public addresses (domain/webhooks/webhook-url.ts): a name
 // through a DNS lookup run by the socket itself, so the check is on the address actually connected to (a name
 // cannot be re-pointed at this machine between a check and the request); an address literal, which the socket
 // connects to without any lookup, checked here before the request starts.
@@ -14,7 +14,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { addressSet, isPrivateAddress } from '../domain/webhook-url.ts';
+import { addressSet, isPrivateAddress } from '../../domain/webhooks/webhook-url.ts';
 
 export interface OutboundRequest {
   url: URL;

@@ -1,17 +1,17 @@
 // Alerts (contract section 10): what the owner asked to hear about — a wallet's balance below an amount, or
-// spending reaching a share of a cap. Stored here; decided by the ledger's batches (domain/alerts.ts), which fire
+// spending reaching a share of a cap. Stored here; decided by the ledger's batches (domain/alerts/alerts.ts), which fire
 // `balance.low` and `budget.threshold` once per crossing.
 import { type RawBuilder, sql } from 'kysely';
-import { isoFromMs } from '../clock.ts';
-import type { AlertRule, AlertState, AlertType } from '../domain/alerts.ts';
-import { newId } from '../domain/ids.ts';
-import { decimalToMicros, formatMicros } from '../domain/money.ts';
-import { invalid, notFound } from '../errors.ts';
-import type { Dialect } from '../store/db.ts';
-import { lockOwnerRow } from '../store/locks.ts';
-import type { AlertsTable } from '../store/schema.ts';
-import type { ServiceContext } from './context.ts';
-import { masterWalletOf, ownedWallet } from './wallet-rows.ts';
+import { isoFromMs } from '../../clock.ts';
+import type { AlertRule, AlertState, AlertType } from '../../domain/alerts/alerts.ts';
+import { newId } from '../../domain/ids.ts';
+import { decimalToMicros, formatMicros } from '../../domain/money.ts';
+import { invalid, notFound } from '../../errors.ts';
+import type { Dialect } from '../../store/db.ts';
+import { lockOwnerRow } from '../../store/locks.ts';
+import type { AlertsTable } from '../../store/schema.ts';
+import type { ServiceContext } from '../context.ts';
+import { masterWalletOf, ownedWallet } from '../wallets/wallet-rows.ts';
 
 /** Alerts of one organization: a bound, like every other list. */
 export const ALERTS_PER_USER_MAX = 200;

@@ -3,16 +3,17 @@
 // normalised wire form: amounts "10.500000", addresses lower-case.
 
 import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
-import type { Period } from '../domain/calendar-period.ts';
-import { newId } from '../domain/ids.ts';
-import { decimalToMicros } from '../domain/money.ts';
-import type { ActivePolicy, PolicyRule, PolicyType, WindowName } from '../domain/policies.ts';
-import { type Day, parseClock } from '../domain/time-window.ts';
-import { invalid, notFound } from '../errors.ts';
-import type { Dialect } from '../store/db.ts';
-import { lockOwnerRow } from '../store/locks.ts';
-import type { Database, PoliciesTable } from '../store/schema.ts';
-import { type Page, pageOf, type ServiceContext } from './context.ts';
+import { newId } from '../../domain/ids.ts';
+import { decimalToMicros } from '../../domain/money.ts';
+import type { Period } from '../../domain/policies/calendar-period.ts';
+import type { ActivePolicy, PolicyRule, PolicyType, WindowName } from '../../domain/policies/policies.ts';
+import { type Day, parseClock } from '../../domain/time-window.ts';
+import { invalid, notFound } from '../../errors.ts';
+import type { Dialect } from '../../store/db.ts';
+import { lockOwnerRow } from '../../store/locks.ts';
+import type { Database, PoliciesTable } from '../../store/schema.ts';
+import { type Page, pageOf, type ServiceContext } from '../context.ts';
+import { ownedWallet } from '../wallets/wallet-rows.ts';
 import {
   listPolicyChanges,
   type PolicyChangeView,
@@ -20,7 +21,6 @@ import {
   updateAction,
 } from './policy-changes.ts';
 import { type PolicyView, policyView } from './policy-view.ts';
-import { ownedWallet } from './wallet-rows.ts';
 
 export const POLICIES_PER_WALLET_MAX = 50;
 export const ALLOWLIST_ADDRESSES_MAX = 1_000;

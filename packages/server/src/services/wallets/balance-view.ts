@@ -2,18 +2,23 @@
 // caps and — only when a daily cap exists — the last 24 hours' spending (CASE evaluates the sum only then). Agents
 // poll this; measured, Kysely building and running the four queries it used to take was half of its CPU.
 import { sql } from 'kysely';
-import { type Clock, isoFromMs } from '../clock.ts';
-import { ACCOUNT_SUFFIX } from '../domain/accounts.ts';
-import { periodKey } from '../domain/batch-state.ts';
-import { formatMicros } from '../domain/money.ts';
-import { type ActivePolicy, capsRemaining, DAY_MS, periodCapRemaining } from '../domain/policies.ts';
-import { assert } from '../errors.ts';
-import type { Dialect, Store } from '../store/db.ts';
-import { isConnectionFailure } from '../store/errors.ts';
-import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';
+import { type Clock, isoFromMs } from '../../clock.ts';
+import { ACCOUNT_SUFFIX } from '../../domain/accounts.ts';
+import { periodKey } from '../../domain/batch-state.ts';
+import { formatMicros } from '../../domain/money.ts';
+import {
+  type ActivePolicy,
+  capsRemaining,
+  DAY_MS,
+  periodCapRemaining,
+} from '../../domain/policies/policies.ts';
+import { assert } from '../../errors.ts';
+import type { Dialect, Store } from '../../store/db.ts';
+import { isConnectionFailure } from '../../store/errors.ts';
+import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from '../policies/policies.ts';
+import { windowSpentSql } from '../spending-windows.ts';
+import { spentInPeriods, windowNeeds } from '../window-totals.ts';
 import { createReadBatch } from './read-batch.ts';
-import { windowSpentSql } from './spending-windows.ts';
-import { spentInPeriods, windowNeeds } from './window-totals.ts';
 
 export interface BalanceView {
   walletId: string;

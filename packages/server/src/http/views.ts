@@ -1,6 +1,6 @@
 // Response schemas shared by routes: they document the API in the OpenAPI document.
 import { z } from 'zod';
-import { POLICY_TYPES } from '../domain/policies.ts';
+import { POLICY_TYPES } from '../domain/policies/policies.ts';
 
 export const amount = z
   .string()

@@ -4,10 +4,10 @@
 // wallet's own database transaction: on PostgreSQL its row lock serialises concurrent signups across
 // instances, and a rolled-back signup gives its index back.
 import { type Kysely, sql } from 'kysely';
-import type { ServiceKeys } from '../chain/keys.ts';
-import { NEXT_DERIVATION_INDEX } from '../chain/setup.ts';
-import { DERIVATION_INDEX_MAX, deriveAddress } from '../domain/address.ts';
-import type { Database } from '../store/schema.ts';
+import type { ServiceKeys } from '../../chain/keys.ts';
+import { NEXT_DERIVATION_INDEX } from '../../chain/setup.ts';
+import { DERIVATION_INDEX_MAX, deriveAddress } from '../../domain/address.ts';
+import type { Database } from '../../store/schema.ts';
 
 export interface NewAddress {
   /** Lower-case hex. */

@@ -1,5 +1,5 @@
 // Which webhook endpoints the worker serves next, and how long one endpoint keeps its slot. Pure: the worker
-// (services/webhook-delivery.ts) reads the due endpoints and what it has in flight, and follows these decisions.
+// (services/webhooks/webhook-delivery.ts) reads the due endpoints and what it has in flight, and follows these decisions.
 //
 // Why: one account whose endpoints never answer must not delay anyone else's events. Deliveries run side by side
 // under three bounds — one in flight per endpoint (each endpoint's events go out in order), a few per user, a

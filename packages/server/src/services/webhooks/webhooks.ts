@@ -4,15 +4,15 @@
 // delivery).
 import { lookup } from 'node:dns/promises';
 import { type Selectable, sql } from 'kysely';
-import { isoFromMs } from '../clock.ts';
-import { newId, randomBase62 } from '../domain/ids.ts';
-import type { EventType } from '../domain/webhook-events.ts';
-import { rotationPlan } from '../domain/webhook-secrets.ts';
-import { checkWebhookUrl, isPrivateAddress } from '../domain/webhook-url.ts';
-import { invalid, notFound } from '../errors.ts';
-import { lockOwnerRow } from '../store/locks.ts';
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/schema.ts';
-import { type Page, pageOf, type ServiceContext } from './context.ts';
+import { isoFromMs } from '../../clock.ts';
+import { newId, randomBase62 } from '../../domain/ids.ts';
+import type { EventType } from '../../domain/webhooks/webhook-events.ts';
+import { rotationPlan } from '../../domain/webhooks/webhook-secrets.ts';
+import { checkWebhookUrl, isPrivateAddress } from '../../domain/webhooks/webhook-url.ts';
+import { invalid, notFound } from '../../errors.ts';
+import { lockOwnerRow } from '../../store/locks.ts';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../store/schema.ts';
+import { type Page, pageOf, type ServiceContext } from '../context.ts';
 import { hostAddresses } from './outbound-http.ts';
 
 export const ENDPOINTS_PER_USER_MAX = 20;

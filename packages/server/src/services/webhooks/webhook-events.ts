@@ -5,14 +5,14 @@
 // lookup (endpoints, and members only when the batch holds an event that is mailed), and nothing more when
 // nobody listens.
 import { type Insertable, type Kysely, sql } from 'kysely';
-import { emailKindOf, type MailMember, mailRecipients, parseOffList } from '../domain/email.ts';
-import { newId } from '../domain/ids.ts';
-import { isRole } from '../domain/roles.ts';
-import type { EventType } from '../domain/webhook-events.ts';
-import type { Database, EmailDeliveriesTable, WebhookEventsTable } from '../store/schema.ts';
-import type { WriteStep } from '../store/write-plan.ts';
-import type { EventOutbox } from './context.ts';
-import { transactionView } from './transactions.ts';
+import { emailKindOf, type MailMember, mailRecipients, parseOffList } from '../../domain/email.ts';
+import { newId } from '../../domain/ids.ts';
+import { isRole } from '../../domain/roles.ts';
+import type { EventType } from '../../domain/webhooks/webhook-events.ts';
+import type { Database, EmailDeliveriesTable, WebhookEventsTable } from '../../store/schema.ts';
+import type { WriteStep } from '../../store/write-plan.ts';
+import type { EventOutbox } from '../context.ts';
+import { transactionView } from '../wallets/transactions.ts';
 
 export type { EventOutbox, EventType };
 

@@ -2,7 +2,7 @@
 // agents poll check_balance, and on PostgreSQL each read was its own round trip, statement and backend wake-up
 // (measured: the database's CPU per read was half the server's). A read joins the next query to be sent, never
 // one already on the wire, so it sees every commit acknowledged before it was asked — as exact as its own query.
-import { AppError, assert } from '../errors.ts';
+import { AppError, assert } from '../../errors.ts';
 
 export interface ReadBatchOptions {
   /** Keys in one query: bounds its parameters and the rows it returns. */

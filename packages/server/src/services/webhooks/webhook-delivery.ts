@@ -1,5 +1,5 @@
 // The webhook worker (contract section 7). Due deliveries are sent side by side under the bounds of
-// domain/webhook-scheduling.ts — one in flight per endpoint (a lease on the endpoint row, so across instances
+// domain/webhooks/webhook-scheduling.ts — one in flight per endpoint (a lease on the endpoint row, so across instances
 // too), a few per user, a global cap, free slots shared round-robin between users — so one account's endpoints
 // that never answer cannot delay anyone else's events. Each delivery is signed `Agent-Wallet-Signature:
 // t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, one v1 per signing secret (two during a
@@ -10,18 +10,18 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type Selectable, sql } from 'kysely';
-import { isoFromMs } from '../clock.ts';
+import { isoFromMs } from '../../clock.ts';
 import {
   type DueEndpoint,
   pickEndpoints,
   roundGoesOn,
   WEBHOOK_IN_FLIGHT_MAX,
   WEBHOOK_IN_FLIGHT_PER_USER,
-} from '../domain/webhook-scheduling.ts';
-import { signingSecrets } from '../domain/webhook-secrets.ts';
-import { checkWebhookUrl } from '../domain/webhook-url.ts';
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/schema.ts';
-import type { ServiceContext } from './context.ts';
+} from '../../domain/webhooks/webhook-scheduling.ts';
+import { signingSecrets } from '../../domain/webhooks/webhook-secrets.ts';
+import { checkWebhookUrl } from '../../domain/webhooks/webhook-url.ts';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../store/schema.ts';
+import type { ServiceContext } from '../context.ts';
 import { hostAddresses } from './outbound-http.ts';
 import { postJson } from './webhook-http.ts';
 

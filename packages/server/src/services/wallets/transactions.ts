@@ -1,17 +1,17 @@
 // Business records of money movements on a wallet (the ledger holds the money; these say why) and their
 // audit trail: every state change is an event with its actor and time.
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { isoFromMs } from '../clock.ts';
-import { toChecksumAddress } from '../domain/address.ts';
-import type { ApprovalMark } from '../domain/approvals.ts';
-import { newId } from '../domain/ids.ts';
-import { formatMicros } from '../domain/money.ts';
-import type { Violation } from '../domain/policies.ts';
-import type { NewTransaction, TransactionStatus, TransactionType } from '../domain/records.ts';
-import { methodOf } from '../payments/registry.ts';
-import { notCompleted } from '../store/partial-index.ts';
-import type { Database, TransactionsTable } from '../store/schema.ts';
-import { type Page, pageOf } from './context.ts';
+import { isoFromMs } from '../../clock.ts';
+import { toChecksumAddress } from '../../domain/address.ts';
+import type { ApprovalMark } from '../../domain/approvals.ts';
+import { newId } from '../../domain/ids.ts';
+import { formatMicros } from '../../domain/money.ts';
+import type { Violation } from '../../domain/policies/policies.ts';
+import type { NewTransaction, TransactionStatus, TransactionType } from '../../domain/records.ts';
+import { methodOf } from '../../payments/registry.ts';
+import { notCompleted } from '../../store/partial-index.ts';
+import type { Database, TransactionsTable } from '../../store/schema.ts';
+import { type Page, pageOf } from '../context.ts';
 
 export type TransactionRow = Selectable<TransactionsTable>;
 

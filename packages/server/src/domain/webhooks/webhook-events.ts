@@ -1,5 +1,5 @@
 // The events a webhook endpoint can subscribe to (the API's `events` list); what each carries is built by the
-// services (services/webhook-events.ts).
+// services (services/webhooks/webhook-events.ts).
 export const EVENT_TYPES = [
   'payment.completed',
   'payment.failed',

@@ -1,16 +1,16 @@
 // Spending policies, evaluated as a pure function of the policies, the payment and the wallet's spending so
 // far. Every violated policy is reported (not only the first). require_approval_above and require_approvals are
 // not denials: they turn the payment into a pending one that waits for one approver, or for several.
-import { assert } from '../errors.ts';
-import { type Period, periodOf } from './calendar-period.ts';
-import { formatMicros } from './money.ts';
+import { assert } from '../../errors.ts';
+import { formatMicros } from '../money.ts';
 import {
   describeTimeWindow,
   formatClock,
   insideTimeWindow,
   localTime,
   type TimeWindowRule,
-} from './time-window.ts';
+} from '../time-window.ts';
+import { type Period, periodOf } from './calendar-period.ts';
 
 export const POLICY_TYPES = [
   'spend_cap_per_tx',

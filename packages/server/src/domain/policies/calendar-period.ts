@@ -4,7 +4,7 @@
 // change, a month 28 to 31 days. Where local midnight does not exist (a DST gap at 00:00) the period starts at the
 // first instant of the local date. Pure.
 
-import { zoneFormatters } from './time-window.ts';
+import { zoneFormatters } from '../time-window.ts';
 
 export const PERIODS = ['day', 'week', 'month'] as const;
 export type Period = (typeof PERIODS)[number];

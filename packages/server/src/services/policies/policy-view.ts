@@ -1,10 +1,10 @@
 // A policy as the API shows it, for the policy service and its change history (policy-changes.ts), which
 // records the view before and after each change.
 import type { Selectable } from 'kysely';
-import { isoFromMs } from '../clock.ts';
-import { toChecksumAddress } from '../domain/address.ts';
-import type { PolicyType } from '../domain/policies.ts';
-import type { PoliciesTable } from '../store/schema.ts';
+import { isoFromMs } from '../../clock.ts';
+import { toChecksumAddress } from '../../domain/address.ts';
+import type { PolicyType } from '../../domain/policies/policies.ts';
+import type { PoliciesTable } from '../../store/schema.ts';
 
 export interface PolicyView {
   id: string;

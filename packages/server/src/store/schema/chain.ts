@@ -1,0 +1,64 @@
+// Tables of the evm rail: its settings, cursors, deposits seen on chain, the outbox of payouts and sweeps, leases.
+
+export interface ServiceSettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface ChainCursorsTable {
+  name: string;
+  block_number: bigint;
+}
+
+export type ChainDepositStatus = 'pending' | 'credited';
+
+export interface ChainDepositsTable {
+  id: string;
+  chain_id: bigint;
+  tx_hash: string;
+  log_index: bigint;
+  block_number: bigint;
+  wallet_id: string;
+  from_address: string;
+  to_address: string;
+  amount_micros: bigint;
+  status: ChainDepositStatus;
+  deposit_id: string | null;
+  sweep_id: string | null;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
+}
+
+export type OutboxKind = 'payout' | 'sweep';
+export type OutboxStatus = 'queued' | 'sent' | 'completed' | 'failed';
+
+export interface ChainOutboxTable {
+  id: string;
+  kind: OutboxKind;
+  transaction_id: string | null;
+  wallet_id: string;
+  from_address: string;
+  to_address: string;
+  amount_micros: bigint;
+  status: OutboxStatus;
+  nonce: bigint | null;
+  raw_tx: string | null;
+  tx_hashes_json: string;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  mined_tx_hash: string | null;
+  mined_block: bigint | null;
+  authorization_json: string | null;
+  authorization_nonce: string | null;
+  attempts: bigint;
+  last_error: string | null;
+  sent_at_ms: bigint | null;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
+}
+
+export interface ChainLeasesTable {
+  name: string;
+  holder: string;
+  expires_at_ms: bigint;
+}
