@@ -3,11 +3,16 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, RouteOptions } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { type Role, rolesAllowed } from '../domain/roles.ts';
+import { type Role, rolesAllowed } from '../domain/organizations/roles.ts';
 import { AppError, assert } from '../errors.ts';
-import { type AuditOutcomeInput, type BegunAuditLine, beginAudit, completeAudit } from '../services/audit.ts';
-import type { StepUpRule } from '../services/auth.ts';
+import type { StepUpRule } from '../services/identity/auth.ts';
 import type { Services } from '../services/index.ts';
+import {
+  type AuditOutcomeInput,
+  type BegunAuditLine,
+  beginAudit,
+  completeAudit,
+} from '../services/organizations/audit-log.ts';
 import { failureEnvelope } from './schemas.ts';
 
 export type AuthMode = 'none' | 'user' | 'apiKey';
@@ -160,7 +165,7 @@ function isAuditedWrite(definition: RouteDefinition<z.ZodType, z.ZodType, z.ZodT
 }
 
 /**
- * The one place every session write is recorded (contract section 9), written ahead (services/audit.ts): the
+ * The one place every session write is recorded (contract section 9), written ahead (services/organizations/audit-log.ts): the
  * line's intent is in the chain before the handler runs — a write whose line cannot be written does not run —
  * and its outcome (target, answer without secrets, or the refusal) is sealed after. A crash between leaves the
  * line with an unknown outcome; nothing that ran is missing from the log.

@@ -12,7 +12,7 @@ import {
 import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
 import type { Services } from '../services/index.ts';
-import type { AgentKey } from '../services/keys.ts';
+import type { AgentKey } from '../services/keys/keys.ts';
 import { executeTool } from '../tools/execute.ts';
 import type { ToolName } from '../tools/registry.ts';
 import type { McpRequestContext } from './context.ts';

@@ -5,9 +5,9 @@
 // lookup (endpoints, and members only when the batch holds an event that is mailed), and nothing more when
 // nobody listens.
 import { type Insertable, type Kysely, sql } from 'kysely';
-import { emailKindOf, type MailMember, mailRecipients, parseOffList } from '../domain/email.ts';
+import { emailKindOf, type MailMember, mailRecipients, parseOffList } from '../domain/email/mail.ts';
 import { newId } from '../domain/ids.ts';
-import { isRole } from '../domain/roles.ts';
+import { isRole } from '../domain/organizations/roles.ts';
 import type { EventType } from '../domain/webhook-events.ts';
 import type { Database, EmailDeliveriesTable, WebhookEventsTable } from '../store/schema.ts';
 import type { WriteStep } from '../store/write-plan.ts';
@@ -16,7 +16,7 @@ import { transactionView } from './transactions.ts';
 
 export type { EventOutbox, EventType };
 
-/** The event types a member may get by email (domain/email.ts emailKindOf says the same at run time). */
+/** The event types a member may get by email (domain/email/mail.ts emailKindOf says the same at run time). */
 export type MailedEventType = Extract<
   EventType,
   | 'approval.requested'
@@ -39,7 +39,7 @@ export interface NewEvent {
   nowMs: number;
   /**
    * Users mailed this event whatever their role or email choices, also when they are no longer members: the
-   * member a membership change is about (domain/email.ts toldToTheMember). Only with SMTP configured.
+   * member a membership change is about (domain/email/mail.ts toldToTheMember). Only with SMTP configured.
    */
   mailAlso?: readonly string[];
 }

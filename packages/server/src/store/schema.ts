@@ -454,7 +454,7 @@ export interface AuditEventsTable {
   before_json: string | null;
   after_json: string | null;
   /**
-   * The line's number in its organization's chain (domain/audit-chain.ts); null for a line an instance of an
+   * The line's number in its organization's chain (domain/organizations/audit-chain.ts); null for a line an instance of an
    * earlier release wrote during a rolling upgrade, outside the chain.
    */
   seq: bigint | null;

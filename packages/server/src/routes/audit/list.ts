@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema, paginated, paginationQuery } from '../../http/schemas.ts';
-import { AUDIT_CURSOR_PATTERN, decodeAuditCursor, listAudit } from '../../services/audit.ts';
+import {
+  AUDIT_CURSOR_PATTERN,
+  decodeAuditCursor,
+  listAudit,
+} from '../../services/organizations/audit-log.ts';
 import { timestamp } from '../views.ts';
 
 const instant = z.iso.datetime({ offset: true }).describe('an ISO 8601 date-time');
