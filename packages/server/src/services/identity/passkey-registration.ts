@@ -11,7 +11,7 @@ import { AppError, notFound } from '../../errors.ts';
 import type { Database, PasskeysTable } from '../../store/schema.ts';
 import type { EventOutbox, ServiceContext } from '../context.ts';
 import { type RequestMeta, recordSecurityEvent } from '../organizations/security-events.ts';
-import { dropRecoveryCodesWithoutFactor } from './factors.ts';
+import { dropRecoveryCodesWithoutFactor } from './codes.ts';
 import {
   challengeRow,
   PASSKEYS_PER_USER_MAX,
@@ -44,18 +44,7 @@ export function createPasskeyRegistration(ctx: ServiceContext, rp: RelyingParty)
       })),
       authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
     });
-    await writer.run(async (trx) => {
-      // One registration at a time: a new one replaces a challenge left unanswered.
-      await trx
-        .deleteFrom('auth_challenges')
-        .where('user_id', '=', userId)
-        .where('kind', '=', 'passkey_registration')
-        .execute();
-      await trx
-        .insertInto('auth_challenges')
-        .values(challengeRow(userId, 'passkey_registration', options.challenge, null, clock.nowMs()))
-        .execute();
-    });
+    await writer.run((trx) => storeRegistrationChallenge(trx, userId, options.challenge, clock.nowMs()));
     return options;
   }
 
@@ -75,18 +64,7 @@ export function createPasskeyRegistration(ctx: ServiceContext, rp: RelyingParty)
     }).catch(() => ({ verified: false as const }));
     if (!verification.verified)
       throw new AppError('VALIDATION_ERROR', 'response is not a valid registration for this challenge');
-    const { credential } = verification.registrationInfo;
-    const row: PasskeysTable = {
-      id: newId('pky'),
-      user_id: userId,
-      credential_id: credential.id,
-      public_key: Buffer.from(credential.publicKey).toString('base64url'),
-      sign_count: BigInt(credential.counter),
-      transports_json: JSON.stringify(credential.transports ?? []),
-      label: input.label,
-      created_at_ms: BigInt(nowMs),
-      last_used_at_ms: null,
-    };
+    const row = passkeyRow(userId, input.label, verification.registrationInfo.credential, nowMs);
     const added = await writer.run((trx) => addPasskey(trx, row, { meta, nowMs }, ctx.events));
     if (added === 'full') throw new AppError('VALIDATION_ERROR', `at most ${PASSKEYS_PER_USER_MAX} passkeys`);
     if (added === 'duplicate') throw new AppError('INVALID_STATE', 'this passkey is already registered');
@@ -105,6 +83,44 @@ export function createPasskeyRegistration(ctx: ServiceContext, rp: RelyingParty)
   }
 
   return { registrationOptions, register, list, remove };
+}
+
+/** One registration at a time: a new one replaces a challenge left unanswered. */
+async function storeRegistrationChallenge(
+  trx: Kysely<Database>,
+  userId: string,
+  challenge: string,
+  nowMs: number,
+): Promise<void> {
+  await trx
+    .deleteFrom('auth_challenges')
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'passkey_registration')
+    .execute();
+  await trx
+    .insertInto('auth_challenges')
+    .values(challengeRow(userId, 'passkey_registration', challenge, null, nowMs))
+    .execute();
+}
+
+/** The row of a verified registration: the credential's id, public key, counter and transports. */
+function passkeyRow(
+  userId: string,
+  label: string,
+  credential: { id: string; publicKey: Uint8Array; counter: number; transports?: string[] | undefined },
+  nowMs: number,
+): PasskeysTable {
+  return {
+    id: newId('pky'),
+    user_id: userId,
+    credential_id: credential.id,
+    public_key: Buffer.from(credential.publicKey).toString('base64url'),
+    sign_count: BigInt(credential.counter),
+    transports_json: JSON.stringify(credential.transports ?? []),
+    label,
+    created_at_ms: BigInt(nowMs),
+    last_used_at_ms: null,
+  };
 }
 
 /** Adds the passkey unless the user has PASSKEYS_PER_USER_MAX or this one already. */
