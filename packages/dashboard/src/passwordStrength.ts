@@ -1,4 +1,4 @@
-// How hard a new password is to guess, judged as the server judges it (packages/server/src/domain/passwords.ts):
+// How hard a new password is to guess, judged as the server judges it (packages/server/src/domain/identity/passwords.ts):
 // zxcvbn from zxcvbn-ts with its common and English dictionaries, the same limits and the same least score. The
 // server decides; this only shows the estimate while the person types and spares a refused request. The
 // dictionaries weigh about a megabyte: they are a chunk of their own, fetched when a new password is first typed.

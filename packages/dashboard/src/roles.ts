@@ -1,6 +1,6 @@
 // What a member's role lets them do (contract section 9), decided here and nowhere else in the dashboard: a
 // control the role may not use is not offered at all (the server refuses it anyway, 403 FORBIDDEN_ROLE). The
-// roles nest like the server's (packages/server/src/domain/roles.ts): viewer reads, approver also approves and
+// roles nest like the server's (packages/server/src/domain/organizations/roles.ts): viewer reads, approver also approves and
 // rejects held payments, admin also changes wallets, keys, policies and webhooks, owner also manages members,
 // the organization and the master wallet's withdrawals and address book. Pure: unit-tested.
 import type { MemberRole } from '@agent-wallet/sdk';

@@ -1,4 +1,4 @@
-// The dashboard's password meter judges as the server does (packages/server/src/domain/passwords.test.ts holds
+// The dashboard's password meter judges as the server does (packages/server/src/domain/identity/passwords.test.ts holds
 // the same cases): the same estimator, dictionaries, limits and least score.
 import { describe, expect, it } from 'vitest';
 import {

@@ -186,7 +186,7 @@ async function verify(withChain: boolean, schemaFlag: string | undefined): Promi
 }
 
 async function verifyAudit(schemaFlag: string | undefined): Promise<number> {
-  const { verifyAuditChains } = await import('./services/audit.ts');
+  const { verifyAuditChains } = await import('./services/organizations/audit-log.ts');
   const store = await openConfiguredStore(schemaFlag);
   try {
     const report = await verifyAuditChains(store.db);
@@ -207,12 +207,12 @@ async function verifyAudit(schemaFlag: string | undefined): Promise<number> {
   }
 }
 
-/** Prints a reset link for the account with `email` (services/password-reset.ts): the operator hands it on. */
+/** Prints a reset link for the account with `email` (services/identity/password-reset.ts): the operator hands it on. */
 async function resetLink(email: string | undefined, schemaFlag: string | undefined): Promise<number> {
   if (email === undefined || email.trim() === '')
     throw new ConfigError('reset-password needs --email ADDRESS');
   const config = loadConfig();
-  const { issuePasswordReset } = await import('./services/password-reset.ts');
+  const { issuePasswordReset } = await import('./services/identity/password-reset.ts');
   const store = await openConfiguredStore(schemaFlag);
   try {
     const issued = await issuePasswordReset(store.db, email, systemClock.nowMs());

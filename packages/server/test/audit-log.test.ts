@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { verifyAuditChains } from '../src/services/audit.ts';
+import { verifyAuditChains } from '../src/services/organizations/audit-log.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { addMember, fundedUser, type TestUser } from './support/http.ts';
 import { runCli } from './support/processes.ts';

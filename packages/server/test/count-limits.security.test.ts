@@ -2,7 +2,7 @@
 // other could pass "at most 50 policies per wallet" and "at most 100 usable keys per wallet". Both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { KEYS_PER_WALLET_MAX } from '../src/services/keys.ts';
+import { KEYS_PER_WALLET_MAX } from '../src/services/keys/keys.ts';
 import { POLICIES_PER_WALLET_MAX } from '../src/services/policies/policies.ts';
 import { agentWithKey } from './support/agent.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';

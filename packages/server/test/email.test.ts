@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { generate } from 'otplib';
-import type { Role } from '../src/domain/roles.ts';
+import type { Role } from '../src/domain/organizations/roles.ts';
 import { createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.ts';
 import { GENEROUS_RATE_LIMITS, type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { addMember as addMemberTo, expectError, fundedUser, type TestUser } from './support/http.ts';

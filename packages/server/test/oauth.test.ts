@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { RunningServer } from '../src/server.ts';
-import { OAUTH_CLIENTS_MAX, purgeEndedOAuth } from '../src/services/oauth.ts';
+import { OAUTH_CLIENTS_MAX, purgeEndedOAuth } from '../src/services/oauth/authorization-server.ts';
 import { agentWithKey, EXTERNAL, keysUrl, toolOk } from './support/agent.ts';
 import { countRows } from './support/foundation.ts';
 import { type Harness, secondInstance, startHarness, storeTargets } from './support/harness.ts';

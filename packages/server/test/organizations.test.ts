@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { ROLES, type Role, rolesAllowed } from '../src/domain/roles.ts';
+import { ROLES, type Role, rolesAllowed } from '../src/domain/organizations/roles.ts';
 import { ROUTE_TABLE } from '../src/routes/index.ts';
 import type { RunningServer } from '../src/server.ts';
 import { TABLES } from '../src/store/snapshot.ts';

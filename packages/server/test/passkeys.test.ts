@@ -4,7 +4,7 @@
 // end-to-end test.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { relyingParty } from '../src/services/passkeys.ts';
+import { relyingParty } from '../src/services/identity/passkeys.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { call, expectError, signupUser } from './support/http.ts';
 

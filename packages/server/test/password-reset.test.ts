@@ -1,11 +1,11 @@
-// A forgotten password through the operator's reset link (services/password-reset.ts; the CLI that prints it is
+// A forgotten password through the operator's reset link (services/identity/password-reset.ts; the CLI that prints it is
 // in cli-verify-ledger.test.ts): the link sets a new password once, within the hour, only the newest one works,
 // every session ends, a second factor still guards the next login, and the member sees a security event. Both
 // stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generate } from 'otplib';
-import { issuePasswordReset, RESET_TTL_MS } from '../src/services/password-reset.ts';
+import { issuePasswordReset, RESET_TTL_MS } from '../src/services/identity/password-reset.ts';
 import { GENEROUS_RATE_LIMITS, type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { as, call, expectError, signupUser, type TestUser } from './support/http.ts';
 import { probeService, REDIS_URL, uniqueName } from './support/services.ts';

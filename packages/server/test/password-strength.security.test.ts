@@ -2,10 +2,10 @@
 // only the 10,000 most common were refused). Every place a password is set — signup, a password change, the
 // operator's reset link — now asks zxcvbn for a score of at least 3: each of them answers 400 VALIDATION_ERROR naming
 // the field, saying why (the estimator's advice, never the password), and changes nothing. The rule is pure, so
-// one store is enough here; domain/passwords.test.ts holds it in detail.
+// one store is enough here; domain/identity/passwords.test.ts holds it in detail.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { issuePasswordReset } from '../src/services/password-reset.ts';
+import { issuePasswordReset } from '../src/services/identity/password-reset.ts';
 import { assertStoreUnchanged, expectValidation, storeState } from './support/foundation.ts';
 import { GENEROUS_RATE_LIMITS, type Harness, startHarness } from './support/harness.ts';
 import { call, signupUser } from './support/http.ts';

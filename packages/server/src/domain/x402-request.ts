@@ -3,7 +3,7 @@
 // exception, not a reason). And the agent's own credential never leaves through it: an API key of this
 // service anywhere in the headers, the URL or the body — in any case, percent-encoded or JSON-escaped — is
 // refused, and so is the caller's own key even without its prefix.
-import { API_KEY_PREFIX } from './api-keys.ts';
+import { API_KEY_PREFIX } from './keys/api-keys.ts';
 
 /** RFC 9110 `token`: what a header name is made of. */
 export const HEADER_NAME_PATTERN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

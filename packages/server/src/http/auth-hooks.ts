@@ -3,14 +3,14 @@
 // hashing, database writes), and an unauthenticated request before anything else happens.
 // REST routes take a session JWT; tool routes take an agent's API key; neither accepts the other.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { roleAllows } from '../domain/roles.ts';
+import { roleAllows } from '../domain/organizations/roles.ts';
 import { isToolName, type ToolName } from '../domain/tool-names.ts';
 import { AppError } from '../errors.ts';
 import { ipSubject } from '../limits/rules.ts';
-import type { AuthenticatedUser } from '../services/auth.ts';
+import type { AuthenticatedUser } from '../services/identity/auth.ts';
 import type { FaceServices } from '../services/index.ts';
-import type { AgentKey } from '../services/keys.ts';
-import type { RequestMeta } from '../services/security-events.ts';
+import type { AgentKey } from '../services/keys/keys.ts';
+import type { RequestMeta } from '../services/organizations/security-events.ts';
 import { bearerToken, isApiKeyShaped, unauthorized } from './auth.ts';
 import { isDashboardRequest } from './dashboard.ts';
 import { enforceLimit, enforceToolLimit, type LimitTarget, restTarget, toolTarget } from './rate-limit.ts';

@@ -3,11 +3,11 @@
 // can run between identification and the database-backed session check.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { API_KEY_PREFIX } from '../domain/api-keys.ts';
-import { ACCESS_TOKEN_PREFIX } from '../domain/oauth.ts';
-import type { Role } from '../domain/roles.ts';
+import { API_KEY_PREFIX } from '../domain/keys/api-keys.ts';
+import { ACCESS_TOKEN_PREFIX } from '../domain/oauth/protocol.ts';
+import type { Role } from '../domain/organizations/roles.ts';
 import { AppError } from '../errors.ts';
-import type { AuthenticatedUser } from '../services/auth.ts';
+import type { AuthenticatedUser } from '../services/identity/auth.ts';
 
 /** Longest Authorization header looked at; a JWT of ours is ~250 characters, an API key 52. */
 const AUTHORIZATION_LENGTH_MAX = 2_048;

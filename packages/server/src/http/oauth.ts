@@ -4,10 +4,10 @@
 // hosts' OAuth clients expect exactly that; the owner's side of the flow (consent) is in routes/oauth/.
 // Open to any origin (CORS `*`, no cookies are involved): browser-based MCP clients call them directly.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authorizationServerMetadata, protectedResourceMetadata } from '../domain/oauth.ts';
+import { authorizationServerMetadata, protectedResourceMetadata } from '../domain/oauth/protocol.ts';
 import { AppError } from '../errors.ts';
 import type { FaceServices } from '../services/index.ts';
-import { OAuthError } from '../services/oauth.ts';
+import { OAuthError } from '../services/oauth/authorization-server.ts';
 import { baseUrlFor, type HostRules, hostRulesOf, trustedBaseUrl } from './origin.ts';
 
 declare module 'fastify' {

@@ -13,7 +13,7 @@ import {
   restBucketFor,
 } from '../limits/rules.ts';
 import { type LimitDecision, LimiterUnavailableError } from '../limits/store.ts';
-import type { CodeLimit, GuessLimits } from '../services/auth.ts';
+import type { CodeLimit, GuessLimits } from '../services/identity/auth.ts';
 
 export interface LimitTarget {
   bucket: BucketName;

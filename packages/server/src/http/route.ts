@@ -3,11 +3,11 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, RouteOptions } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { type Role, rolesAllowed } from '../domain/roles.ts';
+import { type Role, rolesAllowed } from '../domain/organizations/roles.ts';
 import { AppError, assert } from '../errors.ts';
-import type { AuditOutcomeInput, BegunAuditLine } from '../services/audit.ts';
-import type { StepUpRule } from '../services/auth.ts';
+import type { StepUpRule } from '../services/identity/auth.ts';
 import type { FaceServices } from '../services/index.ts';
+import type { AuditOutcomeInput, BegunAuditLine } from '../services/organizations/audit-log.ts';
 import { failureEnvelope } from './schemas.ts';
 
 export type AuthMode = 'none' | 'user' | 'apiKey';

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { z } from 'zod';
+import { passwordProblem } from '../domain/identity/passwords.ts';
 import { parseAmount } from '../domain/money.ts';
-import { passwordProblem } from '../domain/passwords.ts';
 import {
   amountSchema,
   emailSchema,

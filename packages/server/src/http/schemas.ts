@@ -3,14 +3,14 @@
 import { z } from 'zod';
 import { parseAddress } from '../domain/address.ts';
 import { hasVisibleCharacter, humanTextProblem } from '../domain/human-text.ts';
-import { parseAmount } from '../domain/money.ts';
 import {
   PASSWORD_ESTIMATE_LENGTH_MAX,
   PASSWORD_LENGTH_MAX,
   PASSWORD_LENGTH_MIN,
   PASSWORD_SCORE_MIN,
   passwordProblem,
-} from '../domain/passwords.ts';
+} from '../domain/identity/passwords.ts';
+import { parseAmount } from '../domain/money.ts';
 import { scrubSecrets } from '../log-scrub.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../services/idempotency.ts';

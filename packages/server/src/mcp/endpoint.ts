@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FaceServices } from '../services/index.ts';
-import type { AgentKey } from '../services/keys.ts';
+import type { AgentKey } from '../services/keys/keys.ts';
 import type { McpRequestContext } from './context.ts';
 import { invalidIdResponse, invalidRequestId } from './ids.ts';
 import { createMcpServer } from './server.ts';

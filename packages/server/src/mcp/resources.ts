@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serviceError } from '../http/errors.ts';
 import type { FaceServices } from '../services/index.ts';
-import type { AgentKey } from '../services/keys.ts';
+import type { AgentKey } from '../services/keys/keys.ts';
 import { executeTool } from '../tools/execute.ts';
 import type { ToolName } from '../tools/registry.ts';
 import type { McpRequestContext } from './context.ts';

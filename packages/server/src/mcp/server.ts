@@ -8,7 +8,7 @@ import { serviceError } from '../http/errors.ts';
 import { describeIssues, idempotencyKeySchema } from '../http/schemas.ts';
 import { chooseIdempotencyKey } from '../services/idempotency.ts';
 import type { FaceServices } from '../services/index.ts';
-import type { AgentKey } from '../services/keys.ts';
+import type { AgentKey } from '../services/keys/keys.ts';
 import { executeTool } from '../tools/execute.ts';
 import {
   type ToolDefinition,

@@ -1,6 +1,6 @@
 // The table of roles in docs/organizations.md (contract section 9), made from the routes themselves so it cannot
 // drift: test/roles-table.test.ts fails when the page's copy differs (UPDATE_DOCS=1 rewrites it).
-import { rolesAllowed } from '../domain/roles.ts';
+import { rolesAllowed } from '../domain/organizations/roles.ts';
 import { ROUTE_TABLE } from './index.ts';
 
 export const ROLES_TABLE_START = '<!-- roles:start -->';

@@ -9,8 +9,8 @@ import {
   beginAudit,
   completeAudit,
   listAudit,
-} from './audit.ts';
-import { listSecurityEvents } from './security-events.ts';
+} from './organizations/audit-log.ts';
+import { listSecurityEvents } from './organizations/security-events.ts';
 
 /** A function of the store's handle with the handle already given. */
 type Bound<F> = F extends (db: never, ...rest: infer A) => infer R ? (...args: A) => R : never;

@@ -1,11 +1,11 @@
 // What a tool is: its name, scope, description, zod input and output, and handler. Each tool's module defines
 // one; registry.ts lists them (and imports the modules, so they import this file, not the registry).
 import type { z } from 'zod';
-import type { Scope } from '../domain/api-keys.ts';
+import type { Scope } from '../domain/keys/api-keys.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import type { ToolName } from '../domain/tool-names.ts';
 import type { FaceServices } from '../services/index.ts';
-import type { AgentKey } from '../services/keys.ts';
+import type { AgentKey } from '../services/keys/keys.ts';
 
 export { TOOL_NAMES, type ToolName } from '../domain/tool-names.ts';
 

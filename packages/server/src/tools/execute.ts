@@ -1,12 +1,12 @@
 // One code path for every tool call, whether it arrives at POST /mcp/v1/tools/<name> or as an MCP tools/call:
 // the tool must exist, the key must hold its scope, the params must validate, then the tool runs.
-import type { Scope } from '../domain/api-keys.ts';
+import type { Scope } from '../domain/keys/api-keys.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import { AppError, invalid } from '../errors.ts';
 import { describeIssues } from '../http/schemas.ts';
 import { chooseIdempotencyKey } from '../services/idempotency.ts';
 import type { FaceServices } from '../services/index.ts';
-import type { AgentKey } from '../services/keys.ts';
+import type { AgentKey } from '../services/keys/keys.ts';
 import { toolByName } from './registry.ts';
 
 export interface ToolInvocation {

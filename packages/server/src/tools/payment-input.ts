@@ -6,7 +6,7 @@ import {
   memoSchema,
 } from '../http/schemas.ts';
 import { requestFingerprint } from '../services/idempotency.ts';
-import type { AgentKey } from '../services/keys.ts';
+import type { AgentKey } from '../services/keys/keys.ts';
 import { optionalParam } from './optional-param.ts';
 
 export const paymentInputShape = {

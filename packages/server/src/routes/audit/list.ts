@@ -3,7 +3,7 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { idSchema, paginated, paginationQuery } from '../../http/schemas.ts';
 import { timestamp } from '../../http/views.ts';
-import { AUDIT_CURSOR_PATTERN, decodeAuditCursor } from '../../services/audit.ts';
+import { AUDIT_CURSOR_PATTERN, decodeAuditCursor } from '../../services/organizations/audit-log.ts';
 
 const instant = z.iso.datetime({ offset: true }).describe('an ISO 8601 date-time');
 

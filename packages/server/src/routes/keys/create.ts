@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { labelSchema, walletIdParams } from '../../http/schemas.ts';
-import { KEYS_PER_WALLET_MAX } from '../../services/keys.ts';
+import { KEYS_PER_WALLET_MAX } from '../../services/keys/keys.ts';
 import { createdKeyView, scopesSchema } from './schemas.ts';
 
 export default defineRoute({

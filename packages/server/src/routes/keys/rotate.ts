@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { optionalBody } from '../../http/schemas.ts';
-import { GRACE_SECONDS_DEFAULT, GRACE_SECONDS_MAX } from '../../services/keys.ts';
+import { GRACE_SECONDS_DEFAULT, GRACE_SECONDS_MAX } from '../../services/keys/keys.ts';
 import { createdKeyView, keyParams, keyView } from './schemas.ts';
 
 export default defineRoute({

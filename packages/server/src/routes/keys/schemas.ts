@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseScopes } from '../../domain/api-keys.ts';
+import { parseScopes } from '../../domain/keys/api-keys.ts';
 import { idSchema } from '../../http/schemas.ts';
 
 export const keyParams = z.strictObject({ walletId: idSchema, keyId: idSchema });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currentUser, requestMeta } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
-import type { MadeKey } from '../../services/keys.ts';
+import type { MadeKey } from '../../services/keys/keys.ts';
 import { madeConnectionView, madeKeyView, memberParams } from './schemas.ts';
 
 const keysOf = (made: readonly MadeKey[]) =>

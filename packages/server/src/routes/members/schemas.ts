@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ROLES } from '../../domain/roles.ts';
+import { ROLES } from '../../domain/organizations/roles.ts';
 import { idSchema } from '../../http/schemas.ts';
 import { timestamp } from '../../http/views.ts';
 

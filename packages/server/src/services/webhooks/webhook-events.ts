@@ -5,9 +5,9 @@
 // lookup (endpoints, and members only when the batch holds an event that is mailed), and nothing more when
 // nobody listens.
 import { type Insertable, type Kysely, sql } from 'kysely';
-import { emailKindOf, type MailMember, mailRecipients, parseOffList } from '../../domain/email.ts';
+import { emailKindOf, type MailMember, mailRecipients, parseOffList } from '../../domain/email/mail.ts';
 import { newId } from '../../domain/ids.ts';
-import { isRole } from '../../domain/roles.ts';
+import { isRole } from '../../domain/organizations/roles.ts';
 import type { EventType } from '../../domain/webhooks/webhook-events.ts';
 import type { Database, EmailDeliveriesTable, WebhookEventsTable } from '../../store/schema.ts';
 import type { WriteStep } from '../../store/write-plan.ts';

@@ -5,7 +5,12 @@
 // - Every earlier line was written after its write succeeded: it is 'completed', chained in the order it was
 //   read (time, then id), a page at a time.
 import { type Kysely, sql } from 'kysely';
-import { AUDIT_GENESIS_HASH, type AuditLine, linkHash, sealHash } from '../../domain/audit-chain.ts';
+import {
+  AUDIT_GENESIS_HASH,
+  type AuditLine,
+  linkHash,
+  sealHash,
+} from '../../domain/organizations/audit-chain.ts';
 
 const BACKFILL_PAGE_ROWS = 500;
 
