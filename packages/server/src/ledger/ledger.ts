@@ -2,6 +2,7 @@
 // that sum to zero, applied with conditional updates so the database refuses an overdraft even if a caller's
 // check was wrong. Callers run it inside the LedgerWriter's database transaction.
 import type { Kysely } from 'kysely';
+import { newId } from '../domain/ids.ts';
 import {
   accountIds,
   assertBalanced,
@@ -11,8 +12,7 @@ import {
   keepsRunningBalance,
   type Leg,
   walletAccountIds,
-} from '../domain/accounts.ts';
-import { newId } from '../domain/ids.ts';
+} from '../domain/money/accounts.ts';
 import { assert } from '../errors.ts';
 import type { AccountKind, Database } from '../store/schema.ts';
 

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { storeTargets } from '../../test/support/harness.ts';
 import { POSTGRES_URL, uniqueName } from '../../test/support/services.ts';
-import { accountIds, assertBalanced, InsufficientFundsError } from '../domain/accounts.ts';
+import { accountIds, assertBalanced, InsufficientFundsError } from '../domain/money/accounts.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { postTransfer } from './ledger.ts';

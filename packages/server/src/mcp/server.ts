@@ -7,9 +7,9 @@ import { invalid } from '../errors.ts';
 import { serviceError } from '../http/errors.ts';
 import { enforceToolLimit } from '../http/rate-limit.ts';
 import { describeIssues, idempotencyKeySchema } from '../http/schemas.ts';
-import { chooseIdempotencyKey } from '../services/idempotency.ts';
 import type { Services } from '../services/index.ts';
 import type { AgentKey } from '../services/keys.ts';
+import { chooseIdempotencyKey } from '../services/money/idempotency.ts';
 import { executeTool } from '../tools/execute.ts';
 import {
   type ToolDefinition,

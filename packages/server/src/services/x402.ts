@@ -25,8 +25,8 @@ import {
   type PaymentRequiredInfo,
   requiredOf,
 } from '../payments/x402-exact/protocol.ts';
-import { requestFingerprint } from './idempotency.ts';
-import type { AgentKeyRef } from './payments.ts';
+import { requestFingerprint } from './money/idempotency.ts';
+import type { AgentKeyRef } from './money/payments.ts';
 import { confirmX402 } from './x402-settle.ts';
 import {
   type Claim,

@@ -5,8 +5,8 @@ import {
   idempotencyKeySchema,
   memoSchema,
 } from '../http/schemas.ts';
-import { requestFingerprint } from '../services/idempotency.ts';
 import type { AgentKey } from '../services/keys.ts';
+import { requestFingerprint } from '../services/money/idempotency.ts';
 import { optionalParam } from './optional-param.ts';
 
 export const paymentInputShape = {

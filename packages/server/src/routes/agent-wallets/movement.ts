@@ -4,7 +4,7 @@ import { unwrap } from '../../domain/outcome.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { amountSchema, idempotencyKeySchema, walletIdParams } from '../../http/schemas.ts';
-import { chooseIdempotencyKey } from '../../services/idempotency.ts';
+import { chooseIdempotencyKey } from '../../services/money/idempotency.ts';
 import { movementView } from '../views.ts';
 import { idempotencyRequest } from './shared.ts';
 

@@ -1,4 +1,4 @@
-import { type IdempotencyRequest, requestFingerprint } from '../../services/idempotency.ts';
+import { type IdempotencyRequest, requestFingerprint } from '../../services/money/idempotency.ts';
 
 export function idempotencyRequest(
   scope: string,

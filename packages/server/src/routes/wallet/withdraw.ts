@@ -3,8 +3,8 @@ import { unwrap } from '../../domain/outcome.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { addressSchema, amountSchema, idempotencyKeySchema, memoSchema } from '../../http/schemas.ts';
-import { chooseIdempotencyKey } from '../../services/idempotency.ts';
-import { withdrawalAnswer } from '../../services/withdrawals.ts';
+import { chooseIdempotencyKey } from '../../services/money/idempotency.ts';
+import { withdrawalAnswer } from '../../services/money/withdrawals.ts';
 import { idempotencyRequest } from '../agent-wallets/shared.ts';
 import { withdrawalView } from './withdrawal-schemas.ts';
 

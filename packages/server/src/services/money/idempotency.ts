@@ -1,14 +1,14 @@
 // Idempotency keys (Stripe's model): the first request with a key runs and its outcome is stored in the same
 // database transaction; a later request with the same key and the same parameters gets that outcome again,
-// and with other parameters a 409. The batch deciders (domain/batch.ts) apply the rule under the locks of the
+// and with other parameters a 409. The batch deciders (domain/money/batch.ts) apply the rule under the locks of the
 // wallets the key's scope belongs to, so two identical requests can never both execute; this module chooses
 // the key, fingerprints the request and purges keys past their window.
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { IDEMPOTENCY_WINDOW_MS } from '../domain/idempotency.ts';
-import type { Outcome } from '../domain/outcome.ts';
-import { invalid } from '../errors.ts';
-import type { Database } from '../store/schema.ts';
+import { IDEMPOTENCY_WINDOW_MS } from '../../domain/money/idempotency.ts';
+import type { Outcome } from '../../domain/outcome.ts';
+import { invalid } from '../../errors.ts';
+import type { Database } from '../../store/schema.ts';
 
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 export interface IdempotencyRequest {

@@ -1,14 +1,15 @@
 // The store side of batched money commands (payments, fund, withdraw, deposits, approvals and their expiry):
-// load what a batch needs with a few set-based queries, let the pure deciders (domain/batch.ts) decide every
+// load what a batch needs with a few set-based queries, let the pure deciders (domain/money/batch.ts) decide every
 // command in memory, then write every effect with multi-row statements, sent as one statement on PostgreSQL
 // (store/write-plan.ts). A batch of any size costs a handful of statements (an internal-payment batch: seven on
 // PostgreSQL), not a dozen per command.
 import { type CompiledQuery, type Insertable, type Kysely, sql } from 'kysely';
-import { payoutRow } from '../chain/outbox-rows.ts';
-import { BALANCE_MAX_MICROS, walletAccountIds } from '../domain/accounts.ts';
-import { type AlertFiring, type AlertState, evaluateAlert } from '../domain/alerts.ts';
-import type { ApprovalMark } from '../domain/approvals.ts';
-import { type BatchCommand, decideBatch } from '../domain/batch.ts';
+import { payoutRow } from '../../chain/outbox-rows.ts';
+import { type AlertFiring, type AlertState, evaluateAlert } from '../../domain/alerts.ts';
+import { newId } from '../../domain/ids.ts';
+import { BALANCE_MAX_MICROS, walletAccountIds } from '../../domain/money/accounts.ts';
+import type { ApprovalMark } from '../../domain/money/approvals.ts';
+import { type BatchCommand, decideBatch } from '../../domain/money/batch.ts';
 import {
   type BatchContext,
   type BatchEffects,
@@ -21,31 +22,22 @@ import {
   type RecordSpec,
   type StoredKey,
   type WalletState,
-} from '../domain/batch-state.ts';
-import { newId } from '../domain/ids.ts';
-import { formatMicros } from '../domain/money.ts';
-import type { Outcome } from '../domain/outcome.ts';
-import { decidePayment, type PaymentCommand } from '../domain/payment-batch.ts';
-import { type ActivePolicy, DAY_MS } from '../domain/policies.ts';
-import type { EventType } from '../domain/webhook-events.ts';
-import { assert, notFound } from '../errors.ts';
-import { entryRow, ledgerTransactionRow } from '../ledger/ledger.ts';
-import type { Dialect } from '../store/db.ts';
-import { type KeptWindowsJson, keptWindowsColumn } from '../store/kept-windows.ts';
-import { notCompleted } from '../store/partial-index.ts';
-import type { Database } from '../store/schema.ts';
-import { valuesTable } from '../store/values-table.ts';
-import { insertRows, runWrites, type WriteStep } from '../store/write-plan.ts';
-import { type AlertsJson, alertsFromJson, alertsJsonSql } from './alerts.ts';
-import { depositRow, depositViewOf } from './deposits.ts';
-import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from './policies.ts';
-import {
-  loadSpendingWindows,
-  type SpendingWindows,
-  spansOf,
-  spendingChanges,
-  spendingWindowsStep,
-} from './spending-windows.ts';
+} from '../../domain/money/batch-state.ts';
+import { decidePayment, type PaymentCommand } from '../../domain/money/payment-batch.ts';
+import { formatMicros } from '../../domain/money.ts';
+import type { Outcome } from '../../domain/outcome.ts';
+import { type ActivePolicy, DAY_MS } from '../../domain/policies.ts';
+import type { EventType } from '../../domain/webhook-events.ts';
+import { assert, notFound } from '../../errors.ts';
+import { entryRow, ledgerTransactionRow } from '../../ledger/ledger.ts';
+import type { Dialect } from '../../store/db.ts';
+import { type KeptWindowsJson, keptWindowsColumn } from '../../store/kept-windows.ts';
+import { notCompleted } from '../../store/partial-index.ts';
+import type { Database } from '../../store/schema.ts';
+import { valuesTable } from '../../store/values-table.ts';
+import { insertRows, runWrites, type WriteStep } from '../../store/write-plan.ts';
+import { type AlertsJson, alertsFromJson, alertsJsonSql } from '../alerts.ts';
+import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from '../policies.ts';
 import {
   approvalRow,
   approvalsOf,
@@ -54,10 +46,18 @@ import {
   transactionRow,
   transactionView,
   withdrawalView,
-} from './transactions.ts';
-import type { WalletRow } from './wallet-rows.ts';
-import { agentWalletViewOf } from './wallet-views.ts';
-import { type EventOutbox, eventWrites, type NewEvent } from './webhook-events.ts';
+} from '../transactions.ts';
+import type { WalletRow } from '../wallet-rows.ts';
+import { agentWalletViewOf } from '../wallet-views.ts';
+import { type EventOutbox, eventWrites, type NewEvent } from '../webhook-events.ts';
+import { depositRow, depositViewOf } from './deposits.ts';
+import {
+  loadSpendingWindows,
+  type SpendingWindows,
+  spansOf,
+  spendingChanges,
+  spendingWindowsStep,
+} from './spending-windows.ts';
 import { loadWindowTotals } from './window-totals.ts';
 
 export interface MoneyBatchOptions {

@@ -1,22 +1,22 @@
 // The owner takes money out of the master wallet (contract section 8): only to an address of their book, and only
 // once the address has waited WITHDRAWAL_ADDRESS_DELAY_SECONDS since it was added — so a thief who got in cannot
 // add an address and use it before the owner, told by `withdrawal_address.added`, removes it. The withdrawal
-// itself is a batch command (domain/withdrawal-batch.ts): idempotent, decided with the ledger's other writes.
-import { isoFromMs } from '../clock.ts';
-import { toChecksumAddress } from '../domain/address.ts';
-import { newId } from '../domain/ids.ts';
-import { formatMicros } from '../domain/money.ts';
-import type { Outcome } from '../domain/outcome.ts';
-import type { MasterWithdrawalCommand, WithdrawalData } from '../domain/withdrawal-batch.ts';
-import { AppError, invalid, notFound } from '../errors.ts';
-import { lockOwnerRow } from '../store/locks.ts';
-import type { WithdrawalAddressesTable } from '../store/schema.ts';
-import { type Page, pageOf, type ServiceContext } from './context.ts';
+// itself is a batch command (domain/money/withdrawal-batch.ts): idempotent, decided with the ledger's other writes.
+import { isoFromMs } from '../../clock.ts';
+import { toChecksumAddress } from '../../domain/address.ts';
+import { newId } from '../../domain/ids.ts';
+import type { MasterWithdrawalCommand, WithdrawalData } from '../../domain/money/withdrawal-batch.ts';
+import { formatMicros } from '../../domain/money.ts';
+import type { Outcome } from '../../domain/outcome.ts';
+import { AppError, invalid, notFound } from '../../errors.ts';
+import { lockOwnerRow } from '../../store/locks.ts';
+import type { WithdrawalAddressesTable } from '../../store/schema.ts';
+import { type Page, pageOf, type ServiceContext } from '../context.ts';
+import { withdrawalView } from '../transactions.ts';
+import { masterWalletOf } from '../wallet-rows.ts';
+import { emitEvent } from '../webhook-events.ts';
 import type { IdempotencyRequest, IdempotentResult } from './idempotency.ts';
 import type { PayoutGate } from './payments.ts';
-import { withdrawalView } from './transactions.ts';
-import { masterWalletOf } from './wallet-rows.ts';
-import { emitEvent } from './webhook-events.ts';
 
 export const WITHDRAWAL_ADDRESSES_PER_USER_MAX = 100;
 

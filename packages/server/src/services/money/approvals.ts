@@ -1,14 +1,14 @@
 // The owner's side of held payments: approve (settle from the hold; policies are not evaluated again — the
 // owner's approval is the decision), reject, and expiry of unanswered approvals. Each is a command of the
-// ledger writer's batches, decided in memory by domain/approval-batch.ts against the payment as it stands under
+// ledger writer's batches, decided in memory by domain/money/approval-batch.ts against the payment as it stands under
 // the batch's locks, so two approvals racing settle the payment once.
-import type { ResolveCommand, ResolveData } from '../domain/approval-batch.ts';
-import { type Outcome, unwrap } from '../domain/outcome.ts';
-import { invalidState } from '../errors.ts';
-import { isPending } from '../store/partial-index.ts';
-import type { ServiceContext } from './context.ts';
+import type { ResolveCommand, ResolveData } from '../../domain/money/approval-batch.ts';
+import { type Outcome, unwrap } from '../../domain/outcome.ts';
+import { invalidState } from '../../errors.ts';
+import { isPending } from '../../store/partial-index.ts';
+import type { ServiceContext } from '../context.ts';
+import { type TransactionView, transactionView } from '../transactions.ts';
 import type { PayoutGate } from './payments.ts';
-import { type TransactionView, transactionView } from './transactions.ts';
 
 export const EXPIRY_BATCH_MAX = 100;
 
@@ -34,7 +34,7 @@ export interface ApprovalService {
 export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGate): ApprovalService {
   const { store, writer, clock } = ctx;
 
-  /** Runs one answer as a command of the writer's batches (domain/approval-batch.ts decides it). */
+  /** Runs one answer as a command of the writer's batches (domain/money/approval-batch.ts decides it). */
   async function resolve(command: ResolveCommand, recipients: readonly string[]): Promise<ResolveData> {
     // The payer and, for an approval, a recipient that is a wallet here: locked in the batch's one ordered
     // statement, so an answer never waits on a row in the opposite order to another batch (deadlock-free).

@@ -1,6 +1,11 @@
 // The state a batch of money commands is decided against, the effects the decisions collect, and the one pure
 // ledger step they share: a balanced transfer checked against the in-memory balances. See batch.ts.
-import { assert } from '../errors.ts';
+import { assert } from '../../errors.ts';
+import type { Period } from '../calendar-period.ts';
+import type { Outcome } from '../outcome.ts';
+import type { ActivePolicy, WindowName, WindowSpending } from '../policies.ts';
+import type { NewDeposit, NewTransaction, TransactionRecord } from '../records.ts';
+import type { EventType } from '../webhook-events.ts';
 import {
   assertBalanced,
   BALANCE_MAX_MICROS,
@@ -9,11 +14,6 @@ import {
   type Leg,
 } from './accounts.ts';
 import type { ApprovalMark } from './approvals.ts';
-import type { Period } from './calendar-period.ts';
-import type { Outcome } from './outcome.ts';
-import type { ActivePolicy, WindowName, WindowSpending } from './policies.ts';
-import type { NewDeposit, NewTransaction, TransactionRecord } from './records.ts';
-import type { EventType } from './webhook-events.ts';
 
 /** A payment's row as stored (transactions). */
 export type HeldRow = TransactionRecord;
