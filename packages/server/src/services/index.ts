@@ -7,7 +7,6 @@ import { prepareRail } from '../chain/setup.ts';
 import { treasuryReasons, treasuryView } from '../chain/treasury-view.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import type { BatchCommand } from '../domain/money/batch.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
 import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
@@ -18,7 +17,7 @@ import { type AlertService, createAlertService } from './alerts.ts';
 import { type AuthService, createAuthService, purgeEndedSessions } from './auth.ts';
 import { startBackground } from './background.ts';
 import { type BalanceViews, createBalanceViews } from './balance-view.ts';
-import type { ServiceContext } from './context.ts';
+import type { MoneyWriter, ServiceContext } from './context.ts';
 import { createEmailWorker } from './email-delivery.ts';
 import type { EvmServices } from './evm.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys.ts';
@@ -216,7 +215,7 @@ function assembleServices(
     payoutFromAddress: evm?.treasuryAddress ?? null,
     approvalTtlMs: config.approvalTtlSeconds * 1000,
   };
-  const writer = createLedgerWriter(store, {
+  const writer: MoneyWriter = createLedgerWriter(store, {
     onBatch: (size) => metrics.ledgerBatch(size),
     mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
     // Writes per group commit: large enough to amortise the fsync, small enough to keep latency low.
@@ -226,8 +225,7 @@ function assembleServices(
     // 4 → 1,497, 10 → 1,152. Fewer batches in flight make each larger (fewer statements and commits per
     // payment); the rest of the pool stays free for reads and the other writes.
     batchesInFlightMax: Math.min(config.ledgerBatchesInFlight, config.dbPoolMax),
-    executeCommands: (trx, commands, locked) =>
-      executeMoneyBatch(trx, commands as BatchCommand[], locked, batchOptions),
+    executeCommands: (trx, commands, locked) => executeMoneyBatch(trx, commands, locked, batchOptions),
     conflictAttemptsMax: 3,
   });
   const ctx: ServiceContext = { store, writer, clock: options.clock, events };

@@ -10,7 +10,7 @@ import { lockOwnerRow } from '../store/locks.ts';
 import type { Database, WalletKind } from '../store/schema.ts';
 import type { AddressSource } from './addresses.ts';
 import { type Page, pageOf, type ServiceContext } from './context.ts';
-import type { IdempotencyRequest } from './money/idempotency.ts';
+import { type IdempotencyRequest, submitCommand } from './money/idempotency.ts';
 import type { TransactionView } from './transactions.ts';
 import { masterWalletOf, ownedWallet, type WalletRow } from './wallet-rows.ts';
 import { type AgentWalletView, agentWalletView } from './wallet-views.ts';
@@ -148,7 +148,7 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
       idempotency: input.idempotency,
       nowMs: clock.nowMs(),
     };
-    return writer.submit<{ outcome: Outcome<MovementResult>; replayed: boolean }>(command, {
+    return submitCommand<MovementResult>(writer, command, {
       wallets: [input.walletId],
       mastersOf: [input.userId],
     });

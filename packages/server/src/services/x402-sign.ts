@@ -81,7 +81,7 @@ export async function decideX402(
       validBeforeS: terms.validBeforeS,
     },
   };
-  return deps.ctx.writer.submit<IdempotentResult<unknown>>(command, {
+  return deps.ctx.writer.submit(command, {
     wallets: [key.walletId],
     addresses: [],
   });

@@ -233,9 +233,13 @@ export interface FreezeSpec {
   nowMs: number;
 }
 
-export type CommandResult =
-  | { ok: true; value: { outcome: Outcome<unknown>; replayed: boolean } }
-  | { ok: false; error: unknown };
+/** The writer's answer to a money command: its outcome, and whether it was replayed from its key. */
+export interface CommandAnswer {
+  outcome: Outcome<unknown>;
+  replayed: boolean;
+}
+
+export type CommandResult = { ok: true; value: CommandAnswer } | { ok: false; error: unknown };
 
 export function emptyEffects(): BatchEffects {
   return {

@@ -2,12 +2,14 @@
 // owner's approval is the decision), reject, and expiry of unanswered approvals. Each is a command of the
 // ledger writer's batches, decided in memory by domain/money/approval-batch.ts against the payment as it stands under
 // the batch's locks, so two approvals racing settle the payment once.
+
 import type { ResolveCommand, ResolveData } from '../../domain/money/approval-batch.ts';
-import { type Outcome, unwrap } from '../../domain/outcome.ts';
+import { unwrap } from '../../domain/outcome.ts';
 import { invalidState } from '../../errors.ts';
 import { isPending } from '../../store/partial-index.ts';
 import type { ServiceContext } from '../context.ts';
 import { type TransactionView, transactionView } from '../transactions.ts';
+import { submitCommand } from './idempotency.ts';
 import type { PayoutGate } from './payments.ts';
 
 export const EXPIRY_BATCH_MAX = 100;
@@ -39,7 +41,7 @@ export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGat
     // The payer and, for an approval, a recipient that is a wallet here: locked in the batch's one ordered
     // statement, so an answer never waits on a row in the opposite order to another batch (deadlock-free).
     const locks = { wallets: [command.walletId], addresses: recipients };
-    const result = await writer.submit<{ outcome: Outcome<ResolveData> }>(command, locks);
+    const result = await submitCommand<ResolveData>(writer, command, locks);
     return unwrap(result.outcome);
   }
 

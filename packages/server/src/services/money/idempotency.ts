@@ -5,10 +5,13 @@
 // the key, fingerprints the request and purges keys past their window.
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { BatchCommand } from '../../domain/money/batch.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../../domain/money/idempotency.ts';
 import type { Outcome } from '../../domain/outcome.ts';
 import { invalid } from '../../errors.ts';
+import type { RunOptions } from '../../ledger/writer.ts';
 import type { Database } from '../../store/schema.ts';
+import type { MoneyWriter } from '../context.ts';
 
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 export interface IdempotencyRequest {
@@ -22,6 +25,21 @@ export interface IdempotencyRequest {
 export interface IdempotentResult<T> {
   outcome: Outcome<T>;
   replayed: boolean;
+}
+
+/**
+ * Submits a money command and names its outcome's data for the caller: the one place that is done. The writer
+ * answers with what the command's decider returned, or the outcome that decider stored under the key (read back
+ * from JSON): the data is the view the kind decides, which the deciders' shared answer (`Outcome<unknown>`)
+ * cannot say.
+ */
+export async function submitCommand<T>(
+  writer: MoneyWriter,
+  command: BatchCommand,
+  locks: RunOptions,
+): Promise<IdempotentResult<T>> {
+  const answer = await writer.submit(command, locks);
+  return answer as IdempotentResult<T>;
 }
 
 /**

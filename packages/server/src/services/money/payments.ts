@@ -6,7 +6,7 @@
 import type { PaymentCommand, SendPaymentData } from '../../domain/money/payment-batch.ts';
 import type { Outcome } from '../../domain/outcome.ts';
 import type { ServiceContext } from '../context.ts';
-import type { IdempotencyRequest, IdempotentResult } from './idempotency.ts';
+import { type IdempotencyRequest, submitCommand } from './idempotency.ts';
 
 export type { SendPaymentData } from '../../domain/money/payment-batch.ts';
 
@@ -58,7 +58,7 @@ export function createPaymentService(ctx: ServiceContext, payoutGate: PayoutGate
     };
     // The payer and, if it is a wallet of this service, the recipient: both are locked for the batch.
     const locks = { wallets: [request.key.walletId], addresses: [request.toAddress] };
-    const result = await writer.submit<IdempotentResult<T>>(command, locks);
+    const result = await submitCommand<T>(writer, command, locks);
     return result.outcome;
   }
   return {

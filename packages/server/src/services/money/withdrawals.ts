@@ -15,7 +15,7 @@ import { type Page, pageOf, type ServiceContext } from '../context.ts';
 import { withdrawalView } from '../transactions.ts';
 import { masterWalletOf } from '../wallet-rows.ts';
 import { emitEvent } from '../webhook-events.ts';
-import type { IdempotencyRequest, IdempotentResult } from './idempotency.ts';
+import { type IdempotencyRequest, submitCommand } from './idempotency.ts';
 import type { PayoutGate } from './payments.ts';
 
 export const WITHDRAWAL_ADDRESSES_PER_USER_MAX = 100;
@@ -144,7 +144,7 @@ export function createWithdrawalService(
       nowMs: clock.nowMs(),
     };
     // The master wallet and, if it is a wallet of this service, the recipient: both locked for the batch.
-    const result = await writer.submit<IdempotentResult<WithdrawalData>>(command, {
+    const result = await submitCommand<WithdrawalData>(writer, command, {
       mastersOf: [request.userId],
       addresses: [request.toAddress],
     });
