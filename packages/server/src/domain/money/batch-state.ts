@@ -187,6 +187,9 @@ export interface X402Spec {
   nowMs: number;
 }
 
+/** What a batch moves in the ledger: written by ledger/ alone (ledgerWriteSteps), the only writer of balances. */
+export type LedgerEffects = Pick<BatchEffects, 'ledgerTransactions' | 'entries' | 'balanceDeltas'>;
+
 export interface BatchEffects {
   ledgerTransactions: Array<{ id: string; kind: string; referenceId: string; nowMs: number }>;
   entries: Array<{

@@ -7,7 +7,7 @@ import { type CompiledQuery, type Insertable, type Kysely, sql } from 'kysely';
 import { payoutRow } from '../../chain/outbox-rows.ts';
 import { type AlertFiring, type AlertState, evaluateAlert } from '../../domain/alerts.ts';
 import { newId } from '../../domain/ids.ts';
-import { BALANCE_MAX_MICROS, walletAccountIds } from '../../domain/money/accounts.ts';
+import { walletAccountIds } from '../../domain/money/accounts.ts';
 import type { ApprovalMark } from '../../domain/money/approvals.ts';
 import { type BatchCommand, decideBatch } from '../../domain/money/batch.ts';
 import {
@@ -29,7 +29,7 @@ import type { Outcome } from '../../domain/outcome.ts';
 import { type ActivePolicy, DAY_MS } from '../../domain/policies.ts';
 import type { EventType } from '../../domain/webhook-events.ts';
 import { assert, notFound } from '../../errors.ts';
-import { entryRow, ledgerTransactionRow } from '../../ledger/ledger.ts';
+import { ledgerWriteSteps } from '../../ledger/ledger.ts';
 import type { Dialect } from '../../store/db.ts';
 import { type KeptWindowsJson, keptWindowsColumn } from '../../store/kept-windows.ts';
 import { notCompleted } from '../../store/partial-index.ts';
@@ -530,12 +530,8 @@ function writeSteps(trx: Kysely<Database>, effects: BatchEffects, options: Money
     steps.push({ what, query: query.compile() });
   const insert = <T extends keyof Database & string>(table: T, rows: Insertable<Database[T]>[]) =>
     steps.push({ what: table, query: insertRows(options.dialect, table, rows) });
-  if (effects.ledgerTransactions.length > 0) {
-    insert('ledger_transactions', effects.ledgerTransactions.map(ledgerTransactionRow));
-    insert('entries', effects.entries.map(entryRow));
-  }
-  const balances = balanceDeltaStep(trx, effects.balanceDeltas, options.dialect);
-  if (balances !== undefined) steps.push(balances);
+  // The ledger's own writes (the only code that changes a balance), first as before.
+  steps.push(...ledgerWriteSteps(trx, effects, options.dialect));
   if (effects.records.length > 0) {
     insert('transactions', effects.records.map(transactionRow));
     insert('transaction_events', effects.records.map(creationEventRow));
@@ -605,32 +601,11 @@ function transitionSteps(trx: Kysely<Database>, effects: BatchEffects, dialect: 
   return steps;
 }
 
-/** The per-id changes a batch applies in one statement, as the table `v(id, delta)`. */
+/** The per-wallet changes a batch applies in one statement, as the table `v(id, delta)`. */
 const ID_DELTA = [
   ['id', 'text'],
   ['delta', 'bigint'],
 ] as const;
-
-/**
- * Every balance change of the batch in one guarded statement. The in-memory decision checked each leg; the
- * database checks the net change again, and every account must match (the pair of the assertion).
- */
-function balanceDeltaStep(
-  trx: Kysely<Database>,
-  deltas: Map<string, bigint>,
-  dialect: Dialect,
-): WriteStep | undefined {
-  const changed = [...deltas].filter(([, delta]) => delta !== 0n);
-  if (changed.length === 0) return undefined;
-  const query = sql`
-    update accounts set balance_micros = accounts.balance_micros + v.delta
-    from ${valuesTable(changed, ID_DELTA, dialect)}
-    where accounts.id = v.id
-      and accounts.balance_micros + v.delta >= 0
-      and accounts.balance_micros + v.delta <= ${BALANCE_MAX_MICROS}
-    returning accounts.id`.compile(trx);
-  return { what: 'a guarded balance update', query, rowsExpected: changed.length };
-}
 
 /** The outbox rows of payments handed to the rail's sender, in the same database transaction as their debit. */
 function payoutsInsert(trx: Kysely<Database>, payouts: BatchEffects['payouts'], fromAddress: string | null) {
