@@ -2,16 +2,20 @@
 // database transaction; a later request with the same key and the same parameters gets that outcome again,
 // and with other parameters a 409. The batch deciders (domain/money/batch.ts) apply the rule under the locks of the
 // wallets the key's scope belongs to, so two identical requests can never both execute; this module chooses
-// the key, fingerprints the request and purges keys past their window.
+// the key, fingerprints the request, reads and stores a batch's keys, and purges keys past their window.
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { BatchCommand } from '../../domain/money/batch.ts';
+import { type BatchEffects, keyOf, type StoredKey } from '../../domain/money/batch-state.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../../domain/money/idempotency.ts';
 import type { Outcome } from '../../domain/outcome.ts';
-import { invalid } from '../../errors.ts';
+import { assert, invalid } from '../../errors.ts';
 import type { RunOptions } from '../../ledger/writer.ts';
+import type { Dialect } from '../../store/db.ts';
 import type { Database } from '../../store/schema.ts';
+import type { WriteStep } from '../../store/write-plan.ts';
 import type { MoneyWriter } from '../context.ts';
+import type { StepContext } from './commands/module.ts';
 
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 export interface IdempotencyRequest {
@@ -76,4 +80,60 @@ export async function purgeExpiredKeys(db: Kysely<Database>, nowMs: number): Pro
     .where('created_at_ms', '<=', cutoff)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** The stored outcomes of the idempotency keys the batch names (tool keys are scoped to the locked wallet). */
+export async function loadStoredKeys(
+  trx: Kysely<Database>,
+  commands: readonly BatchCommand[],
+  dialect: Dialect,
+): Promise<Map<string, StoredKey>> {
+  const keys = new Map<string, StoredKey>();
+  const claims = commands.flatMap((c) => (c.idempotency === null ? [] : [c.idempotency]));
+  if (claims.length === 0) return keys;
+  const pairs = sql.join(claims.map((c) => sql`(${c.scope}, ${c.key})`));
+  const rows = await sql<{
+    scope: string;
+    key: string;
+    request_hash: string;
+    response_body: string | null;
+    created_at_ms: bigint;
+  }>`
+    select scope, key, request_hash, response_body, created_at_ms from idempotency_keys
+    where (scope, key) in (${dialect === 'sqlite' ? sql`values ${pairs}` : pairs})`.execute(trx);
+  for (const row of rows.rows) {
+    assert(row.response_body !== null, 'a committed idempotency key always has its outcome');
+    keys.set(keyOf(row.scope, row.key), {
+      fingerprint: row.request_hash,
+      outcome: JSON.parse(row.response_body) as Outcome<unknown>,
+      createdAtMs: Number(row.created_at_ms),
+    });
+  }
+  return keys;
+}
+
+/** Outcomes stored under their keys; a key past its window is taken over (its row replaced). */
+export function keySteps(effects: BatchEffects, { trx }: StepContext): WriteStep[] {
+  if (effects.idempotency.length === 0) return [];
+  const query = trx
+    .insertInto('idempotency_keys')
+    .values(
+      effects.idempotency.map((k) => ({
+        scope: k.scope,
+        key: k.key,
+        request_hash: k.fingerprint,
+        response_status: k.outcome.ok ? 1n : 0n,
+        response_body: JSON.stringify(k.outcome),
+        created_at_ms: BigInt(k.nowMs),
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['scope', 'key']).doUpdateSet((eb) => ({
+        request_hash: eb.ref('excluded.request_hash'),
+        response_status: eb.ref('excluded.response_status'),
+        response_body: eb.ref('excluded.response_body'),
+        created_at_ms: eb.ref('excluded.created_at_ms'),
+      })),
+    );
+  return [{ what: 'idempotency keys', query: query.compile() }];
 }
