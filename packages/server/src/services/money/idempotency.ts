@@ -64,6 +64,25 @@ export function chooseIdempotencyKey(
   return header ?? field ?? null;
 }
 
+/** Whose key space a key is in: an agent's tools key by their wallet, its owner's REST calls by the user. */
+export const keyScope = {
+  wallet: (walletId: string) => `wallet:${walletId}`,
+  user: (userId: string) => `user:${userId}`,
+} as const;
+
+/**
+ * A request's claim on its idempotency key, or null when it sent none: the one place a claim is made — its
+ * scope (keyScope), the key chosen (chooseIdempotencyKey) and the fingerprint over the request's normalised
+ * parameters (requestFingerprint). REST, tools and x402 alike.
+ */
+export function idempotencyClaim(
+  scope: string,
+  key: string | null,
+  parts: Record<string, string | null>,
+): IdempotencyRequest | null {
+  return key === null ? null : { scope, key, fingerprint: requestFingerprint(parts) };
+}
+
 /** SHA-256 over the parameters in a fixed key order; callers normalise values (micro-units, lower-case). */
 export function requestFingerprint(parts: Record<string, string | null>): string {
   const ordered = Object.keys(parts)
