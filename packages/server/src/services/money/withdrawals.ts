@@ -55,63 +55,6 @@ export function createWithdrawalService(
 ) {
   const { store, writer, clock } = ctx;
 
-  async function addAddress(userId: string, input: { address: string; label: string }) {
-    const nowMs = clock.nowMs();
-    const master = await masterWalletOf(store.db, userId);
-    if (master.address === input.address) throw invalid('address is this account’s own master wallet');
-    const row: WithdrawalAddressesTable = {
-      id: newId('wad'),
-      user_id: userId,
-      address: input.address,
-      label: input.label,
-      activates_at_ms: BigInt(nowMs + options.delayMs),
-      created_at_ms: BigInt(nowMs),
-    };
-    const view = addressView(row, nowMs);
-    const added = await writer.run(async (trx) => {
-      await lockOwnerRow(trx, 'users', userId);
-      const existing = await trx
-        .selectFrom('withdrawal_addresses')
-        .select(['address'])
-        .where('user_id', '=', userId)
-        .execute();
-      if (existing.some((e) => e.address === input.address)) return 'duplicate' as const;
-      if (existing.length >= WITHDRAWAL_ADDRESSES_PER_USER_MAX) return 'full' as const;
-      await trx.insertInto('withdrawal_addresses').values(row).execute();
-      // The owner hears of every new address while there is still time to remove it.
-      await emitEvent(trx, { userId, type: 'withdrawal_address.added', data: () => view, nowMs }, ctx.events);
-      return 'added' as const;
-    });
-    if (added === 'duplicate') throw new AppError('INVALID_STATE', 'this address is already in the book');
-    if (added === 'full')
-      throw invalid(`a book holds at most ${WITHDRAWAL_ADDRESSES_PER_USER_MAX} addresses`);
-    return view;
-  }
-
-  async function listAddresses(userId: string) {
-    const rows = await store.db
-      .selectFrom('withdrawal_addresses')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .orderBy('created_at_ms', 'desc')
-      .orderBy('id', 'desc')
-      .execute();
-    const nowMs = clock.nowMs();
-    return { items: rows.map((r) => addressView(r, nowMs)) };
-  }
-
-  async function removeAddress(userId: string, id: string) {
-    const removed = await writer.run((trx) =>
-      trx
-        .deleteFrom('withdrawal_addresses')
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst(),
-    );
-    if (removed.numDeletedRows !== 1n) throw notFound('withdrawal address');
-    return { id, deleted: true as const };
-  }
-
   /** Refused unless `toAddress` is an active entry of the book: the message says when a pending one activates. */
   async function requireActive(userId: string, toAddress: string) {
     const entry = await store.db
@@ -171,7 +114,71 @@ export function createWithdrawalService(
     return withdrawalView(row);
   }
 
-  return { addAddress, listAddresses, removeAddress, withdraw, list, get };
+  return { ...createAddressBook(ctx, options.delayMs), withdraw, list, get };
+}
+
+/** The owner's withdrawal address book: an address added now can be withdrawn to once `delayMs` has passed. */
+function createAddressBook(ctx: ServiceContext, delayMs: number) {
+  const { store, writer, clock } = ctx;
+
+  async function addAddress(userId: string, input: { address: string; label: string }) {
+    const nowMs = clock.nowMs();
+    const master = await masterWalletOf(store.db, userId);
+    if (master.address === input.address) throw invalid('address is this account’s own master wallet');
+    const row: WithdrawalAddressesTable = {
+      id: newId('wad'),
+      user_id: userId,
+      address: input.address,
+      label: input.label,
+      activates_at_ms: BigInt(nowMs + delayMs),
+      created_at_ms: BigInt(nowMs),
+    };
+    const view = addressView(row, nowMs);
+    const added = await writer.run(async (trx) => {
+      await lockOwnerRow(trx, 'users', userId);
+      const existing = await trx
+        .selectFrom('withdrawal_addresses')
+        .select(['address'])
+        .where('user_id', '=', userId)
+        .execute();
+      if (existing.some((e) => e.address === input.address)) return 'duplicate' as const;
+      if (existing.length >= WITHDRAWAL_ADDRESSES_PER_USER_MAX) return 'full' as const;
+      await trx.insertInto('withdrawal_addresses').values(row).execute();
+      // The owner hears of every new address while there is still time to remove it.
+      await emitEvent(trx, { userId, type: 'withdrawal_address.added', data: () => view, nowMs }, ctx.events);
+      return 'added' as const;
+    });
+    if (added === 'duplicate') throw new AppError('INVALID_STATE', 'this address is already in the book');
+    if (added === 'full')
+      throw invalid(`a book holds at most ${WITHDRAWAL_ADDRESSES_PER_USER_MAX} addresses`);
+    return view;
+  }
+
+  async function listAddresses(userId: string) {
+    const rows = await store.db
+      .selectFrom('withdrawal_addresses')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('created_at_ms', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    const nowMs = clock.nowMs();
+    return { items: rows.map((r) => addressView(r, nowMs)) };
+  }
+
+  async function removeAddress(userId: string, id: string) {
+    const removed = await writer.run((trx) =>
+      trx
+        .deleteFrom('withdrawal_addresses')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst(),
+    );
+    if (removed.numDeletedRows !== 1n) throw notFound('withdrawal address');
+    return { id, deleted: true as const };
+  }
+
+  return { addAddress, listAddresses, removeAddress };
 }
 
 export type WithdrawalService = ReturnType<typeof createWithdrawalService>;
