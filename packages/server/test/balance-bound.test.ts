@@ -3,7 +3,7 @@
 // would is a clear 400 that changes nothing, and everything before it still verifies. Both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BALANCE_MAX_MICROS } from '../src/domain/accounts.ts';
+import { BALANCE_MAX_MICROS } from '../src/domain/money/accounts.ts';
 import { formatMicros } from '../src/domain/money.ts';
 import { verifyLedger } from '../src/ledger/verify.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { BALANCE_MAX_MICROS } from '../domain/accounts.ts';
+import { BALANCE_MAX_MICROS } from '../domain/money/accounts.ts';
 import {
   type ChainTransfer,
   type DepositTarget,

@@ -7,8 +7,8 @@
 // the pending rows and the cursor move in one database transaction, and chain_deposits is unique by (chain, tx
 // hash, log index): a crash or a second instance can repeat a round, never a credit.
 import type { Kysely } from 'kysely';
-import { BALANCE_MAX_MICROS } from '../domain/accounts.ts';
 import { newId } from '../domain/ids.ts';
+import { BALANCE_MAX_MICROS } from '../domain/money/accounts.ts';
 import type { Database } from '../store/schema.ts';
 import type { RailBooks, RailContext } from './books.ts';
 import type { ChainClient } from './client.ts';

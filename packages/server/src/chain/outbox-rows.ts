@@ -2,7 +2,7 @@
 // transaction as the debit it carries out (money-batch.ts, for payments and approvals alike), so a payment
 // is never `processing` without something that will send it, and nothing is sent that was not debited.
 import type { Insertable } from 'kysely';
-import type { PayoutSpec } from '../domain/batch-state.ts';
+import type { PayoutSpec } from '../domain/money/batch-state.ts';
 import type { ChainOutboxTable } from '../store/schema.ts';
 
 export function payoutRow(payout: PayoutSpec, fromAddress: string, id: string): Insertable<ChainOutboxTable> {

@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { BALANCE_MAX_MICROS, BalanceLimitError, InsufficientFundsError } from '../domain/accounts.ts';
+import { BALANCE_MAX_MICROS, BalanceLimitError, InsufficientFundsError } from '../domain/money/accounts.ts';
 import { formatMicros } from '../domain/money.ts';
 import { AppError } from '../errors.ts';
 import { isConnectionFailure, isRetryableConflict } from '../store/errors.ts';

@@ -13,7 +13,7 @@ import {
 import { parseAmount } from '../domain/money.ts';
 import { scrubSecrets } from '../log-scrub.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../services/context.ts';
-import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../services/idempotency.ts';
+import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../services/money/idempotency.ts';
 
 export const EMAIL_LENGTH_MAX = 254;
 export const MEMO_LENGTH_MAX = 500;

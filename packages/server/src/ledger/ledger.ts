@@ -1,7 +1,10 @@
 // The only code that changes a balance. Every movement is one ledger transaction of two or more entries
 // that sum to zero, applied with conditional updates so the database refuses an overdraft even if a caller's
-// check was wrong. Callers run it inside the LedgerWriter's database transaction.
-import type { Kysely } from 'kysely';
+// check was wrong: one transfer at a time (postTransfer), or a whole batch of money commands' transfers, decided
+// in memory, as steps of the batch's write plan (ledgerWriteSteps). Callers run both inside the LedgerWriter's
+// database transaction.
+import { type Kysely, sql } from 'kysely';
+import { newId } from '../domain/ids.ts';
 import {
   accountIds,
   assertBalanced,
@@ -11,10 +14,13 @@ import {
   keepsRunningBalance,
   type Leg,
   walletAccountIds,
-} from '../domain/accounts.ts';
-import { newId } from '../domain/ids.ts';
+} from '../domain/money/accounts.ts';
+import type { LedgerEffects } from '../domain/money/batch-state.ts';
 import { assert } from '../errors.ts';
+import type { Dialect } from '../store/db.ts';
 import type { AccountKind, Database } from '../store/schema.ts';
+import { valuesTable } from '../store/values-table.ts';
+import { insertRows, type WriteStep } from '../store/write-plan.ts';
 
 export interface TransferSpec {
   kind: string;
@@ -43,7 +49,58 @@ export async function postTransfer(trx: Kysely<Database>, spec: TransferSpec): P
   return transactionId;
 }
 
-/** The rows a ledger transaction and its entries are stored as (postTransfer, and the batch writer). */
+/**
+ * A batch's ledger writes (services/money/batch.ts decides them in memory, domain/money/batch-state.ts
+ * `transfer`): its ledger transactions, their entries, and every balance change in one guarded statement. Steps
+ * of the batch's one write plan (store/write-plan.ts): a handful of statements whatever the batch's size.
+ */
+export function ledgerWriteSteps(
+  trx: Kysely<Database>,
+  effects: LedgerEffects,
+  dialect: Dialect,
+): WriteStep[] {
+  const steps: WriteStep[] = [];
+  if (effects.ledgerTransactions.length > 0) {
+    assert(effects.entries.length >= 2 * effects.ledgerTransactions.length, 'every transfer has two legs');
+    steps.push({
+      what: 'ledger_transactions',
+      query: insertRows(dialect, 'ledger_transactions', effects.ledgerTransactions.map(ledgerTransactionRow)),
+    });
+    steps.push({ what: 'entries', query: insertRows(dialect, 'entries', effects.entries.map(entryRow)) });
+  }
+  const balances = balanceDeltaStep(trx, effects.balanceDeltas, dialect);
+  if (balances !== undefined) steps.push(balances);
+  return steps;
+}
+
+/** The per-account changes a batch applies in one statement, as the table `v(id, delta)`. */
+const ACCOUNT_DELTA = [
+  ['id', 'text'],
+  ['delta', 'bigint'],
+] as const;
+
+/**
+ * Every balance change of the batch in one guarded statement. The in-memory decision checked each leg; the
+ * database checks the net change again, and every account must match (the pair of the assertion).
+ */
+function balanceDeltaStep(
+  trx: Kysely<Database>,
+  deltas: ReadonlyMap<string, bigint>,
+  dialect: Dialect,
+): WriteStep | undefined {
+  const changed = [...deltas].filter(([, delta]) => delta !== 0n);
+  if (changed.length === 0) return undefined;
+  const query = sql`
+    update accounts set balance_micros = accounts.balance_micros + v.delta
+    from ${valuesTable(changed, ACCOUNT_DELTA, dialect)}
+    where accounts.id = v.id
+      and accounts.balance_micros + v.delta >= 0
+      and accounts.balance_micros + v.delta <= ${BALANCE_MAX_MICROS}
+    returning accounts.id`.compile(trx);
+  return { what: 'a guarded balance update', query, rowsExpected: changed.length };
+}
+
+/** The rows a ledger transaction and its entries are stored as (postTransfer, and ledgerWriteSteps). */
 export function ledgerTransactionRow(t: {
   id: string;
   kind: string;

@@ -8,12 +8,19 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { storeTargets } from '../../test/support/harness.ts';
 import { POSTGRES_URL, uniqueName } from '../../test/support/services.ts';
-import { accountIds, assertBalanced, InsufficientFundsError } from '../domain/accounts.ts';
+import { accountIds, assertBalanced, InsufficientFundsError } from '../domain/money/accounts.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { postTransfer } from './ledger.ts';
 import { verifyLedger } from './verify.ts';
-import { createLedgerWriter, type LedgerWriter, takeBatch, type WriterOptions } from './writer.ts';
+import {
+  type CommandExecutor,
+  createLedgerWriter,
+  type LedgerWriter,
+  type Settled,
+  takeBatch,
+  type WriterOptions,
+} from './writer.ts';
 
 for (const target of await storeTargets()) {
   describe(`ledger writer (${target.name})`, { skip: target.skip }, () => {
@@ -55,12 +62,12 @@ for (const target of await storeTargets()) {
     });
 
     /** A writer on this suite's store, in the mode its dialect uses; the limits are the caller's. */
-    const writerWith = (
+    const writerWith = <C, R>(
       limits: Pick<
-        WriterOptions,
+        WriterOptions<C, R>,
         'batchSizeMax' | 'queueLengthMax' | 'batchesInFlightMax' | 'conflictAttemptsMax'
       >,
-      executeCommands: WriterOptions['executeCommands'] = () =>
+      executeCommands: CommandExecutor<C, R> = () =>
         Promise.reject(new Error('this suite submits no commands')),
     ) =>
       createLedgerWriter(store, {
@@ -202,14 +209,14 @@ for (const target of await storeTargets()) {
       // Decides every command of the batch in one call, as the payment executor does.
       const executor = async (
         trx: Parameters<Parameters<LedgerWriter['run']>[0]>[0],
-        commands: unknown[],
+        commands: readonly Move[],
       ) => {
         seen.push(commands.length);
-        const outcomes = [];
-        for (const command of commands as Move[]) {
+        const outcomes: Settled<bigint>[] = [];
+        for (const command of commands) {
           await move(command.from, command.to, command.amountMicros)(trx);
           if (command.poison) throw new Error('poisoned command');
-          outcomes.push({ ok: true as const, value: command.amountMicros });
+          outcomes.push({ ok: true, value: command.amountMicros });
         }
         return outcomes;
       };

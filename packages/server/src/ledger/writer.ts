@@ -10,51 +10,52 @@
 // operation that throws rolls its batch back, which is then re-run with a savepoint per operation so that the
 // failure stays its own.
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { AppError } from '../errors.ts';
+import { AppError, assert } from '../errors.ts';
 import type { Store } from '../store/db.ts';
 import { isConnectionFailure, isRetryableConflict } from '../store/errors.ts';
+import { lockKeys, type RunOptions, takeBatch } from './lock-keys.ts';
+
+export { lockKeys, type RunOptions, takeBatch } from './lock-keys.ts';
+
 import type { Database, WalletsTable } from '../store/schema.ts';
 
 export type WriteOp<T> = (trx: Kysely<Database>) => Promise<T>;
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+/** How one command ended: the executor's answer, or what deciding it threw (a thrown value has no type). */
+export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 /**
  * Decides and writes many commands at once (batched payments), given the wallet rows the batch locked
- * (PostgreSQL) or null (SQLite); one outcome per command, in order.
+ * (PostgreSQL) or null (SQLite); one answer per command, in order. `C` is the command type the executor
+ * accepts and `R` its answer: the writer only queues them, so both stay typed from `submit` to the executor.
  */
-export type CommandExecutor = (
+export type CommandExecutor<C, R> = (
   trx: Kysely<Database>,
-  commands: unknown[],
-  locked: Selectable<WalletsTable>[] | null,
-) => Promise<Outcome[]>;
+  commands: readonly C[],
+  locked: readonly Selectable<WalletsTable>[] | null,
+) => Promise<Settled<R>[]>;
 
 /**
- * What an operation writes (PostgreSQL). Operations that declare it are batched: a batch locks all of it in one
- * ordered statement before any operation runs, and operations on one wallet wait for each other in memory, not
- * on pooled connections blocked by one row lock (measured: 500 payments on one wallet exhausted a pool of 20 and
- * timed out). The row locks still serialise across instances.
+ * How an item of a batch ended once its transaction ran: `settle` answers its caller and is called only after
+ * the COMMIT (a rolled-back run's settles are dropped), or the error it is refused with.
  */
-export interface RunOptions {
-  /** Wallets whose accounts the operation may debit or credit. */
-  wallets?: readonly string[];
-  /** Users whose master wallet the operation may debit or credit. */
-  mastersOf?: readonly string[];
-  /** Addresses the operation may credit if they are wallets of this service (a payment's recipient). */
-  addresses?: readonly string[];
-}
+type Done = { ok: true; settle: () => void } | { ok: false; error: unknown };
 
+/** The writer as operations see it (audit lines, the rail's books): what needs no command executor. */
 export interface LedgerWriter {
   run<T>(op: WriteOp<T>, options?: RunOptions): Promise<T>;
-  /** A command for the executor, decided with the rest of its batch in one pass. */
-  submit<T>(command: unknown, options: RunOptions): Promise<T>;
   /** Operations waiting or in flight (for metrics). */
   queueLength(): number;
   /** Stops accepting work and resolves once everything queued is committed or failed. */
   close(): Promise<void>;
 }
 
-export interface WriterOptions {
+/** The writer with its command executor: `C` in, `R` out, decided with the rest of its batch in one pass. */
+export interface CommandWriter<C, R> extends LedgerWriter {
+  submit(command: C, options: RunOptions): Promise<R>;
+}
+
+export interface WriterOptions<C, R> {
   mode: 'batch' | 'concurrent';
   /** Operations per batch commit: bounds how long one commit holds the write lock. */
   batchSizeMax: number;
@@ -66,54 +67,70 @@ export interface WriterOptions {
   conflictAttemptsMax: number;
   /** Told the size of every batch committed (for metrics). */
   onBatch: (size: number) => void;
-  executeCommands: CommandExecutor;
+  executeCommands: CommandExecutor<C, R>;
 }
 
-interface Queued {
-  /** null: `command` is for the executor. */
-  op: WriteOp<unknown> | null;
-  command?: unknown;
-  resolve: (value: unknown) => void;
+/**
+ * What a queued item does: an operation, run in the transaction, gives back how to answer its caller (so its
+ * value keeps its own type without the queue knowing it); a command is answered by the executor.
+ */
+type Work<C, R> =
+  | { kind: 'op'; op: (trx: Kysely<Database>) => Promise<() => void> }
+  | { kind: 'command'; command: C; resolve: (value: R) => void };
+
+interface Queued<C, R> {
+  work: Work<C, R>;
   reject: (error: unknown) => void;
   /** Lock keys (see lockKeys); empty on SQLite, whose one writer needs none. */
   keys: string[];
   locks: RunOptions;
 }
 
-export function createLedgerWriter(store: Store, options: WriterOptions): LedgerWriter {
+/** An operation as queued work: its value is handed to `resolve` once the batch committed. */
+function opWork<C, R, T>(op: WriteOp<T>, resolve: (value: T) => void): Work<C, R> {
+  return {
+    kind: 'op',
+    op: async (trx) => {
+      const value = await op(trx);
+      return () => resolve(value);
+    },
+  };
+}
+
+export function createLedgerWriter<C, R>(store: Store, options: WriterOptions<C, R>): CommandWriter<C, R> {
   return options.mode === 'batch' ? new BatchWriter(store, options) : new ConcurrentWriter(store, options);
 }
 
 const queueFull = () => new AppError('SERVICE_UNAVAILABLE', 'the ledger is busy; retry shortly');
 const closedError = () => new AppError('SERVICE_UNAVAILABLE', 'the service is shutting down');
 
-class BatchWriter implements LedgerWriter {
+class BatchWriter<C, R> implements CommandWriter<C, R> {
   private readonly store: Store;
-  private readonly options: WriterOptions;
-  private readonly queue: Queued[] = [];
+  private readonly options: WriterOptions<C, R>;
+  private readonly queue: Queued<C, R>[] = [];
   private flushing = false;
   private scheduled = false;
   private closed = false;
   private drained: (() => void) | undefined;
 
-  constructor(store: Store, options: WriterOptions) {
+  constructor(store: Store, options: WriterOptions<C, R>) {
     this.store = store;
     this.options = options;
   }
 
   run<T>(op: WriteOp<T>): Promise<T> {
-    return this.enqueue({ op });
+    return this.enqueue<T>((resolve) => opWork(op, resolve));
   }
 
-  submit<T>(command: unknown): Promise<T> {
-    return this.enqueue({ op: null, command });
+  submit(command: C): Promise<R> {
+    return this.enqueue<R>((resolve) => ({ kind: 'command', command, resolve }));
   }
 
-  private enqueue<T>(work: Pick<Queued, 'op' | 'command'>): Promise<T> {
+  private enqueue<T>(workOf: (resolve: (value: T) => void) => Work<C, R>): Promise<T> {
     if (this.closed) return Promise.reject(closedError());
     if (this.queue.length >= this.options.queueLengthMax) return Promise.reject(queueFull());
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ ...work, resolve: resolve as (value: unknown) => void, reject, keys: [], locks: {} });
+      this.queue.push({ work: workOf(resolve), reject, keys: [], locks: {} });
       this.schedule();
     });
   }
@@ -155,7 +172,7 @@ class BatchWriter implements LedgerWriter {
   }
 
   /** One BEGIN IMMEDIATE … COMMIT for the batch; see runOps for what happens when an operation throws. */
-  private async commitBatch(batch: Queued[]): Promise<Outcome[]> {
+  private async commitBatch(batch: Queued<C, R>[]): Promise<Done[]> {
     let mode: RunMode = batch.length === 1 ? 'alone' : 'together';
     for (;;) {
       try {
@@ -185,12 +202,15 @@ async function inImmediateTransaction<T>(conn: Kysely<Database>, body: () => Pro
   }
 }
 
-async function runInSavepoint(conn: Kysely<Database>, op: WriteOp<unknown>): Promise<Outcome> {
+async function runInSavepoint(
+  conn: Kysely<Database>,
+  op: (trx: Kysely<Database>) => Promise<() => void>,
+): Promise<Done> {
   await sql`savepoint op`.execute(conn);
   try {
-    const value = await op(conn);
+    const settle = await op(conn);
     await sql`release savepoint op`.execute(conn);
-    return { ok: true, value };
+    return { ok: true, settle };
   } catch (error) {
     // A deadlock or serialisation failure is not this operation's outcome: the batch's other row locks are part
     // of the cycle, so the whole batch is re-run (bounded), never answered as this operation's 500.
@@ -208,16 +228,16 @@ function conflictBackoff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, delayMs));
 }
 
-function settle(item: Queued, outcome: Outcome): void {
-  if (outcome.ok) item.resolve(outcome.value);
-  else item.reject(outcome.error);
+function settle<C, R>(item: Queued<C, R>, done: Done): void {
+  if (done.ok) done.settle();
+  else item.reject(done.error);
 }
 
-class ConcurrentWriter implements LedgerWriter {
+class ConcurrentWriter<C, R> implements CommandWriter<C, R> {
   private readonly store: Store;
-  private readonly options: WriterOptions;
+  private readonly options: WriterOptions<C, R>;
   /** Operations that declared what they write, waiting for a batch, in arrival order. */
-  private queue: Queued[] = [];
+  private queue: Queued<C, R>[] = [];
   /** Wallet keys of the batches in flight: an operation on one of them waits for the next batch. */
   private readonly busyKeys = new Set<string>();
   private batchesInFlight = 0;
@@ -226,44 +246,44 @@ class ConcurrentWriter implements LedgerWriter {
   private closed = false;
   private drained: (() => void) | undefined;
 
-  constructor(store: Store, options: WriterOptions) {
+  constructor(store: Store, options: WriterOptions<C, R>) {
     this.store = store;
     this.options = options;
   }
 
   run<T>(op: WriteOp<T>, options: RunOptions = {}): Promise<T> {
-    return this.admit({ op }, options);
+    // An operation that declares no wallet runs alone on the pool; the rest waits for a batch.
+    if (lockKeys(options).length === 0) {
+      return this.admit(() => {
+        this.options.onBatch(1);
+        return runAlone(this.store, op, this.options.conflictAttemptsMax);
+      });
+    }
+    return this.admit(() => this.enqueue<T>((resolve) => opWork(op, resolve), options));
   }
 
-  submit<T>(command: unknown, options: RunOptions): Promise<T> {
-    return this.admit({ op: null, command }, options);
+  submit(command: C, options: RunOptions): Promise<R> {
+    return this.admit(() => this.enqueue<R>((resolve) => ({ kind: 'command', command, resolve }), options));
   }
 
-  /** Work that declares no wallet runs alone on the pool; the rest waits for a batch. */
-  private async admit<T>(work: Pick<Queued, 'op' | 'command'>, options: RunOptions): Promise<T> {
+  /** Counts the work in flight (bounded by queueLengthMax) for as long as `body` runs. */
+  private async admit<T>(body: () => Promise<T>): Promise<T> {
     if (this.closed) throw closedError();
     if (this.inFlight >= this.options.queueLengthMax) throw queueFull();
     this.inFlight += 1;
     try {
-      const keys = lockKeys(options);
-      if (keys.length === 0 && work.op !== null) {
-        this.options.onBatch(1);
-        return await runAlone(this.store, work.op as WriteOp<T>, this.options.conflictAttemptsMax);
-      }
-      return await new Promise<T>((resolve, reject) => {
-        this.queue.push({
-          ...work,
-          resolve: resolve as (value: unknown) => void,
-          reject,
-          keys,
-          locks: options,
-        });
-        this.scheduleDispatch();
-      });
+      return await body();
     } finally {
       this.inFlight -= 1;
       if (this.closed && this.inFlight === 0) this.drained?.();
     }
+  }
+
+  private enqueue<T>(workOf: (resolve: (value: T) => void) => Work<C, R>, options: RunOptions): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work: workOf(resolve), reject, keys: lockKeys(options), locks: options });
+      this.scheduleDispatch();
+    });
   }
 
   queueLength(): number {
@@ -321,34 +341,6 @@ class ConcurrentWriter implements LedgerWriter {
   }
 }
 
-/** The keys operations queue on: one per wallet written, the master wallet by its user. */
-export function lockKeys(options: RunOptions): string[] {
-  return [...(options.wallets ?? []), ...(options.mastersOf ?? []).map((userId) => `master:${userId}`)];
-}
-
-/**
- * The next batch, in arrival order: operations none of whose keys is busy or held by an earlier operation
- * still waiting (so operations on one wallet keep their order), at most `sizeMax`.
- */
-export function takeBatch<T extends { keys: string[] }>(
-  queue: readonly T[],
-  busyKeys: ReadonlySet<string>,
-  sizeMax: number,
-): { batch: T[]; rest: T[] } {
-  const blocked = new Set(busyKeys);
-  const batch: T[] = [];
-  const rest: T[] = [];
-  for (const item of queue) {
-    if (batch.length < sizeMax && !item.keys.some((key) => blocked.has(key))) {
-      batch.push(item);
-      continue;
-    }
-    for (const key of item.keys) blocked.add(key);
-    rest.push(item);
-  }
-  return { batch, rest };
-}
-
 async function runAlone<T>(store: Store, op: WriteOp<T>, attemptsMax: number): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -367,7 +359,11 @@ async function runAlone<T>(store: Store, op: WriteOp<T>, attemptsMax: number): P
  * savepoint per operation, so the others still commit. A deadlock or serialisation failure re-runs the batch
  * (bounded), never becomes an operation's 500. Resolves with the error the whole batch failed with, if it did.
  */
-async function commitLockedBatch(store: Store, batch: Queued[], options: WriterOptions): Promise<unknown> {
+async function commitLockedBatch<C, R>(
+  store: Store,
+  batch: Queued<C, R>[],
+  options: WriterOptions<C, R>,
+): Promise<unknown> {
   let mode: RunMode = batch.length === 1 ? 'alone' : 'together';
   for (let attempt = 1; ; ) {
     try {
@@ -411,37 +407,44 @@ class OperationFailed extends Error {
  * Runs the batch: its commands decided together by the executor, then its operations one by one. Without
  * savepoints anything thrown aborts the transaction (OperationFailed: the batch is re-run with savepoints).
  */
-async function runOps(
+async function runOps<C, R>(
   trx: Kysely<Database>,
-  batch: Queued[],
+  batch: Queued<C, R>[],
   mode: RunMode,
-  executor: CommandExecutor,
-  locked: Selectable<WalletsTable>[] | null,
-): Promise<Outcome[]> {
+  executor: CommandExecutor<C, R>,
+  locked: readonly Selectable<WalletsTable>[] | null,
+): Promise<Done[]> {
   if (mode === 'savepoints') {
-    const outcomes: Outcome[] = [];
+    const done: Done[] = [];
     // Earlier operations changed rows the lock read: each command re-reads its wallets (still locked).
-    for (const item of batch) outcomes.push(await runInSavepoint(trx, asOp(item, executor)));
-    return outcomes;
+    for (const item of batch) done.push(await runInSavepoint(trx, asOp(item.work, executor)));
+    return done;
   }
-  const outcomes: Outcome[] = new Array(batch.length);
-  const commandAt = batch.flatMap((item, i) => (item.op === null ? [i] : []));
-  if (commandAt.length > 0) {
-    const results = await failAsOperation(() =>
+  const done: Done[] = new Array(batch.length);
+  const commands = batch.flatMap((item, i) => (item.work.kind === 'command' ? [{ i, work: item.work }] : []));
+  if (commands.length > 0) {
+    const answers = await failAsOperation(() =>
       executor(
         trx,
-        commandAt.map((i) => batch[i]!.command),
+        commands.map((c) => c.work.command),
         locked,
       ),
     );
-    for (const [n, i] of commandAt.entries()) outcomes[i] = results[n]!;
+    assert(answers.length === commands.length, 'the executor answers every command of the batch');
+    for (const [n, { i, work }] of commands.entries()) done[i] = answered(work.resolve, answers[n]!);
   }
   for (const [i, item] of batch.entries()) {
-    if (item.op === null) continue;
-    const op = item.op;
-    outcomes[i] = { ok: true, value: await failAsOperation(() => op(trx)) };
+    const work = item.work;
+    if (work.kind === 'command') continue;
+    done[i] = { ok: true, settle: await failAsOperation(() => work.op(trx)) };
   }
-  return outcomes;
+  return done;
+}
+
+/** A command's answer as the batch's outcome: its caller is answered after the commit. */
+function answered<R>(resolve: (value: R) => void, answer: Settled<R>): Done {
+  if (!answer.ok) return answer;
+  return { ok: true, settle: () => resolve(answer.value) };
 }
 
 async function failAsOperation<T>(run: () => Promise<T>): Promise<T> {
@@ -453,18 +456,26 @@ async function failAsOperation<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A queued command as an operation of its own (the savepoint fallback decides each command alone). */
-function asOp(item: Queued, executor: CommandExecutor): WriteOp<unknown> {
-  if (item.op !== null) return item.op;
+/** Queued work as an operation of its own (the savepoint fallback decides each command alone). */
+function asOp<C, R>(
+  work: Work<C, R>,
+  executor: CommandExecutor<C, R>,
+): (trx: Kysely<Database>) => Promise<() => void> {
+  if (work.kind === 'op') return work.op;
   return async (trx) => {
-    const [result] = await executor(trx, [item.command], null);
-    if (result!.ok) return result!.value;
-    throw result!.error;
+    const answers = await executor(trx, [work.command], null);
+    assert(answers.length === 1, 'the executor answers the one command it was given');
+    const answer = answers[0]!;
+    if (!answer.ok) throw answer.error;
+    return () => work.resolve(answer.value);
   };
 }
 
 /** One ordered locking statement for every wallet the batch writes (agents, masters, recipients by address). */
-async function lockBatchWallets(trx: Kysely<Database>, batch: Queued[]): Promise<Selectable<WalletsTable>[]> {
+async function lockBatchWallets<C, R>(
+  trx: Kysely<Database>,
+  batch: Queued<C, R>[],
+): Promise<Selectable<WalletsTable>[]> {
   const walletIds = [...new Set(batch.flatMap((item) => item.locks.wallets ?? []))];
   const masterUserIds = [...new Set(batch.flatMap((item) => item.locks.mastersOf ?? []))];
   const addresses = [...new Set(batch.flatMap((item) => item.locks.addresses ?? []))];

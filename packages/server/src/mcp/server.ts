@@ -6,9 +6,9 @@ import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import { invalid } from '../errors.ts';
 import { serviceError } from '../http/errors.ts';
 import { describeIssues, idempotencyKeySchema } from '../http/schemas.ts';
-import { chooseIdempotencyKey } from '../services/idempotency.ts';
 import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys/keys.ts';
+import { chooseIdempotencyKey } from '../services/money/idempotency.ts';
 import { executeTool } from '../tools/execute.ts';
 import {
   type ToolDefinition,

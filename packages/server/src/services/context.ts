@@ -1,7 +1,9 @@
 // What every service needs, passed explicitly: the store, the single ledger writer and the clock.
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { LedgerWriter } from '../ledger/writer.ts';
+import type { BatchCommand } from '../domain/money/batch.ts';
+import type { CommandAnswer } from '../domain/money/batch-state.ts';
+import type { CommandWriter } from '../ledger/writer.ts';
 import type { Store } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -11,9 +13,12 @@ export interface EventOutbox {
   email: boolean;
 }
 
+/** The one ledger writer, typed from submit to the money executor: money commands in, their answers out. */
+export type MoneyWriter = CommandWriter<BatchCommand, CommandAnswer>;
+
 export interface ServiceContext {
   store: Store;
-  writer: LedgerWriter;
+  writer: MoneyWriter;
   clock: Clock;
   /** Where events go besides webhooks (email, when SMTP is configured). */
   events: EventOutbox;

@@ -7,32 +7,32 @@ import { prepareRail } from '../chain/setup.ts';
 import { treasuryReasons, treasuryView } from '../chain/treasury-view.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import type { BatchCommand } from '../domain/batch.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
 import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { type AlertService, createAlertService } from './alerts/alerts.ts';
-import { type ApprovalService, createApprovalService } from './approvals.ts';
 import { startBackground } from './background.ts';
-import { type CheckPaymentData, type CheckRequest, checkPayment } from './check-payment.ts';
-import type { ServiceContext } from './context.ts';
-import { createDepositService, type DepositService } from './deposits.ts';
+import type { MoneyWriter, ServiceContext } from './context.ts';
 import { createEmailWorker } from './email/delivery.ts';
 import { createNotificationService, type NotificationService } from './email/notifications.ts';
 import type { EvmServices } from './evm.ts';
-import { purgeExpiredKeys } from './idempotency.ts';
 import { type AuthService, createAuthService } from './identity/auth.ts';
 import { createMfaService, type MfaService } from './identity/factors.ts';
 import { createPasskeyService, type PasskeyService, relyingParty } from './identity/passkeys.ts';
 import { purgeEndedSessions } from './identity/sessions.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys/keys.ts';
 import { type AuditLog, createAuditLog, createSecurityEventLog, type SecurityEventLog } from './log-reads.ts';
-import { executeMoneyBatch, type MoneyBatchOptions } from './money-batch.ts';
+import { type ApprovalService, createApprovalService } from './money/approvals.ts';
+import { executeMoneyBatch, type MoneyBatchOptions } from './money/batch.ts';
+import { type CheckPaymentData, type CheckRequest, checkPayment } from './money/check-payment.ts';
+import { createDepositService, type DepositService } from './money/deposits.ts';
+import { purgeExpiredKeys } from './money/idempotency.ts';
+import { createPaymentService, type PaymentService } from './money/payments.ts';
+import { createWithdrawalService, type WithdrawalService } from './money/withdrawals.ts';
 import { createOAuthService, type OAuthService, purgeEndedOAuth } from './oauth/authorization-server.ts';
 import { createOrganizationService, type OrganizationService } from './organizations/organizations.ts';
-import { createPaymentService, type PaymentService } from './payments.ts';
 import { createPolicyService, type PolicyService } from './policies/policies.ts';
 import { purgeSent } from './retention.ts';
 import { type AddressSource, hdAddresses, sandboxAddresses } from './wallets/addresses.ts';
@@ -43,7 +43,6 @@ import { type AgentWalletView, agentWalletView, agentWalletViews } from './walle
 import { createWalletService, type WalletService } from './wallets/wallets.ts';
 import { createWebhookWorker, deliveryHolder } from './webhooks/webhook-delivery.ts';
 import { createWebhookService, type WebhookService } from './webhooks/webhooks.ts';
-import { createWithdrawalService, type WithdrawalService } from './withdrawals.ts';
 
 export interface Services {
   config: Config;
@@ -231,7 +230,7 @@ function assembleServices(
     payoutFromAddress: evm?.treasuryAddress ?? null,
     approvalTtlMs: config.approvalTtlSeconds * 1000,
   };
-  const writer = createLedgerWriter(store, {
+  const writer: MoneyWriter = createLedgerWriter(store, {
     onBatch: (size) => metrics.ledgerBatch(size),
     mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
     // Writes per group commit: large enough to amortise the fsync, small enough to keep latency low.
@@ -241,8 +240,7 @@ function assembleServices(
     // 4 → 1,497, 10 → 1,152. Fewer batches in flight make each larger (fewer statements and commits per
     // payment); the rest of the pool stays free for reads and the other writes.
     batchesInFlightMax: Math.min(config.ledgerBatchesInFlight, config.dbPoolMax),
-    executeCommands: (trx, commands, locked) =>
-      executeMoneyBatch(trx, commands as BatchCommand[], locked, batchOptions),
+    executeCommands: (trx, commands, locked) => executeMoneyBatch(trx, commands, locked, batchOptions),
     conflictAttemptsMax: 3,
   });
   const ctx: ServiceContext = { store, writer, clock: options.clock, events };

@@ -3,10 +3,10 @@
 // (services/evm.ts), so the rail calls down into nothing above it.
 import type { Kysely } from 'kysely';
 import type { ChainCredit, ChainPayment, ChainPaymentEnding, RailBooks } from '../chain/books.ts';
-import { accountIds } from '../domain/accounts.ts';
+import { accountIds } from '../domain/money/accounts.ts';
 import { postTransfer } from '../ledger/ledger.ts';
 import type { Database } from '../store/schema.ts';
-import { recordDeposit } from './deposits.ts';
+import { recordDeposit } from './money/deposits.ts';
 import { insertTransaction, setTransactionStatus, withdrawalView } from './wallets/transactions.ts';
 import { emitEvent, emitTransactionEvent } from './webhooks/webhook-events.ts';
 

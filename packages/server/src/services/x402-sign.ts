@@ -8,17 +8,17 @@ import { getAddress } from 'viem';
 import type { EvmRail } from '../chain/rail.ts';
 import { transferWithAuthorizationTypes, USDC_DOMAIN_VERSION } from '../chain/token.ts';
 import { toChecksumAddress } from '../domain/address.ts';
-import { idempotencyConflict, keyIsLive } from '../domain/idempotency.ts';
+import { idempotencyConflict, keyIsLive } from '../domain/money/idempotency.ts';
+import type { PaymentCommand } from '../domain/money/payment-batch.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { Outcome } from '../domain/outcome.ts';
-import type { PaymentCommand } from '../domain/payment-batch.ts';
 import { AppError } from '../errors.ts';
 import type { Credential, Offer, StoredOffer } from '../payments/method.ts';
 import { methodOf } from '../payments/registry.ts';
 import type { Database, X402PaymentsTable } from '../store/schema.ts';
 import type { ServiceContext } from './context.ts';
-import type { IdempotentResult } from './idempotency.ts';
-import type { AgentKeyRef } from './payments.ts';
+import type { IdempotentResult } from './money/idempotency.ts';
+import type { AgentKeyRef } from './money/payments.ts';
 
 export interface X402Deps {
   ctx: ServiceContext;
@@ -81,7 +81,7 @@ export async function decideX402(
       validBeforeS: terms.validBeforeS,
     },
   };
-  return deps.ctx.writer.submit<IdempotentResult<unknown>>(command, {
+  return deps.ctx.writer.submit(command, {
     wallets: [key.walletId],
     addresses: [],
   });

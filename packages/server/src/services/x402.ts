@@ -25,8 +25,8 @@ import {
   type PaymentRequiredInfo,
   requiredOf,
 } from '../payments/x402-exact/protocol.ts';
-import { requestFingerprint } from './idempotency.ts';
-import type { AgentKeyRef } from './payments.ts';
+import { idempotencyClaim, keyScope } from './money/idempotency.ts';
+import type { AgentKeyRef } from './money/payments.ts';
 import { confirmX402 } from './x402-settle.ts';
 import {
   type Claim,
@@ -162,7 +162,7 @@ async function fetchFor(
     headers: upstreamHeaders(params.headers),
     body: params.body,
   };
-  const claim = claimOf(key, idempotencyKey, fetchFingerprint(kind, params));
+  const claim = idempotencyClaim(keyScope.wallet(key.walletId), idempotencyKey, fetchKeyParts(kind, params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return resumeFetch(deps, kind, request, stored, claim);
   // A write tool: a frozen wallet asks nothing, paid or free.
@@ -325,17 +325,11 @@ function withPayment(outcome: Outcome<unknown>, payment: PaymentView): Outcome<u
   return { ...outcome, data: { ...outcome.data, payment } };
 }
 
-function claimOf(key: AgentKeyRef, idempotencyKey: string | null, fingerprint: string): Claim | null {
-  return idempotencyKey === null
-    ? null
-    : { scope: `wallet:${key.walletId}`, key: idempotencyKey, fingerprint };
-}
-
-function fetchFingerprint(kind: FetchKind, params: X402FetchParams): string {
+function fetchKeyParts(kind: FetchKind, params: X402FetchParams) {
   const headers = Object.entries(params.headers)
     .map(([name, value]) => [name.toLowerCase(), value])
     .sort();
-  return requestFingerprint({
+  return {
     tool: kind.tool,
     url: params.url,
     method: params.method,
@@ -343,7 +337,7 @@ function fetchFingerprint(kind: FetchKind, params: X402FetchParams): string {
     body: params.body,
     maxAmountMicros: params.maxAmountMicros.toString(),
     memo: params.memo,
-  });
+  };
 }
 
 // ---- x402_sign -------------------------------------------------------------------------------------------
@@ -356,7 +350,7 @@ async function signFor(
 ): Promise<Outcome<unknown>> {
   const required = requiredOf(params.paymentRequirements);
   const chosen = chooseRequirement(required, chainOf(deps));
-  const claim = claimOf(key, idempotencyKey, signFingerprint(params));
+  const claim = idempotencyClaim(keyScope.wallet(key.walletId), idempotencyKey, signKeyParts(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return signedAnswer(deps, stored);
   await refuseFrozen(deps, key.walletId);
@@ -410,13 +404,13 @@ function resourceNamed(required: PaymentRequiredInfo, chosen: ChosenRequirement)
   return 'x402 resource (not named)';
 }
 
-function signFingerprint(params: X402SignParams): string {
-  return requestFingerprint({
+function signKeyParts(params: X402SignParams) {
+  return {
     tool: 'x402_sign',
     paymentRequirements: JSON.stringify(params.paymentRequirements),
     resource: params.resource,
     memo: params.memo,
-  });
+  };
 }
 
 // ---- mpp_sign --------------------------------------------------------------------------------------------
@@ -435,7 +429,7 @@ async function mppSignFor(
   once: Once,
 ): Promise<Outcome<unknown>> {
   const offer = challengeToPay(params.challenge, chainOf(deps), deps.ctx.clock.nowMs());
-  const claim = claimOf(key, idempotencyKey, mppFingerprint(params));
+  const claim = idempotencyClaim(keyScope.wallet(key.walletId), idempotencyKey, mppKeyParts(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return mppAnswer(deps, stored);
   await refuseFrozen(deps, key.walletId);
@@ -491,10 +485,10 @@ async function mppAnswer(deps: X402Deps, decision: Outcome<unknown>): Promise<Ou
   return success({ ...base, authorization: signed.header, credential: signed.payload });
 }
 
-function mppFingerprint(params: MppSignParams): string {
-  return requestFingerprint({
+function mppKeyParts(params: MppSignParams) {
+  return {
     tool: 'mpp_sign',
     challenge: typeof params.challenge === 'string' ? params.challenge : JSON.stringify(params.challenge),
     memo: params.memo,
-  });
+  };
 }

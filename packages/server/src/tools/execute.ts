@@ -4,9 +4,9 @@ import type { Scope } from '../domain/keys/api-keys.ts';
 import type { Outcome } from '../domain/outcome.ts';
 import { AppError, invalid } from '../errors.ts';
 import { describeIssues } from '../http/schemas.ts';
-import { chooseIdempotencyKey } from '../services/idempotency.ts';
 import type { FaceServices } from '../services/index.ts';
 import type { AgentKey } from '../services/keys/keys.ts';
+import { chooseIdempotencyKey } from '../services/money/idempotency.ts';
 import { toolByName } from './registry.ts';
 
 export interface ToolInvocation {

@@ -5,8 +5,8 @@ import {
   idempotencyKeySchema,
   memoSchema,
 } from '../http/schemas.ts';
-import { requestFingerprint } from '../services/idempotency.ts';
 import type { AgentKey } from '../services/keys/keys.ts';
+import { idempotencyClaim, keyScope } from '../services/money/idempotency.ts';
 import { optionalParam } from './optional-param.ts';
 
 export const paymentInputShape = {
@@ -44,19 +44,12 @@ export function paymentRequest(
     amountMicros: params.amount,
     memo: params.memo ?? null,
     reason: params.reason ?? null,
-    idempotency:
-      idempotencyKey === null
-        ? null
-        : {
-            scope: `wallet:${key.walletId}`,
-            key: idempotencyKey,
-            fingerprint: requestFingerprint({
-              tool,
-              toAddress: params.toAddress,
-              amountMicros: params.amount.toString(),
-              memo: params.memo ?? null,
-              reason: params.reason ?? null,
-            }),
-          },
+    idempotency: idempotencyClaim(keyScope.wallet(key.walletId), idempotencyKey, {
+      tool,
+      toAddress: params.toAddress,
+      amountMicros: params.amount.toString(),
+      memo: params.memo ?? null,
+      reason: params.reason ?? null,
+    }),
   };
 }

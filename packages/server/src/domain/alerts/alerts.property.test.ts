@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { emptyWindows, type WalletState } from '../batch-state.ts';
+import { emptyWindows, type WalletState } from '../money/batch-state.ts';
 import { type AlertState, evaluateAlert, reached } from './alerts.ts';
 
 function wallet(availableMicros: bigint, spentMicros = 0n, capMicros = 100n): WalletState {

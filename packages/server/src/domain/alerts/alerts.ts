@@ -3,8 +3,9 @@
 // percent of a cap and is re-armed when it is back under (a rolling window moved on) or a calendar period began
 // (the key names the period). Decided once per batch against the wallets as the batch leaves them, under their
 // locks, so concurrent payments fire an alert once per crossing, never once per payment. Pure.
-import type { WalletState } from '../batch-state.ts';
-import { periodKey } from '../batch-state.ts';
+
+import type { WalletState } from '../money/batch-state.ts';
+import { periodKey } from '../money/batch-state.ts';
 import { periodOf } from '../policies/calendar-period.ts';
 
 export const ALERT_TYPES = ['balance_below', 'cap_used'] as const;

@@ -5,8 +5,7 @@ import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { amountSchema, idempotencyKeySchema, walletIdParams } from '../../http/schemas.ts';
 import { movementView } from '../../http/views.ts';
-import { chooseIdempotencyKey } from '../../services/idempotency.ts';
-import { idempotencyRequest } from './shared.ts';
+import { chooseIdempotencyKey, idempotencyClaim, keyScope } from '../../services/money/idempotency.ts';
 
 const DESCRIPTIONS = {
   fund: 'Moves money from the master wallet to the agent wallet in one atomic ledger transaction.',
@@ -28,7 +27,7 @@ export function movementRoute(direction: 'fund' | 'withdraw') {
     handler: async ({ request, params, body, services }) => {
       const { tenantId: userId } = currentUser(request);
       const key = chooseIdempotencyKey(request.headers['idempotency-key'], body.idempotencyKey);
-      const idempotency = idempotencyRequest(`user:${userId}`, key, {
+      const idempotency = idempotencyClaim(keyScope.user(userId), key, {
         operation: direction,
         walletId: params.walletId,
         amountMicros: body.amount.toString(),

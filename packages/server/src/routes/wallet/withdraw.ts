@@ -3,9 +3,8 @@ import { unwrap } from '../../domain/outcome.ts';
 import { currentUser } from '../../http/auth-hooks.ts';
 import { defineRoute } from '../../http/route.ts';
 import { addressSchema, amountSchema, idempotencyKeySchema, memoSchema } from '../../http/schemas.ts';
-import { chooseIdempotencyKey } from '../../services/idempotency.ts';
-import { withdrawalAnswer } from '../../services/withdrawals.ts';
-import { idempotencyRequest } from '../agent-wallets/shared.ts';
+import { chooseIdempotencyKey, idempotencyClaim, keyScope } from '../../services/money/idempotency.ts';
+import { withdrawalAnswer } from '../../services/money/withdrawals.ts';
 import { withdrawalView } from './withdrawal-schemas.ts';
 
 export default defineRoute({
@@ -33,7 +32,7 @@ export default defineRoute({
   handler: async ({ request, body, services }) => {
     const { tenantId: userId } = currentUser(request);
     const key = chooseIdempotencyKey(request.headers['idempotency-key'], body.idempotencyKey);
-    const idempotency = idempotencyRequest(`user:${userId}`, key, {
+    const idempotency = idempotencyClaim(keyScope.user(userId), key, {
       operation: 'master_withdrawal',
       toAddress: body.toAddress,
       amountMicros: body.amount.toString(),

@@ -3,8 +3,8 @@
 // poll this; measured, Kysely building and running the four queries it used to take was half of its CPU.
 import { sql } from 'kysely';
 import { type Clock, isoFromMs } from '../../clock.ts';
-import { ACCOUNT_SUFFIX } from '../../domain/accounts.ts';
-import { periodKey } from '../../domain/batch-state.ts';
+import { ACCOUNT_SUFFIX } from '../../domain/money/accounts.ts';
+import { periodKey } from '../../domain/money/batch-state.ts';
 import { formatMicros } from '../../domain/money.ts';
 import {
   type ActivePolicy,
@@ -15,9 +15,9 @@ import {
 import { assert } from '../../errors.ts';
 import type { Dialect, Store } from '../../store/db.ts';
 import { isConnectionFailure } from '../../store/errors.ts';
+import { windowSpentSql } from '../money/spending-windows.ts';
+import { spentInPeriods, windowNeeds } from '../money/window-totals.ts';
 import { activePoliciesJsonSql, type PoliciesJson, policiesFromJson } from '../policies/policies.ts';
-import { windowSpentSql } from '../spending-windows.ts';
-import { spentInPeriods, windowNeeds } from '../window-totals.ts';
 import { createReadBatch } from './read-batch.ts';
 
 export interface BalanceView {

@@ -3,8 +3,8 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { isoFromMs } from '../../clock.ts';
 import { toChecksumAddress } from '../../domain/address.ts';
-import type { ApprovalMark } from '../../domain/approvals.ts';
 import { newId } from '../../domain/ids.ts';
+import type { ApprovalMark } from '../../domain/money/approvals.ts';
 import { formatMicros } from '../../domain/money.ts';
 import type { Violation } from '../../domain/policies/policies.ts';
 import type { NewTransaction, TransactionStatus, TransactionType } from '../../domain/records.ts';

@@ -2,17 +2,17 @@
 // of payments awaiting approval, wherever it appears (get, list, fund and withdraw answers).
 import { type Kysely, sql } from 'kysely';
 import { isoFromMs } from '../../clock.ts';
-import { walletAccountIds } from '../../domain/accounts.ts';
 import { toChecksumAddress } from '../../domain/address.ts';
-import type { WalletState } from '../../domain/batch-state.ts';
+import { walletAccountIds } from '../../domain/money/accounts.ts';
+import type { WalletState } from '../../domain/money/batch-state.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { type ActivePolicy, capsRemaining, DAY_MS, type PolicyType } from '../../domain/policies/policies.ts';
 import { assert } from '../../errors.ts';
 import { readBalances } from '../../ledger/ledger.ts';
 import { isPending, notCompleted } from '../../store/partial-index.ts';
 import type { Database } from '../../store/schema.ts';
+import { windowSpentSql } from '../money/spending-windows.ts';
 import { ruleOf } from '../policies/policies.ts';
-import { windowSpentSql } from '../spending-windows.ts';
 import type { WalletRow } from './wallet-rows.ts';
 
 export interface AgentWalletView {

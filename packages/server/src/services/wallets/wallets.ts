@@ -2,14 +2,14 @@
 // them (fund: master -> agent, withdraw: agent -> master). Every movement goes through the ledger writer.
 import type { Kysely } from 'kysely';
 import { newId } from '../../domain/ids.ts';
-import type { MoveCommand } from '../../domain/movement-batch.ts';
+import type { MoveCommand } from '../../domain/money/movement-batch.ts';
 import type { Outcome } from '../../domain/outcome.ts';
 import { invalid } from '../../errors.ts';
 import { createWalletAccounts } from '../../ledger/ledger.ts';
 import { lockOwnerRow } from '../../store/locks.ts';
 import type { Database, WalletKind } from '../../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from '../context.ts';
-import type { IdempotencyRequest } from '../idempotency.ts';
+import { type IdempotencyRequest, submitCommand } from '../money/idempotency.ts';
 import { emitEvent } from '../webhooks/webhook-events.ts';
 import type { AddressSource } from './addresses.ts';
 import type { TransactionView } from './transactions.ts';
@@ -142,7 +142,7 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
     return ownedWallet(store.db, userId, walletId, 'agent');
   }
 
-  /** A batch command of the ledger writer, decided with the others of its batch (domain/movement-batch.ts). */
+  /** A batch command of the ledger writer, decided with the others of its batch (domain/money/movement-batch.ts). */
   function move(input: MoveInput) {
     const command: MoveCommand = {
       kind: input.direction,
@@ -152,7 +152,7 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
       idempotency: input.idempotency,
       nowMs: clock.nowMs(),
     };
-    return writer.submit<{ outcome: Outcome<MovementResult>; replayed: boolean }>(command, {
+    return submitCommand<MovementResult>(writer, command, {
       wallets: [input.walletId],
       mastersOf: [input.userId],
     });

@@ -2,7 +2,7 @@
 // takes off or puts back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ActivePolicy, DAY_MS, WINDOWS } from '../domain/policies/policies.ts';
+import { type ActivePolicy, DAY_MS, WINDOWS } from '../../domain/policies/policies.ts';
 import { shiftOf, spansOf } from './spending-windows.ts';
 
 test('shiftOf: later takes off what left the window, earlier puts back what re-entered, the same time nothing', () => {

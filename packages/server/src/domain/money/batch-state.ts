@@ -1,6 +1,11 @@
 // The state a batch of money commands is decided against, the effects the decisions collect, and the one pure
 // ledger step they share: a balanced transfer checked against the in-memory balances. See batch.ts.
-import { assert } from '../errors.ts';
+import { assert } from '../../errors.ts';
+import type { Outcome } from '../outcome.ts';
+import type { Period } from '../policies/calendar-period.ts';
+import type { ActivePolicy, WindowName, WindowSpending } from '../policies/policies.ts';
+import type { NewDeposit, NewTransaction, TransactionRecord } from '../records.ts';
+import type { EventType } from '../webhooks/webhook-events.ts';
 import {
   assertBalanced,
   BALANCE_MAX_MICROS,
@@ -9,11 +14,6 @@ import {
   type Leg,
 } from './accounts.ts';
 import type { ApprovalMark } from './approvals.ts';
-import type { Outcome } from './outcome.ts';
-import type { Period } from './policies/calendar-period.ts';
-import type { ActivePolicy, WindowName, WindowSpending } from './policies/policies.ts';
-import type { NewDeposit, NewTransaction, TransactionRecord } from './records.ts';
-import type { EventType } from './webhooks/webhook-events.ts';
 
 /** A payment's row as stored (transactions). */
 export type HeldRow = TransactionRecord;
@@ -187,6 +187,9 @@ export interface X402Spec {
   nowMs: number;
 }
 
+/** What a batch moves in the ledger: written by ledger/ alone (ledgerWriteSteps), the only writer of balances. */
+export type LedgerEffects = Pick<BatchEffects, 'ledgerTransactions' | 'entries' | 'balanceDeltas'>;
+
 export interface BatchEffects {
   ledgerTransactions: Array<{ id: string; kind: string; referenceId: string; nowMs: number }>;
   entries: Array<{
@@ -233,9 +236,13 @@ export interface FreezeSpec {
   nowMs: number;
 }
 
-export type CommandResult =
-  | { ok: true; value: { outcome: Outcome<unknown>; replayed: boolean } }
-  | { ok: false; error: unknown };
+/** The writer's answer to a money command: its outcome, and whether it was replayed from its key. */
+export interface CommandAnswer {
+  outcome: Outcome<unknown>;
+  replayed: boolean;
+}
+
+export type CommandResult = { ok: true; value: CommandAnswer } | { ok: false; error: unknown };
 
 export function emptyEffects(): BatchEffects {
   return {

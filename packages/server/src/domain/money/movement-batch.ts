@@ -1,6 +1,8 @@
 // The owner's money movements decided in memory against a batch's state: fund (master → agent), withdraw
 // (agent → master), and sandbox deposits into the master wallet. Pure: see batch.ts for how a batch runs.
-import { notFound } from '../errors.ts';
+import { notFound } from '../../errors.ts';
+import { formatMicros } from '../money.ts';
+import { failure, type Outcome, success } from '../outcome.ts';
 import { accountIds } from './accounts.ts';
 import {
   type BatchContext,
@@ -9,8 +11,6 @@ import {
   transfer,
   type WalletState,
 } from './batch-state.ts';
-import { formatMicros } from './money.ts';
-import { failure, type Outcome, success } from './outcome.ts';
 
 export interface MoveCommand {
   kind: 'fund' | 'withdraw';

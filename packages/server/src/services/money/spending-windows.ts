@@ -9,15 +9,15 @@
 // back cannot lose a concurrent change: a change of status outside a batch (setTransactionStatus) locks the same
 // wallet row before it moves the windows.
 import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
-import type { BatchEffects } from '../domain/batch-state.ts';
-import { type ActivePolicy, DAY_MS, WINDOWS } from '../domain/policies/policies.ts';
-import { assert } from '../errors.ts';
-import type { Dialect } from '../store/db.ts';
-import { type KeptWindowsJson, parseKeptWindows } from '../store/kept-windows.ts';
-import type { Database, SpendingWindowsTable } from '../store/schema.ts';
-import { valuesTable } from '../store/values-table.ts';
-import { insertRows, type WriteStep } from '../store/write-plan.ts';
-import { countsAsSpending, SPENDING_STATUSES } from './wallets/transactions.ts';
+import type { BatchEffects } from '../../domain/money/batch-state.ts';
+import { type ActivePolicy, DAY_MS, WINDOWS } from '../../domain/policies/policies.ts';
+import { assert } from '../../errors.ts';
+import type { Dialect } from '../../store/db.ts';
+import { type KeptWindowsJson, parseKeptWindows } from '../../store/kept-windows.ts';
+import type { Database, SpendingWindowsTable } from '../../store/schema.ts';
+import { valuesTable } from '../../store/values-table.ts';
+import { insertRows, type WriteStep } from '../../store/write-plan.ts';
+import { countsAsSpending, SPENDING_STATUSES } from '../wallets/transactions.ts';
 
 export interface WindowTotal {
   spentMicros: bigint;

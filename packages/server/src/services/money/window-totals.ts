@@ -4,13 +4,13 @@
 // status) index). Windows end at the batch's first command: a later command of the same batch counts a payment
 // that left the window in the milliseconds between them, which can only deny early, never let a budget be passed.
 import type { Kysely } from 'kysely';
-import { emptyWindows, periodKey, recipientKey, type WindowTotals } from '../domain/batch-state.ts';
-import { type Period, periodOf } from '../domain/policies/calendar-period.ts';
-import { type ActivePolicy, WINDOWS, type WindowName } from '../domain/policies/policies.ts';
-import { assert } from '../errors.ts';
-import type { Database } from '../store/schema.ts';
+import { emptyWindows, periodKey, recipientKey, type WindowTotals } from '../../domain/money/batch-state.ts';
+import { type Period, periodOf } from '../../domain/policies/calendar-period.ts';
+import { type ActivePolicy, WINDOWS, type WindowName } from '../../domain/policies/policies.ts';
+import { assert } from '../../errors.ts';
+import type { Database } from '../../store/schema.ts';
+import { SPENDING_STATUSES } from '../wallets/transactions.ts';
 import type { SpendingWindows } from './spending-windows.ts';
-import { SPENDING_STATUSES } from './wallets/transactions.ts';
 
 interface Needs {
   /** window → wallets whose spending or count in it a policy checks. */

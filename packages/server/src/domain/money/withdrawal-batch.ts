@@ -2,12 +2,13 @@
 // state like any payment (see batch.ts): recorded as a payment of the master wallet, so the rail pays it the
 // way it pays an agent's payment — at once on the sandbox, through the payout outbox on evm (a failed payout
 // returns the money), on the internal ledger when the address is a wallet of this service. The address book's
-// delay is checked before the command is submitted (services/withdrawals.ts). Pure.
+// delay is checked before the command is submitted (services/money/withdrawals.ts). Pure.
+
+import { formatMicros } from '../money.ts';
+import { failure, type Outcome, success } from '../outcome.ts';
 import { accountIds } from './accounts.ts';
 import type { BatchContext, BatchEffects, BatchState } from './batch-state.ts';
-import { formatMicros } from './money.ts';
 import { masterOf } from './movement-batch.ts';
-import { failure, type Outcome, success } from './outcome.ts';
 import { payRecipient, recipientOf } from './payment-batch.ts';
 
 export interface MasterWithdrawalCommand {

@@ -1,13 +1,14 @@
 // Agent payments and approval requests. Each request becomes a command of the ledger writer; the commands that
-// queue together are decided as one batch (domain/payment-batch.ts) under the locks of every wallet they touch,
+// queue together are decided as one batch (domain/money/payment-batch.ts) under the locks of every wallet they touch,
 // and their checks (frozen, policies, balance) and effects (records, ledger entries, idempotency outcome)
 // commit together. Nobody is answered before that commit.
-import type { Outcome } from '../domain/outcome.ts';
-import type { PaymentCommand, SendPaymentData } from '../domain/payment-batch.ts';
-import type { ServiceContext } from './context.ts';
-import type { IdempotencyRequest, IdempotentResult } from './idempotency.ts';
 
-export type { SendPaymentData } from '../domain/payment-batch.ts';
+import type { PaymentCommand, SendPaymentData } from '../../domain/money/payment-batch.ts';
+import type { Outcome } from '../../domain/outcome.ts';
+import type { ServiceContext } from '../context.ts';
+import { type IdempotencyRequest, submitCommand } from './idempotency.ts';
+
+export type { SendPaymentData } from '../../domain/money/payment-batch.ts';
 
 /** The API key a tool call arrived with: it decides the wallet, never a parameter. */
 export interface AgentKeyRef {
@@ -57,7 +58,7 @@ export function createPaymentService(ctx: ServiceContext, payoutGate: PayoutGate
     };
     // The payer and, if it is a wallet of this service, the recipient: both are locked for the batch.
     const locks = { wallets: [request.key.walletId], addresses: [request.toAddress] };
-    const result = await writer.submit<IdempotentResult<T>>(command, locks);
+    const result = await submitCommand<T>(writer, command, locks);
     return result.outcome;
   }
   return {

@@ -2,15 +2,15 @@
 // the room left under the caps — decided by send_payment's own decider on a snapshot (money-batch.ts
 // previewPayment), so the two cannot disagree. Nothing is stored, nothing held, no idempotency key claimed.
 
-import { accountIds } from '../domain/accounts.ts';
-import { windowSpending } from '../domain/batch-state.ts';
-import { formatMicros } from '../domain/money.ts';
-import type { PaymentCommand } from '../domain/payment-batch.ts';
-import { capsRemaining, periodCapRemaining, type Violation } from '../domain/policies/policies.ts';
-import { AppError } from '../errors.ts';
-import type { Store } from '../store/db.ts';
-import { type MoneyBatchOptions, previewPayment } from './money-batch.ts';
-import { periodCapView } from './wallets/balance-view.ts';
+import { accountIds } from '../../domain/money/accounts.ts';
+import { windowSpending } from '../../domain/money/batch-state.ts';
+import type { PaymentCommand } from '../../domain/money/payment-batch.ts';
+import { formatMicros } from '../../domain/money.ts';
+import { capsRemaining, periodCapRemaining, type Violation } from '../../domain/policies/policies.ts';
+import { AppError } from '../../errors.ts';
+import type { Store } from '../../store/db.ts';
+import { periodCapView } from '../wallets/balance-view.ts';
+import { type MoneyBatchOptions, previewPayment } from './batch.ts';
 
 export interface CheckPaymentData {
   allowed: boolean;

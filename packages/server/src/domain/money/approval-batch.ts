@@ -4,7 +4,9 @@
 // signed by the agent's next call. Reject and expire return the hold to the wallet. Policies are not evaluated
 // again: the owner's approval is the decision. Pure: the batch writes the transitions it collects.
 
-import { invalidState, notFound } from '../errors.ts';
+import { invalidState, notFound } from '../../errors.ts';
+import { type Outcome, success } from '../outcome.ts';
+import type { TransactionStatus } from '../records.ts';
 import { accountIds } from './accounts.ts';
 import { type ApprovalMark, nextApproval } from './approvals.ts';
 import {
@@ -16,9 +18,7 @@ import {
   transfer,
   type WalletState,
 } from './batch-state.ts';
-import { type Outcome, success } from './outcome.ts';
 import { payRecipient, recipientOf } from './payment-batch.ts';
-import type { TransactionStatus } from './records.ts';
 
 export interface ResolveCommand {
   kind: 'approve' | 'reject' | 'expire';

@@ -1,14 +1,16 @@
 // The owner's side of held payments: approve (settle from the hold; policies are not evaluated again — the
 // owner's approval is the decision), reject, and expiry of unanswered approvals. Each is a command of the
-// ledger writer's batches, decided in memory by domain/approval-batch.ts against the payment as it stands under
+// ledger writer's batches, decided in memory by domain/money/approval-batch.ts against the payment as it stands under
 // the batch's locks, so two approvals racing settle the payment once.
-import type { ResolveCommand, ResolveData } from '../domain/approval-batch.ts';
-import { type Outcome, unwrap } from '../domain/outcome.ts';
-import { invalidState } from '../errors.ts';
-import { isPending } from '../store/partial-index.ts';
-import type { ServiceContext } from './context.ts';
+
+import type { ResolveCommand, ResolveData } from '../../domain/money/approval-batch.ts';
+import { unwrap } from '../../domain/outcome.ts';
+import { invalidState } from '../../errors.ts';
+import { isPending } from '../../store/partial-index.ts';
+import type { MoneyWriter, ServiceContext } from '../context.ts';
+import { type TransactionView, transactionView } from '../wallets/transactions.ts';
+import { submitCommand } from './idempotency.ts';
 import type { PayoutGate } from './payments.ts';
-import { type TransactionView, transactionView } from './wallets/transactions.ts';
 
 export const EXPIRY_BATCH_MAX = 100;
 
@@ -32,16 +34,7 @@ export interface ApprovalService {
 }
 
 export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGate): ApprovalService {
-  const { store, writer, clock } = ctx;
-
-  /** Runs one answer as a command of the writer's batches (domain/approval-batch.ts decides it). */
-  async function resolve(command: ResolveCommand, recipients: readonly string[]): Promise<ResolveData> {
-    // The payer and, for an approval, a recipient that is a wallet here: locked in the batch's one ordered
-    // statement, so an answer never waits on a row in the opposite order to another batch (deadlock-free).
-    const locks = { wallets: [command.walletId], addresses: recipients };
-    const result = await writer.submit<{ outcome: Outcome<ResolveData> }>(command, locks);
-    return unwrap(result.outcome);
-  }
+  const { writer, clock } = ctx;
 
   async function answer(
     kind: 'approve' | 'reject',
@@ -59,41 +52,10 @@ export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGat
       idempotency: null,
       nowMs: clock.nowMs(),
     };
-    const data = await resolve(command, recipients);
+    const data = await resolveHeld(writer, command, recipients);
     if (data.result === 'expired')
       throw invalidState('the approval window ended; the transaction is expired');
     return transactionView(data.transaction, data.approvals);
-  }
-
-  async function expireDue(): Promise<number> {
-    const nowMs = clock.nowMs();
-    const due = await store.db
-      .selectFrom('transactions')
-      .select(['id', 'wallet_id'])
-      .where(isPending)
-      .where('expires_at_ms', '<=', BigInt(nowMs))
-      .orderBy('expires_at_ms', 'asc')
-      .limit(EXPIRY_BATCH_MAX)
-      .execute();
-    // Submitted together: the writer decides them in as few batches as their wallets allow.
-    const results = await Promise.all(
-      due.map((item) =>
-        resolve(
-          {
-            kind: 'expire',
-            userId: null,
-            member: null,
-            walletId: item.wallet_id,
-            transactionId: item.id,
-            reason: null,
-            idempotency: null,
-            nowMs,
-          },
-          [],
-        ),
-      ),
-    );
-    return results.filter((data) => data.result === 'done').length;
   }
 
   return {
@@ -105,7 +67,7 @@ export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGat
     },
     reject: (approver, walletId, transactionId, reason) =>
       answer('reject', approver, { walletId, transactionId }, reason, []),
-    expireDue,
+    expireDue: () => expireDue(ctx),
   };
 }
 
@@ -123,4 +85,50 @@ async function heldPayment(ctx: ServiceContext, ids: { userId: string; transacti
     .executeTakeFirst();
   if (tx === undefined || tx.status !== 'pending' || tx.to_address === null || tx.resource !== null) return;
   return { to_address: tx.to_address, amount_micros: tx.amount_micros };
+}
+
+/** Runs one answer as a command of the writer's batches (domain/money/approval-batch.ts decides it). */
+async function resolveHeld(
+  writer: MoneyWriter,
+  command: ResolveCommand,
+  recipients: readonly string[],
+): Promise<ResolveData> {
+  // The payer and, for an approval, a recipient that is a wallet here: locked in the batch's one ordered
+  // statement, so an answer never waits on a row in the opposite order to another batch (deadlock-free).
+  const locks = { wallets: [command.walletId], addresses: recipients };
+  const result = await submitCommand<ResolveData>(writer, command, locks);
+  return unwrap(result.outcome);
+}
+
+/** Expires pending approvals whose time has passed (at most EXPIRY_BATCH_MAX a round); returns how many. */
+async function expireDue(ctx: ServiceContext): Promise<number> {
+  const nowMs = ctx.clock.nowMs();
+  const due = await ctx.store.db
+    .selectFrom('transactions')
+    .select(['id', 'wallet_id'])
+    .where(isPending)
+    .where('expires_at_ms', '<=', BigInt(nowMs))
+    .orderBy('expires_at_ms', 'asc')
+    .limit(EXPIRY_BATCH_MAX)
+    .execute();
+  // Submitted together: the writer decides them in as few batches as their wallets allow.
+  const results = await Promise.all(
+    due.map((item) =>
+      resolveHeld(
+        ctx.writer,
+        {
+          kind: 'expire',
+          userId: null,
+          member: null,
+          walletId: item.wallet_id,
+          transactionId: item.id,
+          reason: null,
+          idempotency: null,
+          nowMs,
+        },
+        [],
+      ),
+    ),
+  );
+  return results.filter((data) => data.result === 'done').length;
 }

@@ -1,14 +1,16 @@
 // Money entering a master wallet from outside: sandbox deposits now, EVM deposits with their rail later,
 // and payments from other wallets of this service (rail "internal").
+
 import type { Kysely } from 'kysely';
-import { isoFromMs } from '../clock.ts';
-import { newId } from '../domain/ids.ts';
-import { formatMicros } from '../domain/money.ts';
-import type { DepositCommand, DepositData } from '../domain/movement-batch.ts';
-import { type Outcome, unwrap } from '../domain/outcome.ts';
-import type { NewDeposit } from '../domain/records.ts';
-import type { Database } from '../store/schema.ts';
-import { type Page, pageOf, type ServiceContext } from './context.ts';
+import { isoFromMs } from '../../clock.ts';
+import { newId } from '../../domain/ids.ts';
+import type { DepositCommand, DepositData } from '../../domain/money/movement-batch.ts';
+import { formatMicros } from '../../domain/money.ts';
+import { unwrap } from '../../domain/outcome.ts';
+import type { NewDeposit } from '../../domain/records.ts';
+import type { Database } from '../../store/schema.ts';
+import { type Page, pageOf, type ServiceContext } from '../context.ts';
+import { submitCommand } from './idempotency.ts';
 
 export interface DepositView {
   id: string;
@@ -68,7 +70,7 @@ export interface DepositService {
 export function createDepositService(ctx: ServiceContext): DepositService {
   const { store, writer, clock } = ctx;
 
-  /** A batch command of the ledger writer (domain/movement-batch.ts): the rail's money into the master wallet. */
+  /** A batch command of the ledger writer (domain/money/movement-batch.ts): the rail's money into the master wallet. */
   async function sandboxDeposit(userId: string, amountMicros: bigint) {
     const command: DepositCommand = {
       kind: 'deposit',
@@ -78,7 +80,7 @@ export function createDepositService(ctx: ServiceContext): DepositService {
       idempotency: null,
       nowMs: clock.nowMs(),
     };
-    const { outcome } = await writer.submit<{ outcome: Outcome<DepositData> }>(command, {
+    const { outcome } = await submitCommand<DepositData>(writer, command, {
       mastersOf: [userId],
     });
     const deposit = unwrap(outcome);

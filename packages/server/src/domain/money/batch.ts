@@ -1,10 +1,12 @@
 // Money commands decided a batch at a time, in memory, as pure functions: given the state a batch loaded (the
 // wallets it touches with their balances, spent totals and active policies, and the idempotency keys it names),
 // each command is decided in arrival order — later commands see earlier ones' effects — and every effect is
-// collected for the store to write with a few multi-row statements (services/payment-batch.ts). Nothing here
+// collected for the store to write with a few multi-row statements (services/money/batch.ts). Nothing here
 // reads or writes a database, so the decisions are tested fast and by property: a batch decided at once equals
 // its commands decided one by one. The database constraints stay the second half of each assertion (a guarded
 // balance update that must match every account, a check that no balance is negative).
+
+import type { Outcome } from '../outcome.ts';
 import { decideResolve, type ResolveCommand } from './approval-batch.ts';
 import {
   type BatchContext,
@@ -16,7 +18,6 @@ import {
 } from './batch-state.ts';
 import { idempotencyConflict, keyIsLive } from './idempotency.ts';
 import { type DepositCommand, decideDeposit, decideMove, type MoveCommand } from './movement-batch.ts';
-import type { Outcome } from './outcome.ts';
 import { decidePayment, type PaymentCommand } from './payment-batch.ts';
 import { decideMasterWithdrawal, type MasterWithdrawalCommand } from './withdrawal-batch.ts';
 

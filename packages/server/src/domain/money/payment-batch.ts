@@ -2,9 +2,19 @@
 // payments to the wallet itself are refused, every active policy is evaluated, then the payment is denied (a
 // rejected record), held for approval, or settled — on the internal ledger when the recipient is a wallet of
 // this service, through the rail otherwise. Pure: see batch.ts for how a batch runs.
-import { AppError, invalid, notFound } from '../errors.ts';
+import { AppError, invalid, notFound } from '../../errors.ts';
+import { toChecksumAddress } from '../address.ts';
+import { formatMicros } from '../money.ts';
+import { failure, type Outcome, success } from '../outcome.ts';
+import {
+  approvalReason,
+  approvalsRequired,
+  evaluatePolicies,
+  merchantHostOf,
+  trippedBreaker,
+  type Violation,
+} from '../policies/policies.ts';
 import { accountIds } from './accounts.ts';
-import { toChecksumAddress } from './address.ts';
 import {
   type BatchContext,
   type BatchEffects,
@@ -16,16 +26,6 @@ import {
   type X402Details,
   type X402Spec,
 } from './batch-state.ts';
-import { formatMicros } from './money.ts';
-import { failure, type Outcome, success } from './outcome.ts';
-import {
-  approvalReason,
-  approvalsRequired,
-  evaluatePolicies,
-  merchantHostOf,
-  trippedBreaker,
-  type Violation,
-} from './policies/policies.ts';
 
 export interface PaymentCommand {
   kind: 'send' | 'request_approval' | 'x402';

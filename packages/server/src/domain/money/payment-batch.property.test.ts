@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../errors.ts';
+import type { ActivePolicy } from '../policies/policies.ts';
 import { BALANCE_MAX_MICROS } from './accounts.ts';
 import type { ResolveCommand } from './approval-batch.ts';
 import { type BatchCommand, decideBatch } from './batch.ts';
@@ -19,7 +20,6 @@ import {
   type WalletState,
 } from './batch-state.ts';
 import type { PaymentCommand } from './payment-batch.ts';
-import type { ActivePolicy } from './policies/policies.ts';
 
 const RUNS = Number(process.env.FC_RUNS ?? 300);
 const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);

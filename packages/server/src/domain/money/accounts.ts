@@ -1,7 +1,7 @@
 // Accounts and the rules every movement of money keeps, as pure data and checks: the ids of a wallet's accounts,
 // the balance bound, and a balanced transfer. The ledger (ledger/ledger.ts) applies them to the database and the
 // batch deciders (batch-state.ts) to their in-memory balances.
-import { assert } from '../errors.ts';
+import { assert } from '../../errors.ts';
 
 export interface Leg {
   accountId: string;

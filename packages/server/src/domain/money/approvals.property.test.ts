@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { keepsAnOwner, ROLES, roleAllows } from '../organizations/roles.ts';
 import { type ApprovalMark, nextApproval } from './approvals.ts';
-import { keepsAnOwner, ROLES, roleAllows } from './organizations/roles.ts';
 
 type Answer = { kind: 'approve' | 'reject'; member: string };
 type Final = { status: 'pending' | 'executed' | 'rejected'; executions: number; approvers: string[] };

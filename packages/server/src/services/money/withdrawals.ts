@@ -1,22 +1,22 @@
 // The owner takes money out of the master wallet (contract section 8): only to an address of their book, and only
 // once the address has waited WITHDRAWAL_ADDRESS_DELAY_SECONDS since it was added — so a thief who got in cannot
 // add an address and use it before the owner, told by `withdrawal_address.added`, removes it. The withdrawal
-// itself is a batch command (domain/withdrawal-batch.ts): idempotent, decided with the ledger's other writes.
-import { isoFromMs } from '../clock.ts';
-import { toChecksumAddress } from '../domain/address.ts';
-import { newId } from '../domain/ids.ts';
-import { formatMicros } from '../domain/money.ts';
-import type { Outcome } from '../domain/outcome.ts';
-import type { MasterWithdrawalCommand, WithdrawalData } from '../domain/withdrawal-batch.ts';
-import { AppError, invalid, notFound } from '../errors.ts';
-import { lockOwnerRow } from '../store/locks.ts';
-import type { WithdrawalAddressesTable } from '../store/schema.ts';
-import { type Page, pageOf, type ServiceContext } from './context.ts';
-import type { IdempotencyRequest, IdempotentResult } from './idempotency.ts';
+// itself is a batch command (domain/money/withdrawal-batch.ts): idempotent, decided with the ledger's other writes.
+import { isoFromMs } from '../../clock.ts';
+import { toChecksumAddress } from '../../domain/address.ts';
+import { newId } from '../../domain/ids.ts';
+import type { MasterWithdrawalCommand, WithdrawalData } from '../../domain/money/withdrawal-batch.ts';
+import { formatMicros } from '../../domain/money.ts';
+import type { Outcome } from '../../domain/outcome.ts';
+import { AppError, invalid, notFound } from '../../errors.ts';
+import { lockOwnerRow } from '../../store/locks.ts';
+import type { WithdrawalAddressesTable } from '../../store/schema.ts';
+import { type Page, pageOf, type ServiceContext } from '../context.ts';
+import { withdrawalView } from '../wallets/transactions.ts';
+import { masterWalletOf } from '../wallets/wallet-rows.ts';
+import { emitEvent } from '../webhooks/webhook-events.ts';
+import { type IdempotencyRequest, submitCommand } from './idempotency.ts';
 import type { PayoutGate } from './payments.ts';
-import { withdrawalView } from './wallets/transactions.ts';
-import { masterWalletOf } from './wallets/wallet-rows.ts';
-import { emitEvent } from './webhooks/webhook-events.ts';
 
 export const WITHDRAWAL_ADDRESSES_PER_USER_MAX = 100;
 
@@ -55,6 +55,72 @@ export function createWithdrawalService(
 ) {
   const { store, writer, clock } = ctx;
 
+  /** Refused unless `toAddress` is an active entry of the book: the message says when a pending one activates. */
+  async function requireActive(userId: string, toAddress: string) {
+    const entry = await store.db
+      .selectFrom('withdrawal_addresses')
+      .select(['activates_at_ms'])
+      .where('user_id', '=', userId)
+      .where('address', '=', toAddress)
+      .executeTakeFirst();
+    if (entry === undefined) {
+      throw new AppError('WITHDRAWAL_ADDRESS_NOT_ALLOWED', 'toAddress is not in the withdrawal address book');
+    }
+    if (BigInt(clock.nowMs()) < entry.activates_at_ms) {
+      throw new AppError(
+        'WITHDRAWAL_ADDRESS_NOT_ALLOWED',
+        `toAddress is in the book but pending: usable from ${isoFromMs(entry.activates_at_ms)}`,
+      );
+    }
+  }
+
+  async function withdraw(request: WithdrawalRequest): Promise<Outcome<WithdrawalData>> {
+    await requireActive(request.userId, request.toAddress);
+    if (options.payoutGate !== null) await options.payoutGate(request.toAddress, request.amountMicros);
+    const command: MasterWithdrawalCommand = {
+      kind: 'master_withdrawal',
+      userId: request.userId,
+      toAddress: request.toAddress,
+      amountMicros: request.amountMicros,
+      memo: request.memo,
+      idempotency: request.idempotency,
+      nowMs: clock.nowMs(),
+    };
+    // The master wallet and, if it is a wallet of this service, the recipient: both locked for the batch.
+    const result = await submitCommand<WithdrawalData>(writer, command, {
+      mastersOf: [request.userId],
+      addresses: [request.toAddress],
+    });
+    return result.outcome;
+  }
+
+  function masterPayments(masterId: string) {
+    return store.db
+      .selectFrom('transactions')
+      .where('wallet_id', '=', masterId)
+      .where('type', '=', 'payment');
+  }
+
+  async function list(userId: string, page: Page) {
+    const master = await masterWalletOf(store.db, userId);
+    const { rows, total } = await pageOf(masterPayments(master.id), page);
+    return { items: rows.map(withdrawalView), total, page: page.page, limit: page.limit };
+  }
+
+  async function get(userId: string, id: string) {
+    const master = await masterWalletOf(store.db, userId);
+    const row = await masterPayments(master.id).selectAll().where('id', '=', id).executeTakeFirst();
+    if (row === undefined) throw notFound('withdrawal');
+    return withdrawalView(row);
+  }
+
+  return { ...createAddressBook(ctx, options.delayMs), withdraw, list, get };
+}
+
+/** The owner's withdrawal address book: an address added now can be withdrawn to once `delayMs` has passed. */
+function createAddressBook(ctx: ServiceContext, delayMs: number) {
+  const { store, writer, clock } = ctx;
+
   async function addAddress(userId: string, input: { address: string; label: string }) {
     const nowMs = clock.nowMs();
     const master = await masterWalletOf(store.db, userId);
@@ -64,7 +130,7 @@ export function createWithdrawalService(
       user_id: userId,
       address: input.address,
       label: input.label,
-      activates_at_ms: BigInt(nowMs + options.delayMs),
+      activates_at_ms: BigInt(nowMs + delayMs),
       created_at_ms: BigInt(nowMs),
     };
     const view = addressView(row, nowMs);
@@ -112,66 +178,7 @@ export function createWithdrawalService(
     return { id, deleted: true as const };
   }
 
-  /** Refused unless `toAddress` is an active entry of the book: the message says when a pending one activates. */
-  async function requireActive(userId: string, toAddress: string) {
-    const entry = await store.db
-      .selectFrom('withdrawal_addresses')
-      .select(['activates_at_ms'])
-      .where('user_id', '=', userId)
-      .where('address', '=', toAddress)
-      .executeTakeFirst();
-    if (entry === undefined) {
-      throw new AppError('WITHDRAWAL_ADDRESS_NOT_ALLOWED', 'toAddress is not in the withdrawal address book');
-    }
-    if (BigInt(clock.nowMs()) < entry.activates_at_ms) {
-      throw new AppError(
-        'WITHDRAWAL_ADDRESS_NOT_ALLOWED',
-        `toAddress is in the book but pending: usable from ${isoFromMs(entry.activates_at_ms)}`,
-      );
-    }
-  }
-
-  async function withdraw(request: WithdrawalRequest): Promise<Outcome<WithdrawalData>> {
-    await requireActive(request.userId, request.toAddress);
-    if (options.payoutGate !== null) await options.payoutGate(request.toAddress, request.amountMicros);
-    const command: MasterWithdrawalCommand = {
-      kind: 'master_withdrawal',
-      userId: request.userId,
-      toAddress: request.toAddress,
-      amountMicros: request.amountMicros,
-      memo: request.memo,
-      idempotency: request.idempotency,
-      nowMs: clock.nowMs(),
-    };
-    // The master wallet and, if it is a wallet of this service, the recipient: both locked for the batch.
-    const result = await writer.submit<IdempotentResult<WithdrawalData>>(command, {
-      mastersOf: [request.userId],
-      addresses: [request.toAddress],
-    });
-    return result.outcome;
-  }
-
-  function masterPayments(masterId: string) {
-    return store.db
-      .selectFrom('transactions')
-      .where('wallet_id', '=', masterId)
-      .where('type', '=', 'payment');
-  }
-
-  async function list(userId: string, page: Page) {
-    const master = await masterWalletOf(store.db, userId);
-    const { rows, total } = await pageOf(masterPayments(master.id), page);
-    return { items: rows.map(withdrawalView), total, page: page.page, limit: page.limit };
-  }
-
-  async function get(userId: string, id: string) {
-    const master = await masterWalletOf(store.db, userId);
-    const row = await masterPayments(master.id).selectAll().where('id', '=', id).executeTakeFirst();
-    if (row === undefined) throw notFound('withdrawal');
-    return withdrawalView(row);
-  }
-
-  return { addAddress, listAddresses, removeAddress, withdraw, list, get };
+  return { addAddress, listAddresses, removeAddress };
 }
 
 export type WithdrawalService = ReturnType<typeof createWithdrawalService>;

@@ -1,6 +1,6 @@
-// The idempotency rule the batch deciders apply under their locks (services/idempotency.ts has the rest: the
+// The idempotency rule the batch deciders apply under their locks (services/money/idempotency.ts has the rest: the
 // key of a request, its fingerprint, and the purge of keys past the window).
-import { AppError } from '../errors.ts';
+import { AppError } from '../../errors.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 

@@ -1,9 +1,0 @@
-import { type IdempotencyRequest, requestFingerprint } from '../../services/idempotency.ts';
-
-export function idempotencyRequest(
-  scope: string,
-  key: string | null,
-  parts: Record<string, string | null>,
-): IdempotencyRequest | null {
-  return key === null ? null : { scope, key, fingerprint: requestFingerprint(parts) };
-}
