@@ -12,7 +12,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { AgentWalletClient, x402Scheme } from '../../sdk/src/index.ts';
 import { reconcileChain } from '../src/chain/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
-import { APPROVED_UNUSED_MS } from '../src/services/x402-settle.ts';
+import { APPROVED_UNUSED_MS } from '../src/services/x402/settle.ts';
 import { createPolicy, minus, tool, toolOk, type Wire } from './support/agent.ts';
 import { anvilAvailable, anvilWalletClient, mine, revert, rpc, snapshot } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, fundedEvmBuyer, startEvmWorld } from './support/evm.ts';

@@ -1,6 +1,6 @@
 // The Fastify application: envelope, parsers, error handling, security headers, authentication, every route
 // and the OpenAPI document generated from the routes' zod schemas.
-import fastifySwagger from '@fastify/swagger';
+import fastifySwagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -35,34 +35,7 @@ export interface AppOptions {
 }
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
-    loggerInstance: options.logger as FastifyBaseLogger,
-    bodyLimit: BODY_LIMIT_BYTES,
-    // proxy-addr semantics: a hop count or a list; the client is the nearest address not trusted, never the
-    // leftmost (client-written) X-Forwarded-For entry.
-    trustProxy: trustProxyOption(services.config.trustedProxies),
-    // Slow or idle clients cannot hold sockets: every phase of a connection has a bound.
-    requestTimeout: services.config.http.requestTimeoutMs,
-    keepAliveTimeout: services.config.http.keepAliveTimeoutMs,
-    connectionTimeout: services.config.http.idleTimeoutMs,
-    http: {
-      headersTimeout: services.config.http.headersTimeoutMs,
-      requestTimeout: services.config.http.requestTimeoutMs,
-      // How often Node looks for requests past their timeouts (default 30 s would let them overstay).
-      connectionsCheckingInterval: Math.min(1_000, services.config.http.headersTimeoutMs),
-    },
-    requestIdHeader: false, // our own ids: a client cannot forge log correlation
-    // A random prefix per app, so ids do not repeat across restarts or instances when a user quotes one to
-    // support, then a counter: measured, 16 fresh random characters per request cost 3 % of check_balance's CPU.
-    genReqId: requestIdSource(),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
-    forceCloseConnections: 'idle',
-    // Errors raised before routing (a URL with broken percent-encoding) get the envelope too.
-    frameworkErrors: (error, _request, reply) =>
-      sendAppError(reply, new AppError('VALIDATION_ERROR', `the request URL is malformed (${error.code})`)),
-    return503OnClosing: false,
-  }).withTypeProvider<ZodTypeProvider>();
-
+  const app = Fastify(fastifyOptions(services.config, options)).withTypeProvider<ZodTypeProvider>();
   app.server.maxConnections = services.config.http.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; bodies are serialised as plain JSON (amounts are already strings).
@@ -70,16 +43,80 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerJsonParser(app);
   app.setErrorHandler(errorHandler);
   const routeMethods = collectRouteMethods(app);
+  registerGate(app, services, routeMethods);
+  await app.register(fastifySwagger, openApiOptions(services.config.rail));
+  for (const route of ROUTES) {
+    if (SANDBOX_ONLY_ROUTES.has(route) && services.config.rail !== 'sandbox') continue;
+    if (EVM_ONLY_ROUTES.has(route) && services.config.rail !== 'evm') continue;
+    app.route(toFastifyRoute(route, services, successEnvelope, OPERATION_IDS.get(route)));
+  }
+  registerMcpRoutes(app, services);
+  registerOAuthRoutes(app, services);
+  registerMetrics(app, services);
+  app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async () =>
+    app.swagger(),
+  );
+  const dashboard = await registerDashboard(app, services.config.dashboardDir);
+  app.setNotFoundHandler((request, reply) => {
+    // A route the router found may still hand the request on here (a dashboard file that does not exist).
+    const wrongMethod = methodNotAllowed(routeMethods, routedRequest(request));
+    if (wrongMethod !== null) return sendAppError(reply, wrongMethod);
+    if (dashboard.servesPath(request)) return dashboard.sendIndex(reply);
+    return sendAppError(
+      reply,
+      new AppError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
+    );
+  });
+  return app;
+}
+
+function fastifyOptions(config: Services['config'], options: AppOptions) {
+  return {
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // proxy-addr semantics: a hop count or a list; the client is the nearest address not trusted, never the
+    // leftmost (client-written) X-Forwarded-For entry.
+    trustProxy: trustProxyOption(config.trustedProxies),
+    // Slow or idle clients cannot hold sockets: every phase of a connection has a bound.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    connectionTimeout: config.http.idleTimeoutMs,
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      // How often Node looks for requests past their timeouts (default 30 s would let them overstay).
+      connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs),
+    },
+    requestIdHeader: false as const, // our own ids: a client cannot forge log correlation
+    // A random prefix per app, so ids do not repeat across restarts or instances when a user quotes one to
+    // support, then a counter: measured, 16 fresh random characters per request cost 3 % of check_balance's CPU.
+    genReqId: requestIdSource(),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    forceCloseConnections: 'idle' as const,
+    // Errors raised before routing (a URL with broken percent-encoding) get the envelope too.
+    frameworkErrors: (error: { code: string }, _request: unknown, reply: FastifyReply) =>
+      sendAppError(reply, new AppError('VALIDATION_ERROR', `the request URL is malformed (${error.code})`)),
+    return503OnClosing: false,
+  };
+}
+
+/**
+ * One gate for every request, in order: the headers every answer carries, refusal while shutting down, the
+ * Origin/Host check, CORS for an allowed origin (a preflight is answered there), a method the path does not
+ * have (405: here, before Fastify reads a body or asks a QUERY for its Content-Type, and before
+ * authentication, so a client learns the method is wrong, not that it lacks a token), then authentication and
+ * the rate limit.
+ */
+function registerGate(
+  app: FastifyInstance,
+  services: Services,
+  routeMethods: ReturnType<typeof collectRouteMethods>,
+) {
   const isClosing = registerShutdownHooks(app);
   const headers = commonHeaders(services.config.rail, services.config.publicUrl);
   const checkOrigin = originCheck(services.config);
   const cors = corsGate(services.config.allowedOrigins, routeMethods);
   const authenticate = requestAuthenticator(app, services);
-  // One gate for every request, in order: the headers every answer carries, refusal while shutting down, the
-  // Origin/Host check, CORS for an allowed origin (a preflight is answered there), a method the path does not
-  // have (405: here, before Fastify reads a body or asks a QUERY for its Content-Type, and before
-  // authentication, so a client learns the method is wrong, not that it lacks a token), then authentication and
-  // the rate limit.
   app.addHook('onRequest', async (request, reply) => {
     const api = isApiPath(request.url);
     reply.headers(api ? headers.api : headers.document);
@@ -92,8 +129,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await authenticate(request, reply, wrongMethod === null ? undefined : 'none');
     if (wrongMethod !== null) throw wrongMethod;
   });
+}
 
-  await app.register(fastifySwagger, {
+function openApiOptions(rail: Services['config']['rail']): FastifyDynamicSwaggerOptions {
+  return {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -122,32 +161,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     },
     transform: jsonSchemaTransform,
     transformObject: (documents) =>
-      'openapiObject' in documents ? refineDocument(documents.openapiObject, services.config.rail) : {},
-  });
-  for (const route of ROUTES) {
-    if (SANDBOX_ONLY_ROUTES.has(route) && services.config.rail !== 'sandbox') continue;
-    if (EVM_ONLY_ROUTES.has(route) && services.config.rail !== 'evm') continue;
-    app.route(toFastifyRoute(route, services, successEnvelope, OPERATION_IDS.get(route)));
-  }
-  registerMcpRoutes(app, services);
-  registerOAuthRoutes(app, services);
-  registerMetrics(app, services);
-  app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async () =>
-    app.swagger(),
-  );
-
-  const dashboard = await registerDashboard(app, services.config.dashboardDir);
-  app.setNotFoundHandler((request, reply) => {
-    // A route the router found may still hand the request on here (a dashboard file that does not exist).
-    const wrongMethod = methodNotAllowed(routeMethods, routedRequest(request));
-    if (wrongMethod !== null) return sendAppError(reply, wrongMethod);
-    if (dashboard.servesPath(request)) return dashboard.sendIndex(reply);
-    return sendAppError(
-      reply,
-      new AppError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
-    );
-  });
-  return app;
+      'openapiObject' in documents ? refineDocument(documents.openapiObject, rail) : {},
+  };
 }
 
 /** The request as the 405 check reads it: the route pattern the router chose, none for a 404. */

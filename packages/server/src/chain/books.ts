@@ -1,5 +1,5 @@
 // What the rail's workers need from the floors above them, handed in when the services open the rail
-// (services/rail-books.ts builds the books): the rail is an adapter the services call, so it imports none of
+// (services/rail/rail-books.ts builds the books): the rail is an adapter the services call, so it imports none of
 // them. The books write in the ledger writer's transaction the worker opened, under the wallet's lock.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';

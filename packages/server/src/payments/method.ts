@@ -3,7 +3,7 @@
 // can pay on this chain, the terms of the authorization the service signs for one (nonce, validity), the
 // credential the request is repeated with, and what the seller's final answer says of the settlement. What every
 // method shares — the decision (every policy, exactly like send_payment), the debit, the treasury's EIP-3009
-// signature, the chain's verdict — is the services' (services/x402*.ts) and the ledger's, written once.
+// signature, the chain's verdict — is the services' (services/x402/) and the ledger's, written once.
 import type { Hex } from 'viem';
 
 export type MethodId = 'x402-exact' | 'mpp-charge';

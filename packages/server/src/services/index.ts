@@ -17,13 +17,11 @@ import { startBackground } from './background.ts';
 import type { MoneyWriter, ServiceContext } from './context.ts';
 import { createEmailWorker } from './email/delivery.ts';
 import { createNotificationService, type NotificationService } from './email/notifications.ts';
-import type { EvmServices } from './evm.ts';
 import { type AuthService, createAuthService } from './identity/auth.ts';
 import { createMfaService, type MfaService } from './identity/factors.ts';
 import { createPasskeyService, type PasskeyService, relyingParty } from './identity/passkeys.ts';
 import { purgeEndedSessions } from './identity/sessions.ts';
 import { createKeyService, type KeyService, type KeySignals } from './keys/keys.ts';
-import { type AuditLog, createAuditLog, createSecurityEventLog, type SecurityEventLog } from './log-reads.ts';
 import { type ApprovalService, createApprovalService } from './money/approvals.ts';
 import { executeMoneyBatch, type MoneyBatchOptions } from './money/batch.ts';
 import { type CheckPaymentData, type CheckRequest, checkPayment } from './money/check-payment.ts';
@@ -32,8 +30,15 @@ import { purgeExpiredKeys } from './money/idempotency.ts';
 import { createPaymentService, type PaymentService } from './money/payments.ts';
 import { createWithdrawalService, type WithdrawalService } from './money/withdrawals.ts';
 import { createOAuthService, type OAuthService, purgeEndedOAuth } from './oauth/authorization-server.ts';
+import {
+  type AuditLog,
+  createAuditLog,
+  createSecurityEventLog,
+  type SecurityEventLog,
+} from './organizations/log-reads.ts';
 import { createOrganizationService, type OrganizationService } from './organizations/organizations.ts';
 import { createPolicyService, type PolicyService } from './policies/policies.ts';
+import type { EvmServices } from './rail/evm.ts';
 import { purgeSent } from './retention.ts';
 import { type AddressSource, hdAddresses, sandboxAddresses } from './wallets/addresses.ts';
 import { type BalanceViews, createBalanceViews } from './wallets/balance-view.ts';
@@ -43,6 +48,12 @@ import { type AgentWalletView, agentWalletView, agentWalletViews } from './walle
 import { createWalletService, type WalletService } from './wallets/wallets.ts';
 import { createWebhookWorker, deliveryHolder } from './webhooks/webhook-delivery.ts';
 import { createWebhookService, type WebhookService } from './webhooks/webhooks.ts';
+
+/** A payment an owner tries out (policy simulation). */
+export interface SimulatedPayment {
+  toAddress: string;
+  amountMicros: bigint;
+}
 
 export interface Services {
   config: Config;
@@ -80,11 +91,7 @@ export interface Services {
   /** What send_payment would decide now (check_payment, policy simulation): nothing stored. */
   checkPayment(request: CheckRequest): Promise<CheckPaymentData>;
   /** The owner's dry run of a payment from one of their agent wallets (404 for another user's wallet). */
-  simulatePayment(
-    userId: string,
-    walletId: string,
-    payment: { toAddress: string; amountMicros: bigint },
-  ): Promise<CheckPaymentData>;
+  simulatePayment(userId: string, walletId: string, payment: SimulatedPayment): Promise<CheckPaymentData>;
   limiter: RateLimiter;
   metrics: Metrics;
   /** The evm rail and its duties (tests run them by hand); null on the sandbox rail. */
@@ -182,7 +189,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
   return services;
 }
 
-type ChainModule = typeof import('./evm.ts');
+type ChainModule = typeof import('./rail/evm.ts');
 export type OpenedRail = { rail: EvmRail; module: ChainModule };
 
 /**
@@ -194,7 +201,7 @@ async function openRail(store: Store, config: Config): Promise<OpenedRail | null
     await prepareRail(store.db, { rail: 'sandbox', chainId: null, treasury: null });
     return null;
   }
-  const module = await import('./evm.ts');
+  const module = await import('./rail/evm.ts');
   return { rail: await module.openEvmRail(store, config.evm), module };
 }
 
@@ -204,17 +211,16 @@ function redisUpValue(status: 'up' | 'down' | undefined): number | undefined {
 }
 
 /** Everything else is built synchronously over the opened store and limiter: nothing here can half-fail. */
-function assembleServices(
-  config: Config,
-  options: ServiceOptions,
-  {
-    store,
-    limiter,
-    metrics,
-    opened,
-  }: { store: Store; limiter: RateLimiter; metrics: Metrics; opened: OpenedRail | null },
-): Services {
-  const evm = opened?.rail ?? null;
+interface Opened {
+  store: Store;
+  limiter: RateLimiter;
+  metrics: Metrics;
+  opened: OpenedRail | null;
+}
+
+function assembleServices(config: Config, options: ServiceOptions, opened: Opened): Services {
+  const { store, limiter, metrics } = opened;
+  const evm = opened.opened?.rail ?? null;
   // Email is on when SMTP is configured; the outbox then also queues mails for the events people receive.
   const events = { email: config.smtp !== null };
   options.logger.info(
@@ -222,7 +228,69 @@ function assembleServices(
       ? 'email is off: SMTP_URL is not set'
       : `email is on: through ${config.smtp.location}`,
   );
-  const batchOptions: MoneyBatchOptions = {
+  const batchOptions = batchOptionsOf(config, store, evm, events);
+  const writer = moneyWriterOf(config, store, metrics, batchOptions);
+  const ctx: ServiceContext = { store, writer, clock: options.clock, events };
+  const signals: KeySignals = { publishKeyChange: () => limiter.publishKeyChange() };
+  // A key-lookup cache is safe only where every change reaches it: one process (SQLite), or Redis signals.
+  const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
+  const keys = createKeyService(ctx, signals, { cacheLookups });
+  const payoutGate =
+    evm === null
+      ? null
+      : (toAddress: string, amountMicros: bigint) =>
+          evm.treasury.checkPayout(store.db, toAddress, amountMicros);
+  const approvals = createApprovalService(ctx, payoutGate);
+  const chain =
+    opened.opened === null
+      ? null
+      : opened.opened.module.evmServices(ctx, opened.opened.rail, {
+          warn: (m) => options.logger.warn(m),
+          x402AllowPrivate: config.x402AllowPrivate,
+        });
+  const delivery = startDelivery(ctx, config, options);
+  const chainBackground = startChainDuties(chain, options);
+  const background = startHousekeeping(ctx, options, { keys, approvals });
+  const closing = (): Promise<void> =>
+    closeInOrder(options.logger, [
+      ['background duties', () => background.stop()],
+      ['chain duties', () => chainBackground.stop()],
+      ['webhook deliveries and mails', () => delivery.stop()],
+      ['sender lease', () => chain?.duties.release() ?? Promise.resolve()],
+      ['lastUsedAt flush', () => keys.flushLastUsed()],
+      ['ledger writer', () => writer.close()],
+      ['database', () => store.close()],
+      ['rate limiter', () => limiter.close()],
+    ]);
+  return {
+    config,
+    clock: options.clock,
+    store,
+    writer,
+    limiter,
+    metrics,
+    chain,
+    keys,
+    approvals,
+    ...peopleServices(ctx, config, keys, evm),
+    ...moneyServices(ctx, config, { batchOptions, payoutGate }),
+    webhooks: createWebhookService(ctx, config.webhookAllowPrivate),
+    deliverWebhooks: () => delivery.webhooks.deliverDue(),
+    sendEmails: () => delivery.email?.sendDue() ?? Promise.resolve(0),
+    health: () => health(store, config, limiter, evm),
+    lifecycle: { draining: false },
+    close: closing,
+  };
+}
+
+/** What the money batch needs to know of the deployment: the store's dialect, the rail, email, approvals. */
+function batchOptionsOf(
+  config: Config,
+  store: Store,
+  evm: EvmRail | null,
+  events: ServiceContext['events'],
+): MoneyBatchOptions {
+  return {
     dialect: store.dialect,
     events,
     railName: evm === null ? 'sandbox' : 'evm',
@@ -230,7 +298,15 @@ function assembleServices(
     payoutFromAddress: evm?.treasuryAddress ?? null,
     approvalTtlMs: config.approvalTtlSeconds * 1000,
   };
-  const writer: MoneyWriter = createLedgerWriter(store, {
+}
+
+function moneyWriterOf(
+  config: Config,
+  store: Store,
+  metrics: Metrics,
+  batchOptions: MoneyBatchOptions,
+): MoneyWriter {
+  return createLedgerWriter(store, {
     onBatch: (size) => metrics.ledgerBatch(size),
     mode: store.dialect === 'sqlite' ? 'batch' : 'concurrent',
     // Writes per group commit: large enough to amortise the fsync, small enough to keep latency low.
@@ -243,36 +319,79 @@ function assembleServices(
     executeCommands: (trx, commands, locked) => executeMoneyBatch(trx, commands, locked, batchOptions),
     conflictAttemptsMax: 3,
   });
-  const ctx: ServiceContext = { store, writer, clock: options.clock, events };
-  const signals: KeySignals = { publishKeyChange: () => limiter.publishKeyChange() };
-  // A key-lookup cache is safe only where every change reaches it: one process (SQLite), or Redis signals.
-  const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
-  const keys = createKeyService(ctx, signals, { cacheLookups });
-  const payoutGate =
-    evm === null
-      ? null
-      : (toAddress: string, amountMicros: bigint) =>
-          evm.treasury.checkPayout(store.db, toAddress, amountMicros);
-  const approvals = createApprovalService(ctx, payoutGate);
+}
+
+/** The services of people: accounts and their factors, organizations, alerts, notices, wallets and reads. */
+function peopleServices(ctx: ServiceContext, config: Config, keys: KeyService, evm: EvmRail | null) {
+  const { store, clock } = ctx;
   const mfa = createMfaService(ctx);
   const passkeys = createPasskeyService(ctx, relyingParty(config.publicUrl, config.port));
   const addresses: AddressSource =
     evm === null ? sandboxAddresses(config.addressSecret) : hdAddresses(evm.keys);
-  const chain =
-    opened === null
-      ? null
-      : opened.module.evmServices(ctx, opened.rail, {
-          warn: (m) => options.logger.warn(m),
-          x402AllowPrivate: config.x402AllowPrivate,
-        });
-  const webhooks = createWebhookService(ctx, config.webhookAllowPrivate);
-  const webhookWorker = createWebhookWorker({
+  return {
+    auth: createAuthService(ctx, {
+      jwtSecret: config.jwtSecret,
+      addresses,
+      mfa,
+      passkeys,
+      stepUpMaxAgeMs: config.stepUpMaxAgeSeconds * 1000,
+    }),
+    mfa,
+    passkeys,
+    organizations: createOrganizationService(ctx, keys),
+    oauth: createOAuthService(ctx, keys, { allowPrivate: config.webhookAllowPrivate }),
+    alerts: createAlertService(ctx),
+    notifications: createNotificationService(ctx),
+    wallets: createWalletService(ctx, addresses),
+    balances: createBalanceViews(store, clock),
+    transactions: createTransactionReads(store.db),
+    audit: createAuditLog(store, ctx.writer),
+    securityEvents: createSecurityEventLog(store),
+    policies: createPolicyService(ctx),
+    agentWalletView: (row: WalletRow) => agentWalletView(store.db, row, clock.nowMs()),
+    agentWalletViews: (rows: WalletRow[], userId: string) =>
+      agentWalletViews(store.db, rows, clock.nowMs(), userId),
+  };
+}
+
+type PayoutGate = Parameters<typeof createApprovalService>[1];
+
+/** The services that move money: payments, withdrawals, deposits, and the dry run of a payment. */
+function moneyServices(
+  ctx: ServiceContext,
+  config: Config,
+  { batchOptions, payoutGate }: { batchOptions: MoneyBatchOptions; payoutGate: PayoutGate },
+) {
+  const { store, clock } = ctx;
+  return {
+    payments: createPaymentService(ctx, payoutGate),
+    withdrawals: createWithdrawalService(ctx, {
+      delayMs: config.withdrawalAddressDelaySeconds * 1000,
+      payoutGate,
+    }),
+    deposits: createDepositService(ctx),
+    checkPayment: (request: CheckRequest) => checkPayment(store, batchOptions, request),
+    async simulatePayment(userId: string, walletId: string, payment: SimulatedPayment) {
+      const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
+      return checkPayment(store, batchOptions, {
+        walletId: wallet.id,
+        actor: `user:${userId}`,
+        ...payment,
+        nowMs: clock.nowMs(),
+      });
+    },
+  };
+}
+
+/** Webhook deliveries and mails, on their own timer: each tick only starts what is due. */
+function startDelivery(ctx: ServiceContext, config: Config, options: ServiceOptions) {
+  const webhooks = createWebhookWorker({
     ctx,
     allowPrivate: config.webhookAllowPrivate,
     holder: deliveryHolder(),
     onError: (error) => options.logger.error({ err: error }, 'webhook delivery round failed'),
   });
-  const emailWorker =
+  const email =
     config.smtp === null
       ? null
       : createEmailWorker({
@@ -283,16 +402,21 @@ function assembleServices(
           holder: deliveryHolder(),
           onError: (error) => options.logger.error({ err: error }, 'email round failed'),
         });
-  // Each tick only starts what is due: deliveries (and a round of mails) run on across ticks.
-  const webhookBackground = startBackground(
+  // Deliveries (and a round of mails) run on across ticks.
+  const timer = startBackground(
     options.backgroundIntervalMs === null ? null : config.webhookPollIntervalMs,
     options.logger,
     {
-      'deliver webhooks': () => webhookWorker.tick(),
-      ...(emailWorker === null ? {} : { 'send emails': () => emailWorker.tick() }),
+      'deliver webhooks': () => webhooks.tick(),
+      ...(email === null ? {} : { 'send emails': () => email.tick() }),
     },
   );
-  const chainBackground = startBackground(
+  const stop = () => timer.stop().then(() => Promise.all([webhooks.stop(), email?.stop()]));
+  return { webhooks, email, stop };
+}
+
+function startChainDuties(chain: EvmServices | null, options: ServiceOptions) {
+  return startBackground(
     chain === null || options.backgroundIntervalMs === null ? null : chain.rail.config.pollIntervalMs,
     options.logger,
     chain === null
@@ -303,8 +427,15 @@ function assembleServices(
           'settle x402 payments': chain.duties.settleX402,
         },
   );
-  // null turns background duties off (tests run them by hand); only undefined means the default period.
-  const background = startBackground(
+}
+
+/** Flushes, expiries and purges. null turns them off (tests run them by hand); undefined is the default. */
+function startHousekeeping(
+  { store, clock }: ServiceContext,
+  options: ServiceOptions,
+  { keys, approvals }: { keys: KeyService; approvals: ApprovalService },
+) {
+  return startBackground(
     options.backgroundIntervalMs === undefined
       ? BACKGROUND_INTERVAL_MS_DEFAULT
       : options.backgroundIntervalMs,
@@ -312,80 +443,12 @@ function assembleServices(
     {
       'flush lastUsedAt': () => keys.flushLastUsed(),
       'expire approvals': () => approvals.expireDue(),
-      'purge idempotency keys': () => purgeExpiredKeys(store.db, options.clock.nowMs()),
-      'purge sessions': () => purgeEndedSessions(store.db, options.clock.nowMs()),
-      'purge OAuth codes and tokens': () => purgeEndedOAuth(store.db, options.clock.nowMs()),
-      'purge sent events and old denials': () => purgeSent(store.db, options.clock.nowMs()),
+      'purge idempotency keys': () => purgeExpiredKeys(store.db, clock.nowMs()),
+      'purge sessions': () => purgeEndedSessions(store.db, clock.nowMs()),
+      'purge OAuth codes and tokens': () => purgeEndedOAuth(store.db, clock.nowMs()),
+      'purge sent events and old denials': () => purgeSent(store.db, clock.nowMs()),
     },
   );
-  return {
-    config,
-    clock: options.clock,
-    store,
-    writer,
-    balances: createBalanceViews(store, options.clock),
-    organizations: createOrganizationService(ctx, keys),
-    alerts: createAlertService(ctx),
-    auth: createAuthService(ctx, {
-      jwtSecret: config.jwtSecret,
-      addresses,
-      mfa,
-      passkeys,
-      stepUpMaxAgeMs: config.stepUpMaxAgeSeconds * 1000,
-    }),
-    mfa,
-    passkeys,
-    withdrawals: createWithdrawalService(ctx, {
-      delayMs: config.withdrawalAddressDelaySeconds * 1000,
-      payoutGate,
-    }),
-    wallets: createWalletService(ctx, addresses),
-    transactions: createTransactionReads(store.db),
-    audit: createAuditLog(store, writer),
-    securityEvents: createSecurityEventLog(store),
-    deposits: createDepositService(ctx),
-    keys,
-    oauth: createOAuthService(ctx, keys, { allowPrivate: config.webhookAllowPrivate }),
-    policies: createPolicyService(ctx),
-    payments: createPaymentService(ctx, payoutGate),
-    approvals,
-    checkPayment: (request) => checkPayment(store, batchOptions, request),
-    webhooks,
-    deliverWebhooks: () => webhookWorker.deliverDue(),
-    sendEmails: () => emailWorker?.sendDue() ?? Promise.resolve(0),
-    notifications: createNotificationService(ctx),
-    async simulatePayment(userId, walletId, payment) {
-      const wallet = await ownedWallet(store.db, userId, walletId, 'agent');
-      const nowMs = options.clock.nowMs();
-      return checkPayment(store, batchOptions, {
-        walletId: wallet.id,
-        actor: `user:${userId}`,
-        ...payment,
-        nowMs,
-      });
-    },
-    limiter,
-    metrics,
-    chain,
-    agentWalletView: (row) => agentWalletView(store.db, row, options.clock.nowMs()),
-    agentWalletViews: (rows, userId) => agentWalletViews(store.db, rows, options.clock.nowMs(), userId),
-    health: () => health(store, config, limiter, evm),
-    lifecycle: { draining: false },
-    close: () =>
-      closeInOrder(options.logger, [
-        ['background duties', () => background.stop()],
-        ['chain duties', () => chainBackground.stop()],
-        [
-          'webhook deliveries and mails',
-          () => webhookBackground.stop().then(() => Promise.all([webhookWorker.stop(), emailWorker?.stop()])),
-        ],
-        ['sender lease', () => chain?.duties.release() ?? Promise.resolve()],
-        ['lastUsedAt flush', () => keys.flushLastUsed()],
-        ['ledger writer', () => writer.close()],
-        ['database', () => store.close()],
-        ['rate limiter', () => limiter.close()],
-      ]),
-  };
 }
 
 /**

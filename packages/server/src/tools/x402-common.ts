@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, invalid } from '../errors.ts';
 import { describeIssues } from '../http/schemas.ts';
 import type { FaceServices } from '../services/index.ts';
-import type { X402Service } from '../services/x402.ts';
+import type { X402Service } from '../services/x402/x402.ts';
 
 /** The x402 tools exist only on the evm rail (the registry lists them only there; this is the second check). */
 export function x402ServiceOf(services: FaceServices): X402Service {

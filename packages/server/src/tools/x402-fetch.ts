@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN, keyLeakIn } from '../domain/x402-request.ts';
 import { invalid } from '../errors.ts';
 import { amountSchema, HUMAN_TEXT_RULE, idempotencyKeySchema, memoSchema } from '../http/schemas.ts';
-import type { X402FetchParams } from '../services/x402.ts';
+import type { X402FetchParams } from '../services/x402/x402.ts';
 import type { ToolDefinition } from './definition.ts';
 import { optionalParam } from './optional-param.ts';
 import { x402FetchOutput } from './outputs.ts';

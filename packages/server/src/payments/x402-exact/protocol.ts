@@ -1,7 +1,7 @@
 // x402 (HTTP 402 "Payment Required", protocol v2, v1 accepted from servers), the pure part: which of the
 // requirements a seller offers this service can pay (the `exact` scheme, this chain, this chain's USDC) and the
 // payment payload it sends back. The decision whether the wallet may pay is the one send_payment uses
-// (payment-batch.ts); HTTP and signing live in services/x402.ts.
+// (payment-batch.ts); HTTP and signing live in services/x402/x402.ts.
 import { parseAddress } from '../../domain/address.ts';
 import { AMOUNT_MAX_MICROS } from '../../domain/money.ts';
 import { AppError, invalid } from '../../errors.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.ts';
 import { amount } from '../../http/views.ts';
-import { treasuryState } from '../../services/treasury-state.ts';
+import { treasuryState } from '../../services/rail/treasury-state.ts';
 
 export default defineRoute({
   method: 'GET',

@@ -1,5 +1,5 @@
 // x402 payments (x402_fetch, x402_sign, paid MCP): decided as payments (domain/money/payment-batch.ts) and paid
-// on chain by an authorization signed after the commit (services/x402-sign.ts). Here: what one names for the
+// on chain by an authorization signed after the commit (services/x402/sign.ts). Here: what one names for the
 // batch's load, and its x402_payments row, written with its debit so that a signature can be resumed from it.
 import type { BatchEffects } from '../../../domain/money/batch-state.ts';
 import type { PaymentCommand } from '../../../domain/money/payment-batch.ts';

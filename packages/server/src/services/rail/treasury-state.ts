@@ -1,8 +1,8 @@
 // GET /api/v1/wallet/treasury (contract section 14): where the money rests and what a breach of the server could
 // take, read fresh from the chain (a cached reading a sweep may have outdated would understate it).
-import { treasuryStateView } from '../chain/treasury-view.ts';
-import { AppError } from '../errors.ts';
-import type { Services } from './index.ts';
+import { treasuryStateView } from '../../chain/treasury-view.ts';
+import { AppError } from '../../errors.ts';
+import type { Services } from '../index.ts';
 
 export async function treasuryState(services: Pick<Services, 'chain'>) {
   const chain = services.chain;

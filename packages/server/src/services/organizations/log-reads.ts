@@ -1,7 +1,7 @@
 // The logs as routes reach them: the audit log (written ahead by every session write, read by GET /audit) and a
 // member's security events. Routes hold no store and no writer, so these are bound to them here.
-import type { LedgerWriter } from '../ledger/writer.ts';
-import type { Store } from '../store/db.ts';
+import type { LedgerWriter } from '../../ledger/writer.ts';
+import type { Store } from '../../store/db.ts';
 import {
   type AuditIntentInput,
   type AuditOutcomeInput,
@@ -9,8 +9,8 @@ import {
   beginAudit,
   completeAudit,
   listAudit,
-} from './organizations/audit-log.ts';
-import { listSecurityEvents } from './organizations/security-events.ts';
+} from './audit-log.ts';
+import { listSecurityEvents } from './security-events.ts';
 
 /** A function of the store's handle with the handle already given. */
 type Bound<F> = F extends (db: never, ...rest: infer A) => infer R ? (...args: A) => R : never;

@@ -1,14 +1,14 @@
 // The evm rail's services, loaded only on `evm` (services/index.ts imports this module when it opens that rail:
 // the chain code, viem, is ~36 MB of resident memory): the rail's duties with the books they write in, x402,
 // and the deposits still confirming.
-import { type ChainDuties, chainDuties, type EvmRail } from '../chain/rail.ts';
-import type { Page, ServiceContext } from './context.ts';
+import { type ChainDuties, chainDuties, type EvmRail } from '../../chain/rail.ts';
+import type { Page, ServiceContext } from '../context.ts';
+import { settleX402Due } from '../x402/settle.ts';
+import { createX402Service, type X402Service } from '../x402/x402.ts';
 import { type PendingDepositView, pendingDeposits } from './pending-deposits.ts';
 import { railBooks } from './rail-books.ts';
-import { createX402Service, type X402Service } from './x402.ts';
-import { settleX402Due } from './x402-settle.ts';
 
-export { openEvmRail } from '../chain/rail.ts';
+export { openEvmRail } from '../../chain/rail.ts';
 
 export interface EvmServices {
   rail: EvmRail;

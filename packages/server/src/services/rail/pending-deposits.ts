@@ -1,12 +1,12 @@
 // Deposits the chain shows but that are not yet CONFIRMATIONS deep, with how deep they are now: what a person
 // watching a transfer arrive wants to see. Nothing here is money yet; these rows are replaced every watcher round.
 
-import type { ChainClient } from '../chain/client.ts';
-import { isoFromMs } from '../clock.ts';
-import { toChecksumAddress } from '../domain/address.ts';
-import { formatMicros } from '../domain/money.ts';
-import type { Store } from '../store/db.ts';
-import { type Page, pageOffset } from './context.ts';
+import type { ChainClient } from '../../chain/client.ts';
+import { isoFromMs } from '../../clock.ts';
+import { toChecksumAddress } from '../../domain/address.ts';
+import { formatMicros } from '../../domain/money.ts';
+import type { Store } from '../../store/db.ts';
+import { type Page, pageOffset } from '../context.ts';
 
 export interface PendingDepositView {
   txHash: string;

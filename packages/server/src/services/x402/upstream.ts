@@ -2,16 +2,16 @@
 // request: https only, no private targets unless X402_ALLOW_PRIVATE, no redirects, bounded time and size), the
 // seller's answer as the payment methods read it (payments/), and the answer handed back to the agent: status, a
 // safe subset of headers, the body as text or base64.
-import { checkWebhookUrl } from '../domain/webhooks/webhook-url.ts';
-import { AppError, type ErrorCode, invalid } from '../errors.ts';
-import type { SellerAnswer } from '../payments/method.ts';
-import { ANSWER_HEADERS, CREDENTIAL_HEADERS } from '../payments/registry.ts';
+import { checkWebhookUrl } from '../../domain/webhooks/webhook-url.ts';
+import { AppError, type ErrorCode, invalid } from '../../errors.ts';
+import type { SellerAnswer } from '../../payments/method.ts';
+import { ANSWER_HEADERS, CREDENTIAL_HEADERS } from '../../payments/registry.ts';
 import {
   hostAddresses,
   type OutboundAnswer,
   OutboundError,
   outboundRequest,
-} from './webhooks/outbound-http.ts';
+} from '../webhooks/outbound-http.ts';
 
 export const X402_TOTAL_TIMEOUT_MS = 20_000;
 const X402_IDLE_TIMEOUT_MS = 10_000;

@@ -5,20 +5,20 @@
 // the stored idempotent outcome read back and replaced by the final answer.
 import type { Kysely } from 'kysely';
 import { getAddress } from 'viem';
-import type { EvmRail } from '../chain/rail.ts';
-import { transferWithAuthorizationTypes, USDC_DOMAIN_VERSION } from '../chain/token.ts';
-import { toChecksumAddress } from '../domain/address.ts';
-import { idempotencyConflict, keyIsLive } from '../domain/money/idempotency.ts';
-import type { PaymentCommand } from '../domain/money/payment-batch.ts';
-import { formatMicros } from '../domain/money.ts';
-import type { Outcome } from '../domain/outcome.ts';
-import { AppError } from '../errors.ts';
-import type { Credential, Offer, StoredOffer } from '../payments/method.ts';
-import { methodOf } from '../payments/registry.ts';
-import type { Database, X402PaymentsTable } from '../store/schema.ts';
-import type { ServiceContext } from './context.ts';
-import type { IdempotentResult } from './money/idempotency.ts';
-import type { AgentKeyRef } from './money/payments.ts';
+import type { EvmRail } from '../../chain/rail.ts';
+import { transferWithAuthorizationTypes, USDC_DOMAIN_VERSION } from '../../chain/token.ts';
+import { toChecksumAddress } from '../../domain/address.ts';
+import { idempotencyConflict, keyIsLive } from '../../domain/money/idempotency.ts';
+import type { PaymentCommand } from '../../domain/money/payment-batch.ts';
+import { formatMicros } from '../../domain/money.ts';
+import type { Outcome } from '../../domain/outcome.ts';
+import { AppError } from '../../errors.ts';
+import type { Credential, Offer, StoredOffer } from '../../payments/method.ts';
+import { methodOf } from '../../payments/registry.ts';
+import type { Database, X402PaymentsTable } from '../../store/schema.ts';
+import type { ServiceContext } from '../context.ts';
+import type { IdempotentResult } from '../money/idempotency.ts';
+import type { AgentKeyRef } from '../money/payments.ts';
 
 export interface X402Deps {
   ctx: ServiceContext;

@@ -1,14 +1,14 @@
 // The books the evm rail's workers write in (chain/books.ts): what the ledger and the services do when money
 // arrives on chain or a payment that left through the rail ends. Handed to the rail when it is opened
-// (services/evm.ts), so the rail calls down into nothing above it.
+// (services/rail/evm.ts), so the rail calls down into nothing above it.
 import type { Kysely } from 'kysely';
-import type { ChainCredit, ChainPayment, ChainPaymentEnding, RailBooks } from '../chain/books.ts';
-import { accountIds } from '../domain/money/accounts.ts';
-import { postTransfer } from '../ledger/ledger.ts';
-import type { Database } from '../store/schema.ts';
-import { recordDeposit } from './money/deposits.ts';
-import { insertTransaction, setTransactionStatus, withdrawalView } from './wallets/transactions.ts';
-import { emitEvent, emitTransactionEvent } from './webhooks/webhook-events.ts';
+import type { ChainCredit, ChainPayment, ChainPaymentEnding, RailBooks } from '../../chain/books.ts';
+import { accountIds } from '../../domain/money/accounts.ts';
+import { postTransfer } from '../../ledger/ledger.ts';
+import type { Database } from '../../store/schema.ts';
+import { recordDeposit } from '../money/deposits.ts';
+import { insertTransaction, setTransactionStatus, withdrawalView } from '../wallets/transactions.ts';
+import { emitEvent, emitTransactionEvent } from '../webhooks/webhook-events.ts';
 
 export const railBooks: RailBooks = { creditDeposit, finishChainPayment };
 

@@ -6,28 +6,28 @@
 // treasury's authorization as that method's credential and asks again with it. With an idempotency key every retry
 // resumes from what is stored — a decision is never taken twice, an authorization never signed twice, and a final
 // answer is replayed without asking the resource again.
-import { formatMicros } from '../domain/money.ts';
-import { failure, type Outcome, success } from '../domain/outcome.ts';
-import { AppError, type ErrorCode } from '../errors.ts';
+import { formatMicros } from '../../domain/money.ts';
+import { failure, type Outcome, success } from '../../domain/outcome.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
 import {
   type ChainIdentity,
   type Offer,
   type PaymentMethod,
   type Protocol,
   resourceOf,
-} from '../payments/method.ts';
-import { challengeToPay } from '../payments/mpp-charge/method.ts';
-import { chooseOffer, methodOf, methodsFor } from '../payments/registry.ts';
-import { offerOf } from '../payments/x402-exact/method.ts';
+} from '../../payments/method.ts';
+import { challengeToPay } from '../../payments/mpp-charge/method.ts';
+import { chooseOffer, methodOf, methodsFor } from '../../payments/registry.ts';
+import { offerOf } from '../../payments/x402-exact/method.ts';
 import {
   type ChosenRequirement,
   chooseRequirement,
   type PaymentRequiredInfo,
   requiredOf,
-} from '../payments/x402-exact/protocol.ts';
-import { idempotencyClaim, keyScope } from './money/idempotency.ts';
-import type { AgentKeyRef } from './money/payments.ts';
-import { confirmX402 } from './x402-settle.ts';
+} from '../../payments/x402-exact/protocol.ts';
+import { idempotencyClaim, keyScope } from '../money/idempotency.ts';
+import type { AgentKeyRef } from '../money/payments.ts';
+import { confirmX402 } from './settle.ts';
 import {
   type Claim,
   claimApproved,
@@ -44,7 +44,7 @@ import {
   txIdOf,
   type X402Deps,
   x402Row,
-} from './x402-sign.ts';
+} from './sign.ts';
 import {
   answerForAgent,
   callUpstream,
@@ -52,7 +52,7 @@ import {
   type UpstreamRequest,
   upstreamHeaders,
   upstreamUrl,
-} from './x402-upstream.ts';
+} from './upstream.ts';
 
 export interface X402FetchParams {
   url: string;

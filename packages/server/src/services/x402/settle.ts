@@ -6,10 +6,10 @@
 // payment once. The duty runs each CHAIN_POLL_INTERVAL_MS beside the deposit watcher and the sender.
 import type { Kysely } from 'kysely';
 import { type Log, parseAbi } from 'viem';
-import { authorizationUsedOnChain } from '../chain/token.ts';
-import type { Database, X402State } from '../store/schema.ts';
-import { finishChainPayment } from './rail-books.ts';
-import type { X402Deps, X402Row } from './x402-sign.ts';
+import { authorizationUsedOnChain } from '../../chain/token.ts';
+import type { Database, X402State } from '../../store/schema.ts';
+import { finishChainPayment } from '../rail/rail-books.ts';
+import type { X402Deps, X402Row } from './sign.ts';
 
 const authorizationUsed = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
