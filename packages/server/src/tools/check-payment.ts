@@ -3,8 +3,6 @@ import { success } from '../domain/outcome.ts';
 import { merchantHostOf } from '../domain/policies/policies.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
-import { challengeToPay } from '../payments/mpp-charge/method.ts';
-import { offerOf } from '../payments/x402-exact/method.ts';
 import { chooseRequirement, requiredOf } from '../payments/x402-exact/protocol.ts';
 import type { FaceServices } from '../services/index.ts';
 import type { ToolDefinition } from './definition.ts';
@@ -114,7 +112,7 @@ export const checkPaymentTool: ToolDefinition<Input> = {
   },
   output: checkPaymentOutput,
   async run({ key, input: params, services }) {
-    const payment = paymentOf(params, services);
+    const payment = await paymentOf(params, services);
     return success(
       await services.checkPayment({
         walletId: key.walletId,
@@ -127,10 +125,10 @@ export const checkPaymentTool: ToolDefinition<Input> = {
 };
 
 /** The payment to judge: the one named, or the one an x402 requirement or an MPP challenge asks for. */
-function paymentOf(
+async function paymentOf(
   params: Input,
   services: FaceServices,
-): { toAddress: string; amountMicros: bigint; merchantHost?: string | null } {
+): Promise<{ toAddress: string; amountMicros: bigint; merchantHost?: string | null }> {
   const given = [params.paymentRequirements, params.challenge].filter((p) => p !== undefined).length;
   if (given === 0) {
     if (params.toAddress === undefined || params.amount === undefined)
@@ -144,6 +142,9 @@ function paymentOf(
     evm === undefined ? null : { chainId: evm.chainId, usdcAddress: evm.usdcAddress.toLowerCase() };
   if (params.challenge !== undefined) {
     if (chain === null) throw new AppError('PAYMENT_UNSUPPORTED', 'MPP payments need the evm rail');
+    // The protocols' libraries (mppx, viem, @x402/core: tens of MB resident) load with the first offer read,
+    // never on the sandbox rail, which pays no seller.
+    const { challengeToPay } = await import('../payments/mpp-charge/method.ts');
     const offer = challengeToPay(challengeOf(params.challenge), chain, services.clock.nowMs());
     return {
       toAddress: offer.payTo,
@@ -152,6 +153,7 @@ function paymentOf(
     };
   }
   if (chain === null) throw new AppError('X402_UNSUPPORTED', 'x402 payments need the evm rail');
+  const { offerOf } = await import('../payments/x402-exact/method.ts');
   const required = requiredOf(requirementsOf(params.paymentRequirements!));
   const chosen = chooseRequirement(required, chain);
   const url = offerOf(chosen, required.resource).resourceUrl;

@@ -11,6 +11,7 @@ import { getAddress, type Hex } from 'viem';
 import { parseAddress } from '../../domain/address.ts';
 import { AMOUNT_MAX_MICROS } from '../../domain/money.ts';
 import { AppError, invalid } from '../../errors.ts';
+import { METHOD_KINDS } from '../kinds.ts';
 import {
   AUTHORIZATION_VALID_SECONDS_MIN,
   type ChainIdentity,
@@ -183,8 +184,7 @@ export function credentialOf(offer: StoredOffer, auth: Parameters<PaymentMethod[
 
 export const mppCharge: PaymentMethod = {
   id: 'mpp-charge',
-  protocol: 'mpp',
-  scheme: 'charge',
+  ...METHOD_KINDS['mpp-charge'],
   credentialHeaders: [],
   answerHeaders: ['www-authenticate', 'payment-receipt'],
   offersIn(answer: SellerAnswer, chain, nowMs): OfferReading {

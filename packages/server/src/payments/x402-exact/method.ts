@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { Hex } from 'viem';
+import { METHOD_KINDS } from '../kinds.ts';
 import {
   type Credential,
   type Offer,
@@ -61,8 +62,7 @@ export function offerOf(chosen: ChosenRequirement, resource: unknown): Offer {
 
 export const x402Exact: PaymentMethod = {
   id: 'x402-exact',
-  protocol: 'x402',
-  scheme: 'exact',
+  ...METHOD_KINDS['x402-exact'],
   credentialHeaders: ['payment-signature', 'x-payment'],
   answerHeaders: ['payment-required', 'payment-response', 'x-payment-response'],
   offersIn(answer, chain): OfferReading {

@@ -8,7 +8,8 @@
 // (domain/email.ts renderMail), from an allowlist of the event's fields, to the member's address of that
 // moment; a member who left, or no longer receives that kind, is skipped (dropped) — except the member a role
 // change or removal is about, who is told at their address whatever their role now, also once removed.
-import { createTransport } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type * as Nodemailer from 'nodemailer';
 import type { SmtpConfig } from '../../config.ts';
 import {
   type EmailKind,
@@ -54,6 +55,8 @@ export interface EmailWorker {
 type Outcome = 'sent' | 'retry' | 'failed' | 'dropped' | 'unreachable' | 'stopped';
 
 export function createEmailWorker(deps: EmailDeps): EmailWorker {
+  // Loaded here, not at start: a deployment without SMTP_URL never holds nodemailer (~15 MB resident).
+  const { createTransport } = createRequire(import.meta.url)('nodemailer') as typeof Nodemailer;
   const transport = createTransport({
     url: deps.smtp.url,
     connectionTimeout: 10_000,
@@ -92,7 +95,7 @@ export function createEmailWorker(deps: EmailDeps): EmailWorker {
   };
 }
 
-type Transport = ReturnType<typeof createTransport>;
+type Transport = ReturnType<typeof Nodemailer.createTransport>;
 
 async function sendRound(deps: EmailDeps, transport: Transport, stopping: AbortSignal): Promise<number> {
   const { db } = deps.ctx.store;

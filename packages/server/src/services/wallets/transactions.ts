@@ -8,7 +8,7 @@ import type { ApprovalMark } from '../../domain/money/approvals.ts';
 import { formatMicros } from '../../domain/money.ts';
 import type { Violation } from '../../domain/policies/policies.ts';
 import type { NewTransaction, TransactionStatus, TransactionType } from '../../domain/records.ts';
-import { methodOf } from '../../payments/registry.ts';
+import { kindOf } from '../../payments/kinds.ts';
 import { notCompleted } from '../../store/partial-index.ts';
 import type { Database, TransactionsTable } from '../../store/schema.ts';
 import { type Page, pageOf } from '../context.ts';
@@ -267,7 +267,7 @@ export function toolTransactionView(row: TransactionRow) {
 /** A paid request's protocol, scheme, authorized amount and receipt; nothing for any other transaction. */
 function paidRequestView(row: Pick<TransactionRow, 'payment_method' | 'receipt' | 'amount_micros'>) {
   if (row.payment_method === null) return {};
-  const method = methodOf(row.payment_method);
+  const method = kindOf(row.payment_method);
   return {
     protocol: method.protocol,
     scheme: method.scheme,
