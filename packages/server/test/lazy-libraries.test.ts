@@ -1,8 +1,9 @@
 // Resident memory is bounded (docs/design.md, Memory): a service on the sandbox rail without Redis or SMTP loads
-// none of the libraries only the evm rail, a seller's offer, Redis or mail need — viem, mppx and @x402/core
-// (tens of MB resident together), ioredis, nodemailer. They load where they are used (the evm rail's module,
-// the first offer read, the limiter's Redis store, the email worker). Checked in a process of its own: it
-// starts the service and lists every package its modules were loaded from.
+// none of the libraries only the evm rail, a seller's offer, a passkey, Redis or mail need — viem, mppx and
+// @x402/core (tens of MB resident together), @simplewebauthn/server, ioredis, nodemailer. They load where they
+// are used (the evm rail's module, the first offer read, the first passkey ceremony, the limiter's Redis store,
+// the email worker). Checked in a process of its own: it starts the service and lists every package its modules
+// were loaded from.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -11,7 +12,7 @@ import { test } from 'node:test';
 const SERVER = resolve(import.meta.dirname, '../src/server.ts');
 const CONFIG = resolve(import.meta.dirname, '../src/config.ts');
 const CLOCK = resolve(import.meta.dirname, '../src/clock.ts');
-const LAZY = ['viem', 'mppx', 'ox', '@x402/core', 'ioredis', 'nodemailer'];
+const LAZY = ['viem', 'mppx', 'ox', '@x402/core', 'ioredis', 'nodemailer', '@simplewebauthn/server'];
 
 const CHILD = `
 import { registerHooks } from 'node:module';

@@ -115,6 +115,10 @@ test('started plainly (`node agent-wallet.js serve`, as a process manager would)
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     assert.ok(cmdline.includes('--max-old-space-size=512'), cmdline.join(' '));
     assert.ok(cmdline.includes('--max-semi-space-size=4'), cmdline.join(' '));
+    // … and its environment the allocator's settings (glibc: large blocks given back when freed).
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes('MALLOC_ARENA_MAX=2'), 'MALLOC_ARENA_MAX');
+    assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), 'MALLOC_MMAP_THRESHOLD_');
     assert.equal((await fetch(`${service.url}/api/v1/health/live`)).status, 200);
   } finally {
     assert.equal(await service.stop(), 0);

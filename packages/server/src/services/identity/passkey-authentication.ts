@@ -1,16 +1,13 @@
 // Proving presence with a passkey (WebAuthn, with @simplewebauthn/server): options for the second step of a
 // login (the challenge rides on the login's mfaToken row) or for a step-up (a challenge row of its own, bound to
 // the session), and the verification of the answer (its counter moves forward).
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  verifyAuthenticationResponse,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Kysely } from 'kysely';
 import { AppError } from '../../errors.ts';
 import type { Database } from '../../store/schema.ts';
 import type { ServiceContext } from '../context.ts';
 import { challengeRow, type RelyingParty, takeChallenge, userPasskeys } from './passkey-rows.ts';
+import { webAuthn } from './webauthn.ts';
 
 export function createPasskeyAuthentication(ctx: ServiceContext, rp: RelyingParty) {
   const { store, writer, clock } = ctx;
@@ -22,7 +19,7 @@ export function createPasskeyAuthentication(ctx: ServiceContext, rp: RelyingPart
   ) {
     const passkeys = await userPasskeys(store.db, userId);
     if (passkeys.length === 0) throw new AppError('INVALID_STATE', 'no passkey is registered');
-    const options = await generateAuthenticationOptions({
+    const options = await (await webAuthn()).generateAuthenticationOptions({
       rpID: rp.id,
       allowCredentials: passkeys.map((p) => ({
         id: p.credential_id,
@@ -47,19 +44,21 @@ export function createPasskeyAuthentication(ctx: ServiceContext, rp: RelyingPart
       .where('credential_id', '=', String(response.id))
       .executeTakeFirst();
     if (row === undefined) return false;
-    const verification = await verifyAuthenticationResponse({
-      response,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      credential: {
-        id: row.credential_id,
-        publicKey: new Uint8Array(Buffer.from(row.public_key, 'base64url')),
-        counter: Number(row.sign_count),
-        transports: JSON.parse(row.transports_json),
-      },
-      requireUserVerification: false,
-    }).catch(() => ({ verified: false as const }));
+    const verification = await (await webAuthn())
+      .verifyAuthenticationResponse({
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: rp.origin,
+        expectedRPID: rp.id,
+        credential: {
+          id: row.credential_id,
+          publicKey: new Uint8Array(Buffer.from(row.public_key, 'base64url')),
+          counter: Number(row.sign_count),
+          transports: JSON.parse(row.transports_json),
+        },
+        requireUserVerification: false,
+      })
+      .catch(() => ({ verified: false as const }));
     if (!verification.verified) return false;
     const newCounter = BigInt(verification.authenticationInfo.newCounter);
     await writer.run((trx) =>

@@ -1,10 +1,6 @@
 // Registering passkeys (WebAuthn, with @simplewebauthn/server) as a second factor: the options (a challenge of
 // their own, one registration at a time), the registration (at most PASSKEYS_PER_USER_MAX), the list and removal.
-import {
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Kysely } from 'kysely';
 import { newId } from '../../domain/ids.ts';
 import { AppError, notFound } from '../../errors.ts';
@@ -21,6 +17,7 @@ import {
   takeChallenge,
   userPasskeys,
 } from './passkey-rows.ts';
+import { webAuthn } from './webauthn.ts';
 
 export function createPasskeyRegistration(ctx: ServiceContext, rp: RelyingParty) {
   const { store, writer, clock } = ctx;
@@ -32,7 +29,7 @@ export function createPasskeyRegistration(ctx: ServiceContext, rp: RelyingParty)
       .where('id', '=', userId)
       .executeTakeFirstOrThrow();
     const existing = await userPasskeys(store.db, userId);
-    const options = await generateRegistrationOptions({
+    const options = await (await webAuthn()).generateRegistrationOptions({
       rpName: RP_NAME,
       rpID: rp.id,
       userName: user.email,
@@ -55,13 +52,15 @@ export function createPasskeyRegistration(ctx: ServiceContext, rp: RelyingParty)
   ) {
     const nowMs = clock.nowMs();
     const challenge = await takeChallenge(writer, userId, 'passkey_registration', null, clock.nowMs());
-    const verification = await verifyRegistrationResponse({
-      response: input.response,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      requireUserVerification: false,
-    }).catch(() => ({ verified: false as const }));
+    const verification = await (await webAuthn())
+      .verifyRegistrationResponse({
+        response: input.response,
+        expectedChallenge: challenge,
+        expectedOrigin: rp.origin,
+        expectedRPID: rp.id,
+        requireUserVerification: false,
+      })
+      .catch(() => ({ verified: false as const }));
     if (!verification.verified)
       throw new AppError('VALIDATION_ERROR', 'response is not a valid registration for this challenge');
     const row = passkeyRow(userId, input.label, verification.registrationInfo.credential, nowMs);
