@@ -1,13 +1,15 @@
-// The dashboard's lists of wire values (src/api/wire.ts, the member roles of src/roles.ts and the SDK's calendar
-// periods) against the OpenAPI document the server publishes — built, as the SDK's generator builds it, from the
-// zod schemas that validate each route. A value the server adds or drops fails here (and in the dashboard's
-// typecheck, through the SDK's generated types): the lists are in the dashboard's order, compared as sets.
+// The dashboard's lists of wire values (src/api/wire.ts, the member roles of src/roles.ts, the SDK's calendar
+// periods, the merchant host pattern of src/views/merchantHost.ts) against the OpenAPI document the server
+// publishes — built, as the SDK's generator builds it, from the zod schemas that validate each route. A value
+// the server adds or drops fails here (and in the dashboard's typecheck, through the SDK's generated types): the
+// lists are in the dashboard's order, compared as sets.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { CALENDAR_PERIODS } from '../../sdk/src/calendar-period.ts';
 import { openapiDocument } from '../../server/scripts/openapi-document.ts';
 import { DAYS, POLICY_TYPES, TX_STATUSES, WEBHOOK_EVENT_TYPES, WINDOWS } from '../src/api/wire.ts';
 import { ROLES } from '../src/roles.ts';
+import { HOST_LENGTH_MAX, HOST_PATTERN } from '../src/views/merchantHost.ts';
 
 type Schema = { [key: string]: unknown };
 
@@ -92,4 +94,20 @@ describe('the dashboard’s wire lists are the OpenAPI document’s', () => {
     const member = at(answerData(document, 'listMembers'), 'properties', 'items', 'items');
     assert.deepEqual(sorted(ROLES), sorted(enumIn(at(member, 'properties', 'role'))));
   });
+
+  test("a merchant list's host: the editor checks the pattern and length the document publishes", () => {
+    const hosts = schemasWithPattern(document).filter((schema) => schema.pattern === HOST_PATTERN.source);
+    assert.ok(hosts.length > 0, `no schema in the document has the pattern ${HOST_PATTERN.source}`);
+    for (const schema of hosts) assert.equal(schema.maxLength, HOST_LENGTH_MAX);
+  });
 });
+
+/** Every schema of the document that has a `pattern`. */
+function schemasWithPattern(node: unknown, found: Schema[] = []): Schema[] {
+  if (Array.isArray(node)) for (const item of node) schemasWithPattern(item, found);
+  else if (isObject(node)) {
+    if (typeof node.pattern === 'string') found.push(node);
+    for (const value of Object.values(node)) schemasWithPattern(value, found);
+  }
+  return found;
+}

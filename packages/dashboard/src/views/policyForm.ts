@@ -22,14 +22,11 @@ import { isDay, isWindow, POLICY_INFO, policyAddresses, policyHosts } from './po
 export const ADDRESS_LIST_MAX = 1000;
 /** Most hosts a merchant list may hold (the server's bound, as for addresses). */
 export const HOST_LIST_MAX = 1000;
+
 /** Longest host the server takes, `*.` included. */
-export const HOST_LENGTH_MAX = 253;
-/**
- * The server's pattern for a merchant list's host (routes/policies/schemas.ts, HOST_PATTERN): labels of letters,
- * digits and inner hyphens (63 at most) joined by dots, with `*.` in front for every subdomain of a domain.
- */
-export const HOST_PATTERN =
-  /^(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+import { HOST_LENGTH_MAX, HOST_PATTERN } from './merchantHost.ts';
+
+export { HOST_LENGTH_MAX, HOST_PATTERN };
 /** Most payments a tx_count_cap may allow in its window (the server's bound). */
 export const TX_COUNT_MAX = 1_000_000;
 const TIMEZONE_LENGTH_MAX = 64;

@@ -168,25 +168,7 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
       created_at_ms: nowMs,
       updated_at_ms: nowMs,
     };
-    await writer.run(async (trx) => {
-      await lockOwnerRow(trx, 'wallets', wallet.id);
-      const count = await trx
-        .selectFrom('policies')
-        .select((eb) => eb.fn.countAll<bigint>().as('n'))
-        .where('wallet_id', '=', wallet.id)
-        .executeTakeFirstOrThrow();
-      if (Number(count.n) >= POLICIES_PER_WALLET_MAX) {
-        throw invalid(`an agent wallet can have at most ${POLICIES_PER_WALLET_MAX} policies`);
-      }
-      await trx.insertInto('policies').values(row).execute();
-      await recordPolicyChange(trx, {
-        action: 'created',
-        actor: `user:${userId}`,
-        before: null,
-        after: row,
-        nowMs: Number(nowMs),
-      });
-    });
+    await writer.run((trx) => insertPolicy(trx, row, `user:${userId}`));
     return policyView(row);
   }
 
@@ -205,22 +187,7 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
   ) {
     await ownedPolicy(userId, walletId, policyId);
     const nowMs = clock.nowMs();
-    const after = await writer.run(async (trx) => {
-      const before = await policyRow(trx, policyId);
-      await trx
-        .updateTable('policies')
-        .set({
-          ...(change.params === undefined ? {} : { params_json: storedParams(change.params) }),
-          ...(change.active === undefined ? {} : { active: change.active ? 1n : 0n }),
-          updated_at_ms: BigInt(nowMs),
-        })
-        .where('id', '=', policyId)
-        .execute();
-      const updated = await policyRow(trx, policyId);
-      const action = updateAction(before, change);
-      await recordPolicyChange(trx, { action, actor: `user:${userId}`, before, after: updated, nowMs });
-      return updated;
-    });
+    const after = await writer.run((trx) => updatePolicy(trx, policyId, change, `user:${userId}`, nowMs));
     return policyView(after);
   }
 
@@ -254,4 +221,54 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
     remove,
     changes,
   };
+}
+
+/** In the writer's transaction, under the wallet's lock: the count limit holds under concurrent creates. */
+async function insertPolicy(trx: Kysely<Database>, row: PolicyRow, actor: string): Promise<void> {
+  await lockOwnerRow(trx, 'wallets', row.wallet_id);
+  const count = await trx
+    .selectFrom('policies')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .where('wallet_id', '=', row.wallet_id)
+    .executeTakeFirstOrThrow();
+  if (Number(count.n) >= POLICIES_PER_WALLET_MAX) {
+    throw invalid(`an agent wallet can have at most ${POLICIES_PER_WALLET_MAX} policies`);
+  }
+  await trx.insertInto('policies').values(row).execute();
+  await recordPolicyChange(trx, {
+    action: 'created',
+    actor,
+    before: null,
+    after: row,
+    nowMs: Number(row.created_at_ms),
+  });
+}
+
+/** In the writer's transaction: the change and its line in the policy's history, before and after. */
+async function updatePolicy(
+  trx: Kysely<Database>,
+  policyId: string,
+  change: { params?: PolicyParams; active?: boolean },
+  actor: string,
+  nowMs: number,
+): Promise<PolicyRow> {
+  const before = await policyRow(trx, policyId);
+  await trx
+    .updateTable('policies')
+    .set({
+      ...(change.params === undefined ? {} : { params_json: storedParams(change.params) }),
+      ...(change.active === undefined ? {} : { active: change.active ? 1n : 0n }),
+      updated_at_ms: BigInt(nowMs),
+    })
+    .where('id', '=', policyId)
+    .execute();
+  const updated = await policyRow(trx, policyId);
+  await recordPolicyChange(trx, {
+    action: updateAction(before, change),
+    actor,
+    before,
+    after: updated,
+    nowMs,
+  });
+  return updated;
 }

@@ -82,19 +82,7 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
 
   async function createAgent(userId: string, label: string): Promise<WalletRow> {
     const nowMs = clock.nowMs();
-    return writer.run(async (trx) => {
-      await lockOwnerRow(trx, 'users', userId);
-      const count = await trx
-        .selectFrom('wallets')
-        .select((eb) => eb.fn.countAll<bigint>().as('n'))
-        .where('user_id', '=', userId)
-        .where('kind', '=', 'agent')
-        .executeTakeFirstOrThrow();
-      if (Number(count.n) >= AGENT_WALLETS_PER_USER_MAX) {
-        throw invalid(`a user can have at most ${AGENT_WALLETS_PER_USER_MAX} agent wallets`);
-      }
-      return insertWallet(trx, { userId, nowMs, addresses, kind: 'agent', label });
-    });
+    return writer.run((trx) => insertAgentWallet(trx, { userId, nowMs, addresses, label }));
   }
 
   async function listAgents(userId: string, page: Page) {
@@ -116,29 +104,7 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
   async function setFrozen(userId: string, walletId: string, frozen: boolean): Promise<WalletRow> {
     await ownedWallet(store.db, userId, walletId, 'agent');
     const nowMs = BigInt(clock.nowMs());
-    // Freezing twice keeps the first freeze time; unfreezing an unfrozen wallet changes nothing (and reports nothing).
-    await writer.run(async (trx) => {
-      const changed = await trx
-        .updateTable('wallets')
-        .set({ frozen_at_ms: frozen ? nowMs : null, frozen_reason: null, updated_at_ms: nowMs })
-        .where('id', '=', walletId)
-        .where('frozen_at_ms', frozen ? 'is' : 'is not', null)
-        .executeTakeFirst();
-      if (changed.numUpdatedRows === 0n) return;
-      // Unfrozen by the owner: the denials that tripped an auto_freeze are answered, and count no more.
-      if (!frozen) await trx.deleteFrom('payment_denials').where('wallet_id', '=', walletId).execute();
-      await emitEvent(
-        trx,
-        {
-          userId,
-          type: frozen ? 'wallet.frozen' : 'wallet.unfrozen',
-          data: async () =>
-            agentWalletView(trx, await ownedWallet(trx, userId, walletId, 'agent'), Number(nowMs)),
-          nowMs: Number(nowMs),
-        },
-        ctx.events,
-      );
-    });
+    await writer.run((trx) => writeFrozen(trx, { userId, walletId, frozen, nowMs }, ctx.events));
     return ownedWallet(store.db, userId, walletId, 'agent');
   }
 
@@ -168,4 +134,52 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
     setFrozen,
     move,
   };
+}
+
+/** Under the user's lock, so the count limit holds under concurrent creates. */
+async function insertAgentWallet(
+  trx: Kysely<Database>,
+  input: { userId: string; nowMs: number; addresses: AddressSource; label: string },
+): Promise<WalletRow> {
+  await lockOwnerRow(trx, 'users', input.userId);
+  const count = await trx
+    .selectFrom('wallets')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .where('user_id', '=', input.userId)
+    .where('kind', '=', 'agent')
+    .executeTakeFirstOrThrow();
+  if (Number(count.n) >= AGENT_WALLETS_PER_USER_MAX) {
+    throw invalid(`a user can have at most ${AGENT_WALLETS_PER_USER_MAX} agent wallets`);
+  }
+  return insertWallet(trx, { ...input, kind: 'agent' });
+}
+
+/**
+ * Freezing twice keeps the first freeze time; unfreezing an unfrozen wallet changes nothing (and reports
+ * nothing). Unfrozen by the owner: the denials that tripped an auto_freeze are answered, and count no more.
+ */
+async function writeFrozen(
+  trx: Kysely<Database>,
+  { userId, walletId, frozen, nowMs }: { userId: string; walletId: string; frozen: boolean; nowMs: bigint },
+  events: ServiceContext['events'],
+): Promise<void> {
+  const changed = await trx
+    .updateTable('wallets')
+    .set({ frozen_at_ms: frozen ? nowMs : null, frozen_reason: null, updated_at_ms: nowMs })
+    .where('id', '=', walletId)
+    .where('frozen_at_ms', frozen ? 'is' : 'is not', null)
+    .executeTakeFirst();
+  if (changed.numUpdatedRows === 0n) return;
+  if (!frozen) await trx.deleteFrom('payment_denials').where('wallet_id', '=', walletId).execute();
+  await emitEvent(
+    trx,
+    {
+      userId,
+      type: frozen ? 'wallet.frozen' : 'wallet.unfrozen',
+      data: async () =>
+        agentWalletView(trx, await ownedWallet(trx, userId, walletId, 'agent'), Number(nowMs)),
+      nowMs: Number(nowMs),
+    },
+    events,
+  );
 }
