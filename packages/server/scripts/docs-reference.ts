@@ -193,6 +193,15 @@ const AUTH_TEXT: Record<string, string> = {
   agentApiKey: 'an agent’s API key (`Authorization: Bearer svc_live_…`)',
 };
 
+/** The names of a JSON answer's `data` fields, when it has an object there. */
+function dataFields(response: Schema): string {
+  const content = response.content as Record<string, Schema> | undefined;
+  const schema = content?.['application/json']?.schema as Schema | undefined;
+  const data = (schema?.properties as Record<string, Schema> | undefined)?.data;
+  const fields = Object.keys((data?.properties ?? {}) as Record<string, unknown>);
+  return fields.map((field) => `\`${field}\``).join(', ');
+}
+
 function operationSection(path: string, method: string, operation: Schema): string[] {
   const security = (operation.security ?? []) as Record<string, unknown>[];
   const auth = security.flatMap((entry) => Object.keys(entry)).map((name) => AUTH_TEXT[name] ?? name);
@@ -232,14 +241,17 @@ function operationSection(path: string, method: string, operation: Schema): stri
     else
       lines.push(...branches.map((branch) => `- ${cell((branch.title as string) ?? typeText(branch))}`), '');
   }
+  // 4XX and 5XX are the same envelope on every route: the page's introduction says so once.
+  const own = responses.filter(([status]) => status !== '4XX' && status !== '5XX');
   lines.push(
     '**Answers**',
     '',
     ...table(
-      ['status', 'meaning'],
-      responses.map(([status, response]) => [
+      ['status', 'meaning', '`data` fields'],
+      own.map(([status, response]) => [
         status,
         cell((response.description as string | undefined) ?? ''),
+        dataFields(response),
       ]),
     ),
   );
@@ -259,7 +271,9 @@ function httpApiPage(document: Schema): string {
   const info = document.info as Schema;
   return page(
     'HTTP API',
-    `${prose(info.description as string)}\n\nThe server publishes this as an OpenAPI ${document.openapi} document ` +
+    `${prose(info.description as string)}\n\nEvery route may also answer \`4XX\` (refused, with a stable ` +
+      '[error code](errors.md)) and `5XX` (`SERVICE_UNAVAILABLE`, `TX_EXECUTION_FAILED`, `INTERNAL_ERROR`…), in the ' +
+      `failure envelope. The server publishes this as an OpenAPI ${document.openapi} document ` +
       'at `GET /api/v1/openapi.json` (version ' +
       `${info.version}); this page is written from that document, so the two say the same. It lists the routes ` +
       'of a server on the `sandbox` rail; the `evm` rail adds the tools of [paying sellers](../agents/paying.md).',
