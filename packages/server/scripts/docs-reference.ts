@@ -92,12 +92,19 @@ export function evmVariables(): string[] {
 }
 
 function environmentPage(): string {
-  const rows = Object.entries(ENVIRONMENT as Record<string, EnvVariable>).map(([name, spec]) => [
-    `<span id="${name.toLowerCase()}">\`${name}\`</span>`,
-    environmentDefault(spec),
-    environmentBounds(spec),
-    cell(spec.description),
-  ]);
+  // A section per variable rather than one wide table: the descriptions are sentences, and each gets an anchor
+  // (the name in lower case) the guides link to.
+  const sections = Object.entries(ENVIRONMENT as Record<string, EnvVariable>).flatMap(([name, spec]) => {
+    const bounds = environmentBounds(spec);
+    return [
+      `### \`${name}\` {#${name.toLowerCase()}}`,
+      '',
+      `${spec.kind === 'text' && spec.default === undefined ? 'Unset' : 'Default'}: ${environmentDefault(spec)}${bounds === '' ? '' : ` · ${spec.kind === 'integer' ? 'from' : 'one of'} ${bounds}`}`,
+      '',
+      prose(spec.description),
+      '',
+    ];
+  });
   const limits = Object.entries(DEFAULT_LIMITS_PER_MINUTE).map(([bucket, perMinute]) => [
     `\`${bucket}\``,
     String(perMinute),
@@ -105,11 +112,14 @@ function environmentPage(): string {
   return page(
     'Environment variables',
     'Everything the service reads comes from the environment, parsed once at start; anything invalid stops it ' +
-      'with a message naming the variable. An empty value counts as unset for most variables. This table is the ' +
-      'one the parser itself takes its defaults and bounds from (`packages/server/src/config.ts`). For how to put ' +
-      'them together, see [Configuration](../operators/configuration.md).',
+      'with a message naming the variable. An empty value counts as unset for most variables. These entries are ' +
+      'the ones the parser itself takes its defaults and bounds from (`ENVIRONMENT` in ' +
+      '`packages/server/src/config.ts`). For how to put them together, see ' +
+      '[Configuration](../operators/configuration.md).',
     [
-      ...table(['variable', 'default', 'bounds or values', 'what it does'], rows),
+      '## The service',
+      '',
+      ...sections,
       '## The evm rail',
       '',
       'Read only with `RAIL=evm`, by `packages/server/src/chain/config.ts`; what each means, its default and its ' +
