@@ -50,7 +50,7 @@ export interface paths {
     };
     /**
      * Readiness
-     * @description 200 while this instance should receive traffic; 503 SERVICE_UNAVAILABLE from the moment SIGTERM arrives (the instance keeps serving for SHUTDOWN_DRAIN_MS, then closes) and while the database cannot be reached. Point a load balancer’s health check here (see docs/configuration.md for HAProxy, nginx and Kubernetes).
+     * @description 200 while this instance should receive traffic; 503 SERVICE_UNAVAILABLE from the moment SIGTERM arrives (the instance keeps serving for SHUTDOWN_DRAIN_MS, then closes) and while the database cannot be reached. Point a load balancer’s health check here (see docs/operators/haproxy.md for HAProxy, nginx and Kubernetes).
      */
     get: operations['healthReady'];
     put?: never;
