@@ -51,6 +51,7 @@ export {
   withWalletPayments,
   X402_PAYMENT_META_KEY,
 } from './mcp-payments.ts';
+export { MppApprovalPendingError, type MppChallenge, type MppMethodOptions, mppMethod } from './mpp.ts';
 export { type ItemOf, type PageOf, PagePromise, paginate } from './paginate.ts';
 export {
   type AnthropicTool,

@@ -48,8 +48,8 @@ describe('the packed SDK in an empty folder', () => {
     const { apiKey } = await newAgent(server.url, { fund: '10' });
     writeFileSync(
       join(folder, 'pay.mjs'),
-      `import { AgentWalletClient, verifyWebhook, paginate, x402Scheme } from '@agent-wallet/sdk';
-       if ([verifyWebhook, paginate, x402Scheme].some((f) => typeof f !== 'function')) throw new Error('exports missing');
+      `import { AgentWalletClient, verifyWebhook, paginate, x402Scheme, mppMethod } from '@agent-wallet/sdk';
+       if ([verifyWebhook, paginate, x402Scheme, mppMethod].some((f) => typeof f !== 'function')) throw new Error('exports missing');
        const agent = new AgentWalletClient({ baseUrl: process.argv[2], apiKey: process.argv[3] });
        const paid = await agent.sendPayment({ toAddress: '0x52908400098527886e0f7030069857d2e4169ee7', amount: '1.5' });
        console.log(JSON.stringify({ status: paid.status, balance: (await agent.checkBalance()).balance }));`,

@@ -6,8 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Challenge, Credential } from 'mppx';
+import { Mppx } from 'mppx/client';
 import { challengeHash } from 'mppx/evm';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { type Address, getAddress } from 'viem';
+import { AgentWalletClient, MppApprovalPendingError, mppMethod } from '../../sdk/src/index.ts';
 import { reconcileChain } from '../src/chain/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
 import { createPolicy, minus, tool, toolOk, type Wire } from './support/agent.ts';
@@ -308,6 +311,52 @@ for (const target of await storeTargets()) {
       assert.equal(paid.payment.txId, pending.payment.txId);
       assert.equal(paid.status, 200, JSON.stringify(paid));
       assert.equal(seller.paidRequests().length, paidBefore + 1);
+    });
+
+    test('mppx’s own client with the SDK’s method pays the same endpoint, under the same policies and approvals', async () => {
+      const baseUrl = await h.app.listen({ port: 0, host: '127.0.0.1' });
+      // Without keep-alive: a pooled socket's timers would outlive the suite.
+      const dispatcher = new Agent({ pipelining: 0 });
+      const plainFetch = (async (input: string | Request, init?: RequestInit) => {
+        const request = new Request(input, init);
+        const body = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
+        return undiciFetch(request.url, {
+          method: request.method,
+          headers: Object.fromEntries(request.headers),
+          body,
+          dispatcher,
+        });
+      }) as unknown as typeof fetch;
+      const agent = new AgentWalletClient({ baseUrl, apiKey: key, fetch: plainFetch as never });
+      const mppx = Mppx.create({
+        methods: [mppMethod(agent, { memo: 'via mppx' })],
+        polyfill: false,
+        fetch: plainFetch,
+      });
+      const sellerBefore = await world.usdc.balanceOf(SELLER_PAY_TO);
+      const paidBefore = seller.paidRequests().length;
+      const answer = await mppx.fetch(`${seller.origin}/report`);
+      assert.equal(answer.status, 200);
+      assert.deepEqual(await answer.json(), { report: 'the paid content', lines: 3 });
+      assert.equal(seller.paidRequests().length, paidBefore + 1);
+      await settle();
+      assert.equal(await world.usdc.balanceOf(SELLER_PAY_TO), sellerBefore + REPORT_MICROS);
+      const latest = (await agent.getTxHistory({ limit: 1 })).transactions[0]!;
+      assert.equal(latest.type, 'x402');
+      assert.equal(latest.protocol, 'mpp');
+      assert.equal(latest.amount, '1.250000');
+      assert.equal(latest.memo, 'via mppx');
+      // Held for approval: the method throws MppApprovalPendingError, nothing is signed or paid.
+      await createPolicy(owner, walletId, 'require_approval_above', { amount: '1' });
+      const held = await mppx.fetch(`${seller.origin}/report`).catch((error: unknown) => error);
+      assert.ok(held instanceof MppApprovalPendingError, String(held));
+      assert.equal(seller.paidRequests().length, paidBefore + 1, 'nothing paid while pending');
+      // The wallet's policies are the spend controls: a denial reaches the caller, nothing is paid.
+      await createPolicy(owner, walletId, 'spend_cap_per_tx', { limit: '1' });
+      await assert.rejects(mppx.fetch(`${seller.origin}/report`), /denied|POLICY_DENIED|policy/i);
+      assert.equal(seller.paidRequests().length, paidBefore + 1, 'paid once');
+      // The held payment is rejected: its money back before the ledger checks below.
+      await owner.api.post(`/api/v1/agent-wallets/${walletId}/transactions/${held.txId}/reject`);
     });
 
     test('verify-ledger --chain accounts for every MPP payment, settled or in flight', async () => {
