@@ -41,6 +41,8 @@ export interface X402Details {
   /** The authorization's nonce and validity, chosen before the commit so a crash after signing can resume. */
   nonce: string;
   validBeforeS: bigint;
+  /** What the treasury signs for it (the method's): an EIP-3009 or a Permit2 authorization. */
+  authorization: 'eip3009' | 'permit2';
 }
 
 export interface WalletState {

@@ -17,16 +17,11 @@ import {
   resourceOf,
 } from '../../payments/method.ts';
 import { challengeToPay } from '../../payments/mpp-charge/method.ts';
-import { chooseOffer, methodOf, methodsFor } from '../../payments/registry.ts';
-import { offerOf } from '../../payments/x402-exact/method.ts';
-import {
-  type ChosenRequirement,
-  chooseRequirement,
-  type PaymentRequiredInfo,
-  requiredOf,
-} from '../../payments/x402-exact/protocol.ts';
+import { chooseOffer, methodOf, methodsFor, x402OfferIn } from '../../payments/registry.ts';
+import { type PaymentRequiredInfo, requiredOf } from '../../payments/x402-exact/protocol.ts';
 import { idempotencyClaim, keyScope } from '../money/idempotency.ts';
 import type { AgentKeyRef } from '../money/payments.ts';
+import { refuseUntilApproved } from './permit2-approval.ts';
 import { confirmX402 } from './settle.ts';
 import {
   type Claim,
@@ -172,6 +167,7 @@ async function fetchFor(
   const offer = offerToPay(deps, kind, sellerAnswerOf(first));
   refuseAbove(kind, offer.amountMicros, params.maxAmountMicros);
   await refuseUncovered(deps, offer.amountMicros);
+  await refuseUntilApproved(deps, methodOf(offer.method).authorization, key.walletId);
   const decided = await decideX402(deps, key, {
     offer,
     resource: resourceOf(request.url),
@@ -349,15 +345,16 @@ async function signFor(
   idempotencyKey: string | null,
 ): Promise<Outcome<unknown>> {
   const required = requiredOf(params.paymentRequirements);
-  const chosen = chooseRequirement(required, chainOf(deps));
+  const offer = x402OfferIn(required, chainOf(deps), deps.ctx.clock.nowMs());
   const claim = idempotencyClaim(keyScope.wallet(key.walletId), idempotencyKey, signKeyParts(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return signedAnswer(deps, stored);
   await refuseFrozen(deps, key.walletId);
-  await refuseUncovered(deps, chosen.amountMicros);
+  await refuseUncovered(deps, offer.amountMicros);
+  await refuseUntilApproved(deps, methodOf(offer.method).authorization, key.walletId);
   const decided = await decideX402(deps, key, {
-    offer: offerOf(chosen, required.resource),
-    resource: params.resource ?? resourceNamed(required, chosen),
+    offer,
+    resource: params.resource ?? resourceNamed(required, offer),
     memo: params.memo,
     claim,
   });
@@ -393,8 +390,8 @@ async function signedAnswer(deps: X402Deps, decision: Outcome<unknown>): Promise
 }
 
 /** History's resource when the agent names none: the 402's resource URL (v2) or the requirement's (v1). */
-function resourceNamed(required: PaymentRequiredInfo, chosen: ChosenRequirement): string {
-  const candidates = [(required.resource as { url?: unknown } | undefined)?.url, chosen.requirement.resource];
+function resourceNamed(required: PaymentRequiredInfo, offer: Offer): string {
+  const candidates = [(required.resource as { url?: unknown } | undefined)?.url, offer.resourceUrl];
   for (const candidate of candidates) {
     if (typeof candidate !== 'string') continue;
     try {
@@ -458,6 +455,7 @@ async function payChallenge(
     return mppAnswer(deps, success({ txId: holder.transaction_id }));
   }
   await refuseUncovered(deps, offer.amountMicros);
+  await refuseUntilApproved(deps, methodOf(offer.method).authorization, key.walletId);
   const decided = await decideX402(deps, key, {
     offer,
     resource: offer.resourceUrl ?? 'an MPP seller (not named)',

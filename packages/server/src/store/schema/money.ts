@@ -101,7 +101,13 @@ export interface X402PaymentsTable {
   updated_at_ms: bigint;
   /** See migration 0019: the payment method (payments/registry.ts). */
   method: string;
+  /** See migration 0024: what the treasury signed, and what the chain moved once settled. */
+  authorization: AuthorizationKind;
+  settled_micros: bigint | null;
 }
+
+/** What the treasury signs for a paid request: USDC's EIP-3009 transfer, or a Permit2 witness transfer. */
+export type AuthorizationKind = 'eip3009' | 'permit2';
 
 /** See migration 0010: a wallet's spending in a rolling window of span_ms, kept as it moves. */
 export interface SpendingWindowsTable {

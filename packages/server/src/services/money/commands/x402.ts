@@ -21,6 +21,8 @@ export function x402Steps(effects: BatchEffects, { trx }: StepContext): WriteSte
       state: r.state,
       x402_version: BigInt(r.details.version),
       method: r.details.method,
+      authorization: r.details.authorization,
+      settled_micros: null,
       requirement_json: r.details.requirementJson,
       resource_json: r.details.resourceJson,
       pay_to: r.payTo,
