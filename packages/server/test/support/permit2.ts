@@ -203,11 +203,13 @@ export async function deployUptoContracts(anvil: Anvil): Promise<{ create2Addres
   const deployer = mnemonicToAccount(anvil.mnemonic, { addressIndex: DEPLOYER_INDEX });
   const wallet = anvilWalletClient(anvil, deployer);
   const publicClient = anvilPublicClient(anvil);
-  const hash = await wallet.sendTransaction({
-    to: CREATE2_DEPLOYER,
-    data: concatHex([PERMIT2_SALT, initCode]),
-  });
-  await confirm(publicClient, hash, 'Permit2 deployment');
+  // Deployed already (a local chain used before): CREATE2 cannot deploy twice at one address.
+  const existing = await publicClient.getCode({ address: landed });
+  if (existing === undefined || existing.length <= 2) {
+    const data = concatHex([PERMIT2_SALT, initCode]);
+    const hash = await wallet.sendTransaction({ to: CREATE2_DEPLOYER, data });
+    await confirm(publicClient, hash, 'Permit2 deployment');
+  }
   const code = await publicClient.getCode({ address: landed });
   if (code === undefined || code.length <= 2) throw new Error(`Permit2 is not at ${landed}`);
   if (landed !== PERMIT2_ADDRESS) {
