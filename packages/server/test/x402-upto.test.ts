@@ -403,6 +403,27 @@ for (const target of await storeTargets()) {
       assert.equal(await balance(), minus(before, '0.4'));
     });
 
+    test('paid_fetch pays an upto offer the same way: held at the maximum, settled for what was used', async () => {
+      const before = await balance();
+      const data = toolOk(
+        await tool(h, key, 'paid_fetch', {
+          url: `${seller.origin}/metered?use=250000`,
+          maxAmount: '2',
+          idempotencyKey: 'paid-fetch-upto',
+        }),
+        'paid_fetch',
+      );
+      assert.equal(data.status, 200);
+      assert.equal(data.payment.protocol, 'x402');
+      assert.equal(data.payment.scheme, 'upto');
+      assert.equal(data.payment.amount, '2.000000');
+      assert.equal(data.payment.authorizedAmount, '2.000000');
+      await settle();
+      const tx = await historyOf(data.payment.txId);
+      assert.equal(tx.amount, '0.250000');
+      assert.equal(await balance(), minus(before, '0.25'));
+    });
+
     test('webhooks and history show authorized vs settled', async () => {
       const events = await h.services.store.db
         .selectFrom('webhook_events')
