@@ -88,7 +88,7 @@ function permit2InitCode(): Hex {
   const toml = readFileSync(join(root, 'foundry.toml'), 'utf8');
   const key = createHash('sha256');
   key.update(`${PERMIT2_SOLC}\n${JSON.stringify(settings)}\n${toml}\n`);
-  for (const path of permit2Sources(root)) key.update(`${path}\n${readImport(path)}\n`);
+  for (const path of PERMIT2_SOURCES) key.update(`${path}\n${readImport(path)}\n`);
   const cacheDir = join(here, '../../../../node_modules/.cache/agent-wallet-permit2');
   const cacheFile = join(cacheDir, `${key.digest('hex')}.hex`);
   try {
@@ -110,28 +110,24 @@ function permit2InitCode(): Hex {
   return code;
 }
 
-/** The sources Permit2 is built from (what the cache key covers). */
-function permit2Sources(root: string): string[] {
-  const sources = [
-    'src/Permit2.sol',
-    'src/SignatureTransfer.sol',
-    'src/AllowanceTransfer.sol',
-    'src/EIP712.sol',
-    'src/PermitErrors.sol',
-    'src/libraries/PermitHash.sol',
-    'src/libraries/SignatureVerification.sol',
-    'src/libraries/Allowance.sol',
-    'src/libraries/SafeCast160.sol',
-    'src/interfaces/ISignatureTransfer.sol',
-    'src/interfaces/IAllowanceTransfer.sol',
-    'src/interfaces/IEIP712.sol',
-    'src/interfaces/IERC1271.sol',
-    'solmate/src/tokens/ERC20.sol',
-    'solmate/src/utils/SafeTransferLib.sol',
-  ];
-  void root;
-  return sources;
-}
+/** The sources Permit2 is built from (what the cache key covers; a file gone from the package fails the build). */
+const PERMIT2_SOURCES = [
+  'src/Permit2.sol',
+  'src/SignatureTransfer.sol',
+  'src/AllowanceTransfer.sol',
+  'src/EIP712.sol',
+  'src/PermitErrors.sol',
+  'src/libraries/PermitHash.sol',
+  'src/libraries/SignatureVerification.sol',
+  'src/libraries/Allowance.sol',
+  'src/libraries/SafeCast160.sol',
+  'src/interfaces/ISignatureTransfer.sol',
+  'src/interfaces/IAllowanceTransfer.sol',
+  'src/interfaces/IEIP712.sol',
+  'src/interfaces/IERC1271.sol',
+  'solmate/src/tokens/ERC20.sol',
+  'solmate/src/utils/SafeTransferLib.sol',
+] as const;
 
 const AMOUNT_CHECK = 'if (amount > permit.permitted.amount) revert AmountExceedsPermitted();';
 
@@ -191,11 +187,11 @@ function permit2DomainSeparator(chainId: number, address: Address): Hex {
 
 /**
  * Deploys Permit2 through the CREATE2 deployer with its canonical salt and makes it answer at its canonical
- * address, then installs the upto proxy at its own. The sources npm ships are not byte for byte those of the
- * canonical deployment (later commits added interfaces and comments, which move solc's via-IR output), so the
- * CREATE2 address differs: the deployed contract's runtime code is then copied to the canonical address with its
- * one address-bound immutable, the cached EIP-712 domain separator, recomputed for that address — the contract
- * answers there exactly as a deployment at that address would. Returns where CREATE2 put it.
+ * address, then installs the upto proxy at its own. Built from the sources npm ships (a later state of the Permit2
+ * repository than the one deployed on public chains), the init code is not the canonical one byte for byte, so
+ * CREATE2 puts it elsewhere: its runtime code is then copied to the canonical address with its one address-bound
+ * immutable, the cached EIP-712 domain separator, recomputed for that address (checked through DOMAIN_SEPARATOR())
+ * — it answers there as a deployment at that address would. Returns where CREATE2 put it.
  */
 export async function deployUptoContracts(anvil: Anvil): Promise<{ create2Address: Address }> {
   const initCode = permit2InitCode();
