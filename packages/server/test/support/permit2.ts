@@ -2,15 +2,15 @@
 // stand-in for x402's upto proxy at its own (both addresses are hard-coded in @x402/evm).
 // - Permit2 is compiled from its sources as the npm package @uniswap/v4-periphery ships them (lib/permit2/src),
 //   with solc 0.8.17 and Permit2's own foundry.toml settings (via-IR, 1,000,000 optimizer runs, no metadata
-//   hash), and sent through anvil's CREATE2 deployer with Permit2's canonical salt (see deployUptoContracts for
-//   where it lands and how it comes to answer at the canonical address). Compiling takes a while in solcjs, so the
+//   hash), and sent through anvil's CREATE2 deployer with Permit2's canonical salt: the same init code and salt
+//   give the same address as on every public chain, which is checked. Compiling takes a while in solcjs, so the
 //   artifact is cached under node_modules/.cache, keyed by the sources' hash; it is never committed.
 // - The proxy is TestUptoProxy.sol beside this file, compiled with the repo's solc and installed with
 //   anvil_setCode (runtime code only: it keeps everything in constants).
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type Address,
@@ -66,29 +66,26 @@ function compile(
   return output;
 }
 
-/** Permit2's init code, compiled once per source tree (cached). */
+/**
+ * Permit2's init code, compiled once per source tree (cached). As Foundry builds it: every source of src/ and
+ * what it imports, given to solc by name (remapped as remappings.txt says), not read through an import callback —
+ * solc numbers the syntax tree by the sources it is given, and via-IR's output follows those numbers, so only this
+ * reproduces the canonical init code (and address).
+ */
 function permit2InitCode(): Hex {
   const root = join(dirname(require.resolve('@uniswap/v4-periphery/package.json')), 'lib/permit2');
-  const solmate = join(root, 'lib/solmate');
-  const readImport = (path: string) =>
-    readFileSync(
-      path.startsWith('solmate/') ? join(solmate, path.slice('solmate/'.length)) : join(root, path),
-      'utf8',
-    );
-  const entry = 'src/Permit2.sol';
+  const sources = permit2Sources(root);
   const settings = {
-    // foundry.toml: via_ir, optimizer_runs = 1000000, bytecode_hash = "none" (Foundry's default EVM version for
-    // 0.8.17 is london).
+    // foundry.toml: via_ir, optimizer_runs = 1000000, bytecode_hash = "none" (and solc 0.8.17's default EVM
+    // version, london, as Foundry used).
     viaIR: true,
     optimizer: { enabled: true, runs: 1_000_000 },
     metadata: { bytecodeHash: 'none' },
-    evmVersion: 'london',
-    outputSelection: { [entry]: { Permit2: ['evm.bytecode.object'] } },
+    remappings: PERMIT2_REMAPPINGS.map(([from, to]) => `${from}=${to}`),
+    outputSelection: { 'src/Permit2.sol': { Permit2: ['evm.bytecode.object'] } },
   };
-  const toml = readFileSync(join(root, 'foundry.toml'), 'utf8');
-  const key = createHash('sha256');
-  key.update(`${PERMIT2_SOLC}\n${JSON.stringify(settings)}\n${toml}\n`);
-  for (const path of PERMIT2_SOURCES) key.update(`${path}\n${readImport(path)}\n`);
+  const key = createHash('sha256').update(`${PERMIT2_SOLC}\n${JSON.stringify(settings)}\n`);
+  for (const [path, { content }] of Object.entries(sources)) key.update(`${path}\n${content}\n`);
   const cacheDir = join(here, '../../../../node_modules/.cache/agent-wallet-permit2');
   const cacheFile = join(cacheDir, `${key.digest('hex')}.hex`);
   try {
@@ -99,35 +96,44 @@ function permit2InitCode(): Hex {
     compile(input: string, options?: unknown): string;
   };
   if (!solc.version().startsWith(`${PERMIT2_SOLC}+`)) throw new Error(`solc-0.8.17 is ${solc.version()}`);
-  const output = compile(
-    solc,
-    { language: 'Solidity', sources: { [entry]: { content: readImport(entry) } }, settings },
-    readImport,
-  );
-  const code = `0x${output.contracts[entry]!.Permit2!.evm.bytecode.object}` as Hex;
+  const output = compile(solc, { language: 'Solidity', sources, settings }, (path) => {
+    throw new Error(`Permit2 imports ${path}, which was not given`);
+  });
+  const code = `0x${output.contracts['src/Permit2.sol']!.Permit2!.evm.bytecode.object}` as Hex;
   mkdirSync(cacheDir, { recursive: true });
   writeFileSync(cacheFile, code);
   return code;
 }
 
-/** The sources Permit2 is built from (what the cache key covers; a file gone from the package fails the build). */
-const PERMIT2_SOURCES = [
-  'src/Permit2.sol',
-  'src/SignatureTransfer.sol',
-  'src/AllowanceTransfer.sol',
-  'src/EIP712.sol',
-  'src/PermitErrors.sol',
-  'src/libraries/PermitHash.sol',
-  'src/libraries/SignatureVerification.sol',
-  'src/libraries/Allowance.sol',
-  'src/libraries/SafeCast160.sol',
-  'src/interfaces/ISignatureTransfer.sol',
-  'src/interfaces/IAllowanceTransfer.sol',
-  'src/interfaces/IEIP712.sol',
-  'src/interfaces/IERC1271.sol',
-  'solmate/src/tokens/ERC20.sol',
-  'solmate/src/utils/SafeTransferLib.sol',
-] as const;
+/** Permit2's remappings.txt. */
+const PERMIT2_REMAPPINGS: ReadonlyArray<readonly [string, string]> = [['solmate/', 'lib/solmate/']];
+
+/** Every .sol file of src/ and, followed through their imports, of the libraries: by their remapped names. */
+function permit2Sources(root: string): Record<string, { content: string }> {
+  const walk = (dir: string): string[] =>
+    readdirSync(join(root, dir))
+      .sort()
+      .flatMap((name) => {
+        const path = `${dir}/${name}`;
+        if (statSync(join(root, path)).isDirectory()) return walk(path);
+        return name.endsWith('.sol') ? [path] : [];
+      });
+  const resolve = (from: string, imported: string) => {
+    if (imported.startsWith('.')) return posix.normalize(posix.join(posix.dirname(from), imported));
+    const remapping = PERMIT2_REMAPPINGS.find(([prefix]) => imported.startsWith(prefix));
+    return remapping === undefined ? imported : remapping[1] + imported.slice(remapping[0].length);
+  };
+  const found = new Map<string, string>();
+  const queue = walk('src');
+  for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
+    if (found.has(path)) continue;
+    const content = readFileSync(join(root, path), 'utf8');
+    found.set(path, content);
+    for (const match of content.matchAll(/import\s+(?:[^'"]*from\s+)?["']([^"']+)["']/g))
+      queue.push(resolve(path, match[1]!));
+  }
+  return Object.fromEntries([...found.keys()].sort().map((path) => [path, { content: found.get(path)! }]));
+}
 
 const AMOUNT_CHECK = 'if (amount > permit.permitted.amount) revert AmountExceedsPermitted();';
 
@@ -186,33 +192,23 @@ function permit2DomainSeparator(chainId: number, address: Address): Hex {
 }
 
 /**
- * Deploys Permit2 through the CREATE2 deployer with its canonical salt and makes it answer at its canonical
- * address, then installs the upto proxy at its own. Built from the sources npm ships (a later state of the Permit2
- * repository than the one deployed on public chains), the init code is not the canonical one byte for byte, so
- * CREATE2 puts it elsewhere: its runtime code is then copied to the canonical address with its one address-bound
- * immutable, the cached EIP-712 domain separator, recomputed for that address (checked through DOMAIN_SEPARATOR())
- * — it answers there as a deployment at that address would. Returns where CREATE2 put it.
+ * Deploys Permit2 through the CREATE2 deployer with its canonical salt — it lands at its canonical address, which
+ * is checked — and installs the upto proxy at its own. Idempotent on a chain that has them already.
  */
-export async function deployUptoContracts(anvil: Anvil): Promise<{ create2Address: Address }> {
+export async function deployUptoContracts(anvil: Anvil): Promise<void> {
   const initCode = permit2InitCode();
   const landed = create2Address(PERMIT2_SALT, initCode);
+  if (landed !== PERMIT2_ADDRESS)
+    throw new Error(`Permit2 built here would land at ${landed}, not ${PERMIT2_ADDRESS}: the build differs`);
   const deployer = mnemonicToAccount(anvil.mnemonic, { addressIndex: DEPLOYER_INDEX });
   const wallet = anvilWalletClient(anvil, deployer);
   const publicClient = anvilPublicClient(anvil);
   // Deployed already (a local chain used before): CREATE2 cannot deploy twice at one address.
-  const existing = await publicClient.getCode({ address: landed });
+  const existing = await publicClient.getCode({ address: PERMIT2_ADDRESS });
   if (existing === undefined || existing.length <= 2) {
     const data = concatHex([PERMIT2_SALT, initCode]);
     const hash = await wallet.sendTransaction({ to: CREATE2_DEPLOYER, data });
     await confirm(publicClient, hash, 'Permit2 deployment');
-  }
-  const code = await publicClient.getCode({ address: landed });
-  if (code === undefined || code.length <= 2) throw new Error(`Permit2 is not at ${landed}`);
-  if (landed !== PERMIT2_ADDRESS) {
-    const cached = permit2DomainSeparator(anvil.chainId, landed).slice(2);
-    const wanted = permit2DomainSeparator(anvil.chainId, PERMIT2_ADDRESS).slice(2);
-    if (!code.includes(cached)) throw new Error('the deployed Permit2 does not hold its domain separator');
-    await rpc(anvil, 'anvil_setCode', [PERMIT2_ADDRESS, code.replaceAll(cached, wanted)]);
   }
   const separator = await publicClient.readContract({
     address: PERMIT2_ADDRESS,
@@ -222,7 +218,6 @@ export async function deployUptoContracts(anvil: Anvil): Promise<{ create2Addres
   if (separator !== permit2DomainSeparator(anvil.chainId, PERMIT2_ADDRESS))
     throw new Error('Permit2 at its canonical address answers another domain separator');
   await installUptoProxy(anvil, { checksAmount: true });
-  return { create2Address: landed };
 }
 
 /** (Re)installs the upto proxy at its canonical address; it keeps no state, so swapping its code is safe. */
