@@ -231,13 +231,14 @@ for (const target of await storeTargets()) {
       seller.mode = 'never';
       const before = await balance();
       const sellerBefore = await paidToSeller();
+      const owedBefore = (await expectChainClean()).liabilitiesMicros;
       const data = toolOk(await fetchMetered(1_000_000n, { idempotencyKey: 'never-1' }), 'x402_fetch');
       assert.equal(data.status, 200);
       assert.equal(data.payment.status, 'processing');
       await settle();
       assert.equal(await balance(), minus(before, '2'));
-      // In flight, verify-ledger --chain counts it at its maximum.
-      await expectChainClean();
+      // In flight, verify-ledger --chain counts it at its maximum: the wallet is down by 2, still owed.
+      assert.equal((await expectChainClean()).liabilitiesMicros, owedBefore);
       await passDeadline();
       assert.equal(await balance(), before);
       const tx = await historyOf(data.payment.txId);
@@ -255,10 +256,11 @@ for (const target of await storeTargets()) {
       assert.equal(data.payment.status, 'processing');
       await settle();
       assert.equal(await balance(), minus(before, '2'), 'nothing on chain yet: still held');
+      const owedHeld = (await expectChainClean()).liabilitiesMicros;
       const settled = await seller.settleKept(0, 1_200_000n);
       assert.equal(settled.success, true, JSON.stringify(settled));
-      // In flight and already used: counted at the maximum less what moved.
-      await expectChainClean();
+      // In flight and already used: counted at the maximum less what moved (the rest is still owed).
+      assert.equal((await expectChainClean()).liabilitiesMicros, owedHeld - 1_200_000n);
       await settle();
       const tx = await historyOf(data.payment.txId);
       assert.equal(tx.status, 'completed');
@@ -443,7 +445,7 @@ for (const target of await storeTargets()) {
       await assertLedgerOk(h);
     });
 
-    async function expectChainClean(): Promise<void> {
+    async function expectChainClean() {
       const report = await reconcileChain(
         h.services.store.db,
         h.services.chain!.rail.client,
@@ -451,6 +453,7 @@ for (const target of await storeTargets()) {
         h.services.chain!.rail.treasuryAddress,
       );
       assert.deepEqual(report.problems, []);
+      return report;
     }
   });
 }
