@@ -161,6 +161,13 @@ for (const target of await storeTargets()) {
       assert.equal(data.payment.authorizedAmount, '2.000000');
       assert.match(data.payment.txHash, /^0x[0-9a-f]{64}$/);
       assert.equal(await balance(), minus(before, '2'), 'the maximum is held');
+      const row = await h.services.store.db
+        .selectFrom('x402_payments')
+        .select(['state', 'authorization'])
+        .where('transaction_id', '=', data.payment.txId)
+        .executeTakeFirstOrThrow();
+      // Not 'signed': an earlier release's settlement duty (a rolling upgrade) reads only EIP-3009 rows.
+      assert.deepEqual(row, { state: 'permit_signed', authorization: 'permit2' });
       assert.equal(await paidToSeller(), sellerBefore + 750_000n, 'the chain moved what was used');
       await settle();
       const tx = await historyOf(data.payment.txId);

@@ -102,7 +102,7 @@ async function loadKnown(db: Kysely<Database>, treasury: string, usdcAddress: st
   const x402 = await db
     .selectFrom('x402_payments')
     .selectAll()
-    .where('state', 'in', ['approved', 'signed', 'settled'])
+    .where('state', 'in', ['approved', 'signed', 'permit_signed', 'settled'])
     .execute();
   return {
     usdcAddress,
@@ -270,8 +270,8 @@ async function x402InFlight(client: ChainClient, known: Known): Promise<bigint> 
   let owed = 0n;
   for (const x of known.x402) {
     if (x.state === 'approved') owed += x.amountMicros;
-    if (x.state === 'signed' && x.authorization === 'permit2') owed += x.amountMicros - (x.movedMicros ?? 0n);
-    if (x.state !== 'signed' || x.matched || x.authorization === 'permit2') continue;
+    if (x.state === 'permit_signed') owed += x.amountMicros - (x.movedMicros ?? 0n);
+    if (x.state !== 'signed' || x.matched) continue;
     const used = await authorizationUsedOnChain(client, known.usdcAddress, known.treasury, x.nonce!);
     if (!used) owed += x.amountMicros;
   }

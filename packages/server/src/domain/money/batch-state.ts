@@ -177,11 +177,22 @@ export interface PayoutSpec {
   nowMs: number;
 }
 
+/** The state of a signed paid request, by what was signed (see X402State in store/schema/money.ts). */
+export type SignedState = 'signed' | 'permit_signed';
+
+export function signedStateOf(authorization: X402Details['authorization']): SignedState {
+  return authorization === 'permit2' ? 'permit_signed' : 'signed';
+}
+
+export function isSignedState(state: string): state is SignedState {
+  return state === 'signed' || state === 'permit_signed';
+}
+
 /** An x402 payment's row (x402_payments), written with its transaction record. */
 export interface X402Spec {
   transactionId: string;
   walletId: string;
-  state: 'signed' | 'awaiting_approval';
+  state: SignedState | 'awaiting_approval';
   details: X402Details;
   /** Lower-case address. */
   payTo: string;

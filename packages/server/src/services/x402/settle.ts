@@ -13,6 +13,7 @@ import { type Log, parseAbi } from 'viem';
 import { findPermit2Use, permit2NonceUsed } from '../../chain/permit2.ts';
 import { authorizationUsedOnChain } from '../../chain/token.ts';
 import { accountIds } from '../../domain/money/accounts.ts';
+import { isSignedState } from '../../domain/money/batch-state.ts';
 import { assert } from '../../errors.ts';
 import { postTransfer } from '../../ledger/ledger.ts';
 import { methodOf } from '../../payments/registry.ts';
@@ -40,7 +41,7 @@ export async function settleX402Due(deps: X402Deps): Promise<number> {
     .selectAll()
     .where((eb) =>
       eb.or([
-        eb('state', '=', 'signed'),
+        eb('state', 'in', ['signed', 'permit_signed']),
         eb.and([eb('state', '=', 'approved'), eb('updated_at_ms', '<=', abandonedBeforeMs)]),
       ]),
     )
@@ -69,7 +70,7 @@ export async function confirmX402(
   row: X402Row,
   hint: string | null,
 ): Promise<'completed' | 'processing'> {
-  if (row.state !== 'signed' || row.nonce === null) return 'processing';
+  if (!isSignedState(row.state) || row.nonce === null) return 'processing';
   const use = await findUse(deps, row, hint);
   if (use === null) return 'processing';
   const head = await deps.rail.client.getBlockNumber({ cacheTime: 0 });

@@ -8,6 +8,7 @@ import { getAddress } from 'viem';
 import type { EvmRail } from '../../chain/rail.ts';
 import { USDC_DOMAIN_VERSION } from '../../chain/token.ts';
 import { toChecksumAddress } from '../../domain/address.ts';
+import { signedStateOf } from '../../domain/money/batch-state.ts';
 import { idempotencyConflict, keyIsLive } from '../../domain/money/idempotency.ts';
 import type { PaymentCommand } from '../../domain/money/payment-batch.ts';
 import { formatMicros } from '../../domain/money.ts';
@@ -118,7 +119,7 @@ export async function claimApproved(deps: X402Deps, row: X402Row): Promise<boole
       const updated = await trx
         .updateTable('x402_payments')
         .set({
-          state: 'signed',
+          state: signedStateOf(row.authorization),
           nonce: terms.nonce,
           valid_before_s: terms.validBeforeS,
           updated_at_ms: BigInt(nowMs),

@@ -6,6 +6,7 @@
 // treasury's authorization as that method's credential and asks again with it. With an idempotency key every retry
 // resumes from what is stored — a decision is never taken twice, an authorization never signed twice, and a final
 // answer is replayed without asking the resource again.
+import { isSignedState } from '../../domain/money/batch-state.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { failure, type Outcome, success } from '../../domain/outcome.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
@@ -293,7 +294,7 @@ async function resumeFetch(
   const payment = await paymentNow(deps, txId);
   if (isFinalFetch(stored)) return withPayment(stored, payment);
   const validMs = Number(row.valid_before_s ?? 0n) * 1000 - deps.ctx.clock.nowMs();
-  if (row.state === 'signed' && validMs > RESEND_MARGIN_MS)
+  if (isSignedState(row.state) && validMs > RESEND_MARGIN_MS)
     return payAndStore(deps, kind, request, txId, claim);
   return failure(kind.codes.upstream, 'an earlier attempt with this key ended before the resource answered', {
     data: { payment },

@@ -83,7 +83,19 @@ export interface IdempotencyKeysTable {
 /** The row is the domain's transaction record (the batch deciders work on it as loaded). */
 export type TransactionsTable = TransactionRecord;
 
-export type X402State = 'awaiting_approval' | 'approved' | 'signed' | 'settled' | 'expired' | 'abandoned';
+/**
+ * 'permit_signed' is 'signed' for a Permit2 authorization (x402 `upto`, migration 0024): a state of its own so that
+ * an instance of an earlier release, during a rolling upgrade, never judges one as EIP-3009 (its settlement duty
+ * would see the nonce unused by the token and give the money back while the seller is paid through Permit2).
+ */
+export type X402State =
+  | 'awaiting_approval'
+  | 'approved'
+  | 'signed'
+  | 'permit_signed'
+  | 'settled'
+  | 'expired'
+  | 'abandoned';
 
 export interface X402PaymentsTable {
   transaction_id: string;
