@@ -36,6 +36,8 @@ const FLOOR_PATHS = {
 /** Single files (or, starting with ^, paths outside the server's sources) a floor may reach beyond its floors. */
 const STORE_ERRORS = 'store/errors[.]ts$';
 const SDK_CLIENT = '^packages/sdk/src/';
+/** The calendar periods of spend_cap_period: one pure module for the server's budgets and the dashboard. */
+const SDK_CALENDAR_PERIOD = '^packages/sdk/src/calendar-period[.]ts$';
 const SERVER_PACKAGE_JSON = '^packages/server/package[.]json$';
 
 /** One rule per floor: its files import only what `may` lists (floors by name, or single files). */
@@ -153,7 +155,7 @@ module.exports = {
     floorRule(
       'domain-is-pure',
       'domain',
-      ['domain', SERVER_PACKAGE_JSON],
+      ['domain', SERVER_PACKAGE_JSON, SDK_CALENDAR_PERIOD],
       'domain/ decides (money, policies, batches) without I/O: what it needs from the ledger, store or ' +
         'services is a type or constant that belongs here, and they import it from domain/ (errors.ts, ' +
         'clock.ts, log-scrub.ts and version.ts, which reads package.json, stand on this floor too)',

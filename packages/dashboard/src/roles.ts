@@ -10,7 +10,10 @@ export const ROLES = ['owner', 'admin', 'approver', 'viewer'] as const satisfies
 
 const RANK: Record<Role, number> = { viewer: 0, approver: 1, admin: 2, owner: 3 };
 
-/** Everything the dashboard offers that not every role may do, with the least role that may. */
+/**
+ * Everything the dashboard offers that not every role may do, with the least role that may: checked against the
+ * roles the server's routes declare by test/roles-routes.test.ts.
+ */
 const LEAST_ROLE = {
   /** Approve or reject a held payment. */
   decide: 'approver',

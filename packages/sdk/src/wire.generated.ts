@@ -50,7 +50,7 @@ export interface paths {
     };
     /**
      * Readiness
-     * @description 200 while this instance should receive traffic; 503 SERVICE_UNAVAILABLE from the moment SIGTERM arrives (the instance keeps serving for SHUTDOWN_DRAIN_MS, then closes) and while the database cannot be reached. Point a load balancer’s health check here (see docs/configuration.md for HAProxy, nginx and Kubernetes).
+     * @description 200 while this instance should receive traffic; 503 SERVICE_UNAVAILABLE from the moment SIGTERM arrives (the instance keeps serving for SHUTDOWN_DRAIN_MS, then closes) and while the database cannot be reached. Point a load balancer’s health check here (see docs/operators/haproxy.md for HAProxy, nginx and Kubernetes).
      */
     get: operations['healthReady'];
     put?: never;
@@ -1584,7 +1584,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -1595,7 +1595,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -1620,7 +1620,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -1663,7 +1663,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -1674,7 +1674,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -1699,7 +1699,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -1742,7 +1742,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -1753,7 +1753,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -1778,7 +1778,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -1808,7 +1808,7 @@ export interface operations {
           email: string;
           /** @description Not only spaces or invisible characters, no control characters, and hard enough to guess: a zxcvbn score of at least 3 of 4 (the estimator reads the first 64 characters, surrounding spaces aside; its dictionaries are not in this document). A common password, a repeated or sequential pattern or a short random string is refused with the estimator’s advice. */
           password: string;
-          /** @description joins the organization that invited this email, with the role it named (contract section 9) */
+          /** @description joins the organization that invited this email, with the role it named */
           invitationToken?: string;
         };
       };
@@ -1841,7 +1841,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -1852,7 +1852,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -1877,7 +1877,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -1937,7 +1937,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -1948,7 +1948,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -1973,7 +1973,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2058,7 +2058,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2069,7 +2069,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2094,7 +2094,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2141,7 +2141,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2152,7 +2152,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2177,7 +2177,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2227,7 +2227,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2238,7 +2238,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2263,7 +2263,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2343,7 +2343,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2354,7 +2354,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2379,7 +2379,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2434,7 +2434,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2445,7 +2445,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2470,7 +2470,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2516,7 +2516,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2527,7 +2527,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2552,7 +2552,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2599,7 +2599,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2610,7 +2610,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2635,7 +2635,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2687,7 +2687,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2698,7 +2698,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2723,7 +2723,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2776,7 +2776,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2787,7 +2787,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2812,7 +2812,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2856,7 +2856,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2867,7 +2867,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2892,7 +2892,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2940,7 +2940,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -2951,7 +2951,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -2976,7 +2976,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3021,7 +3021,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3032,7 +3032,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3057,7 +3057,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3106,7 +3106,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3117,7 +3117,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3142,7 +3142,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3191,7 +3191,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3202,7 +3202,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3227,7 +3227,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3278,7 +3278,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3289,7 +3289,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3314,7 +3314,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3389,7 +3389,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3400,7 +3400,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3425,7 +3425,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3471,7 +3471,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3482,7 +3482,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3507,7 +3507,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3558,7 +3558,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3569,7 +3569,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3594,7 +3594,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3643,7 +3643,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3654,7 +3654,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3679,7 +3679,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3749,7 +3749,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3760,7 +3760,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3785,7 +3785,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3852,7 +3852,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3863,7 +3863,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3888,7 +3888,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -3969,7 +3969,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -3980,7 +3980,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4005,7 +4005,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4059,7 +4059,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4070,7 +4070,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4095,7 +4095,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4155,7 +4155,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4166,7 +4166,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4191,7 +4191,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4232,7 +4232,7 @@ export interface operations {
                 id: string;
                 email: string;
                 /**
-                 * @description owner, admin, approver or viewer (contract section 9)
+                 * @description owner, admin, approver or viewer
                  * @enum {string}
                  */
                 role: 'owner' | 'admin' | 'approver' | 'viewer';
@@ -4248,7 +4248,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4259,7 +4259,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4284,7 +4284,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4359,7 +4359,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4370,7 +4370,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4395,7 +4395,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4424,7 +4424,7 @@ export interface operations {
       content: {
         'application/json': {
           /**
-           * @description owner, admin, approver or viewer (contract section 9)
+           * @description owner, admin, approver or viewer
            * @enum {string}
            */
           role: 'owner' | 'admin' | 'approver' | 'viewer';
@@ -4447,7 +4447,7 @@ export interface operations {
               id: string;
               email: string;
               /**
-               * @description owner, admin, approver or viewer (contract section 9)
+               * @description owner, admin, approver or viewer
                * @enum {string}
                */
               role: 'owner' | 'admin' | 'approver' | 'viewer';
@@ -4462,7 +4462,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4473,7 +4473,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4498,7 +4498,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4539,7 +4539,7 @@ export interface operations {
                 id: string;
                 email: string;
                 /**
-                 * @description owner, admin, approver or viewer (contract section 9)
+                 * @description owner, admin, approver or viewer
                  * @enum {string}
                  */
                 role: 'owner' | 'admin' | 'approver' | 'viewer';
@@ -4558,7 +4558,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4569,7 +4569,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4594,7 +4594,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4623,7 +4623,7 @@ export interface operations {
           /** @description an email address; surrounding whitespace is trimmed and letters are lower-cased */
           email: string;
           /**
-           * @description owner, admin, approver or viewer (contract section 9)
+           * @description owner, admin, approver or viewer
            * @enum {string}
            */
           role: 'owner' | 'admin' | 'approver' | 'viewer';
@@ -4646,7 +4646,7 @@ export interface operations {
               id: string;
               email: string;
               /**
-               * @description owner, admin, approver or viewer (contract section 9)
+               * @description owner, admin, approver or viewer
                * @enum {string}
                */
               role: 'owner' | 'admin' | 'approver' | 'viewer';
@@ -4666,7 +4666,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4677,7 +4677,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4702,7 +4702,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4750,7 +4750,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4761,7 +4761,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4786,7 +4786,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4873,7 +4873,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4884,7 +4884,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4909,7 +4909,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -4972,7 +4972,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -4983,7 +4983,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5008,7 +5008,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5091,7 +5091,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5102,7 +5102,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5127,7 +5127,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5173,7 +5173,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5184,7 +5184,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5209,7 +5209,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5266,7 +5266,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5277,7 +5277,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5302,7 +5302,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5346,7 +5346,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5357,7 +5357,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5382,7 +5382,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5452,7 +5452,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5463,7 +5463,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5488,7 +5488,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5557,7 +5557,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5568,7 +5568,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5593,7 +5593,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5655,7 +5655,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5666,7 +5666,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5691,7 +5691,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5760,7 +5760,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5771,7 +5771,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5796,7 +5796,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5842,7 +5842,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5853,7 +5853,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5878,7 +5878,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5947,7 +5947,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -5958,7 +5958,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -5983,7 +5983,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6054,7 +6054,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -6065,7 +6065,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6090,7 +6090,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6151,7 +6151,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -6162,7 +6162,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6187,7 +6187,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6272,7 +6272,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -6283,7 +6283,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6308,7 +6308,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6388,7 +6388,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -6399,7 +6399,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6424,7 +6424,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6499,7 +6499,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -6510,7 +6510,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6535,7 +6535,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6617,7 +6617,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -6628,7 +6628,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6653,7 +6653,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6778,7 +6778,7 @@ export interface operations {
                 receipt?: string | null;
                 /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
                 approvalsRequired: number | null;
-                /** @description who approved a held payment and when, oldest first (contract section 9) */
+                /** @description who approved a held payment and when, oldest first */
                 approvals: {
                   memberId: string;
                   email: string;
@@ -6843,7 +6843,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -6854,7 +6854,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -6879,7 +6879,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7004,7 +7004,7 @@ export interface operations {
                 receipt?: string | null;
                 /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
                 approvalsRequired: number | null;
-                /** @description who approved a held payment and when, oldest first (contract section 9) */
+                /** @description who approved a held payment and when, oldest first */
                 approvals: {
                   memberId: string;
                   email: string;
@@ -7069,7 +7069,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -7080,7 +7080,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7105,7 +7105,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7184,7 +7184,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -7195,7 +7195,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7220,7 +7220,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7299,7 +7299,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -7310,7 +7310,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7335,7 +7335,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7408,7 +7408,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -7419,7 +7419,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7444,7 +7444,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7510,7 +7510,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -7521,7 +7521,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7546,7 +7546,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7614,7 +7614,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -7625,7 +7625,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7650,7 +7650,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7731,7 +7731,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -7742,7 +7742,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7767,7 +7767,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7843,7 +7843,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -7854,7 +7854,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7879,7 +7879,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7952,7 +7952,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -7963,7 +7963,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -7988,7 +7988,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -8055,7 +8055,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -8066,7 +8066,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -8091,7 +8091,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -8347,7 +8347,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -8358,7 +8358,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -8383,7 +8383,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -8783,7 +8783,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -8794,7 +8794,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -8819,7 +8819,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -8866,7 +8866,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -8877,7 +8877,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -8902,7 +8902,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -9228,7 +9228,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -9239,7 +9239,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -9264,7 +9264,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -9363,7 +9363,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -9374,7 +9374,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -9399,7 +9399,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -9875,7 +9875,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -9886,7 +9886,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -9911,7 +9911,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10034,7 +10034,7 @@ export interface operations {
                 receipt?: string | null;
                 /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
                 approvalsRequired: number | null;
-                /** @description who approved a held payment and when, oldest first (contract section 9) */
+                /** @description who approved a held payment and when, oldest first */
                 approvals: {
                   memberId: string;
                   email: string;
@@ -10063,7 +10063,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -10074,7 +10074,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10099,7 +10099,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10221,7 +10221,7 @@ export interface operations {
                 receipt?: string | null;
                 /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
                 approvalsRequired: number | null;
-                /** @description who approved a held payment and when, oldest first (contract section 9) */
+                /** @description who approved a held payment and when, oldest first */
                 approvals: {
                   memberId: string;
                   email: string;
@@ -10250,7 +10250,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -10261,7 +10261,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10286,7 +10286,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10403,7 +10403,7 @@ export interface operations {
               receipt?: string | null;
               /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
               approvalsRequired: number | null;
-              /** @description who approved a held payment and when, oldest first (contract section 9) */
+              /** @description who approved a held payment and when, oldest first */
               approvals: {
                 memberId: string;
                 email: string;
@@ -10436,7 +10436,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -10447,7 +10447,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10472,7 +10472,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10593,7 +10593,7 @@ export interface operations {
               receipt?: string | null;
               /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
               approvalsRequired: number | null;
-              /** @description who approved a held payment and when, oldest first (contract section 9) */
+              /** @description who approved a held payment and when, oldest first */
               approvals: {
                 memberId: string;
                 email: string;
@@ -10618,7 +10618,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -10629,7 +10629,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10654,7 +10654,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10778,7 +10778,7 @@ export interface operations {
               receipt?: string | null;
               /** @description a payment that was held: how many distinct members must approve it (require_approvals); else null */
               approvalsRequired: number | null;
-              /** @description who approved a held payment and when, oldest first (contract section 9) */
+              /** @description who approved a held payment and when, oldest first */
               approvals: {
                 memberId: string;
                 email: string;
@@ -10803,7 +10803,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -10814,7 +10814,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10839,7 +10839,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10889,7 +10889,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -10900,7 +10900,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -10925,7 +10925,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11001,7 +11001,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -11012,7 +11012,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11037,7 +11037,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11143,7 +11143,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -11154,7 +11154,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11179,7 +11179,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11259,7 +11259,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -11270,7 +11270,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11295,7 +11295,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11372,7 +11372,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -11383,7 +11383,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11408,7 +11408,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11613,7 +11613,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -11624,7 +11624,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11649,7 +11649,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11733,7 +11733,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -11744,7 +11744,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11769,7 +11769,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11882,7 +11882,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -11893,7 +11893,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11918,7 +11918,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -11964,7 +11964,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -11975,7 +11975,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12000,7 +12000,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12115,7 +12115,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -12126,7 +12126,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12151,7 +12151,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12205,7 +12205,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -12216,7 +12216,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12241,7 +12241,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12305,7 +12305,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -12316,7 +12316,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12341,7 +12341,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12396,7 +12396,7 @@ export interface operations {
           };
         };
       };
-      /** @description Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2). */
+      /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {
           [name: string]: unknown;
@@ -12407,7 +12407,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12432,7 +12432,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;
@@ -12674,7 +12674,7 @@ export interface operations {
                 success: false;
                 /** @description Tool responses (success and failure) name the tool. */
                 tool?: string;
-                /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+                /** @description `code` is stable; a policy denial adds `violations`. */
                 error: {
                   code: string;
                   message: string;
@@ -12709,7 +12709,7 @@ export interface operations {
             success: false;
             /** @description Tool responses (success and failure) name the tool. */
             tool?: string;
-            /** @description `code` is stable (contract section 2); a policy denial adds `violations`. */
+            /** @description `code` is stable; a policy denial adds `violations`. */
             error: {
               code: string;
               message: string;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A local chain for trying the evm rail (docs/evm-rail.md, "A walk-through on a local chain"). Uses anvil's funded test
+// A local chain for trying the evm rail (docs/operators/evm-rail.md, "A walk-through on a local chain"). Uses anvil's funded test
 // account (Foundry's well-known test mnemonic, index 9: never a real key) to deploy TestUSDC, mint test USDC
 // and give an address gas. Local chains only.
 //

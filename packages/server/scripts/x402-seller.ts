@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A paid HTTP API for trying x402 on a local chain (docs/payments.md, "A walk-through on anvil"): the same seller the
+// A paid HTTP API for trying x402 on a local chain (docs/agents/paying.md, "A walk-through on anvil"): the same seller the
 // tests use — @x402/express's paymentMiddleware and an in-process facilitator from @x402/core + @x402/evm, which
 // settles on anvil from anvil's test account 7 (Foundry's well-known test mnemonic: never a real key).
 // Local chains only; needs the repository's dev dependencies.

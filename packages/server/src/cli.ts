@@ -34,7 +34,7 @@ Every command that opens the database reads DATABASE_SCHEMA as the service does;
                   person only (every session ends; a second factor stays)
   --help          this text
 
-Configuration is read from the environment; see docs/configuration.md.`;
+Configuration is read from the environment; see docs/reference/environment.md (npm run docs).`;
 
 const SHUTDOWN_DEADLINE_MS = 15_000;
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, ENVIRONMENT, loadConfig } from './config.ts';
 
 function withDataDir(run: (dir: string) => void) {
   const dir = mkdtempSync(join(tmpdir(), 'config-test-'));
@@ -143,6 +143,35 @@ test('SMTP_URL and MAIL_FROM: both or neither; no message repeats the password',
           !error.message.includes(encodeURIComponent(password)),
         JSON.stringify(env),
       );
+    }
+  });
+});
+
+test('ENVIRONMENT lists exactly the variables loadConfig reads, and its bounds are the ones enforced', () => {
+  withDataDir((dir) => {
+    const read = new Set<string>();
+    const env = new Proxy<NodeJS.ProcessEnv>(
+      { DATA_DIR: dir },
+      {
+        get(target, name) {
+          if (typeof name === 'string') read.add(name);
+          return target[name as string];
+        },
+      },
+    );
+    loadConfig(env);
+    // The evm rail's variables are chain/config.ts's, read only with RAIL=evm.
+    assert.deepEqual([...read].sort(), Object.keys(ENVIRONMENT).sort());
+    for (const [name, spec] of Object.entries(ENVIRONMENT)) {
+      if (spec.kind !== 'integer') continue;
+      const at = (value: number) => loadConfig({ DATA_DIR: dir, [name]: String(value) });
+      assert.doesNotThrow(() => at(spec.min), name);
+      assert.doesNotThrow(() => at(spec.max), name);
+      assert.throws(
+        () => at(spec.max + 1),
+        new RegExp(`${name} must be between ${spec.min} and ${spec.max}`),
+      );
+      if (spec.min > 0) assert.throws(() => at(spec.min - 1), ConfigError);
     }
   });
 });

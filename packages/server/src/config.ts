@@ -100,37 +100,300 @@ export interface SmtpConfig {
 
 export class ConfigError extends Error {}
 
-const APPROVAL_TTL_SECONDS_DEFAULT = 72 * 60 * 60;
 const SECRET_BYTES = 32;
+
+/**
+ * One environment variable this module reads. The parser takes defaults and bounds from here and the docs'
+ * reference (scripts/docs-reference.ts) prints the same entries, so the two cannot disagree.
+ */
+export type EnvVariable =
+  | { kind: 'integer'; default: number; min: number; max: number; description: string }
+  | { kind: 'boolean'; description: string }
+  | {
+      kind: 'text';
+      /** The value an unset (or empty) variable stands for, when there is one. */
+      default?: string;
+      /** What an unset variable means, in words, when no single value stands for it. */
+      unset?: string;
+      /** The only values taken, when the variable is a choice. */
+      values?: readonly string[];
+      description: string;
+    };
+
+const TRUSTED_PROXY_HOPS_MAX = 32;
+const METRICS_TOKEN_LENGTH_MIN = 16;
 const JWT_SECRET_LENGTH_MIN = 32;
+const HTTP_MS_MIN = 100;
+const HTTP_MS_MAX = 3_600_000;
+
+/** Every variable config.ts reads (the `evm` rail's own are in chain/config.ts), in the reference's order. */
+export const ENVIRONMENT = {
+  PORT: {
+    kind: 'integer',
+    default: 8787,
+    min: 0,
+    max: 65_535,
+    description: 'The TCP port the service listens on.',
+  },
+  HOST: {
+    kind: 'text',
+    default: '127.0.0.1',
+    description:
+      'The interface it listens on. A server bound to loopback refuses, on every path, a `Host` that does not name this machine, `PUBLIC_URL`’s host or an `ALLOWED_ORIGINS` origin (DNS rebinding), unless `TRUSTED_PROXIES` is set.',
+  },
+  DATA_DIR: {
+    kind: 'text',
+    default: './data',
+    description:
+      'The embedded database and the generated secrets (`jwt-secret`, `address-secret`, and on the evm rail `treasury-mnemonic`; mode 0600).',
+  },
+  DATABASE_URL: {
+    kind: 'text',
+    unset: 'SQLite in `DATA_DIR`',
+    description: '`postgres://…` selects PostgreSQL.',
+  },
+  DATABASE_SCHEMA: {
+    kind: 'text',
+    unset: 'the connection’s default',
+    description: 'The PostgreSQL schema to create and use. Not with `DATABASE_POOL_MODE=transaction`.',
+  },
+  DATABASE_POOL_MODE: {
+    kind: 'text',
+    default: 'session',
+    values: ['session', 'transaction'],
+    description:
+      '`transaction` behind PgBouncer’s transaction pooling: the service keeps no session state (give the schema as the role’s `search_path` instead of `DATABASE_SCHEMA`).',
+  },
+  DB_CONNECT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 5_000,
+    min: 100,
+    max: 600_000,
+    description: 'Most time to open a PostgreSQL connection or wait for a pooled one.',
+  },
+  DB_STATEMENT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 5_000,
+    min: 100,
+    max: 600_000,
+    description:
+      'Most time one statement may run (PostgreSQL `statement_timeout`; the client gives up 1 s later if the server is silent); on SQLite, the most time a write waits for its lock.',
+  },
+  DB_POOL_MAX: {
+    kind: 'integer',
+    default: 20,
+    min: 1,
+    max: 1_000,
+    description: 'Most PostgreSQL connections this instance opens.',
+  },
+  LEDGER_BATCHES_IN_FLIGHT: {
+    kind: 'integer',
+    default: 1,
+    min: 1,
+    max: 16,
+    description:
+      'PostgreSQL: ledger batches one instance commits at once, on wallets apart. Measured on 2 cores, one batch at a time is faster (bigger batches, less CPU a payment: internal payments +10 %, external +7 % against 2); with more cores and a distant database, 2 may overlap round trips.',
+  },
+  LEDGER_BATCH_MAX: {
+    kind: 'integer',
+    default: 256,
+    min: 1,
+    max: 10_000,
+    description: 'Most writes per group commit on SQLite; `1` turns group commit off (for comparison).',
+  },
+  REDIS_URL: {
+    kind: 'text',
+    unset: 'the in-process limiter',
+    description: '`redis://…` shares rate limits, key revocations and caches across instances.',
+  },
+  REDIS_PREFIX: {
+    kind: 'text',
+    default: 'agent-wallet:',
+    description: 'Prefix of every Redis key this deployment uses (several deployments can share one Redis).',
+  },
+  JWT_SECRET: {
+    kind: 'text',
+    unset: 'generated once into `DATA_DIR`',
+    description: `The HS256 secret of session tokens, used as its UTF-8 bytes. Set it when running more than one instance (a warning says so); under ${JWT_SECRET_LENGTH_MIN} characters is a warning.`,
+  },
+  TRUSTED_PROXIES: {
+    kind: 'text',
+    unset: 'none: the socket’s address is the client’s',
+    description: `Proxies whose \`X-Forwarded-For\` is believed: a hop count (1 to ${TRUSTED_PROXY_HOPS_MAX}) or a comma-separated list of addresses and CIDRs (\`10.0.0.0/8,127.0.0.1\`). The client IP is the nearest address not trusted, never the leftmost (client-written) one.`,
+  },
+  TRUST_PROXY: {
+    kind: 'boolean',
+    description:
+      'Deprecated: `true` means `TRUSTED_PROXIES=1` (a warning says so at start); ignored when `TRUSTED_PROXIES` is set.',
+  },
+  ALLOWED_ORIGINS: {
+    kind: 'text',
+    unset: 'same origin only',
+    description:
+      'Comma-separated origins (`https://app.example.com`) allowed to call the API and `POST /mcp` from a browser, with CORS; any other `Origin` is a 403 `ORIGIN_NOT_ALLOWED`.',
+  },
+  PUBLIC_URL: {
+    kind: 'text',
+    unset: 'only loopback names and `ALLOWED_ORIGINS` origins',
+    description:
+      'Where users reach the service (`https://wallet.example.com`, behind any proxy): `http://` or `https://` without credentials, query or fragment. Every URL the service hands out (OAuth metadata for agent hosts, the `/mcp` challenge) comes from it, so set it on a public interface or behind a proxy (start-up warns). An `https://` URL turns on `Strict-Transport-Security: max-age=31536000; includeSubDomains` on every answer.',
+  },
+  METRICS_TOKEN: {
+    kind: 'text',
+    unset: '`/metrics` off',
+    description: `At least ${METRICS_TOKEN_LENGTH_MIN} characters: \`GET /metrics\` (Prometheus text) answers \`Authorization: Bearer <METRICS_TOKEN>\`.`,
+  },
+  SMTP_URL: {
+    kind: 'text',
+    unset: 'no email',
+    description:
+      '`smtp://` (STARTTLS when offered) or `smtps://` (TLS from the start), with `user:password@`; set together with `MAIL_FROM`. Never logged.',
+  },
+  MAIL_FROM: {
+    kind: 'text',
+    unset: 'no email',
+    description:
+      'The sender of email, `wallet@example.com` or `Agent Wallet <wallet@example.com>`; set together with `SMTP_URL`.',
+  },
+  RAIL: {
+    kind: 'text',
+    default: 'sandbox',
+    values: ['sandbox', 'evm'],
+    description:
+      'The external settlement rail: `sandbox` (simulated money) or `evm` (real USDC on an EVM chain).',
+  },
+  RATE_LIMITS: {
+    kind: 'text',
+    unset: 'the default limits',
+    description:
+      'A JSON object of per-minute limits by bucket over the defaults, e.g. `{"check_balance":100}`.',
+  },
+  APPROVAL_TTL_SECONDS: {
+    kind: 'integer',
+    default: 72 * 60 * 60,
+    min: 60,
+    max: 30 * 24 * 60 * 60,
+    description: 'How long a pending approval waits before it expires.',
+  },
+  STEP_UP_MAX_AGE_SECONDS: {
+    kind: 'integer',
+    default: 300,
+    min: 10,
+    max: 86_400,
+    description:
+      'How old a session’s proof of presence (login, `POST /auth/step-up`) may be for a sensitive operation.',
+  },
+  WITHDRAWAL_ADDRESS_DELAY_SECONDS: {
+    kind: 'integer',
+    default: 86_400,
+    min: 0,
+    max: 30 * 86_400,
+    description: 'A new withdrawal address is usable this long after it is added (`0`: at once).',
+  },
+  SHUTDOWN_DRAIN_MS: {
+    kind: 'integer',
+    default: 5_000,
+    min: 0,
+    max: 600_000,
+    description:
+      'After SIGTERM, how long `/health/ready` answers 503 while requests are still served, before the socket closes.',
+  },
+  WEBHOOK_ALLOW_PRIVATE: {
+    kind: 'boolean',
+    description:
+      'Let webhooks (and OAuth client metadata documents) reach loopback, private and link-local addresses, and `http://` (tests, private networks).',
+  },
+  WEBHOOK_POLL_INTERVAL_MS: {
+    kind: 'integer',
+    default: 1_000,
+    min: 100,
+    max: 3_600_000,
+    description: 'How often the webhook worker looks for due deliveries.',
+  },
+  X402_ALLOW_PRIVATE: {
+    kind: 'boolean',
+    description:
+      'Let `x402_fetch` and `paid_fetch` reach loopback, private and link-local addresses, and `http://` (tests, private networks).',
+  },
+  HTTP_HEADERS_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 10_000,
+    min: HTTP_MS_MIN,
+    max: HTTP_MS_MAX,
+    description: 'A request’s headers must arrive within this.',
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 30_000,
+    min: HTTP_MS_MIN,
+    max: HTTP_MS_MAX,
+    description: 'A whole request (headers and body) must arrive within this.',
+  },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 5_000,
+    min: HTTP_MS_MIN,
+    max: HTTP_MS_MAX,
+    description: 'An idle kept-alive connection is closed after this.',
+  },
+  HTTP_IDLE_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 60_000,
+    min: HTTP_MS_MIN,
+    max: HTTP_MS_MAX,
+    description: 'A socket with no traffic either way is closed after this.',
+  },
+  HTTP_MAX_CONNECTIONS: {
+    kind: 'integer',
+    default: 1_000,
+    min: 1,
+    max: 1_000_000,
+    description:
+      'Connections beyond this are refused at once (file descriptors stay free for everyone else).',
+  },
+  LOG_LEVEL: {
+    kind: 'text',
+    default: 'info',
+    description: 'The pino level; logs are JSON on stdout with secrets redacted.',
+  },
+  DASHBOARD_DIR: {
+    kind: 'text',
+    unset: '`packages/dashboard/dist`',
+    description: 'The built dashboard to serve at `/` (none is served when it holds no `index.html`).',
+  },
+} as const satisfies Record<string, EnvVariable>;
+
+type IntegerName = {
+  [Name in keyof typeof ENVIRONMENT]: (typeof ENVIRONMENT)[Name]['kind'] extends 'integer' ? Name : never;
+}[keyof typeof ENVIRONMENT];
+type TextNameWithDefault = {
+  [Name in keyof typeof ENVIRONMENT]: (typeof ENVIRONMENT)[Name] extends { default: string } ? Name : never;
+}[keyof typeof ENVIRONMENT];
+type BooleanName = {
+  [Name in keyof typeof ENVIRONMENT]: (typeof ENVIRONMENT)[Name]['kind'] extends 'boolean' ? Name : never;
+}[keyof typeof ENVIRONMENT];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = resolve(env.DATA_DIR ?? './data');
-  const rail = parseRail(env.RAIL);
+  const dataDir = resolve(text(env, 'DATA_DIR'));
+  const rail = parseRail(text(env, 'RAIL'));
   const warnings = configWarnings(env);
   return {
     warnings,
-    port: parseInteger('PORT', env.PORT, 8787, 0, 65_535),
-    host: env.HOST ?? '127.0.0.1',
+    port: integer(env, 'PORT'),
+    host: text(env, 'HOST'),
     databaseUrl: emptyToUndefined(env.DATABASE_URL),
     databaseSchema: emptyToUndefined(env.DATABASE_SCHEMA),
     databaseTransactionPooling: parsePoolMode(env),
     dataDir,
     redisUrl: emptyToUndefined(env.REDIS_URL),
-    redisKeyPrefix: env.REDIS_PREFIX ?? 'agent-wallet:',
+    redisKeyPrefix: text(env, 'REDIS_PREFIX'),
     jwtSecret: jwtSecretFrom(env.JWT_SECRET, dataDir),
     addressSecret: generatedSecret(dataDir, 'address-secret'),
     trustedProxies: parseTrustedProxies(env),
     allowedOrigins: parseAllowedOrigins(env.ALLOWED_ORIGINS),
-    webhookAllowPrivate: parseBoolean('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE),
-    x402AllowPrivate: parseBoolean('X402_ALLOW_PRIVATE', env.X402_ALLOW_PRIVATE),
-    webhookPollIntervalMs: parseInteger(
-      'WEBHOOK_POLL_INTERVAL_MS',
-      env.WEBHOOK_POLL_INTERVAL_MS,
-      1_000,
-      100,
-      3_600_000,
-    ),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    x402AllowPrivate: flag(env, 'X402_ALLOW_PRIVATE'),
+    webhookPollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS'),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     publicUrl: parsePublicUrl(env.PUBLIC_URL),
     smtp: parseSmtp(emptyToUndefined(env.SMTP_URL), emptyToUndefined(env.MAIL_FROM)),
@@ -138,46 +401,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rail,
     evm: rail === 'evm' ? evmConfigFrom(env, dataDir) : null,
     rateLimitsPerMinute: wrap('RATE_LIMITS', () => parseRateLimits(emptyToUndefined(env.RATE_LIMITS))),
-    approvalTtlSeconds: parseInteger(
-      'APPROVAL_TTL_SECONDS',
-      env.APPROVAL_TTL_SECONDS,
-      APPROVAL_TTL_SECONDS_DEFAULT,
-      60,
-      30 * 24 * 60 * 60,
-    ),
-    shutdownDrainMs: parseInteger('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 5_000, 0, 600_000),
-    stepUpMaxAgeSeconds: parseInteger(
-      'STEP_UP_MAX_AGE_SECONDS',
-      env.STEP_UP_MAX_AGE_SECONDS,
-      300,
-      10,
-      86_400,
-    ),
-    withdrawalAddressDelaySeconds: parseInteger(
-      'WITHDRAWAL_ADDRESS_DELAY_SECONDS',
-      env.WITHDRAWAL_ADDRESS_DELAY_SECONDS,
-      86_400,
-      0,
-      30 * 86_400,
-    ),
-    ledgerBatchMax: parseInteger('LEDGER_BATCH_MAX', env.LEDGER_BATCH_MAX, 256, 1, 10_000),
-    logLevel: env.LOG_LEVEL ?? 'info',
-    dbConnectTimeoutMs: parseInteger('DB_CONNECT_TIMEOUT_MS', env.DB_CONNECT_TIMEOUT_MS, 5_000, 100, 600_000),
-    dbPoolMax: parseInteger('DB_POOL_MAX', env.DB_POOL_MAX, 20, 1, 1_000),
-    ledgerBatchesInFlight: parseInteger('LEDGER_BATCHES_IN_FLIGHT', env.LEDGER_BATCHES_IN_FLIGHT, 1, 1, 16),
-    dbStatementTimeoutMs: parseInteger(
-      'DB_STATEMENT_TIMEOUT_MS',
-      env.DB_STATEMENT_TIMEOUT_MS,
-      5_000,
-      100,
-      600_000,
-    ),
+    approvalTtlSeconds: integer(env, 'APPROVAL_TTL_SECONDS'),
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS'),
+    stepUpMaxAgeSeconds: integer(env, 'STEP_UP_MAX_AGE_SECONDS'),
+    withdrawalAddressDelaySeconds: integer(env, 'WITHDRAWAL_ADDRESS_DELAY_SECONDS'),
+    ledgerBatchMax: integer(env, 'LEDGER_BATCH_MAX'),
+    logLevel: text(env, 'LOG_LEVEL'),
+    dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS'),
+    dbPoolMax: integer(env, 'DB_POOL_MAX'),
+    ledgerBatchesInFlight: integer(env, 'LEDGER_BATCHES_IN_FLIGHT'),
+    dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS'),
     dashboardDir: dashboardDirFrom(env.DASHBOARD_DIR),
   };
 }
 
-function parseRail(value: string | undefined): Rail {
-  const rail = value ?? 'sandbox';
+function parseRail(rail: string): Rail {
   if (rail === 'sandbox') return rail;
   if (rail === 'evm') return rail;
   throw new ConfigError(`RAIL must be "sandbox" or "evm", not ${JSON.stringify(rail)}`);
@@ -195,8 +433,8 @@ function evmConfigFrom(env: NodeJS.ProcessEnv, dataDir: string): EvmConfig {
 /** TRUSTED_PROXIES wins; TRUST_PROXY=true is its deprecated spelling of 1 (see configWarnings). */
 function parseTrustedProxies(env: NodeJS.ProcessEnv): number | string[] | false {
   const value = emptyToUndefined(env.TRUSTED_PROXIES);
-  if (value === undefined) return parseBoolean('TRUST_PROXY', env.TRUST_PROXY) ? 1 : false;
-  if (/^[0-9]+$/.test(value)) return parseInteger('TRUSTED_PROXIES', value, 0, 1, 32);
+  if (value === undefined) return flag(env, 'TRUST_PROXY') ? 1 : false;
+  if (/^[0-9]+$/.test(value)) return parseInteger('TRUSTED_PROXIES', value, 0, 1, TRUSTED_PROXY_HOPS_MAX);
   const entries = value.split(',').map((entry) => entry.trim());
   for (const entry of entries) {
     if (!isAddressOrCidr(entry)) {
@@ -238,8 +476,6 @@ function parseAllowedOrigins(value: string | undefined): string[] {
     return url.origin;
   });
 }
-
-const METRICS_TOKEN_LENGTH_MIN = 16;
 
 function parseMetricsToken(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
@@ -301,13 +537,12 @@ export function parseSmtp(url: string | undefined, from: string | undefined): Sm
 }
 
 function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
-  const ms = (name: string, fallback: number) => parseInteger(name, env[name], fallback, 100, 3_600_000);
   return {
-    requestTimeoutMs: ms('HTTP_REQUEST_TIMEOUT_MS', 30_000),
-    headersTimeoutMs: ms('HTTP_HEADERS_TIMEOUT_MS', 10_000),
-    keepAliveTimeoutMs: ms('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
-    idleTimeoutMs: ms('HTTP_IDLE_TIMEOUT_MS', 60_000),
-    maxConnections: parseInteger('HTTP_MAX_CONNECTIONS', env.HTTP_MAX_CONNECTIONS, 1_000, 1, 1_000_000),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS'),
+    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS'),
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'),
+    idleTimeoutMs: integer(env, 'HTTP_IDLE_TIMEOUT_MS'),
+    maxConnections: integer(env, 'HTTP_MAX_CONNECTIONS'),
   };
 }
 
@@ -329,15 +564,15 @@ function configWarnings(env: NodeJS.ProcessEnv): string[] {
       'JWT_SECRET is not set: each instance generates its own, so tokens work only on the instance that issued them',
     );
   }
-  const behindProxy = (env.TRUSTED_PROXIES ?? '') !== '' || parseBoolean('TRUST_PROXY', env.TRUST_PROXY);
-  const publicInterface = !/^(127\.|localhost$|::1$)/.test(env.HOST ?? '127.0.0.1');
+  const behindProxy = (env.TRUSTED_PROXIES ?? '') !== '' || flag(env, 'TRUST_PROXY');
+  const publicInterface = !/^(127\.|localhost$|::1$)/.test(text(env, 'HOST'));
   if ((env.PUBLIC_URL ?? '') === '' && (behindProxy || publicInterface)) {
     warnings.push(
       'PUBLIC_URL is not set: the URLs this server hands out (OAuth metadata for agent hosts, the /mcp challenge) ' +
         'are built only for a loopback name or an ALLOWED_ORIGINS origin; set PUBLIC_URL to where users reach it',
     );
   }
-  if (parseBoolean('TRUST_PROXY', env.TRUST_PROXY)) {
+  if (flag(env, 'TRUST_PROXY')) {
     warnings.push(
       (env.TRUSTED_PROXIES ?? '') === ''
         ? 'TRUST_PROXY=true is deprecated: it now means TRUSTED_PROXIES=1 (believe one proxy hop); set TRUSTED_PROXIES instead'
@@ -366,7 +601,7 @@ function dashboardDirFrom(value: string | undefined): string | undefined {
 }
 
 function parsePoolMode(env: NodeJS.ProcessEnv): boolean {
-  const mode = emptyToUndefined(env.DATABASE_POOL_MODE) ?? 'session';
+  const mode = emptyToUndefined(env.DATABASE_POOL_MODE) ?? ENVIRONMENT.DATABASE_POOL_MODE.default;
   if (mode !== 'session' && mode !== 'transaction')
     throw new ConfigError('DATABASE_POOL_MODE must be "session" (the default) or "transaction"');
   if (mode === 'transaction' && emptyToUndefined(env.DATABASE_SCHEMA) !== undefined) {
@@ -375,6 +610,21 @@ function parsePoolMode(env: NodeJS.ProcessEnv): boolean {
     );
   }
   return mode === 'transaction';
+}
+
+/** An integer variable, with the default and bounds of its ENVIRONMENT entry. */
+function integer(env: NodeJS.ProcessEnv, name: IntegerName): number {
+  const spec = ENVIRONMENT[name];
+  return parseInteger(name, env[name], spec.default, spec.min, spec.max);
+}
+
+function flag(env: NodeJS.ProcessEnv, name: BooleanName): boolean {
+  return parseBoolean(name, env[name]);
+}
+
+/** A text variable with a default in ENVIRONMENT: unset means the default (an empty value is kept as it was). */
+function text(env: NodeJS.ProcessEnv, name: TextNameWithDefault): string {
+  return env[name] ?? ENVIRONMENT[name].default;
 }
 
 function parseInteger(name: string, value: string | undefined, fallback: number, min: number, max: number) {

@@ -1,7 +1,7 @@
 // Operator commands (issue 31): `backup --out FILE`, `restore --in FILE` and `move --to postgres://…`. A backup
 // is a consistent snapshot of the configured store (store/snapshot.ts) with the secrets the deployment needs —
 // the JWT key, the address seed and, on evm, the treasury mnemonic — so the file is as sensitive as the
-// deployment itself: it is written 0600, and docs/configuration.md says how to keep it. Restore and move load only into an
+// deployment itself: it is written 0600, and docs/operators/backups.md says how to keep it. Restore and move load only into an
 // empty store.
 import { createHash } from 'node:crypto';
 import {

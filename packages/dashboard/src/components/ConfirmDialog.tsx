@@ -1,7 +1,7 @@
 import { type ReactNode, useId } from 'react';
 import { useAction } from '../queries.ts';
 import { Dialog } from './Dialog.tsx';
-import { ErrorMessage } from './ErrorMessage.tsx';
+import { DialogActions } from './DialogActions.tsx';
 
 interface ConfirmDialogProps {
   title: string;
@@ -32,20 +32,15 @@ export function ConfirmDialog({
       <div id={bodyId} className="dialog-body">
         {children}
       </div>
-      <ErrorMessage error={action.error} />
-      <div className="dialog-actions">
-        <button type="button" className="button secondary" onClick={onClose} data-autofocus>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className={`button ${danger ? 'danger' : 'primary'}`}
-          onClick={confirm}
-          disabled={action.busy}
-        >
-          {action.busy ? 'Working…' : confirmLabel}
-        </button>
-      </div>
+      <DialogActions
+        action={action}
+        label={confirmLabel}
+        busyLabel="Working…"
+        danger={danger}
+        focusCancel
+        onAct={confirm}
+        onCancel={onClose}
+      />
     </Dialog>
   );
 }

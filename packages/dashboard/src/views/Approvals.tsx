@@ -10,7 +10,7 @@ import { useApp, useCan } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { Dialog } from '../components/Dialog.tsx';
-import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { DialogActions } from '../components/DialogActions.tsx';
 import { Link } from '../components/Link.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { counterpartyOf, formatDateTime, plural, timeLeft, txStatusLabel, walletName } from '../format.ts';
@@ -415,15 +415,14 @@ function RejectDialog({
           </p>
         )}
       </div>
-      <ErrorMessage error={action.error} />
-      <div className="dialog-actions">
-        <button type="button" className="button secondary" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="button" className="button danger" onClick={reject} disabled={action.busy}>
-          {action.busy ? 'Rejecting…' : 'Reject payment'}
-        </button>
-      </div>
+      <DialogActions
+        action={action}
+        label="Reject payment"
+        busyLabel="Rejecting…"
+        danger
+        onAct={reject}
+        onCancel={onClose}
+      />
     </Dialog>
   );
 }

@@ -12,6 +12,46 @@ import { formatDateTime, formatRelative, walletName } from '../format.ts';
 import { AUDIT_PAGE_SIZE, K, STALE, useAgentWallets, useResource } from '../queries.ts';
 import { describeAuditAction, describeAuditActor } from './auditWords.ts';
 
+/** The "who" filter: a member, or an API key of the chosen wallet (an agent acts with a key of one wallet). */
+function ActorSelect(props: {
+  actor: string;
+  onChange: (actor: string) => void;
+  members: ReadonlyArray<{ id: string; email: string }> | undefined;
+  keys: ReadonlyArray<{ id: string; label: string }>;
+  selfId: string;
+}) {
+  const fieldId = useId();
+  return (
+    <div className="field">
+      <label htmlFor={fieldId}>Who</label>
+      <select
+        id={fieldId}
+        value={props.actor}
+        data-testid="audit-actor"
+        onChange={(event) => props.onChange(event.target.value)}
+      >
+        <option value="">Anyone</option>
+        <optgroup label="Members">
+          {(props.members ?? []).map((member) => (
+            <option key={member.id} value={member.id}>
+              {member.id === props.selfId ? `${member.email} (you)` : member.email}
+            </option>
+          ))}
+        </optgroup>
+        {props.keys.length > 0 && (
+          <optgroup label="API keys of this wallet">
+            {props.keys.map((key) => (
+              <option key={key.id} value={key.id}>
+                {key.label}
+              </option>
+            ))}
+          </optgroup>
+        )}
+      </select>
+    </div>
+  );
+}
+
 export function AuditLogView() {
   const { client, session, sdk } = useApp();
   const [page, setPage] = useState(1);
@@ -36,7 +76,6 @@ export function AuditLogView() {
   );
   const walletNames = new Map((wallets.data?.items ?? []).map((w) => [w.id, walletName(w.label)]));
   const walletFieldId = useId();
-  const actorFieldId = useId();
   const data = log.data;
 
   return (
@@ -71,36 +110,16 @@ export function AuditLogView() {
               ))}
             </select>
           </div>
-          <div className="field">
-            <label htmlFor={actorFieldId}>Who</label>
-            <select
-              id={actorFieldId}
-              value={actor}
-              data-testid="audit-actor"
-              onChange={(event) => {
-                setActor(event.target.value);
-                setPage(1);
-              }}
-            >
-              <option value="">Anyone</option>
-              <optgroup label="Members">
-                {(members.data?.items ?? []).map((member) => (
-                  <option key={member.id} value={member.id}>
-                    {member.id === session.user.id ? `${member.email} (you)` : member.email}
-                  </option>
-                ))}
-              </optgroup>
-              {walletId !== '' && (keys.data?.items.length ?? 0) > 0 && (
-                <optgroup label="API keys of this wallet">
-                  {(keys.data?.items ?? []).map((key) => (
-                    <option key={key.id} value={key.id}>
-                      {key.label}
-                    </option>
-                  ))}
-                </optgroup>
-              )}
-            </select>
-          </div>
+          <ActorSelect
+            actor={actor}
+            onChange={(value) => {
+              setActor(value);
+              setPage(1);
+            }}
+            members={members.data?.items}
+            keys={walletId === '' ? [] : (keys.data?.items ?? [])}
+            selfId={session.user.id}
+          />
         </search>
         {data === undefined ? (
           log.error !== undefined ? (

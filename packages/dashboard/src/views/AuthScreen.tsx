@@ -24,8 +24,25 @@ interface AuthScreenProps {
   onAuthenticated: (result: AuthResult) => void;
 }
 
+/** Signs up (through an invitation or not) or logs in; a login to an account with a second factor answers its challenge. */
+async function authenticate(
+  client: AuthScreenProps['client'],
+  form: { signup: boolean; invitation: InvitationLink | null; email: string; password: string },
+): Promise<{ result: AuthResult } | { challenge: MfaChallenge }> {
+  const { email, password } = form;
+  if (form.signup && form.invitation !== null)
+    return { result: await client.org.signupWithInvitation(email, password, form.invitation.token) };
+  if (form.signup) return { result: await client.sdk.signup({ email, password }) };
+  try {
+    return { result: await client.sdk.login({ email, password }) };
+  } catch (caught) {
+    const challenge = mfaChallengeOf(toApiError(caught));
+    if (challenge === null) throw caught;
+    return { challenge };
+  }
+}
+
 export function AuthScreen({ client, mode, notice, invitation = null, onAuthenticated }: AuthScreenProps) {
-  const sdk = client.sdk;
   const [email, setEmail] = useState(invitation?.email ?? '');
   const [password, setPassword] = useState('');
   const [submitted, setSubmitted] = useState(false);
@@ -49,22 +66,11 @@ export function AuthScreen({ client, mode, notice, invitation = null, onAuthenti
     if (passwordProblem !== null) return passwordRef.current?.focus();
     setEnded(null);
     await action.run(async () => {
-      if (signup && invitation !== null) {
-        onAuthenticated(await client.org.signupWithInvitation(email.trim(), password, invitation.token));
-        return;
-      }
-      if (signup) {
-        onAuthenticated(await sdk.signup({ email: email.trim(), password }));
-        return;
-      }
-      try {
-        onAuthenticated(await sdk.login({ email: email.trim(), password }));
-      } catch (caught) {
-        const second = mfaChallengeOf(toApiError(caught));
-        if (second === null) throw caught;
+      const answer = await authenticate(client, { signup, invitation, email: email.trim(), password });
+      if ('challenge' in answer) {
         setPassword('');
-        setChallenge(second);
-      }
+        setChallenge(answer.challenge);
+      } else onAuthenticated(answer.result);
     });
   }
 
@@ -84,23 +90,12 @@ export function AuthScreen({ client, mode, notice, invitation = null, onAuthenti
   }
 
   const title = signup ? (invitation !== null ? 'Join your organization' : 'Create an account') : 'Log in';
-  const shownNotice = ended ?? notice;
   return (
     <main id="main" className="auth-page" tabIndex={-1}>
       <div className="auth-card">
         <p className="brand-line">Agent Wallet</p>
         <PageHeading title={title}>{title}</PageHeading>
-        {shownNotice !== null && (
-          <p className="notice" role="status" data-testid="auth-notice">
-            {shownNotice}
-          </p>
-        )}
-        {signup && invitation !== null && (
-          <p className="notice" data-testid="invitation-notice">
-            You were invited to an organization on Agent Wallet. Choose a password to join it
-            {invitation.email === '' ? ' with the email address the invitation was sent to' : ''}.
-          </p>
-        )}
+        <AuthNotices notice={ended ?? notice} invitation={signup ? invitation : null} />
         <form onSubmit={onSubmit} noValidate aria-label={title}>
           <TextField
             label="Email"
@@ -138,6 +133,25 @@ export function AuthScreen({ client, mode, notice, invitation = null, onAuthenti
         <SwitchMode signup={signup} />
       </div>
     </main>
+  );
+}
+
+/** What the page says above the form: why the user is here again, and the invitation they follow. */
+function AuthNotices({ notice, invitation }: { notice: string | null; invitation: InvitationLink | null }) {
+  return (
+    <>
+      {notice !== null && (
+        <p className="notice" role="status" data-testid="auth-notice">
+          {notice}
+        </p>
+      )}
+      {invitation !== null && (
+        <p className="notice" data-testid="invitation-notice">
+          You were invited to an organization on Agent Wallet. Choose a password to join it
+          {invitation.email === '' ? ' with the email address the invitation was sent to' : ''}.
+        </p>
+      )}
+    </>
   );
 }
 

@@ -5,8 +5,8 @@ import { useApp, useCan } from '../app-context.ts';
 import { AmountInput, amountError } from '../components/AmountInput.tsx';
 import { AddressRow, LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
+import { PagedRows } from '../components/PagedRows.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
-import { Pagination } from '../components/Pagination.tsx';
 import { TxHash } from '../components/TxHash.tsx';
 import { formatDateTime, plural } from '../format.ts';
 import { formatUsdc } from '../money.ts';
@@ -148,45 +148,32 @@ function DepositsList() {
     () => sdk.deposits({ page, limit: DEPOSITS_PAGE_SIZE }),
     STALE.master,
   );
-  const data = deposits.data;
   return (
     <section className="card" aria-labelledby="deposits-title">
       <h2 id="deposits-title">Deposits</h2>
-      {data === undefined ? (
-        deposits.error !== undefined ? (
-          <LoadError error={deposits.error} onRetry={deposits.reload} />
-        ) : (
-          <Loading />
-        )
-      ) : data.items.length === 0 ? (
-        <p className="empty">No deposits yet.</p>
-      ) : (
-        <ul className="rows" data-testid="deposits">
-          {data.items.map((deposit) => (
-            <li key={deposit.id} className="row">
-              <span className="row-amount">+{formatUsdc(deposit.amount)}</span>
-              <span className="row-meta">
-                {formatDateTime(deposit.createdAt)} · rail {deposit.rail}
-                {deposit.txHash !== null && (
-                  <>
-                    {' '}
-                    · <TxHash hash={deposit.txHash} />
-                  </>
-                )}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
-      {data !== undefined && (
-        <Pagination
-          page={page}
-          limit={DEPOSITS_PAGE_SIZE}
-          total={data.total}
-          onPage={setPage}
-          label="Deposit pages"
-        />
-      )}
+      <PagedRows
+        resource={deposits}
+        page={page}
+        limit={DEPOSITS_PAGE_SIZE}
+        onPage={setPage}
+        empty="No deposits yet."
+        testId="deposits"
+        pagesLabel="Deposit pages"
+        row={(deposit) => (
+          <>
+            <span className="row-amount">+{formatUsdc(deposit.amount)}</span>
+            <span className="row-meta">
+              {formatDateTime(deposit.createdAt)} · rail {deposit.rail}
+              {deposit.txHash !== null && (
+                <>
+                  {' '}
+                  · <TxHash hash={deposit.txHash} />
+                </>
+              )}
+            </span>
+          </>
+        )}
+      />
     </section>
   );
 }

@@ -9,9 +9,8 @@ import { FULL_LIST_LIMIT } from '../api/wire.ts';
 import { useApp, useCan } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { CopyButton } from '../components/CopyButton.tsx';
-import { Dialog } from '../components/Dialog.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
+import { ShownOnce } from '../components/ShownOnce.tsx';
 import { formatDateTime } from '../format.ts';
 import { K, type ResourceState, STALE, updateData, useResource } from '../queries.ts';
 import { DeliveryLog } from './DeliveryLog.tsx';
@@ -249,47 +248,30 @@ function EndpointItem({ endpoint, actions }: { endpoint: WebhookEndpoint; action
 
 /** The signing secret, once: copy it now or never. Closing forgets it. */
 export function SecretShownOnce({ created, onClose }: { created: CreatedWebhook; onClose: () => void }) {
-  const warningId = useId();
-  const inputId = useId();
   return (
-    <Dialog
+    <ShownOnce
       title="Copy your webhook signing secret"
+      warning={
+        <>
+          <strong>This secret is shown only once: you will not see it again.</strong> Copy it now and store it
+          where your endpoint can read it; it verifies that events really come from this service. If you lose
+          it, delete the endpoint and add it again.
+        </>
+      }
+      warningTestId="secret-warning"
+      label={<>Signing secret for {created.url}</>}
+      value={created.secret}
+      valueTestId="webhook-secret"
+      copyLabel="Copy signing secret"
+      doneLabel="I have stored the secret"
       onClose={onClose}
-      describedBy={warningId}
-      className="key-dialog"
     >
-      <p className="warning" id={warningId} data-testid="secret-warning">
-        <strong>This secret is shown only once: you will not see it again.</strong> Copy it now and store it
-        where your endpoint can read it; it verifies that events really come from this service. If you lose
-        it, delete the endpoint and add it again.
-      </p>
-      <div className="field">
-        <label htmlFor={inputId}>Signing secret for {created.url}</label>
-        <div className="key-value">
-          <input
-            id={inputId}
-            className="secret"
-            readOnly
-            value={created.secret}
-            data-testid="webhook-secret"
-            onFocus={(event) => event.target.select()}
-            spellCheck={false}
-            autoComplete="off"
-          />
-          <CopyButton text={created.secret} label="Copy signing secret" autoFocus />
-        </div>
-      </div>
       <dl className="tx-meta">
         <div>
           <dt>Events</dt>
           <dd>{describeEvents(created.events)}</dd>
         </div>
       </dl>
-      <div className="dialog-actions">
-        <button type="button" className="button primary" onClick={onClose}>
-          I have stored the secret
-        </button>
-      </div>
-    </Dialog>
+    </ShownOnce>
   );
 }

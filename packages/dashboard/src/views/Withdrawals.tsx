@@ -4,7 +4,7 @@
 // leaves twice), and the withdrawals made. Adding an address and withdrawing need a recent step-up: the
 // step-up dialog (StepUp.tsx) appears by itself when the server asks for one.
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, type RefObject, useEffect, useId, useRef, useState } from 'react';
 import { shortAddress } from '../address.ts';
 import type { Withdrawal, WithdrawalAddress, WithdrawalPage } from '../api/custody.ts';
 import { toApiError } from '../api/errors.ts';
@@ -244,38 +244,16 @@ interface WithdrawDraft {
   memo: string;
 }
 
-function WithdrawForm({ entries }: { entries: WithdrawalAddress[] | undefined }) {
+/**
+ * A withdrawal from the master wallet, with its Idempotency-Key: the same key for a retry of the same withdrawal
+ * after an unknown outcome (network error, 429, 5xx), a new one after any definite answer or for other values.
+ * The caches of what it changes are brought up to date.
+ */
+function useWithdraw(): (draft: WithdrawDraft) => Promise<Withdrawal> {
   const { client } = useApp();
   const qc = useQueryClient();
-  const master = useMasterWallet();
-  const selectId = useId();
-  const selectErrorId = `${selectId}-error`;
-  const [toAddress, setToAddress] = useState('');
-  const [amount, setAmount] = useState('');
-  const [memo, setMemo] = useState('');
-  const [submitted, setSubmitted] = useState(false);
-  const [confirming, setConfirming] = useState<WithdrawDraft | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-  // The Idempotency-Key of the withdrawal being tried: the same key for a retry of the same withdrawal after an
-  // unknown outcome (network error, 429, 5xx), a new one after any definite answer or for other values.
   const attempt = useRef<{ key: string; draft: WithdrawDraft } | null>(null);
-  const amountRef = useRef<HTMLInputElement>(null);
-  const selectRef = useRef<HTMLSelectElement>(null);
-  const usable = activeAddresses(entries ?? [], Date.now());
-  const chosen = usable.find((entry) => entry.address === toAddress);
-  const balance = master.data?.balance;
-  const addressProblem = chosen === undefined ? 'Choose an address from your address book.' : null;
-
-  function onSubmit(event: FormEvent) {
-    event.preventDefault();
-    setSubmitted(true);
-    setNote(null);
-    if (addressProblem !== null) return selectRef.current?.focus();
-    if (amountError(amount, balance, 'the master wallet balance') !== null) return amountRef.current?.focus();
-    setConfirming({ toAddress, amount: amount.trim(), memo: memo.trim() });
-  }
-
-  async function withdraw(draft: WithdrawDraft) {
+  return async (draft) => {
     const same =
       attempt.current !== null &&
       attempt.current.draft.toAddress === draft.toAddress &&
@@ -306,15 +284,111 @@ function WithdrawForm({ entries }: { entries: WithdrawalAddress[] | undefined })
     void qc.invalidateQueries({ queryKey: K.master });
     void qc.invalidateQueries({ queryKey: K.treasury });
     markStale(qc, K.depositsAll);
+    return done;
+  };
+}
+
+/** The address book's usable entries to choose from, with the form's error under it once submitted. */
+function AddressSelect(props: {
+  usable: WithdrawalAddress[];
+  value: string;
+  onChange: (address: string) => void;
+  problem: string | null;
+  selectRef: RefObject<HTMLSelectElement | null>;
+}) {
+  const selectId = useId();
+  const errorId = `${selectId}-error`;
+  return (
+    <div className="field">
+      <label htmlFor={selectId}>To address</label>
+      <select
+        id={selectId}
+        ref={props.selectRef}
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+        aria-invalid={props.problem !== null ? true : undefined}
+        aria-describedby={props.problem !== null ? errorId : undefined}
+      >
+        <option value="">Choose an address…</option>
+        {props.usable.map((entry) => (
+          <option key={entry.id} value={entry.address}>
+            {entry.label} — {shortAddress(entry.address)}
+          </option>
+        ))}
+      </select>
+      {props.problem !== null && (
+        <p id={errorId} className="field-error">
+          {props.problem}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** What the form says once a withdrawal is accepted: done, or on its way. */
+function withdrawnNote(done: Withdrawal, amount: string, entries: WithdrawalAddress[]): string {
+  const to = labelOf(entries, done.toAddress) ?? shortAddress(done.toAddress);
+  return done.status === 'completed'
+    ? `Withdrew ${formatUsdc(amount)} to “${to}”.`
+    : `Withdrawing ${formatUsdc(amount)} to “${to}”: on its way (${done.status}).`;
+}
+
+/** The last question before money leaves: how much, to which address (its label and in full). */
+function ConfirmWithdrawal(props: {
+  draft: WithdrawDraft;
+  label: string;
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+}) {
+  const { draft } = props;
+  return (
+    <ConfirmDialog
+      title="Withdraw from the master wallet?"
+      confirmLabel={`Withdraw ${formatUsdc(draft.amount)}`}
+      danger
+      onConfirm={props.onConfirm}
+      onClose={props.onClose}
+    >
+      <p>
+        {formatUsdc(draft.amount)} leaves the master wallet for “
+        <span className="user-text">{props.label}</span>” (<code>{draft.toAddress}</code>). A withdrawal
+        cannot be undone.
+      </p>
+    </ConfirmDialog>
+  );
+}
+
+function WithdrawForm({ entries }: { entries: WithdrawalAddress[] | undefined }) {
+  const master = useMasterWallet();
+  const withdrawNow = useWithdraw();
+  const [toAddress, setToAddress] = useState('');
+  const [amount, setAmount] = useState('');
+  const [memo, setMemo] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const [confirming, setConfirming] = useState<WithdrawDraft | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const amountRef = useRef<HTMLInputElement>(null);
+  const selectRef = useRef<HTMLSelectElement>(null);
+  const usable = activeAddresses(entries ?? [], Date.now());
+  const chosen = usable.find((entry) => entry.address === toAddress);
+  const balance = master.data?.balance;
+  const addressProblem = chosen === undefined ? 'Choose an address from your address book.' : null;
+
+  function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    setNote(null);
+    if (addressProblem !== null) return selectRef.current?.focus();
+    if (amountError(amount, balance, 'the master wallet balance') !== null) return amountRef.current?.focus();
+    setConfirming({ toAddress, amount: amount.trim(), memo: memo.trim() });
+  }
+
+  async function withdraw(draft: WithdrawDraft) {
+    const done = await withdrawNow(draft);
     setAmount('');
     setMemo('');
     setSubmitted(false);
-    const to = labelOf(entries ?? [], done.toAddress) ?? shortAddress(done.toAddress);
-    setNote(
-      done.status === 'completed'
-        ? `Withdrew ${formatUsdc(draft.amount)} to “${to}”.`
-        : `Withdrawing ${formatUsdc(draft.amount)} to “${to}”: on its way (${done.status}).`,
-    );
+    setNote(withdrawnNote(done, draft.amount, entries ?? []));
   }
 
   return (
@@ -331,29 +405,13 @@ function WithdrawForm({ entries }: { entries: WithdrawalAddress[] | undefined })
           noValidate
           aria-label="Withdraw from the master wallet"
         >
-          <div className="field">
-            <label htmlFor={selectId}>To address</label>
-            <select
-              id={selectId}
-              ref={selectRef}
-              value={toAddress}
-              onChange={(event) => setToAddress(event.target.value)}
-              aria-invalid={submitted && addressProblem !== null ? true : undefined}
-              aria-describedby={submitted && addressProblem !== null ? selectErrorId : undefined}
-            >
-              <option value="">Choose an address…</option>
-              {usable.map((entry) => (
-                <option key={entry.id} value={entry.address}>
-                  {entry.label} — {shortAddress(entry.address)}
-                </option>
-              ))}
-            </select>
-            {submitted && addressProblem !== null && (
-              <p id={selectErrorId} className="field-error">
-                {addressProblem}
-              </p>
-            )}
-          </div>
+          <AddressSelect
+            usable={usable}
+            value={toAddress}
+            onChange={setToAddress}
+            problem={submitted ? addressProblem : null}
+            selectRef={selectRef}
+          />
           <AmountInput
             label="Amount to withdraw"
             value={amount}
@@ -378,19 +436,12 @@ function WithdrawForm({ entries }: { entries: WithdrawalAddress[] | undefined })
       )}
       <StatusNote text={note} />
       {confirming !== null && (
-        <ConfirmDialog
-          title="Withdraw from the master wallet?"
-          confirmLabel={`Withdraw ${formatUsdc(confirming.amount)}`}
-          danger
+        <ConfirmWithdrawal
+          draft={confirming}
+          label={labelOf(entries ?? [], confirming.toAddress) ?? ''}
           onConfirm={() => withdraw(confirming)}
           onClose={() => setConfirming(null)}
-        >
-          <p>
-            {formatUsdc(confirming.amount)} leaves the master wallet for “
-            <span className="user-text">{labelOf(entries ?? [], confirming.toAddress) ?? ''}</span>” (
-            <code>{confirming.toAddress}</code>). A withdrawal cannot be undone.
-          </p>
-        </ConfirmDialog>
+        />
       )}
     </div>
   );

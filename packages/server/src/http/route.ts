@@ -273,7 +273,7 @@ export function toFastifyRoute(
           ? {}
           : { [status]: envelopeOf(definition.response).describe(definition.summary) }),
         '4XX': failureEnvelope.describe(
-          'Refused: `{success: false, error: {code, message}}` with a stable code (contract section 2).',
+          'Refused: `{success: false, error: {code, message}}` with a stable code.',
         ),
         '5XX': failureEnvelope.describe(
           'Failed on this side or beyond it, in the same envelope: `SERVICE_UNAVAILABLE` (503, a backing store is down; `Retry-After` when known), `TX_EXECUTION_FAILED` or `X402_UPSTREAM_ERROR` (502), `INTERNAL_ERROR` (500, with the request id).',

@@ -256,7 +256,7 @@ export const failureEnvelope = z.object({
   error: z
     .object({ code: z.string(), message: z.string() })
     .loose()
-    .describe('`code` is stable (contract section 2); a policy denial adds `violations`.'),
+    .describe('`code` is stable; a policy denial adds `violations`.'),
   data: z
     .record(z.string(), z.unknown())
     .optional()

@@ -127,7 +127,7 @@ export const transactionView = z.object({
     ),
   approvals: z
     .array(z.object({ memberId: z.string(), email: z.string(), at: timestamp }))
-    .describe('who approved a held payment and when, oldest first (contract section 9)'),
+    .describe('who approved a held payment and when, oldest first'),
   expiresAt: timestamp.nullable(),
   createdAt: timestamp,
   updatedAt: timestamp,

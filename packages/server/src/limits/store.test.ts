@@ -401,3 +401,23 @@ test('programming errors are caught at the boundary', async () => {
   await assert.rejects(store.hit('x'.repeat(2_000), 5, WINDOW_MS), /bucket key/);
   await store.close();
 });
+
+test('memory follows busy milliseconds, not requests: 20,000 hits in 40 ms hold 40 runs, released ones go', async () => {
+  const { clock, store } = makeStore();
+  const limit = 10_000_000;
+  const entries: string[] = [];
+  for (let ms = 0; ms < 40; ms += 1) {
+    for (let i = 0; i < 500; i += 1) entries.push((await store.hit('flood', limit, WINDOW_MS)).entry!);
+    clock.advanceMs(1);
+  }
+  assert.equal(store.runsHeld('flood'), 40);
+  assert.equal((await store.peek('flood', limit, WINDOW_MS)).remaining, limit - 20_000);
+  // Every hit of the first millisecond given back: its run goes, the other 39 stay.
+  for (const entry of entries.slice(0, 500)) await store.release('flood', entry);
+  assert.equal(store.runsHeld('flood'), 39);
+  assert.equal((await store.peek('flood', limit, WINDOW_MS)).remaining, limit - 19_500);
+  // The oldest still counted is the second millisecond's: the window's reset is measured from it.
+  clock.advanceMs(WINDOW_MS - 40 + 1);
+  assert.equal((await store.peek('flood', limit, WINDOW_MS)).remaining, limit - 19_000);
+  assert.equal(store.runsHeld('flood'), 38);
+});

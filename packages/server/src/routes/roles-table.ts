@@ -1,4 +1,4 @@
-// The table of roles in docs/organizations.md (contract section 9), made from the routes themselves so it cannot
+// The table of roles in docs/owners/organizations.md (contract section 9), made from the routes themselves so it cannot
 // drift: test/roles-table.test.ts fails when the page's copy differs (UPDATE_DOCS=1 rewrites it).
 import { rolesAllowed } from '../domain/organizations/roles.ts';
 import { ROUTE_TABLE } from './index.ts';

@@ -1,37 +1,28 @@
 // A new key, shown once.
-import { useId } from 'react';
-import { CopyButton } from '../../components/CopyButton.tsx';
-import { Dialog } from '../../components/Dialog.tsx';
+import { ShownOnce } from '../../components/ShownOnce.tsx';
 import { formatDateTime } from '../../format.ts';
 import type { ShownKey } from './keysCache.ts';
 
 /** The key, once: copy it now or never. Closing forgets it. */
 export function KeyShownOnce({ shown, onClose }: { shown: ShownKey; onClose: () => void }) {
-  const warningId = useId();
-  const inputId = useId();
   const { created, previous } = shown;
   return (
-    <Dialog title="Copy your new API key" onClose={onClose} describedBy={warningId} className="key-dialog">
-      <p className="warning" id={warningId} data-testid="key-warning">
-        <strong>This key is shown only once.</strong> It will never be shown again: only a hash of it is
-        stored. Copy it now and keep it somewhere safe; if you lose it, rotate it or create a new one.
-      </p>
-      <div className="field">
-        <label htmlFor={inputId}>API key “{created.label}”</label>
-        <div className="key-value">
-          <input
-            id={inputId}
-            className="secret"
-            readOnly
-            value={created.key}
-            data-testid="new-key-value"
-            onFocus={(event) => event.target.select()}
-            spellCheck={false}
-            autoComplete="off"
-          />
-          <CopyButton text={created.key} label="Copy API key" autoFocus />
-        </div>
-      </div>
+    <ShownOnce
+      title="Copy your new API key"
+      warning={
+        <>
+          <strong>This key is shown only once.</strong> It will never be shown again: only a hash of it is
+          stored. Copy it now and keep it somewhere safe; if you lose it, rotate it or create a new one.
+        </>
+      }
+      warningTestId="key-warning"
+      label={<>API key “{created.label}”</>}
+      value={created.key}
+      valueTestId="new-key-value"
+      copyLabel="Copy API key"
+      doneLabel="I have stored the key"
+      onClose={onClose}
+    >
       <dl className="tx-meta">
         <div>
           <dt>Scopes</dt>
@@ -50,11 +41,6 @@ export function KeyShownOnce({ shown, onClose }: { shown: ShownKey; onClose: () 
             : 'has stopped working.'}
         </p>
       )}
-      <div className="dialog-actions">
-        <button type="button" className="button primary" onClick={onClose}>
-          I have stored the key
-        </button>
-      </div>
-    </Dialog>
+    </ShownOnce>
   );
 }

@@ -3,7 +3,7 @@ import type { AgentWallet, ApiKey, RotatedApiKey as RotatedKey } from '@agent-wa
 import { useId, useState } from 'react';
 import { useApp } from '../../app-context.ts';
 import { Dialog } from '../../components/Dialog.tsx';
-import { ErrorMessage } from '../../components/ErrorMessage.tsx';
+import { DialogActions } from '../../components/DialogActions.tsx';
 import { useAction } from '../../queries.ts';
 
 export const GRACE_CHOICES: { seconds: number; title: string }[] = [
@@ -50,15 +50,13 @@ export function RotateDialog({
           ))}
         </select>
       </div>
-      <ErrorMessage error={action.error} />
-      <div className="dialog-actions">
-        <button type="button" className="button secondary" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="button" className="button primary" onClick={rotate} disabled={action.busy}>
-          {action.busy ? 'Rotating…' : 'Rotate key'}
-        </button>
-      </div>
+      <DialogActions
+        action={action}
+        label="Rotate key"
+        busyLabel="Rotating…"
+        onAct={rotate}
+        onCancel={onClose}
+      />
     </Dialog>
   );
 }

@@ -1,11 +1,20 @@
 // The params fields of a policy type, as its kind asks (an amount, a list, a window, a schedule…).
 import type { PolicyType } from '@agent-wallet/sdk';
-import { useId } from 'react';
+import { type ReactNode, useId } from 'react';
 import { AmountInput } from '../../components/AmountInput.tsx';
 import { checkPolicyParams, type FieldErrors, type ParamsDraft } from '../policyForm.ts';
-import { POLICY_INFO } from '../policyInfo.ts';
+import { POLICY_INFO, type PolicyKind } from '../policyInfo.ts';
 import { CountField, PeriodField, TimezoneField, WindowField } from './PolicyFields.tsx';
 import { ScheduleFields } from './ScheduleFields.tsx';
+
+/** What the fields of one kind of policy are drawn from. */
+interface KindProps {
+  type: PolicyType;
+  draft: ParamsDraft;
+  set: (change: Partial<ParamsDraft>) => void;
+  errors: FieldErrors;
+  showErrors: boolean;
+}
 
 export function ParamsFields({
   type,
@@ -18,124 +27,109 @@ export function ParamsFields({
   onChange: (draft: ParamsDraft) => void;
   showErrors: boolean;
 }) {
-  const kind = POLICY_INFO[type].kind;
   const check = checkPolicyParams(type, draft);
   const errors: FieldErrors = showErrors && !check.ok ? check.errors : {};
   const set = (change: Partial<ParamsDraft>) => onChange({ ...draft, ...change });
-  switch (kind) {
-    case 'cap':
-    case 'threshold':
-      return (
-        <AmountInput
-          label={kind === 'cap' ? 'Limit' : 'Approval needed above'}
-          value={draft.amount}
-          onChange={(amount) => set({ amount })}
-          showError={showErrors}
-        />
-      );
-    case 'list':
-      return (
-        <AddressListField
-          label={
-            type === 'address_blocklist' ? 'Blocked addresses (one a line)' : 'Allowed addresses (one a line)'
-          }
-          value={draft.addresses}
-          onChange={(addresses) => set({ addresses })}
-          errors={errors.addresses ?? []}
-        />
-      );
-    case 'hosts':
-      return (
-        <AddressListField
-          label={
-            type === 'merchant_blocklist'
-              ? 'Blocked sellers (one host a line)'
-              : 'Allowed sellers (one host a line)'
-          }
-          value={draft.hosts}
-          onChange={(hosts) => set({ hosts })}
-          errors={errors.hosts ?? []}
-          hint="A host such as api.example.com; *.example.com covers every subdomain of example.com. These lists judge paid requests (x402 and MPP) only: other payments pass them."
-          placeholder={'api.example.com\n*.example.com'}
-        />
-      );
-    case 'windowCap':
-      return (
-        <div className="field-row">
-          <AmountInput
-            label={type === 'recipient_cap' ? 'Limit per recipient' : 'Limit'}
-            value={draft.amount}
-            onChange={(amount) => set({ amount })}
-            showError={showErrors}
-          />
-          <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />
-        </div>
-      );
-    case 'approvers':
-      return (
-        <div className="field-row">
-          <AmountInput
-            label="Approvals needed above"
-            value={draft.amount}
-            onChange={(amount) => set({ amount })}
-            showError={showErrors}
-          />
-          <CountField
-            label="Different approvers"
-            value={draft.count}
-            onChange={(count) => set({ count })}
-            error={errors.count}
-            placeholder="2"
-          />
-        </div>
-      );
-    case 'count':
-      return (
-        <div className="field-row">
-          <CountField
-            label="Number of payments"
-            value={draft.count}
-            onChange={(count) => set({ count })}
-            error={errors.count}
-            placeholder="3"
-          />
-          <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />
-        </div>
-      );
-    case 'periodCap':
-      return (
-        <div className="field-row">
-          <AmountInput
-            label="Budget"
-            value={draft.amount}
-            onChange={(amount) => set({ amount })}
-            showError={showErrors}
-          />
-          <PeriodField value={draft.period} onChange={(period) => set({ period })} />
-          <TimezoneField
-            value={draft.timezone}
-            onChange={(timezone) => set({ timezone })}
-            error={errors.timezone}
-          />
-        </div>
-      );
-    case 'breaker':
-      return (
-        <div className="field-row">
-          <CountField
-            label="Denied payments"
-            value={draft.count}
-            onChange={(count) => set({ count })}
-            error={errors.count}
-            placeholder="5"
-          />
-          <WindowField value={draft.window} onChange={(window) => set({ window })} error={errors.window} />
-        </div>
-      );
-    case 'schedule':
-      return <ScheduleFields draft={draft} onChange={onChange} errors={errors} />;
-  }
+  return FIELDS_OF[POLICY_INFO[type].kind]({ type, draft, set, errors, showErrors });
 }
+
+function Amount({ label, p }: { label: string; p: KindProps }) {
+  return (
+    <AmountInput
+      label={label}
+      value={p.draft.amount}
+      onChange={(amount) => p.set({ amount })}
+      showError={p.showErrors}
+    />
+  );
+}
+
+function Window({ p }: { p: KindProps }) {
+  return (
+    <WindowField value={p.draft.window} onChange={(window) => p.set({ window })} error={p.errors.window} />
+  );
+}
+
+function Count({ label, placeholder, p }: { label: string; placeholder: string; p: KindProps }) {
+  return (
+    <CountField
+      label={label}
+      value={p.draft.count}
+      onChange={(count) => p.set({ count })}
+      error={p.errors.count}
+      placeholder={placeholder}
+    />
+  );
+}
+
+const HOSTS_HINT =
+  'A host such as api.example.com; *.example.com covers every subdomain of example.com. These lists judge paid requests (x402 and MPP) only: other payments pass them.';
+
+/** Each kind of policy's fields (POLICY_INFO names a type's kind). */
+const FIELDS_OF: Record<PolicyKind, (p: KindProps) => ReactNode> = {
+  cap: (p) => <Amount label="Limit" p={p} />,
+  threshold: (p) => <Amount label="Approval needed above" p={p} />,
+  list: (p) => (
+    <AddressListField
+      label={
+        p.type === 'address_blocklist' ? 'Blocked addresses (one a line)' : 'Allowed addresses (one a line)'
+      }
+      value={p.draft.addresses}
+      onChange={(addresses) => p.set({ addresses })}
+      errors={p.errors.addresses ?? []}
+    />
+  ),
+  hosts: (p) => (
+    <AddressListField
+      label={
+        p.type === 'merchant_blocklist'
+          ? 'Blocked sellers (one host a line)'
+          : 'Allowed sellers (one host a line)'
+      }
+      value={p.draft.hosts}
+      onChange={(hosts) => p.set({ hosts })}
+      errors={p.errors.hosts ?? []}
+      hint={HOSTS_HINT}
+      placeholder={'api.example.com\n*.example.com'}
+    />
+  ),
+  windowCap: (p) => (
+    <div className="field-row">
+      <Amount label={p.type === 'recipient_cap' ? 'Limit per recipient' : 'Limit'} p={p} />
+      <Window p={p} />
+    </div>
+  ),
+  approvers: (p) => (
+    <div className="field-row">
+      <Amount label="Approvals needed above" p={p} />
+      <Count label="Different approvers" placeholder="2" p={p} />
+    </div>
+  ),
+  count: (p) => (
+    <div className="field-row">
+      <Count label="Number of payments" placeholder="3" p={p} />
+      <Window p={p} />
+    </div>
+  ),
+  periodCap: (p) => (
+    <div className="field-row">
+      <Amount label="Budget" p={p} />
+      <PeriodField value={p.draft.period} onChange={(period) => p.set({ period })} />
+      <TimezoneField
+        value={p.draft.timezone}
+        onChange={(timezone) => p.set({ timezone })}
+        error={p.errors.timezone}
+      />
+    </div>
+  ),
+  breaker: (p) => (
+    <div className="field-row">
+      <Count label="Denied payments" placeholder="5" p={p} />
+      <Window p={p} />
+    </div>
+  ),
+  schedule: (p) => <ScheduleFields draft={p.draft} onChange={(draft) => p.set(draft)} errors={p.errors} />,
+};
 
 /** A list of addresses or hosts, one a line, with each bad line's error under it. */
 function AddressListField({

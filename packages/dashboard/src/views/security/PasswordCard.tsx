@@ -13,15 +13,34 @@ import { K, useAction } from '../../queries.ts';
 import { NEW_PASSWORD_HINT, passwordError } from '../authForm.ts';
 import { stepUpRefusal } from '../security.ts';
 
-export function PasswordCard() {
+/** The password change (a step-up refusal in words): how many other sessions it ended, or null when refused. */
+function useChangePassword(action: ReturnType<typeof useAction>) {
   const { client } = useApp();
   const qc = useQueryClient();
+  return async (current: string, next: string): Promise<number | null> => {
+    let ended = 0;
+    const error = await action.run(async () => {
+      try {
+        ended = (await client.custody.changePassword(current, next)).endedSessions;
+      } catch (caught) {
+        throw stepUpRefusal(toApiError(caught), 'password');
+      }
+    });
+    if (error !== null) return null;
+    void qc.invalidateQueries({ queryKey: K.sessions });
+    void qc.invalidateQueries({ queryKey: K.securityEventsAll });
+    return ended;
+  };
+}
+
+export function PasswordCard() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
   const [submitted, setSubmitted] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const action = useAction();
+  const change = useChangePassword(action);
   const currentRef = useRef<HTMLInputElement>(null);
   const nextRef = useRef<HTMLInputElement>(null);
   const repeatRef = useRef<HTMLInputElement>(null);
@@ -39,21 +58,12 @@ export function PasswordCard() {
     if (currentProblem !== null) return currentRef.current?.focus();
     if (nextProblem !== null) return nextRef.current?.focus();
     if (repeatProblem !== null) return repeatRef.current?.focus();
-    let ended = 0;
-    const error = await action.run(async () => {
-      try {
-        ended = (await client.custody.changePassword(current, next)).endedSessions;
-      } catch (caught) {
-        throw stepUpRefusal(toApiError(caught), 'password');
-      }
-    });
-    if (error !== null) return;
+    const ended = await change(current, next);
+    if (ended === null) return;
     setCurrent('');
     setNext('');
     setRepeat('');
     setSubmitted(false);
-    void qc.invalidateQueries({ queryKey: K.sessions });
-    void qc.invalidateQueries({ queryKey: K.securityEventsAll });
     setNote(
       ended > 0
         ? `Your password is changed; ${plural(ended, 'other session')} logged out.`

@@ -179,6 +179,16 @@ function walletPath(walletId: string | null, kind: 'master' | 'agent' = 'agent')
   return walletId === null ? '/agents' : `/agents/${walletId}`;
 }
 
+/** What every event's mail reads of the wallet it is about. */
+interface Subject {
+  data: unknown;
+  walletId: string | null;
+  wallet: MailInput['wallet'];
+  /** The wallet's label, "master wallet", or its id; null when the event names no wallet. */
+  label: string | null;
+}
+
+/** The mail of an event: a membership change, one of the events below by type, or a security notice. */
 function content(input: MailInput): Content {
   const membership = memberContent(input);
   if (membership !== null) return membership;
@@ -186,104 +196,119 @@ function content(input: MailInput): Content {
   const walletId = field(data, 'walletId', ID);
   const wallet = walletId === null ? null : input.wallet;
   const label = plainLabel(wallet?.label) ?? (wallet?.kind === 'master' ? 'master wallet' : walletId);
-  switch (input.eventType) {
-    case 'approval.requested': {
-      const amount = amountField(data, 'amount');
-      return {
-        subject: `Approval needed: ${amount ?? 'a payment'}${amount === null ? '' : ' USDC'} from ${label ?? 'an agent wallet'}`,
-        intro: 'An agent asks for a payment that needs your approval.',
-        facts: [
-          ['Amount', amount === null ? null : `${amount} USDC`],
-          ['Agent wallet', label],
-          ['To', field(data, 'toAddress', ADDRESS)],
-          ['Payment', field(data, 'id', ID)],
-          ['Expires', mapTime(field(data, 'expiresAt', TIME))],
-        ],
-        path: walletId === null ? '/approvals' : `/agents/${walletId}?tab=approvals`,
-        action: 'Review the payment',
-        outro: 'Nothing is paid until it is approved; it is rejected when it expires.',
-      };
-    }
-    case 'wallet.frozen': {
-      const id = field(data, 'id', ID);
-      const name = plainLabel((data as { label?: unknown } | null)?.label) ?? id;
-      const automatic = (data as { reason?: unknown } | null)?.reason === 'auto_freeze';
-      return {
-        subject: `Agent wallet frozen: ${name ?? 'an agent wallet'}`,
-        intro: automatic
-          ? 'An agent wallet was frozen automatically after repeated denied payments.'
-          : 'An agent wallet was frozen: it makes no payment until an owner unfreezes it.',
-        facts: [
-          ['Agent wallet', name],
-          ['Balance', mapAmount(amountField(data, 'balance'))],
-        ],
-        path: walletPath(id),
-        action: 'Open the wallet',
-      };
-    }
-    case 'withdrawal_address.added': {
-      return {
-        subject: 'A withdrawal address was added',
-        intro:
-          'An address was added to the master wallet’s withdrawal address book. If nobody in your ' +
-          'organization added it, remove it before it becomes usable.',
-        facts: [
-          ['Address', field(data, 'address', ADDRESS)],
-          ['Label', plainLabel((data as { label?: unknown } | null)?.label)],
-          ['Usable from', mapTime(field(data, 'activatesAt', TIME))],
-        ],
-        path: '/',
-        action: 'Review the address book',
-      };
-    }
-    case 'balance.low': {
-      return {
-        subject: `Balance low: ${label ?? 'the master wallet'}`,
-        intro: 'A wallet’s balance fell below the amount of your alert.',
-        facts: [
-          ['Wallet', label ?? 'master wallet'],
-          ['Balance', mapAmount(amountField(data, 'balance'))],
-          ['Alert below', mapAmount(amountField(data, 'threshold') ?? amountField(data, 'amount'))],
-        ],
-        path: walletId === null ? '/' : walletPath(walletId, wallet?.kind),
-        action: 'Open the wallet',
-      };
-    }
-    case 'budget.threshold': {
-      const percent = field(data, 'percent', PERCENT);
-      return {
-        subject: `Budget ${percent === null ? 'threshold' : `${percent}%`} reached: ${label ?? 'an agent wallet'}`,
-        intro: 'An agent wallet’s spending reached the share of a cap your alert watches.',
-        facts: [
-          ['Agent wallet', label],
-          ['Share of the cap', percent === null ? null : `${percent}%`],
-          ['Cap', mapAmount(amountField(data, 'limit'))],
-          ['Spent', mapAmount(amountField(data, 'spent'))],
-        ],
-        path: walletPath(walletId),
-        action: 'Open the wallet',
-      };
-    }
-    default: {
-      const what = SECURITY_WHAT[input.eventType] ?? 'The account’s security settings changed.';
-      const detail = (data as { detail?: unknown } | null)?.detail;
-      const factor = FACTORS[String((detail as { factor?: unknown } | null | undefined)?.factor)] ?? null;
-      const ip = (data as { ip?: unknown } | null)?.ip;
-      const who = (data as { member?: { email?: unknown } } | null)?.member?.email;
-      return {
-        subject: `Security: ${what.replace(/\.$/, '').replace('The account’s', 'the account’s')}`,
-        intro: `${what} If this was not you or someone you trust, sign in and secure the account now.`,
-        facts: [
-          ['Member', typeof who === 'string' && MEMBER_EMAIL.test(who) ? who : null],
-          ['Factor', factor],
-          ['From address', typeof ip === 'string' && isIP(ip) !== 0 ? ip : null],
-        ],
-        path: '/security',
-        action: 'Review security',
-      };
-    }
-  }
+  const build = CONTENT_OF.get(input.eventType) ?? securityChanged;
+  return build({ data, walletId, wallet, label }, input);
 }
+
+function approvalRequested({ data, walletId, label }: Subject): Content {
+  const amount = amountField(data, 'amount');
+  return {
+    subject: `Approval needed: ${amount ?? 'a payment'}${amount === null ? '' : ' USDC'} from ${label ?? 'an agent wallet'}`,
+    intro: 'An agent asks for a payment that needs your approval.',
+    facts: [
+      ['Amount', amount === null ? null : `${amount} USDC`],
+      ['Agent wallet', label],
+      ['To', field(data, 'toAddress', ADDRESS)],
+      ['Payment', field(data, 'id', ID)],
+      ['Expires', mapTime(field(data, 'expiresAt', TIME))],
+    ],
+    path: walletId === null ? '/approvals' : `/agents/${walletId}?tab=approvals`,
+    action: 'Review the payment',
+    outro: 'Nothing is paid until it is approved; it is rejected when it expires.',
+  };
+}
+
+function walletFrozen({ data }: Subject): Content {
+  const id = field(data, 'id', ID);
+  const name = plainLabel((data as { label?: unknown } | null)?.label) ?? id;
+  const automatic = (data as { reason?: unknown } | null)?.reason === 'auto_freeze';
+  return {
+    subject: `Agent wallet frozen: ${name ?? 'an agent wallet'}`,
+    intro: automatic
+      ? 'An agent wallet was frozen automatically after repeated denied payments.'
+      : 'An agent wallet was frozen: it makes no payment until an owner unfreezes it.',
+    facts: [
+      ['Agent wallet', name],
+      ['Balance', mapAmount(amountField(data, 'balance'))],
+    ],
+    path: walletPath(id),
+    action: 'Open the wallet',
+  };
+}
+
+function withdrawalAddressAdded({ data }: Subject): Content {
+  return {
+    subject: 'A withdrawal address was added',
+    intro:
+      'An address was added to the master wallet’s withdrawal address book. If nobody in your ' +
+      'organization added it, remove it before it becomes usable.',
+    facts: [
+      ['Address', field(data, 'address', ADDRESS)],
+      ['Label', plainLabel((data as { label?: unknown } | null)?.label)],
+      ['Usable from', mapTime(field(data, 'activatesAt', TIME))],
+    ],
+    path: '/',
+    action: 'Review the address book',
+  };
+}
+
+function balanceLow({ data, walletId, wallet, label }: Subject): Content {
+  return {
+    subject: `Balance low: ${label ?? 'the master wallet'}`,
+    intro: 'A wallet’s balance fell below the amount of your alert.',
+    facts: [
+      ['Wallet', label ?? 'master wallet'],
+      ['Balance', mapAmount(amountField(data, 'balance'))],
+      ['Alert below', mapAmount(amountField(data, 'threshold') ?? amountField(data, 'amount'))],
+    ],
+    path: walletId === null ? '/' : walletPath(walletId, wallet?.kind),
+    action: 'Open the wallet',
+  };
+}
+
+function budgetThreshold({ data, walletId, label }: Subject): Content {
+  const percent = field(data, 'percent', PERCENT);
+  return {
+    subject: `Budget ${percent === null ? 'threshold' : `${percent}%`} reached: ${label ?? 'an agent wallet'}`,
+    intro: 'An agent wallet’s spending reached the share of a cap your alert watches.',
+    facts: [
+      ['Agent wallet', label],
+      ['Share of the cap', percent === null ? null : `${percent}%`],
+      ['Cap', mapAmount(amountField(data, 'limit'))],
+      ['Spent', mapAmount(amountField(data, 'spent'))],
+    ],
+    path: walletPath(walletId),
+    action: 'Open the wallet',
+  };
+}
+
+function securityChanged({ data }: Subject, input: MailInput): Content {
+  const what = SECURITY_WHAT[input.eventType] ?? 'The account’s security settings changed.';
+  const detail = (data as { detail?: unknown } | null)?.detail;
+  const factor = FACTORS[String((detail as { factor?: unknown } | null | undefined)?.factor)] ?? null;
+  const ip = (data as { ip?: unknown } | null)?.ip;
+  const who = (data as { member?: { email?: unknown } } | null)?.member?.email;
+  return {
+    subject: `Security: ${what.replace(/\.$/, '').replace('The account’s', 'the account’s')}`,
+    intro: `${what} If this was not you or someone you trust, sign in and secure the account now.`,
+    facts: [
+      ['Member', typeof who === 'string' && MEMBER_EMAIL.test(who) ? who : null],
+      ['Factor', factor],
+      ['From address', typeof ip === 'string' && isIP(ip) !== 0 ? ip : null],
+    ],
+    path: '/security',
+    action: 'Review security',
+  };
+}
+
+/** The mail of each event type with one of its own; any other is a security notice. */
+const CONTENT_OF = new Map<string, (subject: Subject, input: MailInput) => Content>([
+  ['approval.requested', approvalRequested],
+  ['wallet.frozen', walletFrozen],
+  ['withdrawal_address.added', withdrawalAddressAdded],
+  ['balance.low', balanceLow],
+  ['budget.threshold', budgetThreshold],
+]);
 
 const ROLE_WORDS: Record<Role, string> = {
   owner: 'owner (everything, members included)',

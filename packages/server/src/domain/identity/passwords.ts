@@ -67,13 +67,25 @@ export function passwordStrength(password: string): PasswordStrength {
 }
 
 let loaded: ZxcvbnFactory | undefined;
+let releaseTimer: NodeJS.Timeout | undefined;
+
+/**
+ * The estimator is let go this long after the last password set: its dictionaries are some 30 MB of heap (about
+ * 50 MB resident) that a server kept for every later request after a single signup. Building it again costs half
+ * a second, paid by a password set after a quiet minute.
+ */
+export const ESTIMATOR_IDLE_MS = 60_000;
 
 /**
  * The estimator with zxcvbn-ts's common and English dictionaries (the ranked common passwords among them), built
- * on the first password set, once: about half a second and some 30 MB that a server which never sees a signup
- * does not pay. Loaded with require so that passwordProblem stays synchronous (zod runs it in a refinement).
+ * on the first password set and kept while passwords are being set (see ESTIMATOR_IDLE_MS). Loaded with require so
+ * that passwordProblem stays synchronous (zod runs it in a refinement).
  */
 function estimator(): ZxcvbnFactory {
+  if (releaseTimer !== undefined) clearTimeout(releaseTimer);
+  releaseTimer = setTimeout(releaseEstimator, ESTIMATOR_IDLE_MS);
+  // Only frees memory: never what keeps a process alive.
+  releaseTimer.unref();
   if (loaded !== undefined) return loaded;
   const require = createRequire(import.meta.url);
   const core = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
@@ -87,6 +99,22 @@ function estimator(): ZxcvbnFactory {
     l33tMaxSubstitutions: L33T_VARIANTS_MAX,
   });
   return loaded;
+}
+
+/** Drops the estimator and the dictionaries' modules, so the garbage collector can take them. */
+export function releaseEstimator(): void {
+  if (releaseTimer !== undefined) clearTimeout(releaseTimer);
+  releaseTimer = undefined;
+  loaded = undefined;
+  const require = createRequire(import.meta.url);
+  for (const path of Object.keys(require.cache)) {
+    if (path.includes('/node_modules/@zxcvbn-ts/')) delete require.cache[path];
+  }
+}
+
+/** Whether the estimator is built now (tests of its release). */
+export function estimatorLoaded(): boolean {
+  return loaded !== undefined;
 }
 
 /**

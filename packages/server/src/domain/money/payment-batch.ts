@@ -377,6 +377,12 @@ function paymentRecord(wallet: WalletState, command: PaymentCommand, id: string,
   };
 }
 
+export interface RequestApprovalData {
+  txId: string;
+  status: 'pending';
+  message: string;
+}
+
 export interface SendPaymentData {
   txId: string;
   status: string;

@@ -13,7 +13,7 @@ export function roleAllows(role: Role, needed: Role): boolean {
   return RANK[role] >= RANK[needed];
 }
 
-/** The roles that may use a route needing `needed`, highest first (the roles table of docs/organizations.md). */
+/** The roles that may use a route needing `needed`, highest first (the roles table of docs/owners/organizations.md). */
 export function rolesAllowed(needed: Role): Role[] {
   return ROLES.filter((role) => roleAllows(role, needed));
 }

@@ -3,7 +3,7 @@ import { ROLES } from '../../domain/organizations/roles.ts';
 import { idSchema } from '../../http/schemas.ts';
 import { timestamp } from '../../http/views.ts';
 
-export const roleSchema = z.enum(ROLES).describe('owner, admin, approver or viewer (contract section 9)');
+export const roleSchema = z.enum(ROLES).describe('owner, admin, approver or viewer');
 export const memberParams = z.strictObject({ id: idSchema });
 
 export const memberView = z.object({

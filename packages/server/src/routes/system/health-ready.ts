@@ -10,7 +10,7 @@ export default defineRoute({
   description:
     '200 while this instance should receive traffic; 503 SERVICE_UNAVAILABLE from the moment SIGTERM arrives ' +
     '(the instance keeps serving for SHUTDOWN_DRAIN_MS, then closes) and while the database cannot be reached. ' +
-    'Point a load balancer’s health check here (see docs/configuration.md for HAProxy, nginx and Kubernetes).',
+    'Point a load balancer’s health check here (see docs/operators/haproxy.md for HAProxy, nginx and Kubernetes).',
   tags: ['system'],
   response: z.object({ status: z.literal('ready') }),
   handler: async ({ services }) => {

@@ -1,7 +1,7 @@
 // Alerts (contract section 10): what the owner asked to hear about — a wallet's balance below an amount, or
 // spending reaching a share of a cap. Stored here; decided by the ledger's batches (domain/alerts/alerts.ts), which fire
 // `balance.low` and `budget.threshold` once per crossing.
-import { type RawBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isoFromMs } from '../../clock.ts';
 import type { AlertRule, AlertState, AlertType } from '../../domain/alerts/alerts.ts';
 import { newId } from '../../domain/ids.ts';
@@ -9,7 +9,7 @@ import { decimalToMicros, formatMicros } from '../../domain/money.ts';
 import { invalid, notFound } from '../../errors.ts';
 import type { Dialect } from '../../store/db.ts';
 import { lockOwnerRow } from '../../store/locks.ts';
-import type { AlertsTable } from '../../store/schema.ts';
+import type { AlertsTable, Database } from '../../store/schema.ts';
 import type { ServiceContext } from '../context.ts';
 import { masterWalletOf, ownedWallet } from '../wallets/wallet-rows.ts';
 
@@ -101,6 +101,19 @@ export interface AlertService {
   remove(userId: string, alertId: string): Promise<{ id: string; deleted: true }>;
 }
 
+/** The alert inserted under the owner's row lock, unless the organization already has the most it may. */
+async function insertUnderCount(trx: Kysely<Database>, row: AlertsTable): Promise<void> {
+  await lockOwnerRow(trx, 'users', row.user_id);
+  const count = await trx
+    .selectFrom('alerts')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .where('user_id', '=', row.user_id)
+    .executeTakeFirstOrThrow();
+  if (Number(count.n) >= ALERTS_PER_USER_MAX)
+    throw invalid(`an organization has at most ${ALERTS_PER_USER_MAX} alerts`);
+  await trx.insertInto('alerts').values(row).execute();
+}
+
 export function createAlertService(ctx: ServiceContext): AlertService {
   const { store, writer, clock } = ctx;
 
@@ -136,17 +149,7 @@ export function createAlertService(ctx: ServiceContext): AlertService {
       fired_json: '[]',
       created_at_ms: BigInt(clock.nowMs()),
     };
-    await writer.run(async (trx) => {
-      await lockOwnerRow(trx, 'users', userId);
-      const count = await trx
-        .selectFrom('alerts')
-        .select((eb) => eb.fn.countAll<bigint>().as('n'))
-        .where('user_id', '=', userId)
-        .executeTakeFirstOrThrow();
-      if (Number(count.n) >= ALERTS_PER_USER_MAX)
-        throw invalid(`an organization has at most ${ALERTS_PER_USER_MAX} alerts`);
-      await trx.insertInto('alerts').values(row).execute();
-    });
+    await writer.run((trx) => insertUnderCount(trx, row));
     return viewOf(row);
   }
 

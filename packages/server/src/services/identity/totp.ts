@@ -18,22 +18,7 @@ export function createTotp(ctx: ServiceContext) {
       .where('id', '=', userId)
       .executeTakeFirstOrThrow();
     const secret = newTotpSecret();
-    const replaced = await writer.run(async (trx) => {
-      const active = await activeTotp(trx, userId);
-      if (active) return false;
-      await trx.deleteFrom('totp_factors').where('user_id', '=', userId).execute();
-      await trx
-        .insertInto('totp_factors')
-        .values({
-          user_id: userId,
-          secret,
-          confirmed_at_ms: null,
-          last_time_step: null,
-          created_at_ms: BigInt(clock.nowMs()),
-        })
-        .execute();
-      return true;
-    });
+    const replaced = await writer.run((trx) => replaceEnrolment(trx, userId, secret, clock.nowMs()));
     if (!replaced)
       throw new AppError('INVALID_STATE', 'TOTP is already active; remove it before enrolling again');
     return { secret, otpauthUrl: totpUri(secret, user.email) };
@@ -80,6 +65,28 @@ export function createTotp(ctx: ServiceContext) {
   }
 
   return { startTotp, confirmTotp, removeTotp };
+}
+
+/** A new enrolment waiting for its first code, in place of an unconfirmed one; false when TOTP is active. */
+async function replaceEnrolment(
+  trx: Kysely<Database>,
+  userId: string,
+  secret: string,
+  nowMs: number,
+): Promise<boolean> {
+  if (await activeTotp(trx, userId)) return false;
+  await trx.deleteFrom('totp_factors').where('user_id', '=', userId).execute();
+  await trx
+    .insertInto('totp_factors')
+    .values({
+      user_id: userId,
+      secret,
+      confirmed_at_ms: null,
+      last_time_step: null,
+      created_at_ms: BigInt(nowMs),
+    })
+    .execute();
+  return true;
 }
 
 /** The enrolment confirmed (unless it was confirmed or replaced meanwhile), with a fresh set of recovery codes. */

@@ -96,7 +96,7 @@ async function resolveHeld(
   // The payer and, for an approval, a recipient that is a wallet here: locked in the batch's one ordered
   // statement, so an answer never waits on a row in the opposite order to another batch (deadlock-free).
   const locks = { wallets: [command.walletId], addresses: recipients };
-  const result = await submitCommand<ResolveData>(writer, command, locks);
+  const result = await submitCommand(writer, command, locks);
   return unwrap(result.outcome);
 }
 

@@ -80,7 +80,7 @@ export function createDepositService(ctx: ServiceContext): DepositService {
       idempotency: null,
       nowMs: clock.nowMs(),
     };
-    const { outcome } = await submitCommand<DepositData>(writer, command, {
+    const { outcome } = await submitCommand(writer, command, {
       mastersOf: [userId],
     });
     const deposit = unwrap(outcome);

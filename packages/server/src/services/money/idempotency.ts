@@ -15,6 +15,7 @@ import type { Dialect } from '../../store/db.ts';
 import type { Database } from '../../store/schema.ts';
 import type { WriteStep } from '../../store/write-plan.ts';
 import type { MoneyWriter } from '../context.ts';
+import type { AnswerOf } from './commands/answers.ts';
 import type { StepContext } from './commands/module.ts';
 
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
@@ -32,18 +33,17 @@ export interface IdempotentResult<T> {
 }
 
 /**
- * Submits a money command and names its outcome's data for the caller: the one place that is done. The writer
- * answers with what the command's decider returned, or the outcome that decider stored under the key (read back
- * from JSON): the data is the view the kind decides, which the deciders' shared answer (`Outcome<unknown>`)
- * cannot say.
+ * Submits a money command; its outcome's data is the kind's (CommandAnswers), not a type the caller picks. The
+ * one place the writer's answer is named: it is what the kind's decider returned, or the outcome it stored under
+ * the key (read back from JSON), which the deciders' shared answer (`Outcome<unknown>`) cannot say.
  */
-export async function submitCommand<T>(
+export async function submitCommand<C extends BatchCommand>(
   writer: MoneyWriter,
-  command: BatchCommand,
+  command: C,
   locks: RunOptions,
-): Promise<IdempotentResult<T>> {
+): Promise<IdempotentResult<AnswerOf<C>>> {
   const answer = await writer.submit(command, locks);
-  return answer as IdempotentResult<T>;
+  return answer as IdempotentResult<AnswerOf<C>>;
 }
 
 /**

@@ -3,12 +3,17 @@
 // and their checks (frozen, policies, balance) and effects (records, ledger entries, idempotency outcome)
 // commit together. Nobody is answered before that commit.
 
-import type { PaymentCommand, SendPaymentData } from '../../domain/money/payment-batch.ts';
+import type {
+  PaymentCommand,
+  RequestApprovalData,
+  SendPaymentData,
+} from '../../domain/money/payment-batch.ts';
 import type { Outcome } from '../../domain/outcome.ts';
 import type { ServiceContext } from '../context.ts';
+import type { CommandAnswers } from './commands/answers.ts';
 import { type IdempotencyRequest, submitCommand } from './idempotency.ts';
 
-export type { SendPaymentData } from '../../domain/money/payment-batch.ts';
+export type { RequestApprovalData, SendPaymentData } from '../../domain/money/payment-batch.ts';
 
 /** The API key a tool call arrived with: it decides the wallet, never a parameter. */
 export interface AgentKeyRef {
@@ -27,12 +32,6 @@ export interface PaymentRequest {
   idempotency: IdempotencyRequest | null;
 }
 
-export interface RequestApprovalData {
-  txId: string;
-  status: 'pending';
-  message: string;
-}
-
 export interface PaymentService {
   sendPayment(request: PaymentRequest): Promise<Outcome<SendPaymentData>>;
   requestApproval(request: PaymentRequest): Promise<Outcome<RequestApprovalData>>;
@@ -43,9 +42,12 @@ export type PayoutGate = ((toAddress: string, amountMicros: bigint) => Promise<v
 
 export function createPaymentService(ctx: ServiceContext, payoutGate: PayoutGate): PaymentService {
   const { writer, clock } = ctx;
-  async function submit<T>(kind: PaymentCommand['kind'], request: PaymentRequest): Promise<Outcome<T>> {
+  async function submit<K extends 'send' | 'request_approval'>(
+    kind: K,
+    request: PaymentRequest,
+  ): Promise<Outcome<CommandAnswers[K]>> {
     if (kind === 'send' && payoutGate !== null) await payoutGate(request.toAddress, request.amountMicros);
-    const command: PaymentCommand = {
+    const command: PaymentCommand & { kind: K } = {
       kind,
       keyId: request.key.id,
       walletId: request.key.walletId,
@@ -58,7 +60,7 @@ export function createPaymentService(ctx: ServiceContext, payoutGate: PayoutGate
     };
     // The payer and, if it is a wallet of this service, the recipient: both are locked for the batch.
     const locks = { wallets: [request.key.walletId], addresses: [request.toAddress] };
-    const result = await submitCommand<T>(writer, command, locks);
+    const result = await submitCommand(writer, command, locks);
     return result.outcome;
   }
   return {

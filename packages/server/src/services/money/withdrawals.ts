@@ -87,7 +87,7 @@ export function createWithdrawalService(
       nowMs: clock.nowMs(),
     };
     // The master wallet and, if it is a wallet of this service, the recipient: both locked for the batch.
-    const result = await submitCommand<WithdrawalData>(writer, command, {
+    const result = await submitCommand(writer, command, {
       mastersOf: [request.userId],
       addresses: [request.toAddress],
     });

@@ -194,17 +194,7 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
   async function remove(userId: string, walletId: string, policyId: string) {
     await ownedPolicy(userId, walletId, policyId);
     const nowMs = clock.nowMs();
-    await writer.run(async (trx) => {
-      const before = await policyRow(trx, policyId);
-      await trx.deleteFrom('policies').where('id', '=', policyId).execute();
-      await recordPolicyChange(trx, {
-        action: 'deleted',
-        actor: `user:${userId}`,
-        before,
-        after: null,
-        nowMs,
-      });
-    });
+    await writer.run((trx) => deletePolicy(trx, policyId, `user:${userId}`, nowMs));
     return { id: policyId, deleted: true as const };
   }
 
@@ -221,6 +211,18 @@ export function createPolicyService(ctx: ServiceContext): PolicyService {
     remove,
     changes,
   };
+}
+
+/** In the writer's transaction: the policy deleted, with its history line. */
+async function deletePolicy(
+  trx: Kysely<Database>,
+  policyId: string,
+  actor: string,
+  nowMs: number,
+): Promise<void> {
+  const before = await policyRow(trx, policyId);
+  await trx.deleteFrom('policies').where('id', '=', policyId).execute();
+  await recordPolicyChange(trx, { action: 'deleted', actor, before, after: null, nowMs });
 }
 
 /** In the writer's transaction, under the wallet's lock: the count limit holds under concurrent creates. */

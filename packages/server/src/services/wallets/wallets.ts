@@ -9,6 +9,7 @@ import { createWalletAccounts } from '../../ledger/ledger.ts';
 import { lockOwnerRow } from '../../store/locks.ts';
 import type { Database, WalletKind } from '../../store/schema.ts';
 import { type Page, pageOf, type ServiceContext } from '../context.ts';
+import type { MovementResult } from '../money/commands/movement.ts';
 import { type IdempotencyRequest, submitCommand } from '../money/idempotency.ts';
 import { emitEvent } from '../webhooks/webhook-events.ts';
 import type { AddressSource } from './addresses.ts';
@@ -48,12 +49,6 @@ async function insertWallet(
   await trx.insertInto('wallets').values(row).execute();
   await createWalletAccounts(trx, id, input.kind === 'agent');
   return row;
-}
-
-export interface MovementResult {
-  transaction: TransactionView;
-  wallet: AgentWalletView;
-  masterBalance: string;
 }
 
 export interface WalletService {
@@ -118,7 +113,7 @@ export function createWalletService(ctx: ServiceContext, addresses: AddressSourc
       idempotency: input.idempotency,
       nowMs: clock.nowMs(),
     };
-    return submitCommand<MovementResult>(writer, command, {
+    return submitCommand(writer, command, {
       wallets: [input.walletId],
       mastersOf: [input.userId],
     });

@@ -25,9 +25,7 @@ export default defineRoute({
       .min(1)
       .max(128)
       .optional()
-      .describe(
-        'joins the organization that invited this email, with the role it named (contract section 9)',
-      ),
+      .describe('joins the organization that invited this email, with the role it named'),
   }),
   response: authView,
   successStatus: 201,
