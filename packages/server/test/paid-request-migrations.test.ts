@@ -48,7 +48,7 @@ for (const target of await storeTargets()) {
         nowMs,
         resource: 'https://api.example.com/report',
       });
-      const { payment_method: _m, receipt: _r, ...oldRow } = row;
+      const { payment_method: _m, receipt: _r, authorized_micros: _a, ...oldRow } = row;
       await db
         .insertInto('transactions')
         .values(oldRow as never)

@@ -29,7 +29,8 @@ export interface ChainPayment {
 }
 
 export type ChainPaymentEnding =
-  | { kind: 'completed'; txHash: string; note: string }
+  // txHash null: a metered payment the seller settled for nothing (nothing moved on chain).
+  | { kind: 'completed'; txHash: string | null; note: string }
   | { kind: 'failed'; txHash: string | null; note: string; refundKind: string };
 
 export interface RailBooks {

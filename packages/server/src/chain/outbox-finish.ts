@@ -1,6 +1,7 @@
 // How an outbox row ends, in the ledger writer's transaction (under the paying wallet's lock): a confirmed
 // payout completes its payment with the mined hash; a payout that reverted, or that could not be sent, fails and
-// its money goes back to the wallet; a sweep that failed gives its deposits back to the sweeper. Each step
+// its money goes back to the wallet; a sweep that failed gives its deposits back to the sweeper; an approval
+// moves no money (a failed one is queued again by the next payment that needs it). Each step
 // re-reads the row first, so two instances (or a retried round) finish a row once.
 import type { Kysely, Selectable } from 'kysely';
 import type { ChainOutboxTable, Database } from '../store/schema.ts';
@@ -35,7 +36,7 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: 
         .where('id', '=', row.id)
         .execute();
       if (row.kind === 'payout') await finishPayment(trx, ctx.books, row, ending, nowMs);
-      else if (ending.kind === 'failed') {
+      else if (row.kind === 'sweep' && ending.kind === 'failed') {
         await trx
           .updateTable('chain_deposits')
           .set({ sweep_id: null })

@@ -4,11 +4,13 @@
 // 2. Every USDC transfer touching a service address matches exactly one record: a deposit (chain_deposits), a
 //    sweep or a payout (chain_outbox, by mined or signed hash) — and every credited deposit and completed
 //    payout is on chain. Anything else (a transfer to the treasury nobody recorded, a payout the chain never saw)
-//    is named.
+//    is named. A paid request is matched by its settlement: a Permit2 authorization (x402 `upto`) by a transfer
+//    of at most its maximum (exactly its settled amount once completed); in flight it counts as owed at its
+//    maximum, less what the chain already moved.
 
 import type { Kysely } from 'kysely';
 import { formatMicros } from '../domain/money.ts';
-import type { Database } from '../store/schema.ts';
+import type { AuthorizationKind, Database } from '../store/schema.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
 import { type ChainTransfer, fetchTransfers } from './deposits.ts';
@@ -49,10 +51,16 @@ interface Known {
     id: string;
     state: string;
     to: string;
+    /** What was authorized (a maximum for Permit2). */
     amountMicros: bigint;
+    authorization: AuthorizationKind;
+    /** What the chain moved, once settled. */
+    settledMicros: bigint | null;
     nonce: string | null;
     hash: string | null;
     matched: boolean;
+    /** The value of the transfer matched to it. */
+    movedMicros: bigint | null;
   }>;
 }
 
@@ -94,7 +102,7 @@ async function loadKnown(db: Kysely<Database>, treasury: string, usdcAddress: st
   const x402 = await db
     .selectFrom('x402_payments')
     .selectAll()
-    .where('state', 'in', ['approved', 'signed', 'settled'])
+    .where('state', 'in', ['approved', 'signed', 'permit_signed', 'settled'])
     .execute();
   return {
     usdcAddress,
@@ -103,9 +111,12 @@ async function loadKnown(db: Kysely<Database>, treasury: string, usdcAddress: st
       state: x.state,
       to: x.pay_to,
       amountMicros: x.amount_micros,
+      authorization: x.authorization,
+      settledMicros: x.settled_micros,
       nonce: x.nonce,
       hash: x.settle_tx_hash,
       matched: false,
+      movedMicros: null,
     })),
     treasury,
     wallets: new Set(wallets.map((w) => w.address)),
@@ -183,15 +194,25 @@ function matchTransfer(known: Known, t: ChainTransfer, report: (p: string) => vo
   }
   const paid = kind === 'payout' ? matchX402(known, t) : undefined;
   if (paid === undefined) report(`${name}: the ledger does not know it`);
-  else paid.matched = true;
+  else {
+    paid.matched = true;
+    paid.movedMicros = t.valueMicros;
+  }
 }
 
 /** An x402 payment the transfer settles: its recorded hash, or (used but not yet seen) its payee and amount. */
 function matchX402(known: Known, t: ChainTransfer) {
   const candidates = known.x402.filter(
-    (x) => !x.matched && x.to === t.to && x.amountMicros === t.valueMicros && x.state !== 'approved',
+    (x) => !x.matched && x.to === t.to && x.state !== 'approved' && settlesFor(x, t.valueMicros),
   );
   return candidates.find((x) => x.hash === t.txHash) ?? candidates.find((x) => x.hash === null);
+}
+
+/** EIP-3009 moves exactly the amount; Permit2 at most the maximum, and exactly the settled amount once settled. */
+function settlesFor(x: Known['x402'][number], valueMicros: bigint): boolean {
+  if (x.authorization !== 'permit2') return x.amountMicros === valueMicros;
+  if (x.settledMicros !== null) return x.settledMicros === valueMicros;
+  return valueMicros <= x.amountMicros;
 }
 
 function reportUnmatched(known: Known, report: (p: string) => void): void {
@@ -199,11 +220,15 @@ function reportUnmatched(known: Known, report: (p: string) => void): void {
     if (deposit.status === 'credited' && !deposit.matched) report(`credited deposit ${key} is not on chain`);
   }
   for (const row of known.outbox) {
-    if (row.status === 'completed' && !row.matched)
+    // An approval moves no USDC: there is no transfer of it to find.
+    if (row.status === 'completed' && !row.matched && row.kind !== 'approve')
       report(`${row.kind} ${row.id} is completed but not on chain`);
   }
   for (const x of known.x402) {
-    if (x.state === 'settled' && !x.matched) report(`x402 payment ${x.id} is settled but not on chain`);
+    // Settled for nothing (a metered payment): nothing moved, nothing to find.
+    const moved = !(x.settledMicros === 0n && x.hash === null);
+    if (x.state === 'settled' && moved && !x.matched)
+      report(`x402 payment ${x.id} is settled but not on chain`);
   }
 }
 
@@ -236,11 +261,16 @@ async function liabilities(db: Kysely<Database>, client: ChainClient, known: Kno
   return owed + (await x402InFlight(client, known));
 }
 
-/** x402 payments debited but not (yet) paid by the token: approved, or signed with the nonce still unused. */
+/**
+ * x402 payments debited but not (yet) paid by the token: approved, or signed with the nonce still unused. A
+ * signed Permit2 authorization counts at its maximum, less what the chain already moved for it (the rest comes
+ * back to the wallet when it completes).
+ */
 async function x402InFlight(client: ChainClient, known: Known): Promise<bigint> {
   let owed = 0n;
   for (const x of known.x402) {
     if (x.state === 'approved') owed += x.amountMicros;
+    if (x.state === 'permit_signed') owed += x.amountMicros - (x.movedMicros ?? 0n);
     if (x.state !== 'signed' || x.matched) continue;
     const used = await authorizationUsedOnChain(client, known.usdcAddress, known.treasury, x.nonce!);
     if (!used) owed += x.amountMicros;

@@ -12,6 +12,7 @@ import type { EvmConfig } from './config.ts';
 import type { ServiceKeys } from './keys.ts';
 import { holdLease } from './lease.ts';
 import { finishOutboxRow, type OutboxRow, recordSigned } from './outbox-finish.ts';
+import { permit2ApproveData } from './permit2.ts';
 import { usdcAbi } from './token.ts';
 
 /** Rows looked at per round: bounds a round's time and the RPC calls it makes. */
@@ -168,9 +169,13 @@ function signCall(
   });
 }
 
-/** The contract call an outbox row makes: a USDC transfer (payout) or transferWithAuthorization (sweep). */
+/**
+ * The contract call an outbox row makes: a USDC transfer (payout), transferWithAuthorization (sweep), or the
+ * approval of Permit2 (approve).
+ */
 export function callOf(deps: Pick<SenderDeps, 'config'>, row: OutboxRow) {
   const to = deps.config.usdcAddress as `0x${string}`;
+  if (row.kind === 'approve') return { to, data: permit2ApproveData() };
   if (row.kind === 'payout') {
     const data = encodeFunctionData({
       abi: usdcAbi,

@@ -33,6 +33,8 @@ export interface TransactionRecord {
   /** Paid requests (0020): the payment method (payments/registry.ts) and the seller's receipt; null otherwise. */
   payment_method: string | null;
   receipt: string | null;
+  /** Metered paid requests (0024): the maximum authorized, once settled for less (`amount` is then what was paid). */
+  authorized_micros: bigint | null;
   created_at_ms: bigint;
   updated_at_ms: bigint;
 }

@@ -11,6 +11,7 @@ export interface MethodKind {
 
 export const METHOD_KINDS: Readonly<Record<MethodId, MethodKind>> = {
   'x402-exact': { protocol: 'x402', scheme: 'exact' },
+  'x402-upto': { protocol: 'x402', scheme: 'upto' },
   'mpp-charge': { protocol: 'mpp', scheme: 'charge' },
 };
 

@@ -1,12 +1,18 @@
 // A way to pay a seller's 402 (contract sections 4 and 13) is a module of this folder: one folder per method, each
 // registered once in registry.ts. A module is the protocol's own, pure side: which offers of a seller's answer it
 // can pay on this chain, the terms of the authorization the service signs for one (nonce, validity), the
-// credential the request is repeated with, and what the seller's final answer says of the settlement. What every
-// method shares — the decision (every policy, exactly like send_payment), the debit, the treasury's EIP-3009
-// signature, the chain's verdict — is the services' (services/x402/) and the ledger's, written once.
+// credential the request is repeated with, the EIP-712 message the treasury signs for it, and what the seller's
+// final answer says of the settlement. What every method shares — the decision (every policy, exactly like
+// send_payment), the debit, the treasury's signature, the chain's verdict — is the services' (services/x402/) and
+// the ledger's, written once. Two things vary between methods and are declared here, not branched on elsewhere:
+// what kind of authorization the chain sees (`authorization`: USDC's EIP-3009 or a Permit2 witness transfer,
+// which the settlement duty and verify-ledger --chain know how to find) and whether the amount is a price or a
+// maximum (`metered`: the chain's settlement says what was paid, the rest goes back to the wallet).
 import type { Hex } from 'viem';
 
-export type MethodId = 'x402-exact' | 'mpp-charge';
+export type MethodId = 'x402-exact' | 'x402-upto' | 'mpp-charge';
+/** What the treasury signs and the chain later shows used: USDC's transferWithAuthorization, or Permit2's. */
+export type AuthorizationKind = 'eip3009' | 'permit2';
 export type Protocol = 'x402' | 'mpp';
 export type Scheme = 'exact' | 'upto' | 'charge';
 
@@ -63,14 +69,40 @@ export interface AuthorizationTerms {
   validBeforeS: bigint;
 }
 
-export interface SignedAuthorization {
+/** The treasury's authorization before its signature: the same fields whatever the method signs them as. */
+export interface AuthorizationFields {
+  /** The treasury. */
   from: string;
+  /** The seller's recipient. */
   to: string;
+  /** The amount (a maximum for a metered method). */
   value: bigint;
   validAfter: bigint;
+  /** Unix seconds: EIP-3009's validBefore, Permit2's deadline. */
   validBefore: bigint;
+  /** 0x-prefixed 32 bytes (Permit2 reads it as a uint256). */
   nonce: string;
+}
+
+export interface SignedAuthorization extends AuthorizationFields {
   signature: string;
+}
+
+/** The token's EIP-712 identity, as the service reads it from the chain. */
+export interface TokenDomain {
+  chainId: number;
+  /** Checksummed or lower-case. */
+  usdcAddress: string;
+  name: string;
+  version: string;
+}
+
+/** An EIP-712 message as viem's signTypedData takes it. */
+export interface TypedDataToSign {
+  domain: { name: string; version?: string; chainId: number; verifyingContract: `0x${string}` };
+  types: Record<string, ReadonlyArray<{ name: string; type: string }>>;
+  primaryType: string;
+  message: Record<string, unknown>;
 }
 
 /** What the paid request carries: one header. */
@@ -86,6 +118,11 @@ export interface Settlement {
   /** A 0x-prefixed 32-byte hash (lower-case) when the seller names one, else null. The chain decides anyway. */
   txHash: string | null;
   receipt: string | null;
+  /**
+   * A metered method: the amount the seller says it settled, when it says so (0 settles nothing on chain, so only
+   * its word tells a settled-nothing payment from an unused one); null otherwise. Never what is debited: the chain is.
+   */
+  settledMicros: bigint | null;
 }
 
 export interface PaymentMethod {
@@ -96,10 +133,15 @@ export interface PaymentMethod {
   credentialHeaders: readonly string[];
   /** Response headers handed back to the agent with the answer. */
   answerHeaders: readonly string[];
+  authorization: AuthorizationKind;
+  /** The offer's amount is a maximum: held while processing, and the chain's settlement says what was paid. */
+  metered: boolean;
   /** The offers of this method in a 402 answer. Throws nothing: an unreadable offer is an unpayable one. */
   offersIn(answer: SellerAnswer, chain: ChainIdentity, nowMs: number): OfferReading;
   /** The terms of the authorization for a stored offer, decided when it is signed (again after an approval). */
   terms(offer: StoredOffer, nowMs: number): AuthorizationTerms;
+  /** The EIP-712 message the treasury signs for a stored offer (deterministic: the same fields, the same message). */
+  typedData(offer: StoredOffer, fields: AuthorizationFields, token: TokenDomain): TypedDataToSign;
   /** The credential for a stored offer and the treasury's signed authorization. */
   credential(offer: StoredOffer, auth: SignedAuthorization): Credential;
   settlementIn(answer: SellerAnswer): Settlement;

@@ -1,6 +1,6 @@
 // Every way this service pays a seller, registered here and nowhere else: a new method is a folder beside these
 // and one line below. The order is the tie-break between equal prices (contract section 13: x402 first).
-import { assert } from '../errors.ts';
+import { AppError, assert } from '../errors.ts';
 import {
   type ChainIdentity,
   cheapestOffer,
@@ -12,8 +12,10 @@ import {
 } from './method.ts';
 import { mppCharge } from './mpp-charge/method.ts';
 import { x402Exact } from './x402-exact/method.ts';
+import { answerOfRequired, type PaymentRequiredInfo } from './x402-exact/protocol.ts';
+import { x402Upto } from './x402-upto/method.ts';
 
-export const PAYMENT_METHODS: readonly PaymentMethod[] = [x402Exact, mppCharge];
+export const PAYMENT_METHODS: readonly PaymentMethod[] = [x402Exact, x402Upto, mppCharge];
 
 export function methodOf(id: string): PaymentMethod {
   const method = PAYMENT_METHODS.find((m) => m.id === id);
@@ -51,6 +53,29 @@ export function chooseOffer(
     }
   }
   return { chosen: cheapestOffer(payable), offered };
+}
+
+/**
+ * The x402 offer to pay among requirements the agent obtained itself (x402_sign, check_payment): every x402
+ * method reads them as it reads a seller's 402; X402_UNSUPPORTED naming what was offered when none is payable.
+ */
+export function x402OfferIn(required: PaymentRequiredInfo, chain: ChainIdentity, nowMs: number): Offer {
+  const version = required.x402Version;
+  if (version !== 1 && version !== 2)
+    throw new AppError('X402_UNSUPPORTED', `x402 version ${String(version).slice(0, 16)} is not supported`);
+  const methods = methodsFor(['x402']);
+  const { chosen, offered } = chooseOffer(answerOfRequired(required), methods, chain, nowMs);
+  if (chosen !== null) return chosen;
+  const schemes = methods.map((m) => m.scheme).join(' or ');
+  throw new AppError(
+    'X402_UNSUPPORTED',
+    `no offered requirement is the ${schemes} scheme in this chain's USDC (eip155:${chain.chainId}, ${chain.usdcAddress}); offered: ${
+      offered
+        .map((o) => o.replace(/^x402 /, ''))
+        .join('; ')
+        .slice(0, 1_000) || 'nothing'
+    }`,
+  );
 }
 
 /** Request headers the agent may not set: those the methods write. */

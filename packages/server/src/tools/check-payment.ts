@@ -3,7 +3,7 @@ import { success } from '../domain/outcome.ts';
 import { merchantHostOf } from '../domain/policies/policies.ts';
 import { AppError, invalid } from '../errors.ts';
 import { addressSchema, amountSchema } from '../http/schemas.ts';
-import { chooseRequirement, requiredOf } from '../payments/x402-exact/protocol.ts';
+import { requiredOf } from '../payments/x402-exact/protocol.ts';
 import type { FaceServices } from '../services/index.ts';
 import type { ToolDefinition } from './definition.ts';
 import { CHALLENGE_LENGTH_MAX, challengeOf } from './mpp-sign.ts';
@@ -153,13 +153,13 @@ async function paymentOf(
     };
   }
   if (chain === null) throw new AppError('X402_UNSUPPORTED', 'x402 payments need the evm rail');
-  const { offerOf } = await import('../payments/x402-exact/method.ts');
+  const { x402OfferIn } = await import('../payments/registry.ts');
   const required = requiredOf(requirementsOf(params.paymentRequirements!));
-  const chosen = chooseRequirement(required, chain);
-  const url = offerOf(chosen, required.resource).resourceUrl;
+  // An upto requirement is decided on its maximum, as x402_sign decides it.
+  const offer = x402OfferIn(required, chain, services.clock.nowMs());
   return {
-    toAddress: chosen.payTo,
-    amountMicros: chosen.amountMicros,
-    merchantHost: merchantHostOf(url ?? ''),
+    toAddress: offer.payTo,
+    amountMicros: offer.amountMicros,
+    merchantHost: merchantHostOf(offer.resourceUrl ?? ''),
   };
 }

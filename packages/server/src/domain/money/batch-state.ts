@@ -41,6 +41,8 @@ export interface X402Details {
   /** The authorization's nonce and validity, chosen before the commit so a crash after signing can resume. */
   nonce: string;
   validBeforeS: bigint;
+  /** What the treasury signs for it (the method's): an EIP-3009 or a Permit2 authorization. */
+  authorization: 'eip3009' | 'permit2';
 }
 
 export interface WalletState {
@@ -175,11 +177,22 @@ export interface PayoutSpec {
   nowMs: number;
 }
 
+/** The state of a signed paid request, by what was signed (see X402State in store/schema/money.ts). */
+export type SignedState = 'signed' | 'permit_signed';
+
+export function signedStateOf(authorization: X402Details['authorization']): SignedState {
+  return authorization === 'permit2' ? 'permit_signed' : 'signed';
+}
+
+export function isSignedState(state: string): state is SignedState {
+  return state === 'signed' || state === 'permit_signed';
+}
+
 /** An x402 payment's row (x402_payments), written with its transaction record. */
 export interface X402Spec {
   transactionId: string;
   walletId: string;
-  state: 'signed' | 'awaiting_approval';
+  state: SignedState | 'awaiting_approval';
   details: X402Details;
   /** Lower-case address. */
   payTo: string;

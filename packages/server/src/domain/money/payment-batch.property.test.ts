@@ -144,6 +144,7 @@ const heldArb = ([id, walletId]: readonly [string, string]) =>
         type: 'payment',
         status: 'pending',
         approvals_required: null,
+        authorized_micros: null,
         amount_micros: h.amountMicros,
         to_address: h.toAddress,
         counterparty_wallet_id: null,

@@ -20,6 +20,8 @@ import {
   type BatchEffects,
   type BatchState,
   recordInWindows,
+  type SignedState,
+  signedStateOf,
   transfer,
   type WalletState,
   windowSpending,
@@ -202,7 +204,9 @@ function settleNow(
     nowMs: command.nowMs,
   });
   if (command.x402 !== undefined) {
-    effects.x402.push(x402Row(txId, wallet, command, command.x402, 'signed'));
+    effects.x402.push(
+      x402Row(txId, wallet, command, command.x402, signedStateOf(command.x402.authorization)),
+    );
   } else if (status === 'processing') {
     const { walletId, toAddress, amountMicros, nowMs } = command;
     effects.payouts.push({ transactionId: txId, walletId, toAddress, amountMicros, nowMs });
@@ -336,7 +340,7 @@ function x402Row(
   wallet: WalletState,
   command: PaymentCommand,
   details: X402Details,
-  state: 'signed' | 'awaiting_approval',
+  state: SignedState | 'awaiting_approval',
 ): X402Spec {
   return {
     transactionId,

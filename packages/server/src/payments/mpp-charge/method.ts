@@ -11,6 +11,7 @@ import { getAddress, type Hex } from 'viem';
 import { parseAddress } from '../../domain/address.ts';
 import { AMOUNT_MAX_MICROS } from '../../domain/money.ts';
 import { AppError, invalid } from '../../errors.ts';
+import { eip3009TypedData } from '../eip3009.ts';
 import { METHOD_KINDS } from '../kinds.ts';
 import {
   AUTHORIZATION_VALID_SECONDS_MIN,
@@ -187,6 +188,8 @@ export const mppCharge: PaymentMethod = {
   ...METHOD_KINDS['mpp-charge'],
   credentialHeaders: [],
   answerHeaders: ['www-authenticate', 'payment-receipt'],
+  authorization: 'eip3009',
+  metered: false,
   offersIn(answer: SellerAnswer, chain, nowMs): OfferReading {
     const { challenges, unreadable } = challengesIn(answer.headerValues('www-authenticate'));
     return readingOf(challenges, unreadable, chain, nowMs);
@@ -198,6 +201,7 @@ export const mppCharge: PaymentMethod = {
       validBeforeS: validBeforeSeconds(nowMs, secondsLeft(challenge, nowMs)),
     };
   },
+  typedData: (_offer, fields, token) => eip3009TypedData(fields, token),
   credential(offer, auth): PaidCredential {
     const { credential, header } = credentialOf(offer, auth);
     const headerName = storedChallenge(offer).header ?? 'Authorization';
@@ -205,11 +209,11 @@ export const mppCharge: PaymentMethod = {
   },
   settlementIn(answer) {
     const receipt = answer.header('payment-receipt') ?? null;
-    if (receipt === null) return { txHash: null, receipt };
+    if (receipt === null) return { txHash: null, receipt, settledMicros: null };
     try {
-      return { txHash: txHashOf(Receipt.deserialize(receipt).reference), receipt };
+      return { txHash: txHashOf(Receipt.deserialize(receipt).reference), receipt, settledMicros: null };
     } catch {
-      return { txHash: null, receipt };
+      return { txHash: null, receipt, settledMicros: null };
     }
   },
 };

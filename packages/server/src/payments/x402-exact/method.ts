@@ -5,9 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { Hex } from 'viem';
+import { eip3009TypedData } from '../eip3009.ts';
 import { METHOD_KINDS } from '../kinds.ts';
 import {
   type Credential,
+  type MethodId,
   type Offer,
   type OfferReading,
   type PaymentMethod,
@@ -46,11 +48,15 @@ export function paymentRequiredIn(answer: SellerAnswer): PaymentRequiredInfo | n
   }
 }
 
-/** An offer of a chosen requirement (x402_sign's requirements come to the same form). */
-export function offerOf(chosen: ChosenRequirement, resource: unknown): Offer {
+/** An offer of a chosen requirement, for the x402 method (scheme) that reads it. */
+export function offerOf(
+  chosen: ChosenRequirement,
+  resource: unknown,
+  method: MethodId = 'x402-exact',
+): Offer {
   const url = (resource as { url?: unknown } | undefined)?.url ?? chosen.requirement.resource;
   return {
-    method: 'x402-exact',
+    method,
     payTo: chosen.payTo,
     amountMicros: chosen.amountMicros,
     termsJson: JSON.stringify(chosen.requirement),
@@ -65,6 +71,8 @@ export const x402Exact: PaymentMethod = {
   ...METHOD_KINDS['x402-exact'],
   credentialHeaders: ['payment-signature', 'x-payment'],
   answerHeaders: ['payment-required', 'payment-response', 'x-payment-response'],
+  authorization: 'eip3009',
+  metered: false,
   offersIn(answer, chain): OfferReading {
     const required = paymentRequiredIn(answer);
     if (required === null) return { payable: [], unpayable: [] };
@@ -79,6 +87,7 @@ export const x402Exact: PaymentMethod = {
       validBeforeS: validBeforeSeconds(nowMs, timeout),
     };
   },
+  typedData: (_offer, fields, token) => eip3009TypedData(fields, token),
   credential(offer, auth): Credential {
     const version = offer.version === 1 ? 1 : 2;
     const chosen = { version, requirement: JSON.parse(offer.termsJson) } as const;
@@ -90,9 +99,13 @@ export const x402Exact: PaymentMethod = {
     const receipt = answer.header('payment-response') ?? answer.header('x-payment-response') ?? null;
     try {
       const settled = protocol.getPaymentSettleResponse((name) => answer.header(name));
-      return { txHash: settled.success === true ? txHashOf(settled.transaction) : null, receipt };
+      return {
+        txHash: settled.success === true ? txHashOf(settled.transaction) : null,
+        receipt,
+        settledMicros: null,
+      };
     } catch {
-      return { txHash: null, receipt };
+      return { txHash: null, receipt, settledMicros: null };
     }
   },
 };

@@ -9,6 +9,7 @@ import {
   AUTHORIZATION_VALID_SECONDS_MAX,
   AUTHORIZATION_VALID_SECONDS_MIN,
   type ChainIdentity,
+  type SellerAnswer,
   type SignedAuthorization,
 } from '../method.ts';
 
@@ -55,6 +56,7 @@ export interface ChosenRequirement {
 export function payableRequirements(
   required: PaymentRequiredInfo,
   chain: ChainIdentity,
+  scheme: 'exact' | 'upto' = 'exact',
 ): { payable: ChosenRequirement[]; unpayable: string[] } {
   const version = required.x402Version === 1 ? 1 : required.x402Version === 2 ? 2 : null;
   if (version === null)
@@ -62,9 +64,10 @@ export function payableRequirements(
   const payable: ChosenRequirement[] = [];
   const unpayable: string[] = [];
   for (const offer of required.accepts.slice(0, ACCEPTS_MAX)) {
-    const chosen = payableOffer(offer, version, chain);
-    if (chosen === null) unpayable.push(`x402 ${describeOffer(offer)}`);
-    else payable.push(chosen);
+    const chosen = payableOffer(offer, version, chain, scheme);
+    if (chosen !== null) payable.push(chosen);
+    // Another scheme's offer is that scheme's to read (each scheme is a method of its own).
+    else if (!isScheme(offer, OTHER_SCHEMES[scheme])) unpayable.push(`x402 ${describeOffer(offer)}`);
   }
   return { payable, unpayable };
 }
@@ -82,10 +85,22 @@ export function chooseRequirement(required: PaymentRequiredInfo, chain: ChainIde
   );
 }
 
-function payableOffer(offer: unknown, version: 1 | 2, chain: ChainIdentity): ChosenRequirement | null {
+/** The x402 schemes this service pays, each read by its own method. */
+const OTHER_SCHEMES = { exact: 'upto', upto: 'exact' } as const;
+
+function isScheme(offer: unknown, scheme: string): boolean {
+  return offer !== null && typeof offer === 'object' && (offer as { scheme?: unknown }).scheme === scheme;
+}
+
+function payableOffer(
+  offer: unknown,
+  version: 1 | 2,
+  chain: ChainIdentity,
+  scheme: 'exact' | 'upto',
+): ChosenRequirement | null {
   if (offer === null || typeof offer !== 'object' || Array.isArray(offer)) return null;
   const r = offer as Record<string, unknown>;
-  if (r.scheme !== 'exact' || networkChainId(r.network) !== chain.chainId) return null;
+  if (r.scheme !== scheme || networkChainId(r.network) !== chain.chainId) return null;
   if (typeof r.asset !== 'string' || r.asset.toLowerCase() !== chain.usdcAddress) return null;
   const payTo = parseAddress(r.payTo);
   const amount = version === 1 ? r.maxAmountRequired : r.amount;
@@ -128,6 +143,21 @@ export function requiredOf(value: unknown): PaymentRequiredInfo {
     };
   }
   return { x402Version: versionOfRequirement(object), accepts: [object] };
+}
+
+/**
+ * Requirements the agent obtained itself (x402_sign, check_payment) as a seller's 402 answer would carry them — a
+ * v2 PAYMENT-REQUIRED header, or a v1 body — so every x402 method reads them exactly as it reads a seller.
+ */
+export function answerOfRequired(required: PaymentRequiredInfo): SellerAnswer {
+  const v1 = required.x402Version === 1;
+  const header = v1 ? undefined : Buffer.from(JSON.stringify(required), 'utf8').toString('base64');
+  return {
+    header: (name) => (name.toLowerCase() === 'payment-required' ? header : undefined),
+    headerValues: (name) =>
+      name.toLowerCase() === 'payment-required' && header !== undefined ? [header] : [],
+    bodyText: v1 ? JSON.stringify(required) : null,
+  };
 }
 
 const versionOfRequirement = (requirement: unknown) =>

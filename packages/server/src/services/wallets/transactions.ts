@@ -39,6 +39,7 @@ export function transactionRow(tx: NewTransaction): TransactionRow {
     resource: tx.resource ?? null,
     payment_method: tx.paymentMethod ?? null,
     receipt: null,
+    authorized_micros: null,
     approvals_required: tx.approvalsRequired == null ? null : BigInt(tx.approvalsRequired),
     created_at_ms: BigInt(tx.nowMs),
     updated_at_ms: BigInt(tx.nowMs),
@@ -95,6 +96,29 @@ async function addSpent(
     .where('wallet_id', '=', payment.walletId)
     .where(sql<boolean>`through_ms - span_ms < ${payment.createdAtMs}`)
     .execute();
+}
+
+/**
+ * A metered payment (x402 `upto`) settled for less than it authorized: its amount becomes what was paid, the
+ * authorized maximum is kept beside it (history's authorizedAmount), and what the wallet counts as spent (its
+ * total and its windows) follows the amount. The money itself goes back in the caller's ledger transfer.
+ */
+export async function settleForLess(
+  trx: Kysely<Database>,
+  tx: Pick<TransactionRow, 'id' | 'wallet_id' | 'type' | 'status' | 'amount_micros' | 'created_at_ms'>,
+  settledMicros: bigint,
+): Promise<void> {
+  await trx
+    .updateTable('transactions')
+    .set({ amount_micros: settledMicros, authorized_micros: tx.amount_micros })
+    .where('id', '=', tx.id)
+    .execute();
+  if (!countsAsSpending(tx.type, tx.status)) return;
+  await addSpent(
+    trx,
+    { walletId: tx.wallet_id, createdAtMs: tx.created_at_ms },
+    { micros: settledMicros - tx.amount_micros, payments: 0 },
+  );
 }
 
 /** Moves a transaction to a new status and records who did it: the audit trail. */
@@ -265,13 +289,16 @@ export function toolTransactionView(row: TransactionRow) {
 }
 
 /** A paid request's protocol, scheme, authorized amount and receipt; nothing for any other transaction. */
-function paidRequestView(row: Pick<TransactionRow, 'payment_method' | 'receipt' | 'amount_micros'>) {
+function paidRequestView(
+  row: Pick<TransactionRow, 'payment_method' | 'receipt' | 'amount_micros' | 'authorized_micros'>,
+) {
   if (row.payment_method === null) return {};
   const method = kindOf(row.payment_method);
   return {
     protocol: method.protocol,
     scheme: method.scheme,
-    authorizedAmount: formatMicros(row.amount_micros),
+    // A metered payment settled for less keeps its maximum beside its amount; any other authorized its amount.
+    authorizedAmount: formatMicros(row.authorized_micros ?? row.amount_micros),
     receipt: row.receipt,
   };
 }

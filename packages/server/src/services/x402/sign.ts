@@ -6,8 +6,9 @@
 import type { Kysely } from 'kysely';
 import { getAddress } from 'viem';
 import type { EvmRail } from '../../chain/rail.ts';
-import { transferWithAuthorizationTypes, USDC_DOMAIN_VERSION } from '../../chain/token.ts';
+import { USDC_DOMAIN_VERSION } from '../../chain/token.ts';
 import { toChecksumAddress } from '../../domain/address.ts';
+import { signedStateOf } from '../../domain/money/batch-state.ts';
 import { idempotencyConflict, keyIsLive } from '../../domain/money/idempotency.ts';
 import type { PaymentCommand } from '../../domain/money/payment-batch.ts';
 import { formatMicros } from '../../domain/money.ts';
@@ -60,7 +61,8 @@ export async function decideX402(
 ): Promise<IdempotentResult<unknown>> {
   const nowMs = deps.ctx.clock.nowMs();
   const { offer } = payment;
-  const terms = methodOf(offer.method).terms(offer, nowMs);
+  const method = methodOf(offer.method);
+  const terms = method.terms(offer, nowMs);
   const command: PaymentCommand = {
     kind: 'x402',
     keyId: key.id,
@@ -79,6 +81,7 @@ export async function decideX402(
       resourceJson: offer.resourceJson,
       nonce: terms.nonce,
       validBeforeS: terms.validBeforeS,
+      authorization: method.authorization,
     },
   };
   return deps.ctx.writer.submit(command, {
@@ -116,7 +119,7 @@ export async function claimApproved(deps: X402Deps, row: X402Row): Promise<boole
       const updated = await trx
         .updateTable('x402_payments')
         .set({
-          state: 'signed',
+          state: signedStateOf(row.authorization),
           nonce: terms.nonce,
           valid_before_s: terms.validBeforeS,
           updated_at_ms: BigInt(nowMs),
@@ -176,34 +179,34 @@ export interface SignedPayment extends Credential {
 }
 
 /**
- * The treasury's EIP-3009 authorization for a signed row, in the token's own EIP-712 domain, as the credential of
- * the row's payment method.
+ * The treasury's authorization for a signed row — the EIP-712 message its payment method signs (EIP-3009 in the
+ * token's own domain, or a Permit2 witness transfer) — as the credential of that method. Deterministic: the same
+ * row gives the same signature, so a resumed payment re-sends the very authorization.
  */
 export async function signRow(deps: X402Deps, row: X402Row): Promise<SignedPayment> {
   if (row.nonce === null || row.valid_before_s === null)
     throw new Error(`x402 payment ${row.transaction_id} has no authorization to sign`);
   await refuseFrozen(deps, row.wallet_id);
   const { config, keys } = deps.rail;
-  const message = {
+  const fields = {
     from: keys.treasury.address,
     to: getAddress(row.pay_to),
     value: row.amount_micros,
     validAfter: 0n,
     validBefore: row.valid_before_s,
-    nonce: row.nonce as `0x${string}`,
+    nonce: row.nonce,
   };
-  const signature = await keys.treasury.signTypedData({
-    domain: {
-      name: await deps.rail.tokenName(),
-      version: USDC_DOMAIN_VERSION,
-      chainId: config.chainId,
-      verifyingContract: config.usdcAddress as `0x${string}`,
-    },
-    types: transferWithAuthorizationTypes,
-    primaryType: 'TransferWithAuthorization',
-    message,
-  });
-  const credential = methodOf(row.method).credential(storedOfferOf(row), { ...message, signature });
+  const method = methodOf(row.method);
+  const token = {
+    chainId: config.chainId,
+    usdcAddress: config.usdcAddress,
+    name: await deps.rail.tokenName(),
+    version: USDC_DOMAIN_VERSION,
+  };
+  const signature = await keys.treasury.signTypedData(
+    method.typedData(storedOfferOf(row), fields, token) as Parameters<typeof keys.treasury.signTypedData>[0],
+  );
+  const credential = method.credential(storedOfferOf(row), { ...fields, signature });
   return { ...credential, validBefore: Number(row.valid_before_s) };
 }
 

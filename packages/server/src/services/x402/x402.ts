@@ -6,6 +6,7 @@
 // treasury's authorization as that method's credential and asks again with it. With an idempotency key every retry
 // resumes from what is stored — a decision is never taken twice, an authorization never signed twice, and a final
 // answer is replayed without asking the resource again.
+import { isSignedState } from '../../domain/money/batch-state.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { failure, type Outcome, success } from '../../domain/outcome.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
@@ -17,16 +18,11 @@ import {
   resourceOf,
 } from '../../payments/method.ts';
 import { challengeToPay } from '../../payments/mpp-charge/method.ts';
-import { chooseOffer, methodOf, methodsFor } from '../../payments/registry.ts';
-import { offerOf } from '../../payments/x402-exact/method.ts';
-import {
-  type ChosenRequirement,
-  chooseRequirement,
-  type PaymentRequiredInfo,
-  requiredOf,
-} from '../../payments/x402-exact/protocol.ts';
+import { chooseOffer, methodOf, methodsFor, x402OfferIn } from '../../payments/registry.ts';
+import { type PaymentRequiredInfo, requiredOf } from '../../payments/x402-exact/protocol.ts';
 import { idempotencyClaim, keyScope } from '../money/idempotency.ts';
 import type { AgentKeyRef } from '../money/payments.ts';
+import { refuseUntilApproved } from './permit2-approval.ts';
 import { confirmX402 } from './settle.ts';
 import {
   type Claim,
@@ -172,6 +168,7 @@ async function fetchFor(
   const offer = offerToPay(deps, kind, sellerAnswerOf(first));
   refuseAbove(kind, offer.amountMicros, params.maxAmountMicros);
   await refuseUncovered(deps, offer.amountMicros);
+  await refuseUntilApproved(deps, methodOf(offer.method).authorization, key.walletId);
   const decided = await decideX402(deps, key, {
     offer,
     resource: resourceOf(request.url),
@@ -297,7 +294,7 @@ async function resumeFetch(
   const payment = await paymentNow(deps, txId);
   if (isFinalFetch(stored)) return withPayment(stored, payment);
   const validMs = Number(row.valid_before_s ?? 0n) * 1000 - deps.ctx.clock.nowMs();
-  if (row.state === 'signed' && validMs > RESEND_MARGIN_MS)
+  if (isSignedState(row.state) && validMs > RESEND_MARGIN_MS)
     return payAndStore(deps, kind, request, txId, claim);
   return failure(kind.codes.upstream, 'an earlier attempt with this key ended before the resource answered', {
     data: { payment },
@@ -349,15 +346,16 @@ async function signFor(
   idempotencyKey: string | null,
 ): Promise<Outcome<unknown>> {
   const required = requiredOf(params.paymentRequirements);
-  const chosen = chooseRequirement(required, chainOf(deps));
+  const offer = x402OfferIn(required, chainOf(deps), deps.ctx.clock.nowMs());
   const claim = idempotencyClaim(keyScope.wallet(key.walletId), idempotencyKey, signKeyParts(params));
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return signedAnswer(deps, stored);
   await refuseFrozen(deps, key.walletId);
-  await refuseUncovered(deps, chosen.amountMicros);
+  await refuseUncovered(deps, offer.amountMicros);
+  await refuseUntilApproved(deps, methodOf(offer.method).authorization, key.walletId);
   const decided = await decideX402(deps, key, {
-    offer: offerOf(chosen, required.resource),
-    resource: params.resource ?? resourceNamed(required, chosen),
+    offer,
+    resource: params.resource ?? resourceNamed(required, offer),
     memo: params.memo,
     claim,
   });
@@ -393,8 +391,8 @@ async function signedAnswer(deps: X402Deps, decision: Outcome<unknown>): Promise
 }
 
 /** History's resource when the agent names none: the 402's resource URL (v2) or the requirement's (v1). */
-function resourceNamed(required: PaymentRequiredInfo, chosen: ChosenRequirement): string {
-  const candidates = [(required.resource as { url?: unknown } | undefined)?.url, chosen.requirement.resource];
+function resourceNamed(required: PaymentRequiredInfo, offer: Offer): string {
+  const candidates = [(required.resource as { url?: unknown } | undefined)?.url, offer.resourceUrl];
   for (const candidate of candidates) {
     if (typeof candidate !== 'string') continue;
     try {
@@ -458,6 +456,7 @@ async function payChallenge(
     return mppAnswer(deps, success({ txId: holder.transaction_id }));
   }
   await refuseUncovered(deps, offer.amountMicros);
+  await refuseUntilApproved(deps, methodOf(offer.method).authorization, key.walletId);
   const decided = await decideX402(deps, key, {
     offer,
     resource: offer.resourceUrl ?? 'an MPP seller (not named)',

@@ -29,7 +29,8 @@ export interface ChainDepositsTable {
   updated_at_ms: bigint;
 }
 
-export type OutboxKind = 'payout' | 'sweep';
+/** 'approve': the treasury's one-time USDC approval of Permit2 (x402 `upto`), amount 0, to Permit2. */
+export type OutboxKind = 'payout' | 'sweep' | 'approve';
 export type OutboxStatus = 'queued' | 'sent' | 'completed' | 'failed';
 
 export interface ChainOutboxTable {

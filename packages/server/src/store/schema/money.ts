@@ -83,7 +83,19 @@ export interface IdempotencyKeysTable {
 /** The row is the domain's transaction record (the batch deciders work on it as loaded). */
 export type TransactionsTable = TransactionRecord;
 
-export type X402State = 'awaiting_approval' | 'approved' | 'signed' | 'settled' | 'expired' | 'abandoned';
+/**
+ * 'permit_signed' is 'signed' for a Permit2 authorization (x402 `upto`, migration 0024): a state of its own so that
+ * an instance of an earlier release, during a rolling upgrade, never judges one as EIP-3009 (its settlement duty
+ * would see the nonce unused by the token and give the money back while the seller is paid through Permit2).
+ */
+export type X402State =
+  | 'awaiting_approval'
+  | 'approved'
+  | 'signed'
+  | 'permit_signed'
+  | 'settled'
+  | 'expired'
+  | 'abandoned';
 
 export interface X402PaymentsTable {
   transaction_id: string;
@@ -101,7 +113,13 @@ export interface X402PaymentsTable {
   updated_at_ms: bigint;
   /** See migration 0019: the payment method (payments/registry.ts). */
   method: string;
+  /** See migration 0024: what the treasury signed, and what the chain moved once settled. */
+  authorization: AuthorizationKind;
+  settled_micros: bigint | null;
 }
+
+/** What the treasury signs for a paid request: USDC's EIP-3009 transfer, or a Permit2 witness transfer. */
+export type AuthorizationKind = 'eip3009' | 'permit2';
 
 /** See migration 0010: a wallet's spending in a rolling window of span_ms, kept as it moves. */
 export interface SpendingWindowsTable {
