@@ -169,7 +169,7 @@ async function verify(withChain: boolean, schemaFlag: string | undefined): Promi
     // does without it.
     const { serviceKeys } = await import('./chain/keys.ts');
     const { createChainClient } = await import('./chain/client.ts');
-    const { reconcileChain } = await import('./chain/reconcile.ts');
+    const { reconcileChain } = await import('./chain/reconcile/reconcile.ts');
     const keys = serviceKeys(config.evm.mnemonic);
     const chain = await reconcileChain(
       store.db,

@@ -7,7 +7,7 @@ import { createServer as createNetServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from 'viem';
 import { createChainClient } from '../src/chain/client.ts';
-import { reconcileChain } from '../src/chain/reconcile.ts';
+import { reconcileChain } from '../src/chain/reconcile/reconcile.ts';
 import {
   CHAIN_HISTORY_START_SETTING,
   DEPOSITS_START_SETTING,

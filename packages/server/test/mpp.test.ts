@@ -11,7 +11,7 @@ import { challengeHash } from 'mppx/evm';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { type Address, getAddress } from 'viem';
 import { AgentWalletClient, MppApprovalPendingError, mppMethod } from '../../sdk/src/index.ts';
-import { reconcileChain } from '../src/chain/reconcile.ts';
+import { reconcileChain } from '../src/chain/reconcile/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
 import { createPolicy, minus, tool, toolOk, type Wire } from './support/agent.ts';
 import { anvilAvailable, mine } from './support/anvil.ts';

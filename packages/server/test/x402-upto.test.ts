@@ -12,7 +12,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { x402UptoPermit2ProxyABI } from '@x402/evm';
 import { type Address, getAddress, parseAbi, parseAbiItem } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { reconcileChain } from '../src/chain/reconcile.ts';
+import { reconcileChain } from '../src/chain/reconcile/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
 import { createPolicy, minus, tool, toolOk, type Wire } from './support/agent.ts';
 import { ANVIL_MNEMONIC, anvilAvailable, anvilWalletClient, mine, rpc } from './support/anvil.ts';

@@ -10,7 +10,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { type Address, getAddress } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { AgentWalletClient, x402Scheme } from '../../sdk/src/index.ts';
-import { reconcileChain } from '../src/chain/reconcile.ts';
+import { reconcileChain } from '../src/chain/reconcile/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
 import { APPROVED_UNUSED_MS } from '../src/services/x402/settle.ts';
 import { createPolicy, minus, tool, toolOk, type Wire } from './support/agent.ts';

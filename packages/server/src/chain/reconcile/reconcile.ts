@@ -1,0 +1,134 @@
+// `agent-wallet verify-ledger --chain`: the ledger against the chain, a proof of reserves. Each way money moves on
+// chain is a part of its own (part.ts): deposits and the outbox's transfers (transfers.ts), paid requests by the
+// authorization their payment method signs (paid-requests.ts); here only what they share.
+// 1. Holdings cover liabilities: USDC at the treasury plus at every deposit address is at least every wallet's
+//    balance and holds plus the payouts not yet mined (still owed to someone, still in the treasury).
+// 2. Every USDC transfer touching a service address matches exactly one record: a deposit (chain_deposits), a
+//    sweep or a payout (chain_outbox, by mined or signed hash) — and every credited deposit and completed
+//    payout is on chain. Anything else (a transfer to the treasury nobody recorded, a payout the chain never saw)
+//    is named. A paid request is matched by its settlement: a Permit2 authorization (x402 `upto`) by a transfer
+//    of at most its maximum (exactly its settled amount once completed); in flight it counts as owed at its
+//    maximum, less what the chain already moved.
+
+import type { Kysely } from 'kysely';
+import { formatMicros } from '../../domain/money.ts';
+import type { Database } from '../../store/schema.ts';
+import type { ChainClient } from '../client.ts';
+import type { EvmConfig } from '../config.ts';
+import { type ChainTransfer, fetchTransfers } from '../deposits.ts';
+import { CHAIN_HISTORY_START_SETTING } from '../setup.ts';
+import { usdcAbi } from '../token.ts';
+import { paidRequestsPart } from './paid-requests.ts';
+import { type ChainPart, type Report, type Scope, transferName } from './part.ts';
+import { depositsPart, outboxPart } from './transfers.ts';
+
+/** Blocks per getLogs call while scanning the service's history. */
+const SCAN_RANGE_BLOCKS = 2_000n;
+const PROBLEMS_MAX = 100;
+
+export interface ChainReport {
+  ok: boolean;
+  holdingsMicros: bigint;
+  liabilitiesMicros: bigint;
+  transfers: number;
+  problems: string[];
+}
+
+export async function reconcileChain(
+  db: Kysely<Database>,
+  client: ChainClient,
+  config: EvmConfig,
+  treasury: string,
+): Promise<ChainReport> {
+  const problems: string[] = [];
+  const report: Report = (p) => {
+    if (problems.length < PROBLEMS_MAX) problems.push(p);
+  };
+  const wallets = await db.selectFrom('wallets').select('address').execute();
+  const scope: Scope = {
+    treasury,
+    usdcAddress: config.usdcAddress,
+    wallets: new Set(wallets.map((w) => w.address)),
+  };
+  // The order is the claim order: a treasury transfer is an outbox payout before it is a paid request's.
+  const parts = [
+    await depositsPart(db, scope),
+    await outboxPart(db, scope),
+    await paidRequestsPart(db, scope),
+  ];
+  const head = await client.getBlockNumber({ cacheTime: 0 });
+  const transfers = await scanTransfers(db, client, config, head);
+  for (const transfer of transfers) offer(scope, parts, transfer, report);
+  for (const part of parts) part.reportUnmatched(report);
+  const holdingsMicros = await holdings(client, config, [
+    treasury,
+    ...parts.flatMap((p) => p.holdingAddresses()),
+  ]);
+  const liabilitiesMicros = await liabilities(db, client, parts);
+  if (holdingsMicros < liabilitiesMicros) {
+    report(
+      `on-chain holdings ${formatMicros(holdingsMicros)} USDC do not cover the ledger's liabilities ${formatMicros(liabilitiesMicros)} USDC (short by ${formatMicros(liabilitiesMicros - holdingsMicros)})`,
+    );
+  }
+  return {
+    ok: problems.length === 0,
+    holdingsMicros,
+    liabilitiesMicros,
+    transfers: transfers.length,
+    problems,
+  };
+}
+
+/** A transfer touching the service's addresses is some part's, or the ledger does not know it. */
+function offer(scope: Scope, parts: readonly ChainPart[], t: ChainTransfer, report: Report): void {
+  const ours = [t.from, t.to].some((a) => a === scope.treasury || scope.wallets.has(a));
+  if (!ours) return;
+  if (!parts.some((part) => part.claim(t, report))) report(`${transferName(t)}: the ledger does not know it`);
+}
+
+async function scanTransfers(db: Kysely<Database>, client: ChainClient, config: EvmConfig, head: bigint) {
+  const setting = await db
+    .selectFrom('service_settings')
+    .select('value')
+    .where('key', '=', CHAIN_HISTORY_START_SETTING)
+    .executeTakeFirst();
+  // Not the watcher's cursor or start: a database from before the history start was recorded may have started
+  // its watcher too late, and the transfers it missed are exactly what this scan must find.
+  let from = setting === undefined ? (config.startBlock ?? 0n) : BigInt(setting.value);
+  const transfers: ChainTransfer[] = [];
+  while (from <= head) {
+    const to = from + SCAN_RANGE_BLOCKS - 1n < head ? from + SCAN_RANGE_BLOCKS - 1n : head;
+    transfers.push(...(await fetchTransfers(client, config.usdcAddress, from, to)));
+    from = to + 1n;
+  }
+  return transfers;
+}
+
+async function holdings(
+  client: ChainClient,
+  config: EvmConfig,
+  addresses: readonly string[],
+): Promise<bigint> {
+  let total = 0n;
+  for (const address of new Set(addresses)) {
+    total += await client.readContract({
+      address: config.usdcAddress as `0x${string}`,
+      abi: usdcAbi,
+      functionName: 'balanceOf',
+      args: [address as `0x${string}`],
+    });
+  }
+  return total;
+}
+
+/** Every wallet balance and hold, plus what each part still owes out of the holdings. */
+async function liabilities(db: Kysely<Database>, client: ChainClient, parts: readonly ChainPart[]) {
+  const { total } = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('balance_micros'), eb.val(0n)).as('total'))
+    .where('allow_negative', '=', 0n)
+    .executeTakeFirstOrThrow();
+  let owed = BigInt(total);
+  for (const part of parts) owed += await part.owedMicros(client);
+  return owed;
+}
