@@ -26,7 +26,7 @@ const FLOOR_PATHS = {
   http: 'http/',
   services: '(services/|metrics[.]ts$)',
   payments: 'payments/',
-  config: 'config[.]ts$',
+  config: 'config(-environment)?[.]ts$',
   chain: 'chain/',
   ledger: 'ledger/',
   limits: 'limits/',

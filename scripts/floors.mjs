@@ -57,7 +57,7 @@ export const FLOORS = [
     files: ['payments/'],
     what: 'ways to pay a seller: one folder per method (offers, terms, credential), registered in one place',
   },
-  { name: 'config', files: ['config.ts'], what: 'the environment, parsed once' },
+  { name: 'config', files: ['config.ts', 'config-environment.ts'], what: 'the environment, parsed once' },
   { name: 'chain', files: ['chain/'], what: 'the evm rail: an adapter the services call' },
   { name: 'ledger', files: ['ledger/'], what: 'the only writer of balances (group commit)' },
   { name: 'limits', files: ['limits/'], what: 'the rate limiter (memory, Redis)' },
