@@ -1,10 +1,6 @@
-// Builds every service from the configuration: the store, the one ledger writer, the domain services, and
-// the background duties (batched lastUsedAt writes, expiry of unanswered approvals).
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { EvmRail } from '../chain/rail.ts';
 import { prepareRail } from '../chain/setup.ts';
-import { treasuryReasons, treasuryView } from '../chain/treasury-view.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
@@ -17,6 +13,7 @@ import { startBackground } from './background.ts';
 import type { MoneyWriter, ServiceContext } from './context.ts';
 import { createEmailWorker } from './email/delivery.ts';
 import { createNotificationService, type NotificationService } from './email/notifications.ts';
+import { type HealthView, health } from './health.ts';
 import { type AuthService, createAuthService } from './identity/auth.ts';
 import { createMfaService, type MfaService } from './identity/factors.ts';
 import { createPasskeyService, type PasskeyService, relyingParty } from './identity/passkeys.ts';
@@ -114,19 +111,8 @@ export interface Services {
  * writer. A query or a write in a face would escape the ownership checks, locks and batching the services apply,
  * so they reach data only through the methods above (the app and the entry hold the whole).
  */
+export type { HealthView } from './health.ts';
 export type FaceServices = Omit<Services, 'store' | 'writer'>;
-
-export interface HealthView {
-  status: 'ok' | 'degraded';
-  database: 'up' | 'down';
-  storage: 'sqlite' | 'postgres';
-  rail: string;
-  redis?: 'up' | 'down';
-  /** evm rail: the treasury's address and holdings (null when the chain cannot be read). */
-  treasury?: { address: string; gasWei: string; usdc: string } | null;
-  /** Why the service is degraded, in words, when it is (absent when ok). */
-  reasons?: string[];
-}
 
 export interface ServiceOptions {
   clock: Clock;
@@ -469,63 +455,3 @@ async function closeInOrder(logger: Logger, steps: [string, () => Promise<unknow
 }
 
 /** Health answers within this even when the database hangs (a hung database is a down one). */
-const HEALTH_CHECK_TIMEOUT_MS = 2_000;
-
-async function health(
-  store: Store,
-  config: Config,
-  limiter: RateLimiter,
-  evm: EvmRail | null,
-): Promise<HealthView> {
-  const [database, quarantineMs, treasury] = await Promise.all([
-    withinMs(sql`select 1`.execute(store.db), HEALTH_CHECK_TIMEOUT_MS).then(
-      () => 'up' as const,
-      () => 'down' as const,
-    ),
-    limiter.redisStatus() === 'up'
-      ? withinMs(limiter.quarantineRemainingMs(), HEALTH_CHECK_TIMEOUT_MS).catch(() => 0)
-      : 0,
-    evm === null ? undefined : withinMs(evm.treasury.read(), HEALTH_CHECK_TIMEOUT_MS).catch(() => null),
-  ]);
-  const redis = limiter.redisStatus();
-  const reasons = [
-    ...healthReasons({ database, redis, quarantineMs }),
-    ...(evm === null ? [] : treasuryReasons(treasury ?? null, evm.config.minTreasuryGasWei)),
-  ];
-  return {
-    status: reasons.length === 0 ? 'ok' : 'degraded',
-    database,
-    storage: store.dialect,
-    rail: config.rail,
-    ...(redis === undefined ? {} : { redis }),
-    ...(evm === null ? {} : { treasury: treasuryView(treasury ?? null) }),
-    ...(reasons.length === 0 ? {} : { reasons }),
-  };
-}
-
-/** Pure: what health says is wrong, in words an operator can act on. */
-export function healthReasons(state: {
-  database: 'up' | 'down';
-  redis: 'up' | 'down' | undefined;
-  quarantineMs: number;
-}): string[] {
-  const reasons: string[] = [];
-  if (state.database === 'down')
-    reasons.push('the database is unreachable: requests that need it answer 503');
-  if (state.redis === 'down') reasons.push('Redis is unreachable: rate-limited routes answer 503');
-  if (state.quarantineMs > 0) {
-    reasons.push(
-      `Redis lost its rate-limit data: limited routes answer 503 for ${Math.ceil(state.quarantineMs / 1000)} s more`,
-    );
-  }
-  return reasons;
-}
-
-function withinMs<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  promise.catch(() => undefined);
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
