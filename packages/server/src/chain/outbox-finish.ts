@@ -35,7 +35,7 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: 
         .where('id', '=', row.id)
         .execute();
       if (row.kind === 'payout') await finishPayment(trx, ctx.books, row, ending, nowMs);
-      else if (ending.kind === 'failed') {
+      else if (row.kind === 'sweep' && ending.kind === 'failed') {
         await trx
           .updateTable('chain_deposits')
           .set({ sweep_id: null })
@@ -44,7 +44,8 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: 
       }
       return true;
     },
-    { wallets: [row.wallet_id] },
+    // A refill moves money between the service's own addresses: no wallet, no ledger entry.
+    { wallets: row.wallet_id === null ? [] : [row.wallet_id] },
   );
 }
 
@@ -57,7 +58,7 @@ async function finishPayment(
 ) {
   const payment = {
     transactionId: row.transaction_id!,
-    walletId: row.wallet_id,
+    walletId: row.wallet_id!,
     amountMicros: row.amount_micros,
   };
   if (ending.kind === 'completed') {

@@ -24,6 +24,7 @@ import * as paymentMethods from './migrations/0019_payment_methods.ts';
 import * as paidRequestHistory from './migrations/0020_paid_request_history.ts';
 import * as keyCreators from './migrations/0021_key_creators.ts';
 import * as auditChain from './migrations/0023_audit_chain.ts';
+import * as boundedTreasury from './migrations/0025_bounded_treasury.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_paid_request_history': paidRequestHistory,
   '0021_key_creators': keyCreators,
   '0023_audit_chain': auditChain,
+  '0025_bounded_treasury': boundedTreasury,
 };
 
 /** Every migration of this release, in order. */

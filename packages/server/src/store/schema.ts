@@ -9,6 +9,7 @@ import type {
   ChainLeasesTable,
   ChainOutboxTable,
   ServiceSettingsTable,
+  TreasuryDelegationsTable,
 } from './schema/chain.ts';
 import type {
   ApiKeysTable,
@@ -81,6 +82,7 @@ export interface Database {
   chain_deposits: ChainDepositsTable;
   chain_outbox: ChainOutboxTable;
   chain_leases: ChainLeasesTable;
+  treasury_delegations: TreasuryDelegationsTable;
   policy_changes: PolicyChangesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;

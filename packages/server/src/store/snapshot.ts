@@ -63,6 +63,7 @@ export const TABLES = [
   'oauth_clients',
   'oauth_codes',
   'oauth_tokens',
+  'treasury_delegations',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 export interface SnapshotSecrets {

@@ -29,14 +29,16 @@ export interface ChainDepositsTable {
   updated_at_ms: bigint;
 }
 
-export type OutboxKind = 'payout' | 'sweep';
+/** payout (to an outside address), sweep (a deposit address into the treasury), refill (the float, bounded mode). */
+export type OutboxKind = 'payout' | 'sweep' | 'refill';
 export type OutboxStatus = 'queued' | 'sent' | 'completed' | 'failed';
 
 export interface ChainOutboxTable {
   id: string;
   kind: OutboxKind;
   transaction_id: string | null;
-  wallet_id: string;
+  /** null for a refill: it belongs to no wallet. */
+  wallet_id: string | null;
   from_address: string;
   to_address: string;
   amount_micros: bigint;
@@ -61,4 +63,21 @@ export interface ChainLeasesTable {
   name: string;
   holder: string;
   expires_at_ms: bigint;
+}
+
+export type TreasuryDelegationStatus = 'active' | 'revoked';
+
+export interface TreasuryDelegationsTable {
+  id: string;
+  chain_id: bigint;
+  account: string;
+  delegate: string;
+  delegation_hash: string;
+  delegation_json: string;
+  allowance_micros: bigint;
+  period_seconds: bigint;
+  start_seconds: bigint;
+  status: TreasuryDelegationStatus;
+  created_at_ms: bigint;
+  revoked_at_ms: bigint | null;
 }
