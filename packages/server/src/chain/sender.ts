@@ -168,9 +168,15 @@ function signCall(
   });
 }
 
-/** The contract call an outbox row makes: a USDC transfer (payout) or transferWithAuthorization (sweep). */
+/**
+ * The contract call an outbox row makes: a USDC transfer (payout), transferWithAuthorization (sweep), or the
+ * delegation's redemption (refill: the owners' account pays the float, within the period's allowance).
+ */
 export function callOf(deps: Pick<SenderDeps, 'config'>, row: OutboxRow) {
   const to = deps.config.usdcAddress as `0x${string}`;
+  // A refill's call was encoded when it was queued (chain/bounded.ts): DelegationManager.redeemDelegations.
+  if (row.kind === 'refill')
+    return JSON.parse(row.authorization_json!) as { to: `0x${string}`; data: `0x${string}` };
   if (row.kind === 'payout') {
     const data = encodeFunctionData({
       abi: usdcAbi,

@@ -18,6 +18,7 @@ export type IdPrefix =
   | 'dep'
   | 'evt'
   | 'obx'
+  | 'tdl'
   | 'cdp'
   | 'pch'
   | 'whk'
