@@ -181,11 +181,13 @@ async function verify(withChain: boolean, schemaFlag: string | undefined): Promi
     const { createChainClient } = await import('./chain/client.ts');
     const { reconcileChain } = await import('./chain/reconcile.ts');
     const keys = serviceKeys(config.evm.mnemonic);
+    const bounded = config.evm.bounded === null ? null : await import('./chain/bounded.ts');
     const chain = await reconcileChain(
       store.db,
       createChainClient(config.evm),
       config.evm,
       keys.treasury.address.toLowerCase(),
+      bounded === null ? null : bounded.boundedAccount(config.evm.bounded!, keys),
     );
     const totals = `holdings ${formatMicros(chain.holdingsMicros)} USDC, liabilities ${formatMicros(chain.liabilitiesMicros)} USDC, ${chain.transfers} transfers`;
     if (!chain.ok) return broken(`chain BROKEN (${totals})`, chain.problems);

@@ -11,6 +11,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { activeDelegation, boundedAccount, shapeOf } from '../src/chain/bounded.ts';
 import { grantDelegation, prepareDelegation } from '../src/chain/bounded-setup.ts';
 import { delegationHash, redeemCall, type SignedDelegation } from '../src/chain/delegation.ts';
+import { reconcileChain } from '../src/chain/reconcile.ts';
 import { tool, toolOk } from './support/agent.ts';
 import { anvilAvailable, anvilWalletClient, mine, rpc } from './support/anvil.ts';
 import {
@@ -58,6 +59,14 @@ for (const target of await storeTargets()) {
         await mine(world.anvil, 1);
       }
     };
+    const reconcile = () =>
+      reconcileChain(
+        h.services.store.db,
+        rail().client,
+        rail().config,
+        rail().keys.treasury.address.toLowerCase(),
+        account,
+      );
     const genuine = () =>
       activeDelegation(
         h.services.store.db,
@@ -170,6 +179,9 @@ for (const target of await storeTargets()) {
       const after = await view();
       assert.equal(after.atRisk, (Number(float + (await remaining())) / 1e6).toFixed(6));
       await assertLedgerOk(h);
+      const proof = await reconcile();
+      assert.ok(proof.ok, `verify-ledger --chain: ${proof.problems.join('; ')}`);
+      assert.ok(proof.holdingsMicros >= proof.liabilitiesMicros);
     });
 
     test('the breach drill: every key, the delegation, forged rows and a stuffed outbox take at most float + remaining', async () => {
@@ -330,6 +342,15 @@ for (const target of await storeTargets()) {
         float0 + remaining0,
         'the bound is tight: exactly the float and the rest of the period went',
       );
+      // verify-ledger --chain names what the attacker did with the service's keys.
+      const proof = await reconcile();
+      assert.ok(
+        proof.problems.some((p) =>
+          /redemption 0x[0-9a-f]+ of the owners' delegation is not a refill/.test(p),
+        ),
+        proof.problems.join('; '),
+      );
+      assert.ok(proof.problems.some((p) => p.includes(`to ${ATTACKER}: the ledger does not know it`)));
       await db.deleteFrom('chain_outbox').where('id', 'like', 'obx_stuffed%').execute();
       // The genuine delegation has nothing left this period; the lookalike (a fresh allowance by its own hash,
       // were it believed) would have been redeemed by the service's rounds.

@@ -5,6 +5,10 @@
 //    sweep or a payout (chain_outbox, by mined or signed hash) — and every credited deposit and completed
 //    payout is on chain. Anything else (a transfer to the treasury nobody recorded, a payout the chain never saw)
 //    is named.
+// Bounded mode (TREASURY_MODE=bounded): the owners' account holds the reserves with the float, deposits sweep into
+// it and refills (redemptions of the delegation) move from it to the float, each matched to its outbox row. Other
+// transfers of the account are the owners' own (their top-ups, what they sign out): not the ledger's to know,
+// and the holdings check still catches any that leaves the ledger uncovered.
 
 import type { Kysely } from 'kysely';
 import { formatMicros } from '../domain/money.ts';
@@ -30,6 +34,8 @@ export interface ChainReport {
 
 interface Known {
   treasury: string;
+  /** Bounded mode: the owners' account (lower-case); null in hot mode. */
+  account: string | null;
   usdcAddress: string;
   wallets: Set<string>;
   /** Addresses that ever received a deposit: where unswept USDC can be. */
@@ -61,16 +67,18 @@ export async function reconcileChain(
   client: ChainClient,
   config: EvmConfig,
   treasury: string,
+  account: string | null = null,
 ): Promise<ChainReport> {
   const problems: string[] = [];
   const report = (p: string) => {
     if (problems.length < PROBLEMS_MAX) problems.push(p);
   };
-  const known = await loadKnown(db, treasury, config.usdcAddress);
+  const known = { ...(await loadKnown(db, treasury, config.usdcAddress)), account };
   const head = await client.getBlockNumber({ cacheTime: 0 });
   const transfers = await scanTransfers(db, client, config, head);
   for (const transfer of transfers) matchTransfer(known, transfer, report);
   reportUnmatched(known, report);
+  if (account !== null) await redemptionsNotOurs(db, client, config, known, head, report);
   const holdingsMicros = await holdings(client, config, known);
   const liabilitiesMicros = await liabilities(db, client, known);
   if (holdingsMicros < liabilitiesMicros) {
@@ -87,7 +95,11 @@ export async function reconcileChain(
   };
 }
 
-async function loadKnown(db: Kysely<Database>, treasury: string, usdcAddress: string): Promise<Known> {
+async function loadKnown(
+  db: Kysely<Database>,
+  treasury: string,
+  usdcAddress: string,
+): Promise<Omit<Known, 'account'>> {
   const wallets = await db.selectFrom('wallets').select('address').execute();
   const deposits = await db.selectFrom('chain_deposits').selectAll().execute();
   const outbox = await db.selectFrom('chain_outbox').selectAll().execute();
@@ -130,7 +142,7 @@ async function loadKnown(db: Kysely<Database>, treasury: string, usdcAddress: st
   };
 }
 
-async function scanTransfers(db: Kysely<Database>, client: ChainClient, config: EvmConfig, head: bigint) {
+async function historyStart(db: Kysely<Database>, config: EvmConfig): Promise<bigint> {
   const setting = await db
     .selectFrom('service_settings')
     .select('value')
@@ -138,7 +150,11 @@ async function scanTransfers(db: Kysely<Database>, client: ChainClient, config: 
     .executeTakeFirst();
   // Not the watcher's cursor or start: a database from before the history start was recorded may have started
   // its watcher too late, and the transfers it missed are exactly what this scan must find.
-  let from = setting === undefined ? (config.startBlock ?? 0n) : BigInt(setting.value);
+  return setting === undefined ? (config.startBlock ?? 0n) : BigInt(setting.value);
+}
+
+async function scanTransfers(db: Kysely<Database>, client: ChainClient, config: EvmConfig, head: bigint) {
+  let from = await historyStart(db, config);
   const transfers: ChainTransfer[] = [];
   while (from <= head) {
     const to = from + SCAN_RANGE_BLOCKS - 1n < head ? from + SCAN_RANGE_BLOCKS - 1n : head;
@@ -152,7 +168,9 @@ function matchTransfer(known: Known, t: ChainTransfer, report: (p: string) => vo
   const fromWallet = known.wallets.has(t.from);
   const toWallet = known.wallets.has(t.to);
   const name = `transfer ${t.txHash}:${t.logIndex} of ${formatMicros(t.valueMicros)} USDC from ${t.from} to ${t.to}`;
-  if (!fromWallet && t.from !== known.treasury && !toWallet && t.to !== known.treasury) return; // not ours
+  // Not ours — and in bounded mode the owners' own transfers in or out of their account (a redemption of the
+  // service's delegation among them is checked by its event: redemptionsNotOurs).
+  if (!fromWallet && t.from !== known.treasury && !toWallet && t.to !== known.treasury) return;
   if (toWallet && !fromWallet && t.from !== known.treasury) {
     const deposit = known.deposits.get(`${t.txHash}:${t.logIndex}`);
     if (deposit === undefined || deposit.amountMicros !== t.valueMicros)
@@ -160,12 +178,7 @@ function matchTransfer(known: Known, t: ChainTransfer, report: (p: string) => vo
     else deposit.matched = true;
     return;
   }
-  const kind =
-    fromWallet && t.to === known.treasury
-      ? 'sweep'
-      : t.from === known.treasury && !toWallet
-        ? 'payout'
-        : null;
+  const kind = transferKind(known, t, fromWallet, toWallet);
   const row =
     kind === null
       ? undefined
@@ -184,6 +197,48 @@ function matchTransfer(known: Known, t: ChainTransfer, report: (p: string) => vo
   const paid = kind === 'payout' ? matchX402(known, t) : undefined;
   if (paid === undefined) report(`${name}: the ledger does not know it`);
   else paid.matched = true;
+}
+
+/**
+ * Bounded mode: every redemption of a delegation from the owners' account must be one of the service's refills
+ * (by transaction hash). One that is not — whoever holds the service's key redeeming it elsewhere — is named.
+ */
+async function redemptionsNotOurs(
+  db: Kysely<Database>,
+  client: ChainClient,
+  config: EvmConfig,
+  known: Known,
+  head: bigint,
+  report: (p: string) => void,
+): Promise<void> {
+  const { DelegationManager } = await import('@metamask/delegation-abis');
+  const event = DelegationManager.find((item) => item.type === 'event' && item.name === 'RedeemedDelegation');
+  const refills = known.outbox.filter((o) => o.kind === 'refill');
+  let from = await historyStart(db, config);
+  while (from <= head) {
+    const to = from + SCAN_RANGE_BLOCKS - 1n < head ? from + SCAN_RANGE_BLOCKS - 1n : head;
+    const logs = await client.getLogs({
+      address: config.bounded!.framework.delegationManager,
+      event: event as Extract<(typeof DelegationManager)[number], { name: 'RedeemedDelegation' }>,
+      args: { rootDelegator: known.account as `0x${string}` },
+      fromBlock: from,
+      toBlock: to,
+    });
+    for (const log of logs) {
+      if (!refills.some((r) => r.hashes.has(log.transactionHash.toLowerCase())))
+        report(`redemption ${log.transactionHash} of the owners' delegation is not a refill of the service`);
+    }
+    from = to + 1n;
+  }
+}
+
+/** Which outbox row a transfer of the service's addresses must match. */
+function transferKind(known: Known, t: ChainTransfer, fromWallet: boolean, toWallet: boolean) {
+  const reserve = known.account ?? known.treasury;
+  if (fromWallet && t.to === reserve) return 'sweep';
+  if (known.account !== null && t.from === known.account && t.to === known.treasury) return 'refill';
+  if (t.from === known.treasury && !toWallet) return 'payout';
+  return null;
 }
 
 /** An x402 payment the transfer settles: its recorded hash, or (used but not yet seen) its payee and amount. */
@@ -209,7 +264,8 @@ function reportUnmatched(known: Known, report: (p: string) => void): void {
 
 async function holdings(client: ChainClient, config: EvmConfig, known: Known): Promise<bigint> {
   let total = 0n;
-  for (const address of new Set([known.treasury, ...known.depositAddresses])) {
+  const reserves = known.account === null ? [known.treasury] : [known.treasury, known.account];
+  for (const address of new Set([...reserves, ...known.depositAddresses])) {
     total += await client.readContract({
       address: config.usdcAddress as `0x${string}`,
       abi: usdcAbi,
