@@ -26,8 +26,9 @@ const FEE_BUMP_PERCENT = 125n;
  * at that point of a payout, exactly as a power cut would.
  */
 const CRASH_POINT = process.env.AGENT_WALLET_TEST_CRASH;
-function crashIf(point: 'payout-after-sign' | 'payout-after-broadcast', row: OutboxRow): void {
-  if (CRASH_POINT === point && row.kind === 'payout') process.kill(process.pid, 'SIGKILL');
+/** `payout-after-sign`, `refill-after-broadcast`…: the row's kind, then the step. */
+function crashIf(step: 'after-sign' | 'after-broadcast', row: OutboxRow): void {
+  if (CRASH_POINT === `${row.kind}-${step}`) process.kill(process.pid, 'SIGKILL');
 }
 
 /** A payout that cannot be sent for this long (treasury short of USDC) fails and its money goes back. */
@@ -253,9 +254,9 @@ async function sendQueued(deps: SenderDeps, queued: readonly OutboxRow[]): Promi
     if (gas === null) continue;
     const rawTx = await signCall(deps, call, { nonce, gas: (gas * GAS_HEADROOM_PERCENT) / 100n, ...fees });
     await storeSigned(deps, row, { nonce, rawTx, hashes: [keccak256(rawTx)], ...fees });
-    crashIf('payout-after-sign', row);
+    crashIf('after-sign', row);
     await broadcast(deps, rawTx);
-    crashIf('payout-after-broadcast', row);
+    crashIf('after-broadcast', row);
     if (row.kind === 'payout') treasuryMicros -= row.amount_micros;
     nonce += 1n;
     sent += 1;
