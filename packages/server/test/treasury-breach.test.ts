@@ -4,14 +4,24 @@
 // mnemonic, DATA_DIR, the database) and plays the attacker, and the chain holds the line: what left the account
 // plus the float is at most the float plus the period's remaining allowance.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ERC20PeriodTransferEnforcer } from '@metamask/delegation-abis';
 import { type Address, encodeFunctionData, getAddress } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { activeDelegation, boundedAccount, shapeOf } from '../src/chain/bounded.ts';
 import { grantDelegation, prepareDelegation } from '../src/chain/bounded-setup.ts';
-import { delegationHash, redeemCall, type SignedDelegation } from '../src/chain/delegation.ts';
+import {
+  delegationFromJson,
+  delegationHash,
+  redeemCall,
+  type SignedDelegation,
+} from '../src/chain/delegation.ts';
 import { reconcileChain } from '../src/chain/reconcile.ts';
+import { backup } from '../src/operate.ts';
+import { openStore } from '../src/store/db.ts';
+import { decodeLine, type SnapshotHeader } from '../src/store/snapshot.ts';
 import { tool, toolOk } from './support/agent.ts';
 import { anvilAvailable, anvilWalletClient, mine, rpc } from './support/anvil.ts';
 import {
@@ -34,6 +44,36 @@ const FLOAT_MAX = 40n * USDC;
 const DAY_SECONDS = 86_400;
 const ATTACKER = '0x00000000000000000000000000000000000bad00' as Address;
 const OUTSIDE = '0x00000000000000000000000000000000000c0ffe' as Address;
+
+/** `agent-wallet backup` of the harness's store, read back: its mnemonic and the owners' delegation. */
+async function stealBackup(h: Harness): Promise<{ mnemonic: string; delegation: SignedDelegation }> {
+  const file = join(h.dataDir, `stolen-${Date.now()}.jsonl`);
+  const ctx = {
+    config: h.config,
+    openStore: () =>
+      openStore({
+        databaseUrl: h.config.databaseUrl,
+        dataDir: h.config.dataDir,
+        postgresSchema: h.postgresSchema,
+        postgresPoolSizeMax: 2,
+        sqliteBusyTimeoutMs: 5_000,
+        connectTimeoutMs: 5_000,
+        statementTimeoutMs: 0,
+        transactionPooling: false,
+        onConnectionError: () => undefined,
+      }),
+    print: () => undefined,
+    nowIso: () => new Date().toISOString(),
+  };
+  assert.equal(await backup(ctx, file), 0);
+  const lines = readFileSync(file, 'utf8').trim().split('\n').map(decodeLine);
+  const header = lines[0] as SnapshotHeader;
+  const at = lines.findIndex((l) => 'table' in l && l.table === 'treasury_delegations');
+  const table = lines[at] as { columns: string[] };
+  const row = (lines[at + 1] as { rows: unknown[][] }).rows[0]!;
+  const json = row[table.columns.indexOf('delegation_json')] as string;
+  return { mnemonic: header.secrets.treasuryMnemonic!, delegation: delegationFromJson(json) };
+}
 
 const refillCount = async (db: Harness['services']['store']['db']) =>
   (await db.selectFrom('chain_outbox').select('id').where('kind', '=', 'refill').execute()).length;
@@ -184,7 +224,10 @@ for (const target of await storeTargets()) {
       assert.ok(proof.holdingsMicros >= proof.liabilitiesMicros);
     });
 
-    test('the breach drill: every key, the delegation, forged rows and a stuffed outbox take at most float + remaining', async () => {
+    test('the breach drill: a stolen backup, every key, the delegation, forged rows and a stuffed outbox take at most float + remaining + unswept deposits', async () => {
+      // A deposit on chain not yet swept into the account (its watcher round has not run): at risk too.
+      const unswept0 = 3n * USDC;
+      await world.usdc.mint(mnemonicToAccount(world.mnemonic, { addressIndex: 2 }).address, unswept0);
       const float0 = await balance(rail().keys.treasury.address);
       const remaining0 = await remaining();
       const account0 = await balance(account);
@@ -194,14 +237,12 @@ for (const target of await storeTargets()) {
         `remaining ${remaining0} + float ${float0} within one allowance`,
       );
       const db = h.services.store.db;
-      const stored = (await activeDelegation(
-        db,
-        rail().client,
-        rail().config,
-        shapeOf(rail().config, rail().keys),
-      ))!;
+      // The attacker's loot: a backup file (the deployment's secrets and every row), taken as an operator would.
+      const stolen = await stealBackup(h);
+      assert.equal(stolen.mnemonic, world.mnemonic, 'the backup holds the mnemonic the environment holds');
+      const stored = { delegation: stolen.delegation };
       const attackerKeys = Array.from({ length: 12 }, (_, i) =>
-        mnemonicToAccount(world.mnemonic, { addressIndex: i }),
+        mnemonicToAccount(stolen.mnemonic, { addressIndex: i }),
       );
       const signed = (i: number) => anvilWalletClient(world.anvil, attackerKeys[i]!);
       // Gas for every derived key: the attacker can fund them.
@@ -334,13 +375,13 @@ for (const target of await storeTargets()) {
         `the account lost ${leftAccount}, the allowance left was ${remaining0}`,
       );
       assert.ok(
-        taken + floatNow <= float0 + remaining0,
-        `taken ${taken} + float ${floatNow} <= ${float0} + ${remaining0}`,
+        taken + floatNow <= float0 + remaining0 + unswept0,
+        `taken ${taken} + float ${floatNow} <= ${float0} + ${remaining0} + unswept ${unswept0}`,
       );
       assert.equal(
         taken,
-        float0 + remaining0,
-        'the bound is tight: exactly the float and the rest of the period went',
+        float0 + remaining0 + unswept0,
+        'the bound is tight: exactly the float, the rest of the period and the unswept deposit went',
       );
       // verify-ledger --chain names what the attacker did with the service's keys.
       const proof = await reconcile();
