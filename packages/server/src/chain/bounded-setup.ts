@@ -50,6 +50,11 @@ export async function deployFramework(
   config: EvmConfig,
   keys: Pick<ServiceKeys, 'treasury'>,
 ): Promise<{ lines: string[]; addresses: FrameworkAddresses; entryPoint: Address }> {
+  const gasWei = await client.getBalance({ address: keys.treasury.address });
+  if (gasWei === 0n)
+    throw new Error(
+      `the service's key ${keys.treasury.address} has no gas to deploy the framework with: fund it, then run this again`,
+    );
   // The kit reports its use to MetaMask unless told not to; this command must not phone anybody.
   process.env.DO_NOT_TRACK = '1';
   const { deploySmartAccountsEnvironment } = await import('@metamask/smart-accounts-kit/utils');
