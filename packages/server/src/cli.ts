@@ -225,7 +225,7 @@ async function treasury(
     const nowMs = systemClock.nowMs();
     if (command === 'treasury-prepare') {
       const out = need(files.out, command, '--out FILE');
-      const prepared = await setup.prepareDelegation(deps, nowMs);
+      const prepared = await setup.prepareDelegation(deps);
       writeFileSync(
         out,
         `${JSON.stringify(prepared, (_k, v) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`,

@@ -144,7 +144,7 @@ for (const target of await storeTargets()) {
         }),
       });
       account = boundedAccount(rail().config.bounded!, rail().keys);
-      const prepared = await prepareDelegation(deps(), h.clock.nowMs());
+      const prepared = await prepareDelegation(deps());
       assert.equal(prepared.delegation.delegator, account);
       const code = await world.usdc.publicClient.getCode({ address: account });
       assert.ok(code !== undefined && code.length > 2, 'the owners account is deployed');
@@ -192,6 +192,15 @@ for (const target of await storeTargets()) {
       assert.equal(before.allowance.perPeriod, '100.000000');
       assert.equal(before.allowance.period, '1d');
       assert.equal(before.allowance.remaining, '100.000000');
+      const startSeconds = Number(
+        (
+          await h.services.store.db
+            .selectFrom('treasury_delegations')
+            .select('start_seconds')
+            .executeTakeFirstOrThrow()
+        ).start_seconds,
+      );
+      assert.equal(before.allowance.resetsAt, new Date((startSeconds + DAY_SECONDS) * 1000).toISOString());
       assert.equal(before.float, '0.000000');
       assert.equal(before.atRisk, '100.000000');
 

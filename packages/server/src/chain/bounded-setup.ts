@@ -80,10 +80,12 @@ export interface PreparedDelegation {
 }
 
 /** Step 2: the account deployed (if it is the service's to deploy), the start fixed, the delegation to sign. */
-export async function prepareDelegation(
-  deps: { db: Kysely<Database>; client: ChainClient; config: EvmConfig; keys: Pick<ServiceKeys, 'treasury'> },
-  nowMs: number,
-): Promise<PreparedDelegation> {
+export async function prepareDelegation(deps: {
+  db: Kysely<Database>;
+  client: ChainClient;
+  config: EvmConfig;
+  keys: Pick<ServiceKeys, 'treasury'>;
+}): Promise<PreparedDelegation> {
   const bounded = deps.config.bounded!;
   const service = deps.keys.treasury.address.toLowerCase() as Address;
   const account = boundedAccount(bounded, deps.keys);
@@ -97,7 +99,10 @@ export async function prepareDelegation(
     const receipt = await deps.client.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS });
     if (receipt.status !== 'success') throw new Error(`deploying the owners' account failed (${hash})`);
   }
-  const startSeconds = await allowanceStart(deps.db, bounded.allowanceStartSeconds, nowMs);
+  // The chain's clock, not ours: the enforcer refuses every redemption before the start, and a service clock
+  // a minute ahead would make the first refills fail.
+  const head = await deps.client.getBlock({ blockTag: 'latest' });
+  const startSeconds = await allowanceStart(deps.db, bounded.allowanceStartSeconds, Number(head.timestamp));
   const terms = {
     usdc: deps.config.usdcAddress as Address,
     allowanceMicros: bounded.allowanceMicros,
@@ -117,12 +122,12 @@ export async function prepareDelegation(
 async function allowanceStart(
   db: Kysely<Database>,
   configured: number | undefined,
-  nowMs: number,
+  chainNowSeconds: number,
 ): Promise<number> {
   if (configured !== undefined) return configured;
   await db
     .insertInto('service_settings')
-    .values({ key: ALLOWANCE_START_SETTING, value: String(Math.floor(nowMs / 1000)) })
+    .values({ key: ALLOWANCE_START_SETTING, value: String(chainNowSeconds) })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
   const row = await db

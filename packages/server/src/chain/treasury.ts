@@ -129,11 +129,18 @@ export function payoutRefusal(
   if (reading.gasWei < minGasWei) {
     return `the treasury is low on gas; ${what}s are paused until it is topped up, nothing was debited`;
   }
-  // Bounded mode: a payout the float cannot cover now waits for the refill the allowance still permits.
-  if (reading.bounded !== null && reading.usdcMicros + reading.bounded.refillableMicros < amountMicros) {
-    return `the service's float and what this period's allowance can still refill (${formatMicros(reading.usdcMicros + reading.bounded.refillableMicros)} USDC) are less than this ${what}; nothing was debited`;
+  // Bounded mode: a payout the float cannot cover now waits (queued) for the refill the allowance still permits;
+  // an x402 or MPP authorization is settled by the seller at once, so only the float itself can pay it.
+  if (reading.bounded !== null) {
+    const payableMicros = reading.usdcMicros + (what === 'payout' ? reading.bounded.refillableMicros : 0n);
+    if (payableMicros >= amountMicros) return null;
+    const source =
+      what === 'payout'
+        ? "the service's float and what this period's allowance can still refill"
+        : "the service's float (refilled within the period's allowance shortly)";
+    return `${source} (${formatMicros(payableMicros)} USDC) are less than this ${what}; nothing was debited`;
   }
-  if (reading.bounded === null && reading.usdcMicros < amountMicros) {
+  if (reading.usdcMicros < amountMicros) {
     return `the treasury holds ${formatMicros(reading.usdcMicros)} USDC on chain, less than this ${what}; nothing was debited`;
   }
   return null;
