@@ -49,6 +49,7 @@ for (const target of await storeTargets()) {
         'before 0025 a row needs a wallet',
       );
       await assert.rejects(sql`select count(*) from treasury_delegations`.execute(db));
+      await assert.rejects(sql`select count(*) from treasury_signature_requests`.execute(db));
       await migrateToLatest(db, h.postgresSchema);
       const kept = await db
         .selectFrom('chain_outbox')
@@ -87,6 +88,7 @@ for (const target of await storeTargets()) {
           revoked_at_ms: null,
         })
         .execute();
+      await sql`select count(*) from treasury_signature_requests`.execute(db);
       // Down again: the refill (no wallet) goes, the payout stays, and a wallet is required once more.
       await migrateTo(db, '0023_audit_chain', h.postgresSchema);
       const ids = (await db.selectFrom('chain_outbox').select('id').execute()).map((r) => r.id);
@@ -98,6 +100,7 @@ for (const target of await storeTargets()) {
           .execute(),
       );
       await assert.rejects(sql`select count(*) from treasury_delegations`.execute(db));
+      await assert.rejects(sql`select count(*) from treasury_signature_requests`.execute(db));
       await migrateToLatest(db, h.postgresSchema);
       assert.equal((await db.selectFrom('chain_outbox').select('id').execute()).length, 1);
     });

@@ -75,6 +75,7 @@ describe('bounded treasury: set up with the CLI, a refill SIGKILLed at each step
         'DELEGATION_FACTORY_ADDRESS',
         'MULTISIG_DELEGATOR_ADDRESS',
         'PERIOD_TRANSFER_ENFORCER_ADDRESS',
+        'ENTRY_POINT_ADDRESS',
       ],
     );
     env = {

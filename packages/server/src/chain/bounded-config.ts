@@ -14,6 +14,8 @@ export interface FrameworkAddresses {
   simpleFactory: `0x${string}`;
   multiSigImpl: `0x${string}`;
   periodTransferEnforcer: `0x${string}`;
+  /** The ERC-4337 EntryPoint through which the account executes what its owners sign. */
+  entryPoint: `0x${string}`;
 }
 
 export interface BoundedConfig {
@@ -45,6 +47,7 @@ export const FRAMEWORK_VARIABLES = {
   simpleFactory: 'DELEGATION_FACTORY_ADDRESS',
   multiSigImpl: 'MULTISIG_DELEGATOR_ADDRESS',
   periodTransferEnforcer: 'PERIOD_TRANSFER_ENFORCER_ADDRESS',
+  entryPoint: 'ENTRY_POINT_ADDRESS',
 } as const satisfies Record<keyof FrameworkAddresses, string>;
 
 export function parseBoundedConfig(env: NodeJS.ProcessEnv, chainId: number): BoundedConfig {
@@ -149,6 +152,7 @@ const KNOWN_NAMES: Record<keyof FrameworkAddresses, string> = {
   simpleFactory: 'SimpleFactory',
   multiSigImpl: 'MultiSigDeleGatorImpl',
   periodTransferEnforcer: 'ERC20PeriodTransferEnforcer',
+  entryPoint: 'EntryPoint',
 };
 
 /** Each address from its variable, else from the framework's published deployment on this chain, else refused. */

@@ -65,6 +65,7 @@ export async function deployFramework(
     simpleFactory: environment.SimpleFactory,
     multiSigImpl: environment.implementations.MultiSigDeleGatorImpl!,
     periodTransferEnforcer: environment.caveatEnforcers.ERC20PeriodTransferEnforcer!,
+    entryPoint: environment.EntryPoint,
   };
   const lines = Object.entries(FRAMEWORK_VARIABLES).map(
     ([key, name]) => `${name}=${addresses[key as keyof FrameworkAddresses]}`,

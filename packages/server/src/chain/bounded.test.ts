@@ -24,6 +24,7 @@ const bounded: BoundedConfig = {
     simpleFactory: `0x${'d2'.repeat(20)}`,
     multiSigImpl: `0x${'d3'.repeat(20)}`,
     periodTransferEnforcer: `0x${'d4'.repeat(20)}`,
+    entryPoint: `0x${'d5'.repeat(20)}`,
   },
 };
 

@@ -80,6 +80,7 @@ const framework = {
   DELEGATION_FACTORY_ADDRESS: `0x${'22'.repeat(20)}`,
   MULTISIG_DELEGATOR_ADDRESS: `0x${'33'.repeat(20)}`,
   PERIOD_TRANSFER_ENFORCER_ADDRESS: `0x${'44'.repeat(20)}`,
+  ENTRY_POINT_ADDRESS: `0x${'55'.repeat(20)}`,
 };
 const bounded = {
   ...base,
@@ -107,6 +108,7 @@ test('TREASURY_MODE=bounded: the allowance in micros, a day by default, the floa
         simpleFactory: framework.DELEGATION_FACTORY_ADDRESS,
         multiSigImpl: framework.MULTISIG_DELEGATOR_ADDRESS,
         periodTransferEnforcer: framework.PERIOD_TRANSFER_ENFORCER_ADDRESS,
+        entryPoint: framework.ENTRY_POINT_ADDRESS,
       },
     });
     const set = parseEvmConfig(

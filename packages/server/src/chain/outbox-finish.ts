@@ -35,7 +35,13 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: 
         .where('id', '=', row.id)
         .execute();
       if (row.kind === 'payout') await finishPayment(trx, ctx.books, row, ending, nowMs);
-      else if (row.kind === 'sweep' && ending.kind === 'failed') {
+      else if (row.kind === 'owners_op') {
+        await trx
+          .updateTable('treasury_signature_requests')
+          .set({ status: ending.kind, updated_at_ms: BigInt(nowMs) })
+          .where('outbox_id', '=', row.id)
+          .execute();
+      } else if (row.kind === 'sweep' && ending.kind === 'failed') {
         await trx
           .updateTable('chain_deposits')
           .set({ sweep_id: null })

@@ -5,7 +5,16 @@
 // re-signed with the same nonce and higher fees (only one of them can ever be mined); (2) `queued` rows get
 // the next nonces, are signed, stored, then broadcast. Storing before broadcasting is what makes a crash safe:
 // after a restart the stored transaction is found on chain or sent again — never a second, different one.
-import { BaseError, ExecutionRevertedError, encodeFunctionData, keccak256, parseTransaction } from 'viem';
+import {
+  BaseError,
+  ExecutionRevertedError,
+  encodeFunctionData,
+  keccak256,
+  type Log,
+  parseAbiItem,
+  parseEventLogs,
+  parseTransaction,
+} from 'viem';
 import type { RailContext } from './books.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
@@ -86,21 +95,33 @@ async function progressSent(deps: SenderDeps, row: OutboxRow, head: bigint): Pro
   const receipt = await firstReceipt(deps.client, hashes);
   if (receipt !== null) {
     if (head - receipt.blockNumber + 1n < BigInt(deps.config.confirmations)) return false;
+    const failure =
+      receipt.status !== 'success'
+        ? 'the transfer reverted on chain'
+        : row.kind === 'owners_op' && !operationsSucceeded(receipt.logs)
+          ? "the owners' operation was submitted but its call reverted in the account"
+          : null;
+    const mined = { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber };
     const ending =
-      receipt.status === 'success'
-        ? { kind: 'completed' as const, txHash: receipt.transactionHash, blockNumber: receipt.blockNumber }
-        : {
-            kind: 'failed' as const,
-            reason: 'the transfer reverted on chain',
-            txHash: receipt.transactionHash,
-            blockNumber: receipt.blockNumber,
-          };
+      failure === null
+        ? { kind: 'completed' as const, ...mined }
+        : { kind: 'failed' as const, reason: failure, ...mined };
     return finishOutboxRow(deps.ctx, row, ending);
   }
   const stuckMs = deps.ctx.clock.nowMs() - Number(row.sent_at_ms ?? 0n);
   if (stuckMs >= deps.config.feeBumpAfterMs) await bumpFees(deps, row, hashes);
   else await broadcast(deps, row.raw_tx as `0x${string}`);
   return false;
+}
+
+const userOperationEvent = parseAbiItem(
+  'event UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)',
+);
+
+/** handleOps succeeds even when the account's call reverts: the EntryPoint's event says which. */
+function operationsSucceeded(logs: Log[]): boolean {
+  const events = parseEventLogs({ abi: [userOperationEvent], eventName: 'UserOperationEvent', logs });
+  return events.length > 0 && events.every((e) => e.args.success);
 }
 
 /** The receipt of whichever of these hashes is in a block, or null (only one of a nonce's signings can be). */
@@ -175,8 +196,9 @@ function signCall(
  */
 export function callOf(deps: Pick<SenderDeps, 'config'>, row: OutboxRow) {
   const to = deps.config.usdcAddress as `0x${string}`;
-  // A refill's call was encoded when it was queued (chain/bounded.ts): DelegationManager.redeemDelegations.
-  if (row.kind === 'refill')
+  // Encoded when queued: a refill's DelegationManager.redeemDelegations (chain/bounded.ts), an owners'
+  // operation's EntryPoint.handleOps (chain/owners-requests.ts).
+  if (row.kind === 'refill' || row.kind === 'owners_op')
     return JSON.parse(row.authorization_json!) as { to: `0x${string}`; data: `0x${string}` };
   if (row.kind === 'payout') {
     const data = encodeFunctionData({

@@ -19,6 +19,7 @@ export type IdPrefix =
   | 'evt'
   | 'obx'
   | 'tdl'
+  | 'osr'
   | 'cdp'
   | 'pch'
   | 'whk'

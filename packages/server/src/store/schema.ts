@@ -10,6 +10,7 @@ import type {
   ChainOutboxTable,
   ServiceSettingsTable,
   TreasuryDelegationsTable,
+  TreasurySignatureRequestsTable,
 } from './schema/chain.ts';
 import type {
   ApiKeysTable,
@@ -83,6 +84,7 @@ export interface Database {
   chain_outbox: ChainOutboxTable;
   chain_leases: ChainLeasesTable;
   treasury_delegations: TreasuryDelegationsTable;
+  treasury_signature_requests: TreasurySignatureRequestsTable;
   policy_changes: PolicyChangesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;

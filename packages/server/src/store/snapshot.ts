@@ -64,6 +64,7 @@ export const TABLES = [
   'oauth_codes',
   'oauth_tokens',
   'treasury_delegations',
+  'treasury_signature_requests',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 export interface SnapshotSecrets {

@@ -4,12 +4,13 @@
 import { EntryPoint, MultiSigDeleGator } from '@metamask/delegation-abis';
 import { type Address, concat, encodeFunctionData, type Hex, numberToHex, pad, toHex } from 'viem';
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
-import { deployFramework } from '../../src/chain/bounded-setup.ts';
+import { deployFramework, grantDelegation, prepareDelegation } from '../../src/chain/bounded-setup.ts';
 import { parseEvmConfig } from '../../src/chain/config.ts';
 import { multiSigSignature, type SignedDelegation } from '../../src/chain/delegation.ts';
 import { serviceKeys } from '../../src/chain/keys.ts';
 import { ANVIL_MNEMONIC, anvilPublicClient, anvilWalletClient, confirm, rpc } from './anvil.ts';
-import type { EvmWorld } from './evm.ts';
+import { type EvmWorld, evmEnv, startEvmWorld } from './evm.ts';
+import { type Harness, type StoreName, startHarness } from './harness.ts';
 
 /** Owners are anvil's funded accounts 1..3 (the token's deployer is 9, the service has its own mnemonic). */
 export const owners: HDAccount[] = [1, 2, 3].map((i) =>
@@ -127,4 +128,38 @@ export function executeCallData(target: Address, data: Hex): Hex {
     functionName: 'execute',
     args: [{ target, value: 0n, callData: data }],
   });
+}
+
+/** A harness on `evm` in bounded mode with its delegation granted by owners 1 and 3 and the account funded. */
+export async function startBoundedWorld(
+  store: StoreName,
+  label: string,
+  options: { allowance: string; floatMax: string; fundMicros: bigint },
+): Promise<{ world: EvmWorld; framework: Framework; h: Harness; account: Address }> {
+  const world = await startEvmWorld();
+  const framework = await deployFrameworkFor(world);
+  const h = await startHarness(store, label, {
+    env: evmEnv(world, {
+      ...framework.env,
+      CONFIRMATIONS: '1',
+      TREASURY_MODE: 'bounded',
+      TREASURY_ALLOWANCE: options.allowance,
+      TREASURY_FLOAT_MAX: options.floatMax,
+      TREASURY_OWNERS: owners.map((o) => o.address).join(','),
+      TREASURY_THRESHOLD: '2',
+    }),
+  });
+  const rail = h.services.chain!.rail;
+  const deps = { db: h.services.store.db, client: rail.client, config: rail.config, keys: rail.keys };
+  const prepared = await prepareDelegation(deps);
+  const signatures = await Promise.all(
+    [owners[0]!, owners[2]!].map(async (o) => ({
+      signer: o.address,
+      signature: await o.signTypedData(prepared.typedData),
+    })),
+  );
+  await grantDelegation(deps, { delegation: prepared.delegation, signatures }, h.clock.nowMs());
+  const account = prepared.delegation.delegator;
+  await world.usdc.mint(account, options.fundMicros);
+  return { world, framework, h, account };
 }

@@ -3,6 +3,9 @@
 //   enforcer's caveat allows, and whether the owners revoked it). The chain is the authority on all of it: a row
 //   written here by anyone but the owners (a forged "owners signed") is refused by the DelegationManager, which
 //   checks the owners' signatures itself.
+// - treasury_signature_requests: what waits for the owners' signatures (chain/owners-ops.ts: a transfer out of
+//   their account, the revocation of the service's delegation), the signatures handed in so far, and once the
+//   threshold is met the outbox row that submits it.
 // - chain_outbox.wallet_id becomes optional: a refill of the service's float (a redemption of the delegation) is a
 //   transaction of the treasury like a payout or a sweep — same nonces, same store-before-broadcast, same fee
 //   bumps — but it belongs to no wallet. PostgreSQL drops the NOT NULL in place; SQLite cannot alter a column,
@@ -32,6 +35,31 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('treasury_delegations')
     .columns(['status', 'created_at_ms'])
     .execute();
+  await db.schema
+    .createTable('treasury_signature_requests')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('chain_id', 'bigint', (c) => c.notNull())
+    .addColumn('account', 'text', (c) => c.notNull())
+    // transfer | revoke
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('to_address', 'text')
+    .addColumn('amount_micros', 'bigint')
+    // The user operation the owners sign (its numbers as decimal strings) and its EIP-712 digest.
+    .addColumn('operation_json', 'text', (c) => c.notNull())
+    .addColumn('digest', 'text', (c) => c.notNull().unique())
+    .addColumn('signatures_json', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('signatures_needed', 'bigint', (c) => c.notNull())
+    // awaiting_signatures → submitted → completed | failed
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('outbox_id', 'text')
+    .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at_ms', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('treasury_signature_requests_status_idx')
+    .on('treasury_signature_requests')
+    .columns(['status', 'created_at_ms'])
+    .execute();
   if (isSqlite(db)) await rebuildOutbox(db, true);
   else await sql`alter table chain_outbox alter column wallet_id drop not null`.execute(db);
 }
@@ -42,6 +70,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`delete from chain_outbox where wallet_id is null`.execute(db);
   if (isSqlite(db)) await rebuildOutbox(db, false);
   else await sql`alter table chain_outbox alter column wallet_id set not null`.execute(db);
+  await db.schema.dropTable('treasury_signature_requests').execute();
   await db.schema.dropTable('treasury_delegations').execute();
 }
 

@@ -29,8 +29,11 @@ export interface ChainDepositsTable {
   updated_at_ms: bigint;
 }
 
-/** payout (to an outside address), sweep (a deposit address into the treasury), refill (the float, bounded mode). */
-export type OutboxKind = 'payout' | 'sweep' | 'refill';
+/**
+ * payout (to an outside address), sweep (a deposit address into the treasury); bounded mode: refill (the float,
+ * by redeeming the delegation) and owners_op (an operation of the owners' account they signed at their threshold).
+ */
+export type OutboxKind = 'payout' | 'sweep' | 'refill' | 'owners_op';
 export type OutboxStatus = 'queued' | 'sent' | 'completed' | 'failed';
 
 export interface ChainOutboxTable {
@@ -80,4 +83,23 @@ export interface TreasuryDelegationsTable {
   status: TreasuryDelegationStatus;
   created_at_ms: bigint;
   revoked_at_ms: bigint | null;
+}
+
+export type SignatureRequestStatus = 'awaiting_signatures' | 'submitted' | 'completed' | 'failed';
+
+export interface TreasurySignatureRequestsTable {
+  id: string;
+  chain_id: bigint;
+  account: string;
+  kind: 'transfer' | 'revoke';
+  to_address: string | null;
+  amount_micros: bigint | null;
+  operation_json: string;
+  digest: string;
+  signatures_json: string;
+  signatures_needed: bigint;
+  status: SignatureRequestStatus;
+  outbox_id: string | null;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
 }

@@ -1,0 +1,201 @@
+// What only the owners can make their account do (bounded mode): a request with its signRequest (a user operation
+// of the account in EIP-712 form, its own EntryPoint nonce key), owners' signatures handed in one at a time,
+// submitted once at the threshold by the service (which pays the gas) — on anvil with the framework's npm
+// bytecode. A signature from a non-owner, over another request, or twice from one owner is refused; two requests
+// waiting at once execute in whichever order they are signed; two instances handing in the last signatures at once
+// submit it once; a call the account cannot make ends `failed`; the owners revoke the service's delegation this way.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type Address, getAddress, type Hex } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { activeDelegation, shapeOf } from '../src/chain/bounded.ts';
+import {
+  addOwnerSignature,
+  createOwnersRequest,
+  type OwnersDeps,
+  SignatureRefused,
+} from '../src/chain/owners-requests.ts';
+import { anvilAvailable, mine } from './support/anvil.ts';
+import { owners, startBoundedWorld } from './support/bounded.ts';
+import type { EvmWorld } from './support/evm.ts';
+import { type Harness, storeTargets } from './support/harness.ts';
+
+const probe = await anvilAvailable();
+const USDC = 1_000_000n;
+const [A, B, C, D] = ['a1', 'b2', 'c3', 'd4'].map((x) => `0x${x.repeat(20)}` as Address) as [
+  Address,
+  Address,
+  Address,
+  Address,
+];
+
+for (const target of await storeTargets()) {
+  describe(`owners' signatures on ${target.name}`, {
+    skip: probe.available ? target.skip : probe.skip,
+  }, () => {
+    let world: EvmWorld;
+    let h: Harness;
+    let account: Address;
+    const rail = () => h.services.chain!.rail;
+    const deps = (): OwnersDeps => ({
+      ctx: { store: h.services.store, writer: h.services.writer, clock: h.clock, books: undefined as never },
+      client: rail().client,
+      config: rail().config,
+      keys: rail().keys,
+    });
+    const rounds = async (n: number) => {
+      for (let i = 0; i < n; i += 1) {
+        await h.services.chain!.duties.send();
+        await mine(world.anvil, 1);
+      }
+    };
+    type Request = Awaited<ReturnType<typeof createOwnersRequest>>;
+    const sign = (owner: (typeof owners)[number], request: Request) =>
+      owner.signTypedData(request.signRequest.typedData as never) as Promise<Hex>;
+    const statusOf = async (id: string) =>
+      (
+        await h.services.store.db
+          .selectFrom('treasury_signature_requests')
+          .select('status')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).status;
+
+    before(async () => {
+      ({ world, h, account } = await startBoundedWorld(target.name, 'owners_signatures', {
+        allowance: '100',
+        floatMax: '40',
+        fundMicros: 1_000n * USDC,
+      }));
+    });
+    after(async () => {
+      await h?.close();
+      await world?.anvil.stop();
+    });
+
+    test('two requests above the allowance: each waits for two owners, both execute in the order they are signed', async () => {
+      const first = await createOwnersRequest(deps(), {
+        kind: 'transfer',
+        toAddress: A,
+        amountMicros: 150n * USDC,
+      });
+      const second = await createOwnersRequest(deps(), {
+        kind: 'transfer',
+        toAddress: B,
+        amountMicros: 170n * USDC,
+      });
+      assert.equal(first.status, 'awaiting_signatures');
+      assert.equal(first.signaturesNeeded, 2);
+      assert.equal(first.amount, '150.000000');
+      assert.equal(first.signRequest.typedData.domain.verifyingContract, account);
+      assert.notEqual(first.signRequest.typedData.message.nonce, second.signRequest.typedData.message.nonce);
+      assert.equal(
+        first.signRequest.typedData.message.gasFees,
+        `0x${'0'.repeat(64)}`,
+        'the account pays no gas',
+      );
+
+      const half = await addOwnerSignature(deps(), second.id, await sign(owners[1]!, second));
+      assert.equal(half.status, 'awaiting_signatures');
+      assert.equal(half.signaturesNeeded, 1);
+      assert.deepEqual(half.signedBy, [getAddress(owners[1]!.address)]);
+      await rounds(2);
+      assert.equal(await world.usdc.balanceOf(B), 0n, 'one owner is not enough');
+      const done = await addOwnerSignature(deps(), second.id, await sign(owners[2]!, second));
+      assert.equal(done.status, 'submitted');
+      await rounds(3);
+      assert.equal(await statusOf(second.id), 'completed');
+      assert.equal(await world.usdc.balanceOf(B), 170n * USDC);
+
+      await addOwnerSignature(deps(), first.id, await sign(owners[2]!, first));
+      await addOwnerSignature(deps(), first.id, await sign(owners[0]!, first));
+      await rounds(3);
+      assert.equal(await statusOf(first.id), 'completed');
+      assert.equal(
+        await world.usdc.balanceOf(A),
+        150n * USDC,
+        'the earlier request, signed later, executes too',
+      );
+    });
+
+    test("a non-owner's signature, one over another request, and a second from the same owner are refused", async () => {
+      const one = await createOwnersRequest(deps(), {
+        kind: 'transfer',
+        toAddress: C,
+        amountMicros: 5n * USDC,
+      });
+      const other = await createOwnersRequest(deps(), {
+        kind: 'transfer',
+        toAddress: C,
+        amountMicros: 6n * USDC,
+      });
+      const serviceKey = mnemonicToAccount(world.mnemonic, { addressIndex: 0 });
+      const refused = (signature: Promise<Hex>, message: RegExp) =>
+        assert.rejects(
+          signature.then((s) => addOwnerSignature(deps(), one.id, s)),
+          (e: unknown) => e instanceof SignatureRefused && message.test(e.message),
+        );
+      await refused(serviceKey.signTypedData(one.signRequest.typedData as never), /not an owner's signature/);
+      await refused(sign(owners[0]!, other), /not an owner's signature over this request/);
+      await addOwnerSignature(deps(), one.id, await sign(owners[0]!, one));
+      await refused(sign(owners[0]!, one), /has signed already/);
+      assert.equal(await statusOf(one.id), 'awaiting_signatures');
+      await rounds(2);
+      assert.equal(await world.usdc.balanceOf(C), 0n);
+    });
+
+    test('two instances hand in the last signatures at once: submitted once, paid once', async () => {
+      const request = await createOwnersRequest(deps(), {
+        kind: 'transfer',
+        toAddress: D,
+        amountMicros: 9n * USDC,
+      });
+      await addOwnerSignature(deps(), request.id, await sign(owners[0]!, request));
+      const [x, y] = await Promise.all([
+        addOwnerSignature(deps(), request.id, await sign(owners[1]!, request)),
+        addOwnerSignature(deps(), request.id, await sign(owners[2]!, request)),
+      ]);
+      assert.deepEqual([x.status, y.status], ['submitted', 'submitted']);
+      const rows = await h.services.store.db
+        .selectFrom('chain_outbox')
+        .select('id')
+        .where('kind', '=', 'owners_op')
+        .where('to_address', '=', D.toLowerCase())
+        .execute();
+      assert.equal(rows.length, 1, 'one submission');
+      await rounds(3);
+      assert.equal(await world.usdc.balanceOf(D), 9n * USDC);
+    });
+
+    test('a call the account cannot make ends failed, nothing moved', async () => {
+      const before = await world.usdc.balanceOf(account);
+      const request = await createOwnersRequest(deps(), {
+        kind: 'transfer',
+        toAddress: A,
+        amountMicros: before + 1n,
+      });
+      await addOwnerSignature(deps(), request.id, await sign(owners[0]!, request));
+      await addOwnerSignature(deps(), request.id, await sign(owners[1]!, request));
+      await rounds(3);
+      assert.equal(await statusOf(request.id), 'failed');
+      assert.equal(await world.usdc.balanceOf(account), before);
+    });
+
+    test('the owners revoke the service’s delegation: the chain counts nothing left, no refill follows', async () => {
+      const shape = shapeOf(rail().config, rail().keys);
+      const stored = (await activeDelegation(h.services.store.db, rail().client, rail().config, shape))!;
+      const request = await createOwnersRequest(deps(), { kind: 'revoke', delegation: stored.delegation });
+      await addOwnerSignature(deps(), request.id, await sign(owners[2]!, request));
+      await addOwnerSignature(deps(), request.id, await sign(owners[1]!, request));
+      await rounds(3);
+      assert.equal(await statusOf(request.id), 'completed');
+      const reading = await rail().treasury.refresh();
+      assert.equal(reading!.bounded!.remainingMicros, 0n);
+      const floatBefore = await world.usdc.balanceOf(rail().keys.treasury.address);
+      const accountBefore = await world.usdc.balanceOf(account);
+      await rounds(3);
+      assert.equal(await world.usdc.balanceOf(account), accountBefore, 'no redemption after the revocation');
+      assert.equal(await world.usdc.balanceOf(rail().keys.treasury.address), floatBefore);
+    });
+  });
+}
