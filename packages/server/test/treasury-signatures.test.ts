@@ -15,10 +15,13 @@ import {
   type OwnersDeps,
   SignatureRefused,
 } from '../src/chain/owners-requests.ts';
+import { reconcileChain } from '../src/chain/reconcile.ts';
 import { anvilAvailable, mine } from './support/anvil.ts';
 import { owners, startBoundedWorld } from './support/bounded.ts';
 import type { EvmWorld } from './support/evm.ts';
+import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, storeTargets } from './support/harness.ts';
+import { signupUser } from './support/http.ts';
 
 const probe = await anvilAvailable();
 const USDC = 1_000_000n;
@@ -66,6 +69,7 @@ for (const target of await storeTargets()) {
         allowance: '100',
         floatMax: '40',
         fundMicros: 1_000n * USDC,
+        env: { WITHDRAWAL_ADDRESS_DELAY_SECONDS: '0' },
       }));
     });
     after(async () => {
@@ -179,6 +183,71 @@ for (const target of await storeTargets()) {
       await rounds(3);
       assert.equal(await statusOf(request.id), 'failed');
       assert.equal(await world.usdc.balanceOf(account), before);
+    });
+
+    test('a withdrawal above the allowance: 202 awaiting_signatures, two owners sign over HTTP, paid once by the account', async () => {
+      const owner = await signupUser(h.app);
+      const master = (await owner.api.get('/api/v1/wallet')).body.data;
+      await world.usdc.mint(master.address, 300n * USDC);
+      await mine(world.anvil, 1);
+      await h.services.chain!.duties.watchDeposits();
+      await rounds(2);
+      const recipient = `0x${'e7'.repeat(20)}` as Address;
+      const added = await owner.api.post('/api/v1/wallet/withdrawal-addresses', {
+        address: recipient,
+        label: 'cold',
+      });
+      assert.equal(added.status, 201, added.raw);
+      const accountBefore = await world.usdc.balanceOf(account);
+      const asked = await owner.api.post('/api/v1/wallet/withdrawals', {
+        toAddress: recipient,
+        amount: '250',
+      });
+      assert.equal(asked.status, 202, asked.raw);
+      const { id, status, signRequest, signaturesNeeded } = asked.body.data;
+      assert.equal(status, 'awaiting_signatures');
+      assert.equal(signaturesNeeded, 2);
+      assert.equal(signRequest.typedData.domain.verifyingContract, account);
+      const shown = await owner.api.get(`/api/v1/wallet/withdrawals/${id}`);
+      assert.equal(shown.body.data.status, 'processing', 'the money is held while the owners sign');
+      assert.equal((await owner.api.get('/api/v1/wallet')).body.data.balance, '50.000000');
+      await rounds(2);
+      assert.equal(await world.usdc.balanceOf(recipient), 0n, 'nothing moves before the owners sign');
+
+      const hand = (signature: Hex) =>
+        owner.api.post('/api/v1/wallet/treasury/signatures', { id, signature });
+      const serviceKey = mnemonicToAccount(world.mnemonic, { addressIndex: 0 });
+      const forged = await hand(await serviceKey.signTypedData(signRequest.typedData));
+      assert.equal(forged.status, 400, forged.raw);
+      assert.equal(forged.body.error.code, 'VALIDATION_ERROR');
+      const stranger = await signupUser(h.app);
+      const elsewhere = await stranger.api.post('/api/v1/wallet/treasury/signatures', {
+        id,
+        signature: await owners[0]!.signTypedData(signRequest.typedData),
+      });
+      assert.equal(elsewhere.status, 404, 'another organization’s withdrawal is not there for it');
+      const first = await hand(await owners[0]!.signTypedData(signRequest.typedData));
+      assert.equal(first.status, 200, first.raw);
+      assert.equal(first.body.data.signaturesNeeded, 1);
+      const again = await hand(await owners[0]!.signTypedData(signRequest.typedData));
+      assert.equal(again.status, 409, again.raw);
+      const second = await hand(await owners[2]!.signTypedData(signRequest.typedData));
+      assert.equal(second.body.data.status, 'submitted');
+      await rounds(3);
+      const done = (await owner.api.get(`/api/v1/wallet/withdrawals/${id}`)).body.data;
+      assert.equal(done.status, 'completed');
+      assert.match(done.txHash, /^0x[0-9a-f]{64}$/);
+      assert.equal(await world.usdc.balanceOf(recipient), 250n * USDC, 'paid once');
+      assert.equal(accountBefore - (await world.usdc.balanceOf(account)) >= 250n * USDC, true);
+      await assertLedgerOk(h);
+      const proof = await reconcileChain(
+        h.services.store.db,
+        rail().client,
+        rail().config,
+        rail().keys.treasury.address.toLowerCase(),
+        account,
+      );
+      assert.ok(proof.ok, proof.problems.join('; '));
     });
 
     test('the owners revoke the service’s delegation: the chain counts nothing left, no refill follows', async () => {

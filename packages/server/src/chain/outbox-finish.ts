@@ -34,8 +34,10 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: 
         })
         .where('id', '=', row.id)
         .execute();
-      if (row.kind === 'payout') await finishPayment(trx, ctx.books, row, ending, nowMs);
-      else if (row.kind === 'owners_op') {
+      // A payment's row (a payout, or one the owners' account made for a withdrawal) ends its payment.
+      if (row.transaction_id !== null && (row.kind === 'payout' || row.kind === 'owners_op'))
+        await finishPayment(trx, ctx.books, row, ending, nowMs);
+      if (row.kind === 'owners_op') {
         await trx
           .updateTable('treasury_signature_requests')
           .set({ status: ending.kind, updated_at_ms: BigInt(nowMs) })

@@ -35,7 +35,13 @@ export interface OwnersDeps {
 }
 
 export type OwnersWhat =
-  | { kind: 'transfer'; toAddress: Address; amountMicros: bigint }
+  | {
+      kind: 'transfer';
+      toAddress: Address;
+      amountMicros: bigint;
+      /** A withdrawal's payout waiting in the outbox (awaiting_signatures): its transaction and row. */
+      payout?: { transactionId: string; outboxId: string };
+    }
   | { kind: 'revoke'; delegation: SignedDelegation };
 
 export class SignatureRefused extends Error {}
@@ -71,6 +77,7 @@ export async function createOwnersRequest(deps: OwnersDeps, what: OwnersWhat) {
     chain_id: BigInt(deps.config.chainId),
     account,
     kind: what.kind,
+    transaction_id: what.kind === 'transfer' ? (what.payout?.transactionId ?? null) : null,
     to_address: what.kind === 'transfer' ? what.toAddress.toLowerCase() : null,
     amount_micros: what.kind === 'transfer' ? what.amountMicros : null,
     operation_json: operationToJson(operation),
@@ -78,7 +85,7 @@ export async function createOwnersRequest(deps: OwnersDeps, what: OwnersWhat) {
     signatures_json: '[]',
     signatures_needed: BigInt(bounded.threshold),
     status: 'awaiting_signatures',
-    outbox_id: null,
+    outbox_id: what.kind === 'transfer' ? (what.payout?.outboxId ?? null) : null,
     created_at_ms: nowMs,
     updated_at_ms: nowMs,
   };
@@ -96,7 +103,8 @@ export function requestView(row: TreasurySignatureRequestsTable, config: EvmConf
   );
   const signatures = JSON.parse(row.signatures_json) as Signature[];
   return {
-    id: row.id,
+    id: row.transaction_id ?? row.id,
+    requestId: row.id,
     kind: row.kind,
     status: row.status,
     toAddress: row.to_address === null ? null : toChecksumAddress(row.to_address),
@@ -118,11 +126,7 @@ function jsonSafe<T>(value: T): T {
  */
 export async function addOwnerSignature(deps: OwnersDeps, id: string, signature: Hex) {
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const row = await deps.ctx.store.db
-      .selectFrom('treasury_signature_requests')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await findOwnersRequest(deps, id);
     if (row === undefined) throw new SignatureRefused(`no request ${id} waits for signatures`);
     if (row.status !== 'awaiting_signatures') return requestView(row, deps.config);
     const signer = await checkedSigner(deps, row, signature);
@@ -157,7 +161,8 @@ async function storeSignature(
   const signatures = [...(JSON.parse(row.signatures_json) as Signature[]), added];
   const complete = BigInt(signatures.length) >= row.signatures_needed;
   const nowMs = BigInt(deps.ctx.clock.nowMs());
-  const outboxId = complete ? newId('obx') : null;
+  // A withdrawal's request has its outbox row already (waiting); another gets one at the threshold.
+  const outboxId = row.outbox_id ?? (complete ? newId('obx') : null);
   const next: TreasurySignatureRequestsTable = {
     ...row,
     signatures_json: JSON.stringify(signatures),
@@ -179,7 +184,7 @@ async function storeSignature(
       .where('signatures_json', '=', row.signatures_json)
       .executeTakeFirst();
     if (updated.numUpdatedRows !== 1n) return null;
-    if (outboxId !== null) await queueSubmission(deps, trx, next, signatures, outboxId, nowMs);
+    if (complete) await queueSubmission(deps, trx, row, signatures, outboxId!, nowMs);
     return next;
   });
 }
@@ -195,6 +200,24 @@ async function queueSubmission(
   const entryPoint = deps.config.bounded!.framework.entryPoint;
   const service = deps.keys.treasury.address;
   const call = handleOpsCall(entryPoint, operationFromJson(row.operation_json), signatures, service);
+  if (row.outbox_id !== null) {
+    // The withdrawal's payout row: from now on sent, confirmed and finished like any payout of its payment.
+    const queued = await trx
+      .updateTable('chain_outbox')
+      .set({
+        kind: 'owners_op',
+        status: 'queued',
+        from_address: row.account,
+        authorization_json: JSON.stringify(call),
+        updated_at_ms: nowMs,
+      })
+      .where('id', '=', row.outbox_id)
+      .where('status', '=', 'awaiting_signatures')
+      .executeTakeFirst();
+    if (queued.numUpdatedRows !== 1n)
+      throw new Error(`outbox row ${row.outbox_id} no longer awaits signatures`);
+    return;
+  }
   await trx
     .insertInto('chain_outbox')
     .values({
@@ -214,4 +237,47 @@ async function queueSubmission(
       updated_at_ms: nowMs,
     })
     .execute();
+}
+
+/**
+ * The request for a payment whose payout waits for the owners (created on first ask; a second ask, a replay or a
+ * racing instance gets the same one: one request per transaction).
+ */
+export async function ownersRequestFor(deps: OwnersDeps, transactionId: string) {
+  const existing = () =>
+    deps.ctx.store.db
+      .selectFrom('treasury_signature_requests')
+      .selectAll()
+      .where('transaction_id', '=', transactionId)
+      .executeTakeFirst();
+  const found = await existing();
+  if (found !== undefined) return requestView(found, deps.config);
+  const payout = await deps.ctx.store.db
+    .selectFrom('chain_outbox')
+    .select(['id', 'to_address', 'amount_micros'])
+    .where('transaction_id', '=', transactionId)
+    .where('status', '=', 'awaiting_signatures')
+    .executeTakeFirst();
+  if (payout === undefined) return null;
+  try {
+    return await createOwnersRequest(deps, {
+      kind: 'transfer',
+      toAddress: payout.to_address as Address,
+      amountMicros: payout.amount_micros,
+      payout: { transactionId, outboxId: payout.id },
+    });
+  } catch (error) {
+    const raced = await existing();
+    if (raced !== undefined) return requestView(raced, deps.config);
+    throw error;
+  }
+}
+
+/** A request by its id or by the transaction it pays. */
+export async function findOwnersRequest(deps: OwnersDeps, id: string) {
+  return deps.ctx.store.db
+    .selectFrom('treasury_signature_requests')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', id), eb('transaction_id', '=', id)]))
+    .executeTakeFirst();
 }

@@ -44,6 +44,7 @@ interface Known {
   outbox: Array<{
     id: string;
     kind: string;
+    transactionId: string | null;
     to: string;
     amountMicros: bigint;
     hashes: Set<string>;
@@ -131,6 +132,7 @@ async function loadKnown(
     outbox: outbox.map((o) => ({
       id: o.id,
       kind: o.kind,
+      transactionId: o.transaction_id,
       to: o.to_address,
       amountMicros: o.amount_micros,
       hashes: new Set(
@@ -169,8 +171,22 @@ function matchTransfer(known: Known, t: ChainTransfer, report: (p: string) => vo
   const toWallet = known.wallets.has(t.to);
   const name = `transfer ${t.txHash}:${t.logIndex} of ${formatMicros(t.valueMicros)} USDC from ${t.from} to ${t.to}`;
   // Not ours — and in bounded mode the owners' own transfers in or out of their account (a redemption of the
-  // service's delegation among them is checked by its event: redemptionsNotOurs).
-  if (!fromWallet && t.from !== known.treasury && !toWallet && t.to !== known.treasury) return;
+  // service's delegation among them is checked by its event: redemptionsNotOurs), except one that pays a
+  // withdrawal they signed through the service: that one must match its row.
+  if (!fromWallet && t.from !== known.treasury && !toWallet && t.to !== known.treasury) {
+    if (known.account !== null && t.from === known.account) {
+      const row = known.outbox.find(
+        (o) =>
+          o.kind === 'owners_op' &&
+          !o.matched &&
+          o.hashes.has(t.txHash) &&
+          o.amountMicros === t.valueMicros &&
+          o.to === t.to,
+      );
+      if (row !== undefined) row.matched = true;
+    }
+    return;
+  }
   if (toWallet && !fromWallet && t.from !== known.treasury) {
     const deposit = known.deposits.get(`${t.txHash}:${t.logIndex}`);
     if (deposit === undefined || deposit.amountMicros !== t.valueMicros)
@@ -254,7 +270,9 @@ function reportUnmatched(known: Known, report: (p: string) => void): void {
     if (deposit.status === 'credited' && !deposit.matched) report(`credited deposit ${key} is not on chain`);
   }
   for (const row of known.outbox) {
-    if (row.status === 'completed' && !row.matched)
+    // An owners' operation without a payment (a revocation) moves no USDC: nothing to find.
+    const movesUsdc = row.kind !== 'owners_op' || row.transactionId !== null;
+    if (row.status === 'completed' && !row.matched && movesUsdc)
       report(`${row.kind} ${row.id} is completed but not on chain`);
   }
   for (const x of known.x402) {
@@ -285,7 +303,9 @@ async function liabilities(db: Kysely<Database>, client: ChainClient, known: Kno
     .executeTakeFirstOrThrow();
   let owed = BigInt(total);
   for (const row of known.outbox) {
-    if (row.kind !== 'payout' || (row.status !== 'queued' && row.status !== 'sent')) continue;
+    // A payment's row not yet mined is still owed: a payout, or a withdrawal waiting for (or signed by) the owners.
+    const payment = row.kind === 'payout' || (row.kind === 'owners_op' && row.transactionId !== null);
+    if (!payment || !['awaiting_signatures', 'queued', 'sent'].includes(row.status)) continue;
     const hashes = [...row.hashes].filter((h) => h !== '') as `0x${string}`[];
     if ((await firstReceipt(client, hashes)) === null) owed += row.amountMicros;
   }

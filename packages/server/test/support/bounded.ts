@@ -134,7 +134,7 @@ export function executeCallData(target: Address, data: Hex): Hex {
 export async function startBoundedWorld(
   store: StoreName,
   label: string,
-  options: { allowance: string; floatMax: string; fundMicros: bigint },
+  options: { allowance: string; floatMax: string; fundMicros: bigint; env?: Record<string, string> },
 ): Promise<{ world: EvmWorld; framework: Framework; h: Harness; account: Address }> {
   const world = await startEvmWorld();
   const framework = await deployFrameworkFor(world);
@@ -147,6 +147,7 @@ export async function startBoundedWorld(
       TREASURY_FLOAT_MAX: options.floatMax,
       TREASURY_OWNERS: owners.map((o) => o.address).join(','),
       TREASURY_THRESHOLD: '2',
+      ...options.env,
     }),
   });
   const rail = h.services.chain!.rail;

@@ -173,6 +173,8 @@ export interface PayoutSpec {
   toAddress: string;
   amountMicros: bigint;
   nowMs: number;
+  /** Bounded mode: more than the float and the allowance can pay; it waits for the owners' signatures. */
+  awaitingOwners?: true;
 }
 
 /** An x402 payment's row (x402_payments), written with its transaction record. */

@@ -42,6 +42,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('account', 'text', (c) => c.notNull())
     // transfer | revoke
     .addColumn('kind', 'text', (c) => c.notNull())
+    // One request per withdrawal: the payment it pays (its outbox row waits in awaiting_signatures).
+    .addColumn('transaction_id', 'text', (c) => c.unique())
     .addColumn('to_address', 'text')
     .addColumn('amount_micros', 'bigint')
     // The user operation the owners sign (its numbers as decimal strings) and its EIP-712 digest.

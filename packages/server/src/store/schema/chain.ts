@@ -34,7 +34,8 @@ export interface ChainDepositsTable {
  * by redeeming the delegation) and owners_op (an operation of the owners' account they signed at their threshold).
  */
 export type OutboxKind = 'payout' | 'sweep' | 'refill' | 'owners_op';
-export type OutboxStatus = 'queued' | 'sent' | 'completed' | 'failed';
+/** awaiting_signatures: a payout the owners' account makes once they sign (bounded mode); then queued. */
+export type OutboxStatus = 'awaiting_signatures' | 'queued' | 'sent' | 'completed' | 'failed';
 
 export interface ChainOutboxTable {
   id: string;
@@ -92,6 +93,8 @@ export interface TreasurySignatureRequestsTable {
   chain_id: bigint;
   account: string;
   kind: 'transfer' | 'revoke';
+  /** The withdrawal (or payment) this transfer pays; null for a revocation. */
+  transaction_id: string | null;
   to_address: string | null;
   amount_micros: bigint | null;
   operation_json: string;
