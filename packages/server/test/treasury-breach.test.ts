@@ -18,6 +18,7 @@ import {
   redeemCall,
   type SignedDelegation,
 } from '../src/chain/delegation.ts';
+import { handleOpsCall, ownersOperation, signRequestOf, transferCallData } from '../src/chain/owners-ops.ts';
 import { reconcileChain } from '../src/chain/reconcile.ts';
 import { backup } from '../src/operate.ts';
 import { openStore } from '../src/store/db.ts';
@@ -375,7 +376,54 @@ for (const target of await storeTargets()) {
           })
           .execute();
       }
+      // …and with operations of the owners' account "signed at the threshold" by the service's keys (what a
+      // withdrawal the owners signed becomes): the service sends them; the account refuses them.
+      const drain = await ownersOperation(
+        rail().client,
+        rail().config.bounded!.framework.entryPoint,
+        account,
+        'stuffed',
+        transferCallData(world.usdc.address, ATTACKER, account0),
+      );
+      const call = handleOpsCall(
+        rail().config.bounded!.framework.entryPoint,
+        drain,
+        await Promise.all(
+          attackerKeys.slice(0, 2).map(async (k) => ({
+            signer: k.address,
+            signature: await k.signTypedData(
+              signRequestOf(drain, rail().config.bounded!.framework.entryPoint, world.anvil.chainId)
+                .typedData,
+            ),
+          })),
+        ),
+        rail().keys.treasury.address,
+      );
+      await db
+        .insertInto('chain_outbox')
+        .values({
+          id: 'obx_stuffed_op',
+          kind: 'owners_op',
+          transaction_id: null,
+          wallet_id: null,
+          from_address: account,
+          to_address: ATTACKER,
+          amount_micros: account0,
+          status: 'queued',
+          tx_hashes_json: '[]',
+          authorization_json: JSON.stringify(call),
+          attempts: 0n,
+          created_at_ms: BigInt(h.clock.nowMs()),
+          updated_at_ms: BigInt(h.clock.nowMs()),
+        })
+        .execute();
       await rounds(6);
+      const stuffedOp = await db
+        .selectFrom('chain_outbox')
+        .select(['status', 'last_error'])
+        .where('id', '=', 'obx_stuffed_op')
+        .executeTakeFirstOrThrow();
+      assert.equal(stuffedOp.status, 'failed', 'the account refused the operation its owners did not sign');
       const taken = await balance(ATTACKER);
       const leftAccount = account0 - (await balance(account));
       const floatNow = await balance(rail().keys.treasury.address);

@@ -13,8 +13,11 @@ export type Ending =
   | { kind: 'failed'; reason: string; txHash: string | null; blockNumber: bigint | null };
 
 /** Finishes a row once; false when it was already finished (by another instance or an earlier round). */
-export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: Ending): Promise<boolean> {
+export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, given: Ending): Promise<boolean> {
   const nowMs = ctx.clock.nowMs();
+  // A reason can quote the chain's revert data (an EntryPoint's FailedOp carries raw bytes): PostgreSQL refuses a
+  // NUL in text, so control characters never reach the database, its notes or webhooks.
+  const ending: Ending = given.kind === 'failed' ? { ...given, reason: printable(given.reason) } : given;
   return ctx.writer.run(
     async (trx) => {
       const current = await trx
@@ -123,4 +126,10 @@ export async function recordSigned(
       .where('id', '=', row.transaction_id)
       .execute();
   }
+}
+
+/** Pure: the text without control characters (each run of them a single space). */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }
