@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Address, getAddress, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { activeDelegation, shapeOf } from '../src/chain/bounded.ts';
+import { activeDelegation, OWNERS_SIGNATURES_MAX_AGE_MS, shapeOf } from '../src/chain/bounded.ts';
 import {
   addOwnerSignature,
   createOwnersRequest,
@@ -21,7 +21,7 @@ import { owners, startBoundedWorld } from './support/bounded.ts';
 import type { EvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, storeTargets } from './support/harness.ts';
-import { signupUser } from './support/http.ts';
+import { as, call, signupUser } from './support/http.ts';
 
 const probe = await anvilAvailable();
 const USDC = 1_000_000n;
@@ -55,6 +55,12 @@ for (const target of await storeTargets()) {
     type Request = Awaited<ReturnType<typeof createOwnersRequest>>;
     const sign = (owner: (typeof owners)[number], request: Request) =>
       owner.signTypedData(request.signRequest.typedData as never) as Promise<Hex>;
+    const requestOf = (transactionId: string) =>
+      h.services.store.db
+        .selectFrom('treasury_signature_requests')
+        .select('id')
+        .where('transaction_id', '=', transactionId)
+        .executeTakeFirstOrThrow();
     const statusOf = async (id: string) =>
       (
         await h.services.store.db
@@ -248,6 +254,53 @@ for (const target of await storeTargets()) {
         account,
       );
       assert.ok(proof.ok, proof.problems.join('; '));
+    });
+
+    test('a withdrawal the owners never sign fails after 7 days, its money back; a late signature changes nothing', async () => {
+      const owner = await signupUser(h.app);
+      const master = (await owner.api.get('/api/v1/wallet')).body.data;
+      await world.usdc.mint(master.address, 120n * USDC);
+      await mine(world.anvil, 1);
+      await h.services.chain!.duties.watchDeposits();
+      await rounds(2);
+      const recipient = `0x${'e8'.repeat(20)}` as Address;
+      await owner.api.post('/api/v1/wallet/withdrawal-addresses', { address: recipient, label: 'cold' });
+      const asked = await owner.api.post('/api/v1/wallet/withdrawals', {
+        toAddress: recipient,
+        amount: '110',
+      });
+      assert.equal(asked.status, 202, asked.raw);
+      const { id, signRequest } = asked.body.data;
+      assert.equal((await owner.api.get('/api/v1/wallet')).body.data.balance, '10.000000');
+      await addOwnerSignature(deps(), id, await sign(owners[0]!, { signRequest } as Request));
+      h.clock.advanceMs(OWNERS_SIGNATURES_MAX_AGE_MS - 60_000);
+      await rounds(1);
+      assert.equal(await statusOf((await requestOf(id)).id), 'awaiting_signatures', 'not yet');
+      h.clock.advanceMs(120_000);
+      await rounds(1);
+      // A week on, the session has expired: sign in again.
+      const login = await call(h.app, 'POST', '/api/v1/auth/login', {
+        email: owner.email,
+        password: owner.password,
+      });
+      assert.equal(login.status, 200, login.raw);
+      owner.api = as(h.app, login.body.data.token);
+      const ended = (await owner.api.get(`/api/v1/wallet/withdrawals/${id}`)).body.data;
+      assert.equal(ended.status, 'failed');
+      assert.equal(
+        (await owner.api.get('/api/v1/wallet')).body.data.balance,
+        '120.000000',
+        'the money is back',
+      );
+      const late = await owner.api.post('/api/v1/wallet/treasury/signatures', {
+        id,
+        signature: await sign(owners[1]!, { signRequest } as Request),
+      });
+      assert.equal(late.status, 200, late.raw);
+      assert.equal(late.body.data.status, 'failed');
+      await rounds(2);
+      assert.equal(await world.usdc.balanceOf(recipient), 0n, 'nothing was paid');
+      await assertLedgerOk(h);
     });
 
     test('the owners revoke the service’s delegation: the chain counts nothing left, no refill follows', async () => {

@@ -28,6 +28,7 @@ import {
   type SignedDelegation,
 } from './delegation.ts';
 import type { ServiceKeys } from './keys.ts';
+import { finishOutboxRow } from './outbox-finish.ts';
 import { usdcAbi } from './token.ts';
 
 /** When the set-up fixed the first period's start (TREASURY_ALLOWANCE_START unset): Unix seconds. */
@@ -321,4 +322,30 @@ async function queueRefill(
       })
       .execute();
   });
+}
+
+/** A payment waits this long for the owners' signatures; then it fails and its money goes back. */
+export const OWNERS_SIGNATURES_MAX_AGE_MS = 7 * 24 * 60 * 60_000;
+
+/** Fails the payments the owners did not sign in time (their money back); how many. */
+export async function expireUnsignedOnce(ctx: RailContext): Promise<number> {
+  const before = BigInt(ctx.clock.nowMs() - OWNERS_SIGNATURES_MAX_AGE_MS);
+  const rows = await ctx.store.db
+    .selectFrom('chain_outbox')
+    .selectAll()
+    .where('status', '=', 'awaiting_signatures')
+    .where('created_at_ms', '<', before)
+    .limit(32)
+    .execute();
+  let expired = 0;
+  for (const row of rows) {
+    const ending = {
+      kind: 'failed' as const,
+      reason: 'the owners did not sign it within 7 days',
+      txHash: null,
+      blockNumber: null,
+    };
+    if (await finishOutboxRow(ctx, row, ending)) expired += 1;
+  }
+  return expired;
 }

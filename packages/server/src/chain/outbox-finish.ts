@@ -40,7 +40,8 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, given: E
       // A payment's row (a payout, or one the owners' account made for a withdrawal) ends its payment.
       if (row.transaction_id !== null && (row.kind === 'payout' || row.kind === 'owners_op'))
         await finishPayment(trx, ctx.books, row, ending, nowMs);
-      if (row.kind === 'owners_op') {
+      // A payment the owners were asked to sign ends with its request (signed and sent, or never signed).
+      if (row.kind === 'owners_op' || row.status === 'awaiting_signatures') {
         await trx
           .updateTable('treasury_signature_requests')
           .set({ status: ending.kind, updated_at_ms: BigInt(nowMs) })

@@ -113,6 +113,7 @@ export function chainDuties(ctx: RailContext, rail: EvmRail, warn: (message: str
       if (!round.leased) return round;
       const swept = await planSweepsOnce({ ...base, tokenName, sweepTo: rail.sweepTo });
       const refillMicros = rail.bounded === null ? 0n : await rail.bounded.planRefillOnce(base);
+      if (rail.bounded !== null) await rail.bounded.expireUnsignedOnce(ctx);
       return { ...round, swept, refillMicros };
     },
     release: () => releaseLease(ctx.store.db, senderLeaseName(rail.config), rail.holder),
