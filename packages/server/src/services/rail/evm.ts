@@ -2,13 +2,7 @@
 // the chain code, viem, is ~36 MB of resident memory): the rail's duties with the books they write in, x402,
 // and the deposits still confirming.
 
-import {
-  addOwnerSignature,
-  findOwnersRequest,
-  ownersRequestFor,
-  type requestView,
-  SignatureRefused,
-} from '../../chain/owners-requests.ts';
+import type { requestView } from '../../chain/owners-requests.ts';
 import { type ChainDuties, chainDuties, type EvmRail } from '../../chain/rail.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Page, ServiceContext } from '../context.ts';
@@ -62,6 +56,9 @@ export function evmServices(
   };
 }
 
+/** The framework's ABIs and the owners' code: loaded in bounded mode only, when first needed (a hot rail never). */
+const ownersCode = () => import('../../chain/owners-requests.ts');
+
 function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
   const deps = {
     ctx: { ...ctx, books: railBooks },
@@ -82,8 +79,9 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
       if (reading === null || reading.bounded === null) return false;
       return reading.usdcMicros + reading.bounded.refillableMicros < amountMicros;
     },
-    requestFor: (transactionId) => ownersRequestFor(deps, transactionId),
+    requestFor: async (transactionId) => (await ownersCode()).ownersRequestFor(deps, transactionId),
     async sign(userId, id, signature) {
+      const { addOwnerSignature, findOwnersRequest, SignatureRefused } = await ownersCode();
       const row = await findOwnersRequest(deps, id);
       // Only a request paying this user's own payment: another organization's is not there for them.
       const owned =
