@@ -12,7 +12,7 @@ import { OverviewView } from '../src/views/OverviewView.tsx';
 import { TREASURY_RETRY_MS, TreasuryCard } from '../src/views/TreasuryCard.tsx';
 import {
   atRiskWords,
-  BOUNDED_NOT_YET,
+  BOUNDED_NOTE,
   TREASURY_UNAVAILABLE,
   treasuryModeWords,
 } from '../src/views/treasuryWords.ts';
@@ -98,7 +98,7 @@ afterEach(() => {
 });
 
 describe('the overview’s Treasury card', () => {
-  it('on the evm rail: hot, the float in the service’s key, all of it at risk, bounded not available yet', async () => {
+  it('on the evm rail: hot, the float in the service’s key, all of it at risk, how to bound it', async () => {
     renderWith(<OverviewView />);
     await tick(0);
     const card = screen.getByTestId('overview-treasury');
@@ -111,7 +111,7 @@ describe('the overview’s Treasury card', () => {
     expect(screen.getByTestId('treasury-at-risk').textContent).toBe(
       'At risk if the server is breached: 1,250.50 USDC',
     );
-    expect(screen.getByTestId('treasury-bounded-note').textContent).toBe(BOUNDED_NOT_YET);
+    expect(screen.getByTestId('treasury-bounded-note').textContent).toBe(BOUNDED_NOTE);
     expect(treasuryRequests()).toBe(1);
   });
 

@@ -646,23 +646,24 @@ export interface PendingDeposit {
   seenAt: Timestamp;
 }
 
-/** Who holds the treasury: `hot` (today's only mode) or `bounded` (not available yet). */
+/** Who holds the treasury: `hot` (the service's key) or `bounded` (a smart account its owners hold). */
 export type TreasuryMode = 'hot' | 'bounded';
 
 /** What the chain lets the service move per period, in `bounded` mode. */
 export interface TreasuryAllowance {
   perPeriod: Amount;
   period: string;
-  /** Left in the current period. */
+  /** Left in the current period, as the chain counts it. */
   remaining: Amount;
-  resetsAt: Timestamp;
+  /** When the next period starts; null until the owners have granted the service its delegation. */
+  resetsAt: Timestamp | null;
 }
 
 /**
  * `GET /wallet/treasury` (`evm` rail): where the money rests and what a breach of the server could move. In `hot`
  * mode the service's own key (`account`) holds all of it: `owners` is empty, `threshold` and `allowance` are null
- * and `atRisk` equals `float`. In `bounded` mode (not available yet) a smart account the owners hold keeps the
- * money and the service may move only its allowance: `atRisk` is `float` + the remaining allowance.
+ * and `atRisk` equals `float`. In `bounded` mode a smart account the owners hold keeps the money and the service
+ * may move only its allowance: `atRisk` is `float` + the remaining allowance.
  */
 export interface TreasuryView {
   mode: TreasuryMode;

@@ -6054,6 +6054,51 @@ export interface operations {
           };
         };
       };
+      /** @description Bounded treasury (TREASURY_MODE=bounded), more than the service’s float and allowance can pay: the money is held and the owners’ account pays it once enough owners have signed `signRequest` (POST /api/v1/wallet/treasury/signatures); the withdrawal is `processing` meanwhile. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            /** @description Tool responses (success and failure) name the tool. */
+            tool?: string;
+            data: {
+              /** @description the withdrawal */
+              id: string;
+              /** @enum {string} */
+              status: 'awaiting_signatures';
+              signRequest: {
+                /** @description the EIP-712 data each owner signs with eth_signTypedData_v4: a user operation of their account */
+                typedData: {
+                  domain: {
+                    name: string;
+                    version: string;
+                    chainId: number;
+                    verifyingContract: string;
+                  };
+                  types: {
+                    [key: string]: {
+                      name: string;
+                      type: string;
+                    }[];
+                  };
+                  primaryType: string;
+                  message: {
+                    [key: string]: string;
+                  };
+                };
+                /** @description its EIP-712 hash */
+                digest: string;
+              };
+              /** @description owners’ signatures still needed */
+              signaturesNeeded: number;
+            };
+          };
+        };
+      };
       /** @description Refused: `{success: false, error: {code, message}}` with a stable code. */
       '4XX': {
         headers: {

@@ -1,7 +1,8 @@
 // `agent-wallet`: serve (what `npm start` runs), migrate, verify-ledger, mcp (stdio bridge).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { systemClock } from './clock.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { formatMicros } from './domain/money.ts';
 import { verifyLedger } from './ledger/verify.ts';
 import { openStore } from './store/db.ts';
@@ -29,6 +30,11 @@ Commands:
                       stop the service first
 
 Every command that opens the database reads DATABASE_SCHEMA as the service does; --schema NAME overrides it.
+  deploy-smart-accounts   a local chain only (anvil): deploy the MetaMask Delegation Framework from its npm
+                  bytecode, paid by the service's key; prints the address variables TREASURY_MODE=bounded needs
+  treasury-prepare --out FILE   TREASURY_MODE=bounded: deploy the owners' account if it has no code yet and write
+                  the delegation its owners sign (its EIP-712 form) to FILE
+  treasury-grant --in FILE      the prepared FILE with the owners' "signatures" added: checked on chain and stored
   reset-password --email ADDRESS
                   a one-time link (1 hour) that sets a new password for that account; hand it to that
                   person only (every session ends; a second factor stays)
@@ -72,6 +78,10 @@ async function main(argv: string[]): Promise<number> {
       return operate(command, values);
     case 'reset-password':
       return resetLink(values.email, values.schema);
+    case 'deploy-smart-accounts':
+    case 'treasury-prepare':
+    case 'treasury-grant':
+      return treasury(command, values);
     case 'mcp': {
       const { runStdioBridge } = await import('./mcp/stdio.ts');
       return runStdioBridge(process.env, values.upstream);
@@ -171,11 +181,13 @@ async function verify(withChain: boolean, schemaFlag: string | undefined): Promi
     const { createChainClient } = await import('./chain/client.ts');
     const { reconcileChain } = await import('./chain/reconcile/reconcile.ts');
     const keys = serviceKeys(config.evm.mnemonic);
+    const bounded = config.evm.bounded === null ? null : await import('./chain/bounded.ts');
     const chain = await reconcileChain(
       store.db,
       createChainClient(config.evm),
       config.evm,
       keys.treasury.address.toLowerCase(),
+      bounded === null ? null : bounded.boundedAccount(config.evm.bounded!, keys),
     );
     const totals = `holdings ${formatMicros(chain.holdingsMicros)} USDC, liabilities ${formatMicros(chain.liabilitiesMicros)} USDC, ${chain.transfers} transfers`;
     if (!chain.ok) return broken(`chain BROKEN (${totals})`, chain.problems);
@@ -183,6 +195,61 @@ async function verify(withChain: boolean, schemaFlag: string | undefined): Promi
   } finally {
     await store.close();
   }
+}
+
+/** The bounded treasury's set-up (chain/bounded-setup.ts); the chain code is loaded only for these. */
+async function treasury(
+  command: 'deploy-smart-accounts' | 'treasury-prepare' | 'treasury-grant',
+  files: { out?: string | undefined; in?: string | undefined; schema?: string | undefined },
+): Promise<number> {
+  const { serviceKeys } = await import('./chain/keys.ts');
+  const { createChainClient } = await import('./chain/client.ts');
+  const setup = await import('./chain/bounded-setup.ts');
+  if (command === 'deploy-smart-accounts') {
+    // The framework's addresses are what this prints: the rest of the bounded configuration is not needed yet.
+    const config = loadConfig({ ...process.env, TREASURY_MODE: 'hot' });
+    const evm = needEvm(config.evm);
+    const deployed = await setup.deployFramework(createChainClient(evm), evm, serviceKeys(evm.mnemonic));
+    return print(deployed.lines.join('\n'));
+  }
+  const evm = needEvm(loadConfig().evm);
+  if (evm.bounded === null) throw new ConfigError(`${command} needs TREASURY_MODE=bounded and its settings`);
+  const store = await openConfiguredStore(files.schema);
+  try {
+    const deps = {
+      db: store.db,
+      client: createChainClient(evm),
+      config: evm,
+      keys: serviceKeys(evm.mnemonic),
+    };
+    const nowMs = systemClock.nowMs();
+    if (command === 'treasury-prepare') {
+      const out = need(files.out, command, '--out FILE');
+      const prepared = await setup.prepareDelegation(deps);
+      writeFileSync(
+        out,
+        `${JSON.stringify(prepared, (_k, v) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`,
+      );
+      return print(
+        `the owners' account is ${prepared.delegation.delegator}; ${prepared.threshold} of its owners sign the typedData in ${out} (eth_signTypedData_v4), add "signatures": [{"signer", "signature"}] to the file, then run treasury-grant --in ${out}`,
+      );
+    }
+    const input = JSON.parse(readFileSync(need(files.in, command, '--in FILE'), 'utf8'));
+    const id = await setup.grantDelegation(deps, input, nowMs);
+    return print(`delegation ${id} stored: the service refills its float within the allowance from now on`);
+  } finally {
+    await store.close();
+  }
+}
+
+function needEvm(evm: Config['evm']): NonNullable<Config['evm']> {
+  if (evm === null) throw new ConfigError('this command needs RAIL=evm and its settings');
+  return evm;
+}
+
+function need(value: string | undefined, command: string, flag: string): string {
+  if (value === undefined || value === '') throw new ConfigError(`${command} needs ${flag}`);
+  return value;
 }
 
 async function verifyAudit(schemaFlag: string | undefined): Promise<number> {

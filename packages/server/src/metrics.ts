@@ -13,7 +13,7 @@ export interface MetricSources {
   /** 1 up, 0 down, undefined without Redis. */
   redisUp: () => number | undefined;
   /** The evm rail's last treasury reading; undefined on the sandbox rail or before the first reading. */
-  treasury: () => { gasWei: bigint; usdcMicros: bigint } | undefined;
+  treasury: () => { gasWei: bigint; usdcMicros: bigint; atRiskMicros: bigint } | undefined;
 }
 
 export interface Metrics {
@@ -144,14 +144,14 @@ function registerGauges(registry: Registry, sources: MetricSources): void {
     const reading = sources.treasury();
     return reading === undefined ? undefined : Number(reading.usdcMicros);
   });
-  // Contract section 14: what a breach of the server could take now (float + remaining allowance). In hot mode, the
-  // only one built, the service's key holds the whole treasury: all of it.
+  // Contract section 14: what a breach of the server could take now (float + remaining allowance). In hot mode the
+  // service's key holds the whole treasury: all of it.
   gauge(
     'agent_wallet_treasury_at_risk_usdc_micros',
-    'USDC micro-units a breach of the server could move now (hot mode: the whole treasury)',
+    'USDC micro-units a breach of the server could move now (hot mode: the whole treasury; bounded: float + remaining allowance)',
     () => {
       const reading = sources.treasury();
-      return reading === undefined ? undefined : Number(reading.usdcMicros);
+      return reading === undefined ? undefined : Number(reading.atRiskMicros);
     },
   );
   gauge('agent_wallet_redis_up', '1 when Redis answers, 0 when it does not (absent without Redis)', () =>

@@ -9,7 +9,7 @@ import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
 import { formatUsdc } from '../money.ts';
 import { K, pollDelay, STALE, useResource } from '../queries.ts';
-import { atRiskWords, BOUNDED_NOT_YET, TREASURY_UNAVAILABLE, treasuryModeWords } from './treasuryWords.ts';
+import { atRiskWords, BOUNDED_NOTE, TREASURY_UNAVAILABLE, treasuryModeWords } from './treasuryWords.ts';
 
 /** While the chain cannot be read, the treasury is asked again this often (ms). */
 export const TREASURY_RETRY_MS = 15_000;
@@ -67,7 +67,7 @@ function Figures({ view }: { view: TreasuryView }) {
       </p>
       {view.mode === 'hot' && (
         <p className="hint" data-testid="treasury-bounded-note">
-          {BOUNDED_NOT_YET}
+          {BOUNDED_NOTE}
         </p>
       )}
     </>

@@ -7,9 +7,9 @@ import { formatUsdc } from '../money.ts';
 export const TREASURY_UNAVAILABLE =
   'The chain cannot be read right now, so the treasury is not shown; it will be as soon as the chain answers again.';
 
-/** Under a hot treasury: what would bound it, and that it does not exist yet. */
-export const BOUNDED_NOT_YET =
-  'A bounded treasury (a smart account the owners hold, the service capped per period) is not available yet.';
+/** Under a hot treasury: what would bound it, and how to have it. */
+export const BOUNDED_NOTE =
+  'A bounded treasury (a smart account the owners hold, the service capped per period by the chain) is set up with TREASURY_MODE=bounded.';
 
 /** Who holds the treasury, in a sentence: "Hot: the service's key holds all of it". */
 export function treasuryModeWords(

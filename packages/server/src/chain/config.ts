@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { registerSecret } from '../log-scrub.ts';
+import { type BoundedConfig, BoundedConfigError, parseBoundedConfig } from './bounded-config.ts';
 
 /** Where money goes out and comes in: the in-process sandbox, or USDC on an EVM chain. */
 export type Rail = 'sandbox' | 'evm';
@@ -38,21 +39,19 @@ export interface EvmConfig {
   startBlock: bigint | undefined;
   /**
    * Where the money rests (contract section 14): `hot`, in the service's own treasury key (a breach of the server
-   * can take all of it). `bounded` (a smart account the owners hold, the service capped per period by the chain)
-   * is refused at start until it is built.
+   * can take all of it); `bounded`, in a smart account the owners hold, the service's key allowed a per-period
+   * amount by the chain and paying from a float it refills within that allowance.
    */
-  treasuryMode: 'hot';
+  treasuryMode: 'hot' | 'bounded';
+  /** The bounded treasury's settings; null in `hot` mode. */
+  bounded: BoundedConfig | null;
 }
 
 export class EvmConfigError extends Error {}
 
-function parseTreasuryMode(value: string | undefined): 'hot' {
+function parseTreasuryMode(value: string | undefined): 'hot' | 'bounded' {
   const mode = value === undefined || value === '' ? 'hot' : value;
-  if (mode === 'hot') return mode;
-  if (mode === 'bounded')
-    throw new EvmConfigError(
-      'TREASURY_MODE=bounded (the money in a smart account the owners hold, the service allowed a per-period amount by the chain) is not available in this release; unset TREASURY_MODE or set it to hot',
-    );
+  if (mode === 'hot' || mode === 'bounded') return mode;
   throw new EvmConfigError(
     `TREASURY_MODE must be "hot" or "bounded", not ${JSON.stringify(mode.slice(0, 40))}`,
   );
@@ -61,9 +60,11 @@ function parseTreasuryMode(value: string | undefined): 'hot' {
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
 
 export function parseEvmConfig(env: NodeJS.ProcessEnv, dataDir: string): EvmConfig {
+  const chainId = Number(parseWhole('EVM_CHAIN_ID', env.EVM_CHAIN_ID, undefined, 1n, 2n ** 53n));
+  const treasuryMode = parseTreasuryMode(env.TREASURY_MODE);
   return {
     rpcUrl: parseRpcUrl(env.EVM_RPC_URL),
-    chainId: Number(parseWhole('EVM_CHAIN_ID', env.EVM_CHAIN_ID, undefined, 1n, 2n ** 53n)),
+    chainId,
     usdcAddress: parseUsdcAddress(env.USDC_ADDRESS),
     confirmations: Number(parseWhole('CONFIRMATIONS', env.CONFIRMATIONS, 12n, 1n, 10_000n)),
     mnemonic: mnemonicFrom(env.TREASURY_MNEMONIC, dataDir),
@@ -87,8 +88,18 @@ export function parseEvmConfig(env: NodeJS.ProcessEnv, dataDir: string): EvmConf
       (env.CHAIN_START_BLOCK ?? '') === ''
         ? undefined
         : parseWhole('CHAIN_START_BLOCK', env.CHAIN_START_BLOCK, 0n, 0n, 2n ** 63n - 1n),
-    treasuryMode: parseTreasuryMode(env.TREASURY_MODE),
+    treasuryMode,
+    bounded: treasuryMode === 'bounded' ? boundedFrom(env, chainId) : null,
   };
+}
+
+function boundedFrom(env: NodeJS.ProcessEnv, chainId: number): BoundedConfig {
+  try {
+    return parseBoundedConfig(env, chainId);
+  } catch (error) {
+    if (error instanceof BoundedConfigError) throw new EvmConfigError(error.message);
+    throw error;
+  }
 }
 
 function parseRpcUrl(value: string | undefined): string {

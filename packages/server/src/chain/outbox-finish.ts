@@ -14,8 +14,11 @@ export type Ending =
   | { kind: 'failed'; reason: string; txHash: string | null; blockNumber: bigint | null };
 
 /** Finishes a row once; false when it was already finished (by another instance or an earlier round). */
-export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: Ending): Promise<boolean> {
+export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, given: Ending): Promise<boolean> {
   const nowMs = ctx.clock.nowMs();
+  // A reason can quote the chain's revert data (an EntryPoint's FailedOp carries raw bytes): PostgreSQL refuses a
+  // NUL in text, so control characters never reach the database, its notes or webhooks.
+  const ending: Ending = given.kind === 'failed' ? { ...given, reason: printable(given.reason) } : given;
   return ctx.writer.run(
     async (trx) => {
       const current = await trx
@@ -35,8 +38,17 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: 
         })
         .where('id', '=', row.id)
         .execute();
-      if (row.kind === 'payout') await finishPayment(trx, ctx.books, row, ending, nowMs);
-      else if (row.kind === 'sweep' && ending.kind === 'failed') {
+      // A payment's row (a payout, or one the owners' account made for a withdrawal) ends its payment.
+      if (row.transaction_id !== null && (row.kind === 'payout' || row.kind === 'owners_op'))
+        await finishPayment(trx, ctx.books, row, ending, nowMs);
+      // A payment the owners were asked to sign ends with its request (signed and sent, or never signed).
+      if (row.kind === 'owners_op' || row.status === 'awaiting_signatures') {
+        await trx
+          .updateTable('treasury_signature_requests')
+          .set({ status: ending.kind, updated_at_ms: BigInt(nowMs) })
+          .where('outbox_id', '=', row.id)
+          .execute();
+      } else if (row.kind === 'sweep' && ending.kind === 'failed') {
         await trx
           .updateTable('chain_deposits')
           .set({ sweep_id: null })
@@ -45,7 +57,8 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, ending: 
       }
       return true;
     },
-    { wallets: [row.wallet_id] },
+    // A refill moves money between the service's own addresses: no wallet, no ledger entry.
+    { wallets: row.wallet_id === null ? [] : [row.wallet_id] },
   );
 }
 
@@ -58,7 +71,7 @@ async function finishPayment(
 ) {
   const payment = {
     transactionId: row.transaction_id!,
-    walletId: row.wallet_id,
+    walletId: row.wallet_id!,
     amountMicros: row.amount_micros,
   };
   if (ending.kind === 'completed') {
@@ -115,4 +128,10 @@ export async function recordSigned(
       .where('id', '=', row.transaction_id)
       .execute();
   }
+}
+
+/** Pure: the text without control characters (each run of them a single space). */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }

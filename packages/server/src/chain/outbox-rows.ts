@@ -15,7 +15,8 @@ export function payoutRow(payout: PayoutSpec, fromAddress: string, id: string): 
     from_address: fromAddress,
     to_address: payout.toAddress,
     amount_micros: payout.amountMicros,
-    status: 'queued',
+    // A payout the owners must sign waits; the sender takes only queued rows.
+    status: payout.awaitingOwners === true ? 'awaiting_signatures' : 'queued',
     tx_hashes_json: '[]',
     attempts: 0n,
     created_at_ms: nowMs,

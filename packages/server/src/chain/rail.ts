@@ -3,6 +3,7 @@
 // Opened in two steps because the duties need the service context, which needs the rail's batch settings.
 // What the duties need from the services (crediting a deposit, ending a payment) comes in the context's books.
 import { randomBytes } from 'node:crypto';
+import { getAddress } from 'viem';
 import type { Store } from '../store/db.ts';
 import type { RailContext } from './books.ts';
 import { type ChainClient, createChainClient } from './client.ts';
@@ -26,7 +27,13 @@ export interface EvmRail {
   holder: string;
   /** The token's EIP-712 name, read once from the contract. */
   tokenName: () => Promise<string>;
+  /** Bounded mode's code (the framework's ABIs and bytecode: loaded only in that mode); null in hot mode. */
+  bounded: BoundedModule | null;
+  /** Where deposits are swept: the treasury key (hot), the owners' account (bounded). */
+  sweepTo: `0x${string}`;
 }
+
+type BoundedModule = typeof import('./bounded.ts');
 
 /** Checks the database agrees with this rail and fixes where deposits start (refuses to start otherwise). */
 export async function openEvmRail(store: Store, config: EvmConfig): Promise<EvmRail> {
@@ -37,14 +44,51 @@ export async function openEvmRail(store: Store, config: EvmConfig): Promise<EvmR
   // Before the service hands out its first address: a start picked later (at the first watcher round) misses
   // every deposit made in between.
   await fixDepositStart(store.db, config, () => client.getBlockNumber({ cacheTime: 0 }));
+  const bounded = config.bounded === null ? null : await import('./bounded.ts');
+  const sweepTo =
+    bounded === null ? keys.treasury.address : getAddress(bounded.boundedAccount(config.bounded!, keys));
   return {
     config,
     keys,
     client,
-    treasury: createTreasuryMonitor(client, config, keys),
+    treasury: createTreasuryMonitor(
+      client,
+      config,
+      keys,
+      undefined,
+      bounded === null ? null : () => boundedView(bounded, client, config, keys, store),
+    ),
     treasuryAddress,
     holder: randomBytes(12).toString('hex'),
     tokenName: tokenNameReader(client, config),
+    bounded,
+    sweepTo,
+  };
+}
+
+/** The bounded treasury as the monitor (health, metrics, GET /api/v1/wallet/treasury) shows it. */
+async function boundedView(
+  code: BoundedModule,
+  client: ChainClient,
+  config: EvmConfig,
+  keys: ServiceKeys,
+  store: Store,
+) {
+  const bounded = config.bounded!;
+  const reading = await code.readBounded(client, config, keys, store.db);
+  const room = bounded.floatMaxMicros - reading.floatMicros;
+  const remaining =
+    reading.allowance === null || reading.allowance.revoked ? 0n : reading.allowance.remainingMicros;
+  const refillable = [room, remaining, reading.accountMicros].reduce((a, b) => (a < b ? a : b));
+  return {
+    account: reading.account,
+    owners: bounded.owners,
+    threshold: bounded.threshold,
+    allowanceMicros: bounded.allowanceMicros,
+    periodSeconds: bounded.periodSeconds,
+    remainingMicros: reading.allowance?.remainingMicros ?? null,
+    resetsAtSeconds: reading.allowance?.resetsAtSeconds ?? null,
+    refillableMicros: refillable > 0n ? refillable : 0n,
   };
 }
 
@@ -67,8 +111,10 @@ export function chainDuties(ctx: RailContext, rail: EvmRail, warn: (message: str
       // A confirmed sweep (or payout) changed what the treasury holds: health and metrics follow at once.
       if (round.finished > 0) await rail.treasury.refresh();
       if (!round.leased) return round;
-      const swept = await planSweepsOnce({ ...base, tokenName });
-      return { ...round, swept };
+      const swept = await planSweepsOnce({ ...base, tokenName, sweepTo: rail.sweepTo });
+      const refillMicros = rail.bounded === null ? 0n : await rail.bounded.planRefillOnce(base);
+      if (rail.bounded !== null) await rail.bounded.expireUnsignedOnce(ctx);
+      return { ...round, swept, refillMicros };
     },
     release: () => releaseLease(ctx.store.db, senderLeaseName(rail.config), rail.holder),
   };

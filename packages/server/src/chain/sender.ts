@@ -5,7 +5,16 @@
 // re-signed with the same nonce and higher fees (only one of them can ever be mined); (2) `queued` rows get
 // the next nonces, are signed, stored, then broadcast. Storing before broadcasting is what makes a crash safe:
 // after a restart the stored transaction is found on chain or sent again — never a second, different one.
-import { BaseError, ExecutionRevertedError, encodeFunctionData, keccak256, parseTransaction } from 'viem';
+import {
+  BaseError,
+  ExecutionRevertedError,
+  encodeFunctionData,
+  keccak256,
+  type Log,
+  parseAbiItem,
+  parseEventLogs,
+  parseTransaction,
+} from 'viem';
 import type { RailContext } from './books.ts';
 import type { ChainClient } from './client.ts';
 import type { EvmConfig } from './config.ts';
@@ -27,8 +36,9 @@ const FEE_BUMP_PERCENT = 125n;
  * at that point of a payout, exactly as a power cut would.
  */
 const CRASH_POINT = process.env.AGENT_WALLET_TEST_CRASH;
-function crashIf(point: 'payout-after-sign' | 'payout-after-broadcast', row: OutboxRow): void {
-  if (CRASH_POINT === point && row.kind === 'payout') process.kill(process.pid, 'SIGKILL');
+/** `payout-after-sign`, `refill-after-broadcast`…: the row's kind, then the step. */
+function crashIf(step: 'after-sign' | 'after-broadcast', row: OutboxRow): void {
+  if (CRASH_POINT === `${row.kind}-${step}`) process.kill(process.pid, 'SIGKILL');
 }
 
 /** A payout that cannot be sent for this long (treasury short of USDC) fails and its money goes back. */
@@ -86,21 +96,33 @@ async function progressSent(deps: SenderDeps, row: OutboxRow, head: bigint): Pro
   const receipt = await firstReceipt(deps.client, hashes);
   if (receipt !== null) {
     if (head - receipt.blockNumber + 1n < BigInt(deps.config.confirmations)) return false;
+    const failure =
+      receipt.status !== 'success'
+        ? 'the transfer reverted on chain'
+        : row.kind === 'owners_op' && !operationsSucceeded(receipt.logs)
+          ? "the owners' operation was submitted but its call reverted in the account"
+          : null;
+    const mined = { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber };
     const ending =
-      receipt.status === 'success'
-        ? { kind: 'completed' as const, txHash: receipt.transactionHash, blockNumber: receipt.blockNumber }
-        : {
-            kind: 'failed' as const,
-            reason: 'the transfer reverted on chain',
-            txHash: receipt.transactionHash,
-            blockNumber: receipt.blockNumber,
-          };
+      failure === null
+        ? { kind: 'completed' as const, ...mined }
+        : { kind: 'failed' as const, reason: failure, ...mined };
     return finishOutboxRow(deps.ctx, row, ending);
   }
   const stuckMs = deps.ctx.clock.nowMs() - Number(row.sent_at_ms ?? 0n);
   if (stuckMs >= deps.config.feeBumpAfterMs) await bumpFees(deps, row, hashes);
   else await broadcast(deps, row.raw_tx as `0x${string}`);
   return false;
+}
+
+const userOperationEvent = parseAbiItem(
+  'event UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)',
+);
+
+/** handleOps succeeds even when the account's call reverts: the EntryPoint's event says which. */
+function operationsSucceeded(logs: Log[]): boolean {
+  const events = parseEventLogs({ abi: [userOperationEvent], eventName: 'UserOperationEvent', logs });
+  return events.length > 0 && events.every((e) => e.args.success);
 }
 
 /** The receipt of whichever of these hashes is in a block, or null (only one of a nonce's signings can be). */
@@ -171,11 +193,16 @@ function signCall(
 
 /**
  * The contract call an outbox row makes: a USDC transfer (payout), transferWithAuthorization (sweep), or the
- * approval of Permit2 (approve).
+ * approval of Permit2 (approve), or the delegation's redemption (refill: the owners' account pays the float,
+ * within the period's allowance).
  */
 export function callOf(deps: Pick<SenderDeps, 'config'>, row: OutboxRow) {
   const to = deps.config.usdcAddress as `0x${string}`;
   if (row.kind === 'approve') return { to, data: permit2ApproveData() };
+  // Encoded when queued: a refill's DelegationManager.redeemDelegations (chain/bounded.ts), an owners'
+  // operation's EntryPoint.handleOps (chain/owners-requests.ts).
+  if (row.kind === 'refill' || row.kind === 'owners_op')
+    return JSON.parse(row.authorization_json!) as { to: `0x${string}`; data: `0x${string}` };
   if (row.kind === 'payout') {
     const data = encodeFunctionData({
       abi: usdcAbi,
@@ -252,9 +279,9 @@ async function sendQueued(deps: SenderDeps, queued: readonly OutboxRow[]): Promi
     if (gas === null) continue;
     const rawTx = await signCall(deps, call, { nonce, gas: (gas * GAS_HEADROOM_PERCENT) / 100n, ...fees });
     await storeSigned(deps, row, { nonce, rawTx, hashes: [keccak256(rawTx)], ...fees });
-    crashIf('payout-after-sign', row);
+    crashIf('after-sign', row);
     await broadcast(deps, rawTx);
-    crashIf('payout-after-broadcast', row);
+    crashIf('after-broadcast', row);
     if (row.kind === 'payout') treasuryMicros -= row.amount_micros;
     nonce += 1n;
     sent += 1;

@@ -25,6 +25,8 @@ export interface SweepDeps {
   config: EvmConfig;
   keys: ServiceKeys;
   tokenName: () => Promise<string>;
+  /** Where deposits go: the service's key (hot mode) or the owners' account (bounded mode). */
+  sweepTo: `0x${string}`;
 }
 
 interface SweepCandidate {
@@ -86,7 +88,8 @@ async function signSweep(
   const account = deps.keys.accountAt(Number(candidate.derivationIndex));
   const message = {
     from: account.address,
-    to: deps.keys.treasury.address,
+    // Bounded mode: straight into the owners' account, never through the service's key.
+    to: deps.sweepTo,
     value: candidate.amountMicros,
     validAfter: 0n,
     validBefore: chainNowSeconds + BigInt(AUTHORIZATION_VALID_SECONDS),

@@ -10,6 +10,8 @@ const reading: TreasuryReading = {
   gasWei: 10n ** 16n,
   usdcMicros: 50_000_000n,
   readAtMs: 0,
+  atRiskMicros: 50_000_000n,
+  bounded: null,
 };
 
 test('a payout is refused before any debit when the chain is unreachable, gas is low or USDC short', () => {

@@ -17,7 +17,7 @@ const TREASURY_FRESH_MS = 5_000;
 /** The fresh read before a refusal waits this long at most; then the cached reading decides. */
 const TREASURY_RECHECK_TIMEOUT_MS = 2_000;
 
-import type { TreasuryReading } from './treasury-view.ts';
+import type { BoundedView, TreasuryReading } from './treasury-view.ts';
 
 export type { TreasuryReading } from './treasury-view.ts';
 
@@ -45,6 +45,8 @@ export function createTreasuryMonitor(
   config: Pick<EvmConfig, 'usdcAddress' | 'minTreasuryGasWei'>,
   keys: Pick<ServiceKeys, 'treasury'>,
   nowMs: () => number = monotonicMs,
+  /** Bounded mode: the owners' account and the allowance, read with the float. */
+  readBounded: (() => Promise<BoundedView>) | null = null,
 ): TreasuryMonitor {
   let latest: TreasuryReading | null = null;
   let reading: Promise<TreasuryReading | null> | null = null;
@@ -52,7 +54,7 @@ export function createTreasuryMonitor(
     const address = keys.treasury.address;
     // The time the read starts: the chain's state is at least this recent.
     const readAtMs = nowMs();
-    const [gasWei, usdcMicros] = await Promise.all([
+    const [gasWei, usdcMicros, bounded] = await Promise.all([
       client.getBalance({ address }),
       client.readContract({
         address: config.usdcAddress as `0x${string}`,
@@ -60,8 +62,10 @@ export function createTreasuryMonitor(
         functionName: 'balanceOf',
         args: [address],
       }),
+      readBounded === null ? null : readBounded(),
     ]);
-    latest = { address: address.toLowerCase(), gasWei, usdcMicros, readAtMs };
+    const atRiskMicros = usdcMicros + (bounded?.remainingMicros ?? 0n);
+    latest = { address: address.toLowerCase(), gasWei, usdcMicros, readAtMs, atRiskMicros, bounded };
     return latest;
   };
   // One read at a time: requests refused together, and the sender's round, share it.
@@ -124,6 +128,17 @@ export function payoutRefusal(
   if (reading === null) return `the chain cannot be reached; ${what}s are paused, nothing was debited`;
   if (reading.gasWei < minGasWei) {
     return `the treasury is low on gas; ${what}s are paused until it is topped up, nothing was debited`;
+  }
+  // Bounded mode: a payout the float cannot cover now waits (queued) for the refill the allowance still permits;
+  // an x402 or MPP authorization is settled by the seller at once, so only the float itself can pay it.
+  if (reading.bounded !== null) {
+    const payableMicros = reading.usdcMicros + (what === 'payout' ? reading.bounded.refillableMicros : 0n);
+    if (payableMicros >= amountMicros) return null;
+    const source =
+      what === 'payout'
+        ? "the service's float and what this period's allowance can still refill"
+        : "the service's float (refilled within the period's allowance shortly)";
+    return `${source} (${formatMicros(payableMicros)} USDC) are less than this ${what}; nothing was debited`;
   }
   if (reading.usdcMicros < amountMicros) {
     return `the treasury holds ${formatMicros(reading.usdcMicros)} USDC on chain, less than this ${what}; nothing was debited`;

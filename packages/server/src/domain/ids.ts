@@ -18,6 +18,8 @@ export type IdPrefix =
   | 'dep'
   | 'evt'
   | 'obx'
+  | 'tdl'
+  | 'osr'
   | 'cdp'
   | 'pch'
   | 'whk'

@@ -72,6 +72,8 @@ export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B ext
   /** Documented success data (the envelope's `data`), for the OpenAPI document only. */
   response?: z.ZodType;
   successStatus?: number;
+  /** Other successes the handler may answer (its result's `status`), each with its documented data. */
+  otherSuccesses?: Record<number, { description: string; data: z.ZodType }>;
   handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<RouteResult<R>>;
 }
 
@@ -272,6 +274,12 @@ export function toFastifyRoute(
         ...(definition.response === undefined
           ? {}
           : { [status]: envelopeOf(definition.response).describe(definition.summary) }),
+        ...Object.fromEntries(
+          Object.entries(definition.otherSuccesses ?? {}).map(([code, other]) => [
+            code,
+            envelopeOf(other.data).describe(other.description),
+          ]),
+        ),
         '4XX': failureEnvelope.describe(
           'Refused: `{success: false, error: {code, message}}` with a stable code.',
         ),

@@ -73,6 +73,7 @@ import getWallet from './wallet/get.ts';
 import pendingDeposits from './wallet/pending-deposits.ts';
 import sandboxDeposit from './wallet/sandbox-deposit.ts';
 import walletTreasury from './wallet/treasury.ts';
+import treasurySignatures from './wallet/treasury-signatures.ts';
 import withdrawMaster from './wallet/withdraw.ts';
 import getWithdrawal from './wallet/withdrawal.ts';
 import addWithdrawalAddress from './wallet/withdrawal-address-add.ts';
@@ -139,6 +140,7 @@ export const ROUTE_TABLE = {
   sandboxDeposit,
   pendingDeposits,
   walletTreasury,
+  treasurySignatures,
   addWithdrawalAddress,
   listWithdrawalAddresses,
   removeWithdrawalAddress,
@@ -191,4 +193,8 @@ export const OPERATION_IDS: ReadonlyMap<AnyRoute, string> = new Map(
 
 /** Routes that exist only on some rails. */
 export const SANDBOX_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([sandboxDeposit]);
-export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([pendingDeposits, walletTreasury]);
+export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([
+  pendingDeposits,
+  walletTreasury,
+  treasurySignatures,
+]);

@@ -25,7 +25,11 @@ import { type CheckPaymentData, type CheckRequest, checkPayment } from './money/
 import { createDepositService, type DepositService } from './money/deposits.ts';
 import { purgeExpiredKeys } from './money/idempotency.ts';
 import { createPaymentService, type PaymentService } from './money/payments.ts';
-import { createWithdrawalService, type WithdrawalService } from './money/withdrawals.ts';
+import {
+  createWithdrawalService,
+  type WithdrawalOwners,
+  type WithdrawalService,
+} from './money/withdrawals.ts';
 import { createOAuthService, type OAuthService, purgeEndedOAuth } from './oauth/authorization-server.ts';
 import {
   type AuditLog,
@@ -259,7 +263,7 @@ function assembleServices(config: Config, options: ServiceOptions, opened: Opene
     keys,
     approvals,
     ...peopleServices(ctx, config, keys, evm),
-    ...moneyServices(ctx, config, { batchOptions, payoutGate }),
+    ...moneyServices(ctx, config, { batchOptions, payoutGate, owners: chain?.owners ?? null }),
     webhooks: createWebhookService(ctx, config.webhookAllowPrivate),
     deliverWebhooks: () => delivery.webhooks.deliverDue(),
     sendEmails: () => delivery.email?.sendDue() ?? Promise.resolve(0),
@@ -346,7 +350,11 @@ type PayoutGate = Parameters<typeof createApprovalService>[1];
 function moneyServices(
   ctx: ServiceContext,
   config: Config,
-  { batchOptions, payoutGate }: { batchOptions: MoneyBatchOptions; payoutGate: PayoutGate },
+  {
+    batchOptions,
+    payoutGate,
+    owners,
+  }: { batchOptions: MoneyBatchOptions; payoutGate: PayoutGate; owners: WithdrawalOwners | null },
 ) {
   const { store, clock } = ctx;
   return {
@@ -354,6 +362,7 @@ function moneyServices(
     withdrawals: createWithdrawalService(ctx, {
       delayMs: config.withdrawalAddressDelaySeconds * 1000,
       payoutGate,
+      owners,
     }),
     deposits: createDepositService(ctx),
     checkPayment: (request: CheckRequest) => checkPayment(store, batchOptions, request),

@@ -9,6 +9,8 @@ import type {
   ChainLeasesTable,
   ChainOutboxTable,
   ServiceSettingsTable,
+  TreasuryDelegationsTable,
+  TreasurySignatureRequestsTable,
 } from './schema/chain.ts';
 import type {
   ApiKeysTable,
@@ -81,6 +83,8 @@ export interface Database {
   chain_deposits: ChainDepositsTable;
   chain_outbox: ChainOutboxTable;
   chain_leases: ChainLeasesTable;
+  treasury_delegations: TreasuryDelegationsTable;
+  treasury_signature_requests: TreasurySignatureRequestsTable;
   policy_changes: PolicyChangesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;

@@ -63,6 +63,8 @@ export const TABLES = [
   'oauth_clients',
   'oauth_codes',
   'oauth_tokens',
+  'treasury_delegations',
+  'treasury_signature_requests',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 export interface SnapshotSecrets {

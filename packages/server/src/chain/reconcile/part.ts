@@ -12,6 +12,8 @@ export interface Scope {
   treasury: string;
   usdcAddress: string;
   wallets: Set<string>;
+  /** Bounded mode: the owners' account, which holds the reserves with the float; null in hot mode. */
+  account: string | null;
 }
 
 export type Report = (problem: string) => void;

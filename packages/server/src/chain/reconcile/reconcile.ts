@@ -1,6 +1,7 @@
 // `agent-wallet verify-ledger --chain`: the ledger against the chain, a proof of reserves. Each way money moves on
 // chain is a part of its own (part.ts): deposits and the outbox's transfers (transfers.ts), paid requests by the
-// authorization their payment method signs (paid-requests.ts); here only what they share.
+// authorization their payment method signs (paid-requests.ts), and in bounded mode the delegation's redemptions
+// (redemptions.ts); here only what they share.
 // 1. Holdings cover liabilities: USDC at the treasury plus at every deposit address is at least every wallet's
 //    balance and holds plus the payouts not yet mined (still owed to someone, still in the treasury).
 // 2. Every USDC transfer touching a service address matches exactly one record: a deposit (chain_deposits), a
@@ -9,6 +10,10 @@
 //    is named. A paid request is matched by its settlement: a Permit2 authorization (x402 `upto`) by a transfer
 //    of at most its maximum (exactly its settled amount once completed); in flight it counts as owed at its
 //    maximum, less what the chain already moved.
+// Bounded mode (TREASURY_MODE=bounded): the owners' account holds the reserves with the float, deposits sweep into
+// it and refills (redemptions of the delegation) move from it to the float, each matched to its outbox row. Other
+// transfers of the account are the owners' own (their top-ups, what they sign out): not the ledger's to know,
+// and the holdings check still catches any that leaves the ledger uncovered.
 
 import type { Kysely } from 'kysely';
 import { formatMicros } from '../../domain/money.ts';
@@ -20,6 +25,7 @@ import { CHAIN_HISTORY_START_SETTING } from '../setup.ts';
 import { usdcAbi } from '../token.ts';
 import { paidRequestsPart } from './paid-requests.ts';
 import { type ChainPart, type Report, type Scope, transferName } from './part.ts';
+import { redemptionsPart } from './redemptions.ts';
 import { depositsPart, outboxPart } from './transfers.ts';
 
 /** Blocks per getLogs call while scanning the service's history. */
@@ -39,6 +45,8 @@ export async function reconcileChain(
   client: ChainClient,
   config: EvmConfig,
   treasury: string,
+  /** Bounded mode: the owners' account (lower-case); null in hot mode. */
+  account: string | null = null,
 ): Promise<ChainReport> {
   const problems: string[] = [];
   const report: Report = (p) => {
@@ -49,15 +57,18 @@ export async function reconcileChain(
     treasury,
     usdcAddress: config.usdcAddress,
     wallets: new Set(wallets.map((w) => w.address)),
+    account,
   };
+  const head = await client.getBlockNumber({ cacheTime: 0 });
+  const blocks = { from: await historyStart(db, config), to: head };
   // The order is the claim order: a treasury transfer is an outbox payout before it is a paid request's.
   const parts = [
     await depositsPart(db, scope),
     await outboxPart(db, scope),
     await paidRequestsPart(db, scope),
+    await redemptionsPart(db, client, config, scope, blocks),
   ];
-  const head = await client.getBlockNumber({ cacheTime: 0 });
-  const transfers = await scanTransfers(db, client, config, head);
+  const transfers = await scanTransfers(client, config, blocks);
   for (const transfer of transfers) offer(scope, parts, transfer, report);
   for (const part of parts) part.reportUnmatched(report);
   const holdingsMicros = await holdings(client, config, [
@@ -79,14 +90,21 @@ export async function reconcileChain(
   };
 }
 
-/** A transfer touching the service's addresses is some part's, or the ledger does not know it. */
+/**
+ * A transfer touching the service's addresses is some part's, or the ledger does not know it. In bounded mode the
+ * owners' own transfers of their account are theirs, not the ledger's to know — but one that pays a withdrawal
+ * they signed through the service must match its row (the holdings check catches any other that leaves the
+ * ledger uncovered).
+ */
 function offer(scope: Scope, parts: readonly ChainPart[], t: ChainTransfer, report: Report): void {
   const ours = [t.from, t.to].some((a) => a === scope.treasury || scope.wallets.has(a));
-  if (!ours) return;
-  if (!parts.some((part) => part.claim(t, report))) report(`${transferName(t)}: the ledger does not know it`);
+  const owners = scope.account !== null && t.from === scope.account;
+  if (!ours && !owners) return;
+  const claimed = parts.some((part) => part.claim(t, report));
+  if (!claimed && ours) report(`${transferName(t)}: the ledger does not know it`);
 }
 
-async function scanTransfers(db: Kysely<Database>, client: ChainClient, config: EvmConfig, head: bigint) {
+async function historyStart(db: Kysely<Database>, config: EvmConfig): Promise<bigint> {
   const setting = await db
     .selectFrom('service_settings')
     .select('value')
@@ -94,12 +112,14 @@ async function scanTransfers(db: Kysely<Database>, client: ChainClient, config: 
     .executeTakeFirst();
   // Not the watcher's cursor or start: a database from before the history start was recorded may have started
   // its watcher too late, and the transfers it missed are exactly what this scan must find.
-  let from = setting === undefined ? (config.startBlock ?? 0n) : BigInt(setting.value);
+  return setting === undefined ? (config.startBlock ?? 0n) : BigInt(setting.value);
+}
+
+async function scanTransfers(client: ChainClient, config: EvmConfig, blocks: { from: bigint; to: bigint }) {
   const transfers: ChainTransfer[] = [];
-  while (from <= head) {
-    const to = from + SCAN_RANGE_BLOCKS - 1n < head ? from + SCAN_RANGE_BLOCKS - 1n : head;
+  for (let from = blocks.from; from <= blocks.to; from += SCAN_RANGE_BLOCKS) {
+    const to = from + SCAN_RANGE_BLOCKS - 1n < blocks.to ? from + SCAN_RANGE_BLOCKS - 1n : blocks.to;
     transfers.push(...(await fetchTransfers(client, config.usdcAddress, from, to)));
-    from = to + 1n;
   }
   return transfers;
 }

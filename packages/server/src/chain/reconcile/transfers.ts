@@ -1,5 +1,7 @@
 // The parts of verify-ledger --chain that move USDC by plain transfers: deposits into the wallets' addresses
-// (chain_deposits) and the outbox's transactions out of them and the treasury (chain_outbox: sweeps, payouts).
+// (chain_deposits) and the outbox's transactions out of them and the treasury (chain_outbox: sweeps, payouts). In
+// bounded mode deposits sweep into the owners' account, refills (redemptions of the delegation) move from it to
+// the float, and a withdrawal the owners signed moves from it to its address (owners_op), each matched to its row.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import type { ChainClient } from '../client.ts';
@@ -40,6 +42,7 @@ export async function depositsPart(db: Kysely<Database>, scope: Scope): Promise<
 
 interface OutboxRow {
   id: string;
+  transactionId: string | null;
   kind: string;
   to: string;
   amountMicros: bigint;
@@ -52,6 +55,7 @@ interface OutboxRow {
 export async function outboxPart(db: Kysely<Database>, scope: Scope): Promise<ChainPart> {
   const rows: OutboxRow[] = (await db.selectFrom('chain_outbox').selectAll().execute()).map((o) => ({
     id: o.id,
+    transactionId: o.transaction_id,
     kind: o.kind,
     to: o.to_address,
     amountMicros: o.amount_micros,
@@ -78,8 +82,7 @@ export async function outboxPart(db: Kysely<Database>, scope: Scope): Promise<Ch
     },
     reportUnmatched(report: Report) {
       for (const row of rows) {
-        // An approval moves no USDC: there is no transfer of it to find.
-        if (row.status === 'completed' && !row.matched && row.kind !== 'approve')
+        if (row.status === 'completed' && !row.matched && movesUsdc(row))
           report(`${row.kind} ${row.id} is completed but not on chain`);
       }
     },
@@ -89,16 +92,31 @@ export async function outboxPart(db: Kysely<Database>, scope: Scope): Promise<Ch
 }
 
 function outboxKindOf(scope: Scope, t: ChainTransfer): string | null {
-  if (scope.wallets.has(t.from) && t.to === scope.treasury) return 'sweep';
+  const reserve = scope.account ?? scope.treasury;
+  if (scope.wallets.has(t.from) && t.to === reserve) return 'sweep';
+  if (scope.account !== null && t.from === scope.account)
+    return t.to === scope.treasury ? 'refill' : 'owners_op';
   if (t.from === scope.treasury && !scope.wallets.has(t.to)) return 'payout';
   return null;
 }
 
-/** Payouts whose transfer is not yet in a block: owed to someone, still in the treasury. */
+/** An approval (of Permit2) moves no USDC, nor does an owners' operation without a payment (a revocation). */
+function movesUsdc(row: OutboxRow): boolean {
+  if (row.kind === 'approve') return false;
+  return row.kind !== 'owners_op' || row.transactionId !== null;
+}
+
+const UNSENT_STATUSES: ReadonlySet<string> = new Set(['awaiting_signatures', 'queued', 'sent']);
+
+/**
+ * Payments whose transfer is not yet in a block: owed to someone, still held — a payout, or a withdrawal waiting
+ * for (or signed by) the owners.
+ */
 async function payoutsNotMined(client: ChainClient, rows: readonly OutboxRow[]): Promise<bigint> {
   let owed = 0n;
   for (const row of rows) {
-    if (row.kind !== 'payout' || (row.status !== 'queued' && row.status !== 'sent')) continue;
+    const payment = row.kind === 'payout' || (row.kind === 'owners_op' && row.transactionId !== null);
+    if (!payment || !UNSENT_STATUSES.has(row.status)) continue;
     const hashes = [...row.hashes].filter((h) => h !== '') as `0x${string}`[];
     if ((await firstReceipt(client, hashes)) === null) owed += row.amountMicros;
   }

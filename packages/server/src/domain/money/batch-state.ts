@@ -175,6 +175,8 @@ export interface PayoutSpec {
   toAddress: string;
   amountMicros: bigint;
   nowMs: number;
+  /** Bounded mode: more than the float and the allowance can pay; it waits for the owners' signatures. */
+  awaitingOwners?: true;
 }
 
 /** The state of a signed paid request, by what was signed (see X402State in store/schema/money.ts). */

@@ -20,6 +20,8 @@ export interface MasterWithdrawalCommand {
   memo: string | null;
   idempotency: { scope: string; key: string; fingerprint: string } | null;
   nowMs: number;
+  /** Bounded mode: paid by the owners' account once they sign, not from the service's float. */
+  viaOwners?: true;
 }
 
 export interface WithdrawalData {
@@ -30,6 +32,8 @@ export interface WithdrawalData {
   status: 'completed' | 'processing';
   rail: string;
   nowMs: number;
+  /** The payout waits for the owners' signatures (answered 202 awaiting_signatures). */
+  awaitingOwners?: true;
 }
 
 export function decideMasterWithdrawal(
@@ -58,8 +62,11 @@ export function decideMasterWithdrawal(
     nowMs: command.nowMs,
   });
   const { toAddress, amountMicros, nowMs } = command;
-  if (status === 'processing')
-    effects.payouts.push({ transactionId: id, walletId: master.id, toAddress, amountMicros, nowMs });
+  const awaitingOwners = status === 'processing' && command.viaOwners === true;
+  if (status === 'processing') {
+    const payout = { transactionId: id, walletId: master.id, toAddress, amountMicros, nowMs };
+    effects.payouts.push(awaitingOwners ? { ...payout, awaitingOwners } : payout);
+  }
   effects.records.push({
     id,
     walletId: master.id,
@@ -90,5 +97,6 @@ export function decideMasterWithdrawal(
     status,
     rail,
     nowMs,
+    ...(awaitingOwners ? { awaitingOwners } : {}),
   });
 }

@@ -5,7 +5,7 @@ import { defineRoute } from '../../http/route.ts';
 import { addressSchema, amountSchema, idempotencyKeySchema, memoSchema } from '../../http/schemas.ts';
 import { chooseIdempotencyKey, idempotencyClaim, keyScope } from '../../services/money/idempotency.ts';
 import { withdrawalAnswer } from '../../services/money/withdrawals.ts';
-import { withdrawalView } from './withdrawal-schemas.ts';
+import { awaitingSignaturesView, withdrawalView } from './withdrawal-schemas.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -29,6 +29,15 @@ export default defineRoute({
   }),
   response: withdrawalView,
   successStatus: 201,
+  otherSuccesses: {
+    202: {
+      description:
+        'Bounded treasury (TREASURY_MODE=bounded), more than the service’s float and allowance can pay: the money ' +
+        'is held and the owners’ account pays it once enough owners have signed `signRequest` ' +
+        '(POST /api/v1/wallet/treasury/signatures); the withdrawal is `processing` meanwhile.',
+      data: awaitingSignaturesView,
+    },
+  },
   handler: async ({ request, body, services }) => {
     const { tenantId: userId } = currentUser(request);
     const key = chooseIdempotencyKey(request.headers['idempotency-key'], body.idempotencyKey);
@@ -45,6 +54,17 @@ export default defineRoute({
       memo: body.memo ?? null,
       idempotency,
     });
-    return { data: withdrawalAnswer(unwrap(outcome)) };
+    const data = unwrap(outcome);
+    const owners = data.awaitingOwners === true ? await services.withdrawals.ownersRequest(data.id) : null;
+    if (owners !== null) {
+      const answer: Record<string, unknown> = {
+        id: data.id,
+        status: 'awaiting_signatures',
+        signRequest: owners.signRequest,
+        signaturesNeeded: owners.signaturesNeeded,
+      };
+      return { status: 202, data: answer };
+    }
+    return { data: withdrawalAnswer(data) as Record<string, unknown> };
   },
 });

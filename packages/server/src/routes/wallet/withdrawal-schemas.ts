@@ -21,3 +21,30 @@ export const withdrawalView = z.object({
   rail: z.string().describe('"sandbox", "evm", or "internal" for an address of this service'),
   createdAt: timestamp,
 });
+
+/** What the owners sign (bounded mode), as GET /api/v1/wallet/treasury's owners see it: docs/evm-rail.md. */
+export const signRequestView = z.object({
+  typedData: z
+    .object({
+      domain: z.object({
+        name: z.string(),
+        version: z.string(),
+        chainId: z.number().int(),
+        verifyingContract: z.string(),
+      }),
+      types: z.record(z.string(), z.array(z.object({ name: z.string(), type: z.string() }))),
+      primaryType: z.string(),
+      message: z.record(z.string(), z.string()),
+    })
+    .describe(
+      'the EIP-712 data each owner signs with eth_signTypedData_v4: a user operation of their account',
+    ),
+  digest: z.string().describe('its EIP-712 hash'),
+});
+
+export const awaitingSignaturesView = z.object({
+  id: z.string().describe('the withdrawal'),
+  status: z.literal('awaiting_signatures'),
+  signRequest: signRequestView,
+  signaturesNeeded: z.number().int().describe('owners’ signatures still needed'),
+});

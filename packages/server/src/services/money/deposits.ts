@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import { isoFromMs } from '../../clock.ts';
 import { newId } from '../../domain/ids.ts';
-import type { DepositCommand, DepositData } from '../../domain/money/movement-batch.ts';
+import type { DepositCommand } from '../../domain/money/movement-batch.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { unwrap } from '../../domain/outcome.ts';
 import type { NewDeposit } from '../../domain/records.ts';

@@ -49,9 +49,18 @@ export interface WithdrawalRequest {
   idempotency: IdempotencyRequest | null;
 }
 
+/** Bounded mode's gate (services/rail/evm.ts): payouts the owners' account makes once they sign. */
+export interface WithdrawalOwners {
+  needsOwners(toAddress: string, amountMicros: bigint): Promise<boolean>;
+  requestFor(transactionId: string): Promise<{
+    signRequest: unknown;
+    signaturesNeeded: number;
+  } | null>;
+}
+
 export function createWithdrawalService(
   ctx: ServiceContext,
-  options: { delayMs: number; payoutGate: PayoutGate },
+  options: { delayMs: number; payoutGate: PayoutGate; owners: WithdrawalOwners | null },
 ) {
   const { store, writer, clock } = ctx;
 
@@ -76,8 +85,13 @@ export function createWithdrawalService(
 
   async function withdraw(request: WithdrawalRequest): Promise<Outcome<WithdrawalData>> {
     await requireActive(request.userId, request.toAddress);
-    if (options.payoutGate !== null) await options.payoutGate(request.toAddress, request.amountMicros);
+    const viaOwners =
+      options.owners !== null && (await options.owners.needsOwners(request.toAddress, request.amountMicros));
+    // Paid by the owners' account once they sign: the float's own limits do not apply.
+    if (!viaOwners && options.payoutGate !== null)
+      await options.payoutGate(request.toAddress, request.amountMicros);
     const command: MasterWithdrawalCommand = {
+      ...(viaOwners ? { viaOwners: true as const } : {}),
       kind: 'master_withdrawal',
       userId: request.userId,
       toAddress: request.toAddress,
@@ -114,7 +128,11 @@ export function createWithdrawalService(
     return withdrawalView(row);
   }
 
-  return { ...createAddressBook(ctx, options.delayMs), withdraw, list, get };
+  /** The owners' request for a withdrawal that awaits their signatures, or null. */
+  const ownersRequest = (transactionId: string) =>
+    options.owners?.requestFor(transactionId) ?? Promise.resolve(null);
+
+  return { ...createAddressBook(ctx, options.delayMs), withdraw, list, get, ownersRequest };
 }
 
 /** The owner's withdrawal address book: an address added now can be withdrawn to once `delayMs` has passed. */

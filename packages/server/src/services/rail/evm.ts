@@ -1,7 +1,10 @@
 // The evm rail's services, loaded only on `evm` (services/index.ts imports this module when it opens that rail:
 // the chain code, viem, is ~36 MB of resident memory): the rail's duties with the books they write in, x402,
 // and the deposits still confirming.
+
+import type { requestView } from '../../chain/owners-requests.ts';
 import { type ChainDuties, chainDuties, type EvmRail } from '../../chain/rail.ts';
+import { AppError, notFound } from '../../errors.ts';
 import type { Page, ServiceContext } from '../context.ts';
 import { settleX402Due } from '../x402/settle.ts';
 import { createX402Service, type X402Service } from '../x402/x402.ts';
@@ -10,8 +13,22 @@ import { railBooks } from './rail-books.ts';
 
 export { openEvmRail } from '../../chain/rail.ts';
 
+/** Bounded mode: the payments that wait for the owners' signatures, and the signatures handed in. */
+export interface OwnersGate {
+  /** Whether a payout to this address must wait for the owners: more than the float and the allowance can pay. */
+  needsOwners(toAddress: string, amountMicros: bigint): Promise<boolean>;
+  /** The request the owners sign for this payment's payout (created once), or null when none waits. */
+  requestFor(transactionId: string): Promise<OwnersRequestView | null>;
+  /** Hands in one owner's signature for a request of this user's payment (by its id or the request's). */
+  sign(userId: string, id: string, signature: `0x${string}`): Promise<OwnersRequestView>;
+}
+
+export type OwnersRequestView = ReturnType<typeof requestView>;
+
 export interface EvmServices {
   rail: EvmRail;
+  /** null in hot mode. */
+  owners: OwnersGate | null;
   duties: ChainDuties & {
     /** Ends x402 payments the chain has decided (settled, or expired unused). */
     settleX402(): Promise<unknown>;
@@ -33,7 +50,57 @@ export function evmServices(
       settleX402: () => settleX402Due({ ctx, rail, allowPrivate: false }),
     },
     x402: createX402Service({ ctx, rail, allowPrivate: options.x402AllowPrivate }),
+    owners: rail.bounded === null ? null : ownersGate(ctx, rail),
     pendingDeposits: (userId, page) =>
       pendingDeposits(ctx.store, rail.client, rail.config.confirmations, { userId, page }),
+  };
+}
+
+/** The framework's ABIs and the owners' code: loaded in bounded mode only, when first needed (a hot rail never). */
+const ownersCode = () => import('../../chain/owners-requests.ts');
+
+function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
+  const deps = {
+    ctx: { ...ctx, books: railBooks },
+    client: rail.client,
+    config: rail.config,
+    keys: rail.keys,
+  };
+  return {
+    async needsOwners(toAddress, amountMicros) {
+      // A wallet of this service is paid on the internal ledger: nothing leaves the chain accounts.
+      const internal = await ctx.store.db
+        .selectFrom('wallets')
+        .select('id')
+        .where('address', '=', toAddress)
+        .executeTakeFirst();
+      if (internal !== undefined) return false;
+      const reading = await rail.treasury.read();
+      if (reading === null || reading.bounded === null) return false;
+      return reading.usdcMicros + reading.bounded.refillableMicros < amountMicros;
+    },
+    requestFor: async (transactionId) => (await ownersCode()).ownersRequestFor(deps, transactionId),
+    async sign(userId, id, signature) {
+      const { addOwnerSignature, findOwnersRequest, SignatureRefused } = await ownersCode();
+      const row = await findOwnersRequest(deps, id);
+      // Only a request paying this user's own payment: another organization's is not there for them.
+      const owned =
+        row?.transaction_id == null
+          ? undefined
+          : await ctx.store.db
+              .selectFrom('transactions')
+              .select('id')
+              .where('id', '=', row.transaction_id)
+              .where('user_id', '=', userId)
+              .executeTakeFirst();
+      if (owned === undefined) throw notFound('signature request');
+      try {
+        return await addOwnerSignature(deps, id, signature);
+      } catch (error) {
+        if (!(error instanceof SignatureRefused)) throw error;
+        if (/signed already/.test(error.message)) throw new AppError('INVALID_STATE', error.message);
+        throw new AppError('VALIDATION_ERROR', `signature: ${error.message}`);
+      }
+    },
   };
 }

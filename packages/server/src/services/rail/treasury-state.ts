@@ -14,3 +14,15 @@ export async function treasuryState(services: Pick<Services, 'chain'>) {
     });
   return treasuryStateView(chain.rail.config.treasuryMode, reading);
 }
+
+/** An owner's signature for a payment of this user's that waits for the owners (bounded mode only). */
+export async function handInSignature(
+  services: Pick<Services, 'chain'>,
+  userId: string,
+  id: string,
+  signature: `0x${string}`,
+) {
+  const owners = services.chain?.owners ?? null;
+  if (owners === null) throw new AppError('NOT_FOUND', 'signatures are taken in bounded treasury mode only');
+  return owners.sign(userId, id, signature);
+}

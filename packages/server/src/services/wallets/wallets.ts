@@ -13,9 +13,8 @@ import type { MovementResult } from '../money/commands/movement.ts';
 import { type IdempotencyRequest, submitCommand } from '../money/idempotency.ts';
 import { emitEvent } from '../webhooks/webhook-events.ts';
 import type { AddressSource } from './addresses.ts';
-import type { TransactionView } from './transactions.ts';
 import { masterWalletOf, ownedWallet, type WalletRow } from './wallet-rows.ts';
-import { type AgentWalletView, agentWalletView, masterWalletView } from './wallet-views.ts';
+import { agentWalletView, masterWalletView } from './wallet-views.ts';
 
 export const AGENT_WALLETS_PER_USER_MAX = 1_000;
 

@@ -29,15 +29,21 @@ export interface ChainDepositsTable {
   updated_at_ms: bigint;
 }
 
-/** 'approve': the treasury's one-time USDC approval of Permit2 (x402 `upto`), amount 0, to Permit2. */
-export type OutboxKind = 'payout' | 'sweep' | 'approve';
-export type OutboxStatus = 'queued' | 'sent' | 'completed' | 'failed';
+/**
+ * payout (to an outside address), sweep (a deposit address into the treasury), approve (the treasury's one-time
+ * USDC approval of Permit2 for x402 `upto`, amount 0, to Permit2); bounded mode: refill (the float, by redeeming
+ * the delegation) and owners_op (an operation of the owners' account they signed at their threshold).
+ */
+export type OutboxKind = 'payout' | 'sweep' | 'approve' | 'refill' | 'owners_op';
+/** awaiting_signatures: a payout the owners' account makes once they sign (bounded mode); then queued. */
+export type OutboxStatus = 'awaiting_signatures' | 'queued' | 'sent' | 'completed' | 'failed';
 
 export interface ChainOutboxTable {
   id: string;
   kind: OutboxKind;
   transaction_id: string | null;
-  wallet_id: string;
+  /** null for a refill: it belongs to no wallet. */
+  wallet_id: string | null;
   from_address: string;
   to_address: string;
   amount_micros: bigint;
@@ -62,4 +68,42 @@ export interface ChainLeasesTable {
   name: string;
   holder: string;
   expires_at_ms: bigint;
+}
+
+export type TreasuryDelegationStatus = 'active' | 'revoked';
+
+export interface TreasuryDelegationsTable {
+  id: string;
+  chain_id: bigint;
+  account: string;
+  delegate: string;
+  delegation_hash: string;
+  delegation_json: string;
+  allowance_micros: bigint;
+  period_seconds: bigint;
+  start_seconds: bigint;
+  status: TreasuryDelegationStatus;
+  created_at_ms: bigint;
+  revoked_at_ms: bigint | null;
+}
+
+export type SignatureRequestStatus = 'awaiting_signatures' | 'submitted' | 'completed' | 'failed';
+
+export interface TreasurySignatureRequestsTable {
+  id: string;
+  chain_id: bigint;
+  account: string;
+  kind: 'transfer' | 'revoke';
+  /** The withdrawal (or payment) this transfer pays; null for a revocation. */
+  transaction_id: string | null;
+  to_address: string | null;
+  amount_micros: bigint | null;
+  operation_json: string;
+  digest: string;
+  signatures_json: string;
+  signatures_needed: bigint;
+  status: SignatureRequestStatus;
+  outbox_id: string | null;
+  created_at_ms: bigint;
+  updated_at_ms: bigint;
 }

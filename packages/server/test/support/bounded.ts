@@ -1,0 +1,166 @@
+// The owners' side of a bounded treasury in tests: the framework deployed on anvil with its npm bytecode, owners
+// who are anvil test keys, their signatures over the delegation, and a transaction of the account (a user operation
+// through the framework's EntryPoint) signed by owners — or by anyone else, for the breach drill.
+import { EntryPoint, MultiSigDeleGator } from '@metamask/delegation-abis';
+import { type Address, concat, encodeFunctionData, type Hex, numberToHex, pad, toHex } from 'viem';
+import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
+import { deployFramework, grantDelegation, prepareDelegation } from '../../src/chain/bounded-setup.ts';
+import { parseEvmConfig } from '../../src/chain/config.ts';
+import { multiSigSignature, type SignedDelegation } from '../../src/chain/delegation.ts';
+import { serviceKeys } from '../../src/chain/keys.ts';
+import { ANVIL_MNEMONIC, anvilPublicClient, anvilWalletClient, confirm, rpc } from './anvil.ts';
+import { type EvmWorld, evmEnv, startEvmWorld } from './evm.ts';
+import { type Harness, type StoreName, startHarness } from './harness.ts';
+
+/** Owners are anvil's funded accounts 1..3 (the token's deployer is 9, the service has its own mnemonic). */
+export const owners: HDAccount[] = [1, 2, 3].map((i) =>
+  mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: i }),
+);
+
+export interface Framework {
+  env: Record<string, string>;
+  entryPoint: Address;
+}
+
+/** `agent-wallet deploy-smart-accounts`, as the CLI runs it, paid by the service's key. */
+export async function deployFrameworkFor(world: EvmWorld): Promise<Framework> {
+  const config = parseEvmConfig(
+    {
+      EVM_RPC_URL: world.anvil.rpcUrl,
+      EVM_CHAIN_ID: String(world.anvil.chainId),
+      USDC_ADDRESS: world.usdc.address,
+      TREASURY_MNEMONIC: world.mnemonic,
+    },
+    '/nonexistent',
+  );
+  const deployed = await deployFramework(anvilPublicClient(world.anvil), config, serviceKeys(world.mnemonic));
+  const env = Object.fromEntries(deployed.lines.map((line) => line.split('=') as [string, string]));
+  return { env, entryPoint: deployed.entryPoint };
+}
+
+const USER_OP_TYPES = {
+  PackedUserOperation: [
+    { name: 'sender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'initCode', type: 'bytes' },
+    { name: 'callData', type: 'bytes' },
+    { name: 'accountGasLimits', type: 'bytes32' },
+    { name: 'preVerificationGas', type: 'uint256' },
+    { name: 'gasFees', type: 'bytes32' },
+    { name: 'paymasterAndData', type: 'bytes' },
+    { name: 'entryPoint', type: 'address' },
+  ],
+} as const;
+
+const packed = (high: bigint, low: bigint) =>
+  concat([pad(toHex(high), { size: 16 }), pad(toHex(low), { size: 16 })]);
+
+/**
+ * The account calls itself with `callData` (e.g. disableDelegation, or execute for a transfer) in a user operation
+ * signed by `signers`, submitted to the EntryPoint by `submitter` (an anvil account that pays the gas).
+ */
+export async function accountOperation(
+  world: EvmWorld,
+  framework: Framework,
+  account: Address,
+  callData: Hex,
+  signers: readonly HDAccount[],
+  submitter: HDAccount = owners[0]!,
+): Promise<Hex> {
+  const publicClient = anvilPublicClient(world.anvil);
+  // The account pays the EntryPoint for its own operation.
+  await rpc(world.anvil, 'anvil_setBalance', [account, numberToHex(10n ** 18n)]);
+  const nonce = await publicClient.readContract({
+    address: framework.entryPoint,
+    abi: EntryPoint,
+    functionName: 'getNonce',
+    args: [account, 0n],
+  });
+  const op = {
+    sender: account,
+    nonce,
+    initCode: '0x' as Hex,
+    callData,
+    accountGasLimits: packed(1_000_000n, 1_000_000n),
+    preVerificationGas: 100_000n,
+    gasFees: packed(10n ** 9n, 20n * 10n ** 9n),
+    paymasterAndData: '0x' as Hex,
+  };
+  const typedData = {
+    domain: {
+      name: 'MultiSigDeleGator',
+      version: '1',
+      chainId: world.anvil.chainId,
+      verifyingContract: account,
+    },
+    types: USER_OP_TYPES,
+    primaryType: 'PackedUserOperation' as const,
+    message: { ...op, entryPoint: framework.entryPoint },
+  };
+  const parts = await Promise.all(
+    signers.map(async (s) => ({ signer: s.address, signature: await s.signTypedData(typedData) })),
+  );
+  const wallet = anvilWalletClient(world.anvil, submitter);
+  const hash = await wallet.writeContract({
+    address: framework.entryPoint,
+    abi: EntryPoint,
+    functionName: 'handleOps',
+    args: [[{ ...op, signature: multiSigSignature(parts) }], submitter.address],
+    gas: 3_000_000n,
+  });
+  await confirm(publicClient, hash, 'handleOps');
+  return hash;
+}
+
+/** The owners revoke the service's delegation: the account's own disableDelegation, at their threshold. */
+export function revokeCallData(delegation: SignedDelegation): Hex {
+  return encodeFunctionData({
+    abi: MultiSigDeleGator,
+    functionName: 'disableDelegation',
+    args: [delegation],
+  });
+}
+
+/** The account executes one call (ERC-7579 single mode): a USDC transfer out, say. */
+export function executeCallData(target: Address, data: Hex): Hex {
+  return encodeFunctionData({
+    abi: MultiSigDeleGator,
+    functionName: 'execute',
+    args: [{ target, value: 0n, callData: data }],
+  });
+}
+
+/** A harness on `evm` in bounded mode with its delegation granted by owners 1 and 3 and the account funded. */
+export async function startBoundedWorld(
+  store: StoreName,
+  label: string,
+  options: { allowance: string; floatMax: string; fundMicros: bigint; env?: Record<string, string> },
+): Promise<{ world: EvmWorld; framework: Framework; h: Harness; account: Address }> {
+  const world = await startEvmWorld();
+  const framework = await deployFrameworkFor(world);
+  const h = await startHarness(store, label, {
+    env: evmEnv(world, {
+      ...framework.env,
+      CONFIRMATIONS: '1',
+      TREASURY_MODE: 'bounded',
+      TREASURY_ALLOWANCE: options.allowance,
+      TREASURY_FLOAT_MAX: options.floatMax,
+      TREASURY_OWNERS: owners.map((o) => o.address).join(','),
+      TREASURY_THRESHOLD: '2',
+      ...options.env,
+    }),
+  });
+  const rail = h.services.chain!.rail;
+  const deps = { db: h.services.store.db, client: rail.client, config: rail.config, keys: rail.keys };
+  const prepared = await prepareDelegation(deps);
+  const signatures = await Promise.all(
+    [owners[0]!, owners[2]!].map(async (o) => ({
+      signer: o.address,
+      signature: await o.signTypedData(prepared.typedData),
+    })),
+  );
+  await grantDelegation(deps, { delegation: prepared.delegation, signatures }, h.clock.nowMs());
+  const account = prepared.delegation.delegator;
+  await world.usdc.mint(account, options.fundMicros);
+  return { world, framework, h, account };
+}
