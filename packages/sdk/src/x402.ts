@@ -11,7 +11,9 @@
 //
 // Either way the service answers x402_sign with the whole payment payload; the client wants its inner `payload`
 // (`{signature, authorization}` for exact, `{signature, permit2Authorization}` for upto — what @x402/evm's own
-// scheme clients return) and puts the selected requirement and the resource around it itself.
+// scheme clients return) and puts the selected requirement and the resource around it itself. The seller's
+// declared extensions go to x402_sign too, and what the service answers of them (payment-identifier's id, stable
+// for the payment) comes back as the payload's `extensions`, which the client merges into what it sends.
 import type { AgentWalletClient } from './agent-client.ts';
 import { newIdempotencyKey } from './http.ts';
 
@@ -53,19 +55,46 @@ export function x402Scheme<S extends X402SchemeName = 'exact'>(
 ) {
   return {
     scheme: (options.scheme ?? 'exact') as S,
-    async createPaymentPayload(x402Version: number, requirements: Record<string, unknown>) {
+    async createPaymentPayload(
+      x402Version: number,
+      requirements: Record<string, unknown>,
+      context?: { extensions?: Record<string, unknown> },
+    ) {
       const key = options.idempotencyKey?.(requirements) ?? defaultKey(requirements);
       const signed = await agent.x402Sign({
-        paymentRequirements: requirements,
+        paymentRequirements: withDeclaredExtensions(x402Version, requirements, context?.extensions),
         ...(typeof requirements.resource === 'string' ? { resource: requirements.resource } : {}),
         ...(options.memo === undefined ? {} : { memo: options.memo }),
         idempotencyKey: key,
       });
       if (signed.payload === null) throw new X402ApprovalPendingError(signed.txId);
-      return { x402Version, payload: signed.payload.payload };
+      const { extensions } = signed.payload;
+      // What the service answered of the seller's extensions (payment-identifier's id): the client merges it in.
+      return {
+        x402Version,
+        payload: signed.payload.payload,
+        ...(isRecord(extensions) ? { extensions } : {}),
+      };
     },
   };
 }
+
+/**
+ * The requirement as a v2 402 answer carrying the seller's declared extensions, so the service can answer those it
+ * knows (x402's payment-identifier); the bare requirement when the seller declared none.
+ */
+function withDeclaredExtensions(
+  x402Version: number,
+  requirements: Record<string, unknown>,
+  extensions: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  if (x402Version !== 2 || extensions === undefined || Object.keys(extensions).length === 0)
+    return requirements;
+  return { x402Version, accepts: [requirements], extensions };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function defaultKey(r: Record<string, unknown>): string {
   return `x402:${String(r.payTo).slice(0, 42)}:${newIdempotencyKey()}`;

@@ -25,6 +25,7 @@ import * as paidRequestHistory from './migrations/0020_paid_request_history.ts';
 import * as keyCreators from './migrations/0021_key_creators.ts';
 import * as auditChain from './migrations/0023_audit_chain.ts';
 import * as meteredPayments from './migrations/0024_metered_payments.ts';
+import * as x402Extensions from './migrations/0026_x402_extensions.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_key_creators': keyCreators,
   '0023_audit_chain': auditChain,
   '0024_metered_payments': meteredPayments,
+  '0026_x402_extensions': x402Extensions,
 };
 
 /** Every migration of this release, in order. */
