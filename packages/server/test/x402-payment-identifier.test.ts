@@ -201,6 +201,17 @@ for (const target of await storeTargets()) {
       const answer = await wrapFetchWithPayment(plainFetch, client)(`${seller.origin}/identified-required`);
       assert.equal(answer.status, 200, await answer.clone().text());
       assertIdOfItsNonce(lastSeen());
+      // A stable idempotency key per purchase: asked again, the adapter answers the same payment, the same id.
+      const required = await requiredOf(`${seller.origin}/identified-required`);
+      const scheme = x402Scheme(agent, { idempotencyKey: () => 'pid-sdk-stable' });
+      const context = { extensions: required.extensions };
+      const first = await scheme.createPaymentPayload(2, required.accepts[0], context);
+      const again = await scheme.createPaymentPayload(2, required.accepts[0], context);
+      const idOf = (p: { extensions?: Record<string, unknown> }) =>
+        (p.extensions?.['payment-identifier'] as { info?: { id?: string } } | undefined)?.info?.id;
+      assert.ok(isValidPaymentId(idOf(first) ?? ''));
+      assert.equal(idOf(again), idOf(first));
+      assert.deepEqual(again.payload, first.payload, 'the same authorization');
     });
 
     test('upto: a metered seller requiring the id is paid with the Permit2 payload carrying it', async () => {
