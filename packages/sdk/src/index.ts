@@ -70,4 +70,9 @@ export type {
   operations as WireOperations,
   paths as WirePaths,
 } from './wire.generated.ts';
-export { X402ApprovalPendingError, type X402SchemeOptions, x402Scheme } from './x402.ts';
+export {
+  X402ApprovalPendingError,
+  type X402SchemeName,
+  type X402SchemeOptions,
+  x402Scheme,
+} from './x402.ts';

@@ -235,7 +235,10 @@ export interface X402FetchResult {
 
 /** `x402_sign` params: the requirement(s) from a 402 the agent received itself. */
 export interface X402SignParams {
-  /** One requirement, a list of them, or the whole 402 answer (`{x402Version, accepts, resource}`). */
+  /**
+   * One requirement, a list of them, or the whole 402 answer (`{x402Version, accepts, resource, extensions}`: with
+   * the seller's `extensions`, a declared payment-identifier is answered in the payload).
+   */
   paymentRequirements: Record<string, unknown> | Record<string, unknown>[];
   /** The URL paid for (history shows it without its query). */
   resource?: string;

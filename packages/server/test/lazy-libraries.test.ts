@@ -12,7 +12,16 @@ import { test } from 'node:test';
 const SERVER = resolve(import.meta.dirname, '../src/server.ts');
 const CONFIG = resolve(import.meta.dirname, '../src/config.ts');
 const CLOCK = resolve(import.meta.dirname, '../src/clock.ts');
-const LAZY = ['viem', 'mppx', 'ox', '@x402/core', 'ioredis', 'nodemailer', '@simplewebauthn/server'];
+const LAZY = [
+  'viem',
+  'mppx',
+  'ox',
+  '@x402/core',
+  '@x402/extensions',
+  'ioredis',
+  'nodemailer',
+  '@simplewebauthn/server',
+];
 
 const CHILD = `
 import { registerHooks } from 'node:module';

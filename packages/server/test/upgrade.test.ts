@@ -33,14 +33,19 @@ function previousRelease(): string | { skip: string } {
 }
 
 /**
- * The previous release's server, extracted inside the repository so that it resolves the same node_modules.
+ * The previous release's server, extracted inside the repository so that it resolves the same node_modules —
+ * with the SDK's sources beside it, which the server imports one module of (the calendar periods).
  * Returns its CLI path.
  */
 function extractRelease(commit: string, into: string): string {
   mkdirSync(into, { recursive: true });
-  const archive = execFileSync('git', ['-C', REPO, 'archive', commit, 'packages/server'], {
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const archive = execFileSync(
+    'git',
+    ['-C', REPO, 'archive', commit, 'packages/server', 'packages/sdk/src'],
+    {
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
   execFileSync('tar', ['-x', '-C', into], { input: archive });
   return join(into, 'packages/server/bin/agent-wallet.js');
 }

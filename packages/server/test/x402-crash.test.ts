@@ -2,13 +2,15 @@
 // it asked the resource with it. After a restart, the same call with the same idempotency key re-sends that very
 // authorization (never a second one): the seller is paid once, the wallet debited once. A signed authorization
 // nobody ever uses comes back to the wallet once the chain is past its validBefore. verify-ledger --chain
-// agrees with the chain after each.
+// agrees with the chain after each. A seller that requires x402's payment-identifier gets it from the restarted
+// process too: the declaration was stored with the payment (the 402 is not asked for again).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { isValidPaymentId } from '@x402/extensions/payment-identifier';
 import { type Address, getAddress, parseAbiItem } from 'viem';
 import { anvilAvailable, mine, rpc } from './support/anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
@@ -37,9 +39,9 @@ describe('x402: SIGKILL after signing', { skip: probe.available ? false : probe.
     started.push(s);
     return s;
   };
-  const fetchReport = (s: ServiceProcess, idempotencyKey: string) =>
+  const fetchReport = (s: ServiceProcess, idempotencyKey: string, path = '/report') =>
     request(s.url, 'POST', '/mcp/v1/tools/x402_fetch', agentKey, {
-      params: { url: `${seller.origin}/report`, maxAmount: '5', idempotencyKey },
+      params: { url: `${seller.origin}${path}`, maxAmount: '5', idempotencyKey },
     });
   const balanceOf = async (s: ServiceProcess) =>
     (await request(s.url, 'GET', `/api/v1/agent-wallets/${walletId}`, token)).body.data.balance;
@@ -125,17 +127,49 @@ describe('x402: SIGKILL after signing', { skip: probe.available ? false : probe.
     assert.equal(verified.status, 0, verified.stdout + verified.stderr);
   });
 
+  test('a seller requiring the payment identifier is paid by the restarted process, with the id of that authorization', async () => {
+    const identified = () => seller.identified.filter((p) => p.url?.endsWith('/identified-required'));
+    const s = await start({ AGENT_WALLET_TEST_CRASH: 'x402-after-sign' });
+    await fetchReport(s, 'crash-3', '/identified-required').catch(() => undefined);
+    await waitFor('the service kills itself', async () => s.child.signalCode === 'SIGKILL', WAIT_MS);
+    assert.equal(identified().length, 0, 'nothing was sent before the crash');
+    const restarted = await start();
+    const paid = await fetchReport(restarted, 'crash-3', '/identified-required');
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    assert.equal(paid.body.data.status, 200, 'the seller took it: the id it requires was there');
+    assert.equal(identified().length, 1);
+    const seen = identified()[0]!;
+    assert.ok(seen.id !== null && isValidPaymentId(seen.id), String(seen.id));
+    assert.equal(
+      BigInt(`0x${seen.id.slice(4)}`),
+      BigInt(seen.nonce!),
+      'the id of the authorization signed before',
+    );
+    assert.equal((await transfersToSeller()).length, 2, 'the first test’s transfer and this one');
+    await mine(world.anvil, 2);
+    await waitFor(
+      'the payment completes',
+      async () =>
+        (await fetchReport(restarted, 'crash-3', '/identified-required')).body.data.payment.status ===
+        'completed',
+      WAIT_MS,
+    );
+    assert.equal(identified().length, 1, 'replays send nothing');
+    await restarted.stop();
+    const verified = verifyChain();
+    assert.equal(verified.status, 0, verified.stdout + verified.stderr);
+  });
   test('an authorization signed and never used comes back after validBefore', async () => {
     const s = await start({ AGENT_WALLET_TEST_CRASH: 'x402-after-sign' });
     await fetchReport(s, 'crash-2').catch(() => undefined);
     await waitFor('the service kills itself', async () => s.child.signalCode === 'SIGKILL', WAIT_MS);
     const restarted = await start();
-    assert.equal(await balanceOf(restarted), '46.000000');
+    assert.equal(await balanceOf(restarted), '44.000000');
     // Nobody retries. Once a block is past validBefore (at most 300 s ahead) the duty gives the money back.
     await rpc(world.anvil, 'evm_increaseTime', [400]);
     await mine(world.anvil, 1);
-    await waitFor('the money is back', async () => (await balanceOf(restarted)) === '48.000000', WAIT_MS);
-    assert.equal((await transfersToSeller()).length, 1, 'still only the first test’s transfer');
+    await waitFor('the money is back', async () => (await balanceOf(restarted)) === '46.000000', WAIT_MS);
+    assert.equal((await transfersToSeller()).length, 2, 'still only the earlier tests’ transfers');
     await restarted.stop();
     const verified = verifyChain();
     assert.equal(verified.status, 0, verified.stdout + verified.stderr);

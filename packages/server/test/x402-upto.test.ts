@@ -9,9 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { x402Client } from '@x402/core/client';
 import { x402UptoPermit2ProxyABI } from '@x402/evm';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { type Address, getAddress, parseAbi, parseAbiItem } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
+import { AgentWalletClient, x402Scheme } from '../../sdk/src/index.ts';
 import { reconcileChain } from '../src/chain/reconcile/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
 import { createPolicy, minus, tool, toolOk, type Wire } from './support/agent.ts';
@@ -69,6 +73,14 @@ for (const target of await storeTargets()) {
       return history.transactions.find((t: Wire) => t.id === txId);
     };
     const paidToSeller = () => world.usdc.balanceOf(SELLER_PAY_TO);
+    // Without keep-alive: a pooled socket's timers would outlive the suite.
+    const dispatcher = new Agent({ pipelining: 0 });
+    const plainFetch = (async (input: string | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const body = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
+      const headers = Object.fromEntries(request.headers);
+      return undiciFetch(request.url, { method: request.method, headers, body, dispatcher });
+    }) as unknown as typeof fetch;
 
     before(async () => {
       world = await startEvmWorld();
@@ -97,6 +109,7 @@ for (const target of await storeTargets()) {
       await h?.close();
       await seller?.close();
       await world?.anvil.stop();
+      await dispatcher.close();
     });
     beforeEach(async () => {
       seller.mode = 'normal';
@@ -431,6 +444,46 @@ for (const target of await storeTargets()) {
       const tx = await historyOf(data.payment.txId);
       assert.equal(tx.amount, '0.250000');
       assert.equal(await balance(), minus(before, '0.25'));
+    });
+
+    test('@x402/fetch with the SDK’s signer adapter (scheme upto) pays the metered API, under the same policies', async () => {
+      const baseUrl = await h.app.listen({ port: 0, host: '127.0.0.1' });
+      const agent = new AgentWalletClient({ baseUrl, apiKey: key, fetch: plainFetch as never });
+      const network = `eip155:${world.anvil.chainId}` as const;
+      // The test token is no default asset of @x402's client-side spend controls; the wallet's policies are
+      // the spend controls here (they deny below).
+      const client = x402Client.fromConfig({
+        schemes: [
+          { network, client: x402Scheme(agent, { scheme: 'upto', memo: 'metered via @x402/fetch' }) },
+        ],
+        spendControls: false,
+      });
+      const paidFetch = wrapFetchWithPayment(plainFetch, client);
+      const before = await balance();
+      const sellerBefore = await paidToSeller();
+      const answer = await paidFetch(`${seller.origin}/metered?use=350000`);
+      assert.equal(answer.status, 200, await answer.clone().text());
+      assert.deepEqual(await answer.json(), { rows: 42, usedMicros: '350000' });
+      assert.equal(await paidToSeller(), sellerBefore + 350_000n, 'the seller settled what was used');
+      assert.equal(await balance(), minus(before, '2'), 'the maximum is held until the chain says');
+      await settle();
+      const latest = (await agent.getTxHistory({ limit: 1 })).transactions[0]!;
+      assert.equal(latest.scheme, 'upto');
+      assert.equal(latest.status, 'completed');
+      assert.equal(latest.amount, '0.350000');
+      assert.equal(latest.authorizedAmount, '2.000000');
+      assert.equal(latest.memo, 'metered via @x402/fetch');
+      assert.equal(await balance(), minus(before, '0.35'), 'the rest is back');
+      // The exact adapter alone has no client for the offer: x402's own client refuses before anything is signed.
+      const exactOnly = x402Client.fromConfig({
+        schemes: [{ network, client: x402Scheme(agent) }],
+        spendControls: false,
+      });
+      await assert.rejects(wrapFetchWithPayment(plainFetch, exactOnly)(`${seller.origin}/metered?use=1`));
+      await createPolicy(owner, walletId, 'spend_cap_per_tx', { limit: '1.5' });
+      await assert.rejects(paidFetch(`${seller.origin}/metered?use=1`), /denied|POLICY_DENIED|policy/i);
+      assert.equal(await paidToSeller(), sellerBefore + 350_000n, 'paid once');
+      assert.equal(await balance(), minus(before, '0.35'), 'nothing held for the denied one');
     });
 
     test('webhooks and history show authorized vs settled', async () => {

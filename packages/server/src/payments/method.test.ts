@@ -9,6 +9,7 @@ const offer = (method: Offer['method'], amountMicros: bigint): Offer => ({
   amountMicros,
   termsJson: '{}',
   resourceJson: null,
+  extensionsJson: null,
   version: 1,
   resourceUrl: null,
 });

@@ -47,6 +47,11 @@ export interface Offer {
   termsJson: string;
   /** The seller's own description of the resource (x402 v2), stored with the payment; null when none. */
   resourceJson: string | null;
+  /**
+   * The seller's declarations of the protocol extensions the method answers in its credential (x402 v2:
+   * `payment-identifier`), stored with the payment so a resumed payment answers them the same; null when none.
+   */
+  extensionsJson: string | null;
   /** The protocol's version the offer speaks (x402: 1 or 2; MPP: 1), stored with the payment. */
   version: number;
   /** The resource URL the offer names itself, if any (history's `resource` when the agent gives none). */
@@ -54,7 +59,7 @@ export interface Offer {
 }
 
 /** An offer as the payment stores it: what terms and credential are built from, also after a restart. */
-export type StoredOffer = Pick<Offer, 'termsJson' | 'resourceJson' | 'version'>;
+export type StoredOffer = Pick<Offer, 'termsJson' | 'resourceJson' | 'extensionsJson' | 'version'>;
 
 /** The offers of one method in a seller's answer: those payable here, and in words those that are not. */
 export interface OfferReading {

@@ -26,6 +26,7 @@ import * as keyCreators from './migrations/0021_key_creators.ts';
 import * as auditChain from './migrations/0023_audit_chain.ts';
 import * as meteredPayments from './migrations/0024_metered_payments.ts';
 import * as boundedTreasury from './migrations/0025_bounded_treasury.ts';
+import * as x402Extensions from './migrations/0026_x402_extensions.ts';
 import type { Database } from './schema.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023_audit_chain': auditChain,
   '0024_metered_payments': meteredPayments,
   '0025_bounded_treasury': boundedTreasury,
+  '0026_x402_extensions': x402Extensions,
 };
 
 /** Every migration of this release, in order. */

@@ -4,7 +4,7 @@
 // from an anvil-funded account — before answering with a `Payment-Receipt`. mppx's evm charge also offers x402
 // `exact` at the same price in the same 402 (PAYMENT-REQUIRED); the seller keeps that offer only when asked
 // (`offerX402`), so a test can pay MPP alone or see a buyer choose between both. It logs every request so tests
-// can say what the upstream was asked.
+// can say what the upstream was asked. scripts/mpp-seller.ts serves it on a local chain for the docs' walk-through.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { evm, Mppx } from 'mppx/server';
@@ -48,6 +48,8 @@ export interface MppSellerOptions {
   chainId?: number;
   /** Keep mppx's x402 offer beside the MPP challenge (default: MPP only). */
   offerX402?: boolean;
+  /** The anvil account that pays its settlement gas (default 6; another when beside sellers using that one). */
+  gasAccountIndex?: number;
 }
 
 export async function startMppSeller(
@@ -56,7 +58,7 @@ export async function startMppSeller(
   options: MppSellerOptions,
 ): Promise<MppSeller> {
   const settlements: Hex[] = [];
-  const client = sellerGasClient(world, SELLER_GAS_INDEX);
+  const client = sellerGasClient(world, options.gasAccountIndex ?? SELLER_GAS_INDEX);
   const mppx = Mppx.create({
     methods: [
       evm.charge({

@@ -2,7 +2,9 @@
 // paymentMiddleware over an x402ResourceServer with @x402/evm's exact scheme) and its facilitator
 // (@x402/core's x402Facilitator with @x402/evm's exact facilitator scheme), which verifies the authorization and
 // settles it on anvil from an anvil-funded account. The seller logs every request it sees, with or without a
-// payment header, so tests can say what the upstream was asked.
+// payment header, so tests can say what the upstream was asked. GET /identified and /identified-required cost what
+// /report costs and declare x402's payment-identifier extension (optional, required): every payment verified is
+// logged with the id it carried (x402-payment-identifier.ts).
 import type { AddressInfo } from 'node:net';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
@@ -14,6 +16,11 @@ import { type Address, createWalletClient, http, publicActions } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { ANVIL_MNEMONIC, anvilChain } from './anvil.ts';
 import type { EvmWorld } from './evm.ts';
+import {
+  enforcePaymentIdentifier,
+  type IdentifiedPayment,
+  paymentIdentifierDeclared,
+} from './x402-payment-identifier.ts';
 
 /** The facilitator pays gas from this anvil account (not the deployer, not the service). */
 const FACILITATOR_INDEX = 7;
@@ -33,6 +40,8 @@ export interface Seller {
   requests: SellerRequest[];
   /** Requests that carried a payment header. */
   paidRequests(): SellerRequest[];
+  /** Every payment the resource server verified, with its payment-identifier. */
+  identified: IdentifiedPayment[];
   close(): Promise<void>;
 }
 
@@ -55,6 +64,8 @@ export async function startSeller(world: EvmWorld, payTo: Address, prices: Selle
     settle: (payload, requirements) => facilitator.settle(payload, requirements),
     getSupported: async () => facilitator.getSupported() as never,
   }).register(network, new ServerScheme());
+  const identified: IdentifiedPayment[] = [];
+  enforcePaymentIdentifier(resourceServer, identified);
   const price = (micros: bigint) => ({
     asset: world.usdc.address,
     amount: micros.toString(),
@@ -79,12 +90,23 @@ export async function startSeller(world: EvmWorld, payTo: Address, prices: Selle
       {
         'GET /report': { accepts: accepts(prices.reportMicros), description: 'a paid report' },
         'POST /echo': { accepts: accepts(prices.echoMicros), description: 'a paid echo' },
+        'GET /identified': {
+          accepts: accepts(prices.reportMicros),
+          description: 'a paid report; a payment identifier is welcome',
+          extensions: paymentIdentifierDeclared(false),
+        },
+        'GET /identified-required': {
+          accepts: accepts(prices.reportMicros),
+          description: 'a paid report; a payment identifier is required',
+          extensions: paymentIdentifierDeclared(true),
+        },
       },
       resourceServer,
     ),
   );
   app.use(express.text({ type: '*/*' }));
   app.get('/report', (_req, res) => void res.json({ report: 'the paid content', lines: 3 }));
+  app.get(['/identified', '/identified-required'], (req, res) => void res.json({ report: req.path }));
   app.post('/echo', (req, res) => void res.type('text/plain').send(`echo: ${String(req.body)}`));
   app.get('/free', (_req, res) => void res.json({ free: true }));
   app.get('/redirect', (_req, res) => void res.redirect(302, 'http://10.255.255.1/internal'));
@@ -96,6 +118,7 @@ export async function startSeller(world: EvmWorld, payTo: Address, prices: Selle
     payTo,
     requests,
     paidRequests: () => requests.filter((r) => r.paid),
+    identified,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -17,6 +17,7 @@ import { type Address, createWalletClient, http, publicActions } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { ANVIL_MNEMONIC, anvilChain } from './anvil.ts';
 import type { EvmWorld } from './evm.ts';
+import { enforcePaymentIdentifier, type IdentifiedPayment } from './x402-payment-identifier.ts';
 
 /** The facilitator pays gas from this anvil account (not the deployer, not the service). */
 export const UPTO_FACILITATOR_INDEX = 6;
@@ -33,6 +34,8 @@ export interface UptoSeller {
   mode: SellerMode;
   /** Requests that carried a payment header. */
   paidRequests: number;
+  /** Every payment the resource server verified, with its payment-identifier (x402-payment-identifier.ts). */
+  identified: IdentifiedPayment[];
   /** The payments a 'late' or 'never' seller kept, in order: settle one with settleKept. */
   kept: Array<{ payload: SettleArgs[0]; requirements: SettleArgs[1] }>;
   /** Settles a kept payment now for `micros` (the real facilitator, on chain); its settle response. */
@@ -40,10 +43,12 @@ export interface UptoSeller {
   close(): Promise<void>;
 }
 
+/** `extensions`: what GET /metered declares (x402 v2 extensions), e.g. payment-identifier. */
 export async function startUptoSeller(
   world: EvmWorld,
   payTo: Address,
   maxMicros: bigint,
+  extensions?: Record<string, unknown>,
 ): Promise<UptoSeller> {
   const network = `eip155:${world.anvil.chainId}` as const;
   const signer = facilitatorSigner(world);
@@ -54,6 +59,7 @@ export async function startUptoSeller(
     facilitator: signer.address,
     mode: 'normal',
     paidRequests: 0,
+    identified: [],
     kept: [],
     settleKept: (index, micros) => {
       const { payload, requirements } = seller.kept[index]!;
@@ -71,6 +77,7 @@ export async function startUptoSeller(
     },
     getSupported: async () => facilitator.getSupported() as never,
   }).register(network, new ServerScheme());
+  enforcePaymentIdentifier(resourceServer, seller.identified);
   const app = express();
   app.use((req, _res, next) => {
     if (req.header('payment-signature') !== undefined) seller.paidRequests += 1;
@@ -88,6 +95,7 @@ export async function startUptoSeller(
             maxTimeoutSeconds: 60,
           },
           description: 'a metered API: pay for what you use, up to the maximum',
+          ...(extensions === undefined ? {} : { extensions }),
         },
       },
       resourceServer,

@@ -38,6 +38,8 @@ export interface X402Details {
   version: number;
   requirementJson: string;
   resourceJson: string | null;
+  /** The seller's declared extensions the payload answers (x402 v2 payment-identifier); null when none. */
+  extensionsJson: string | null;
   /** The authorization's nonce and validity, chosen before the commit so a crash after signing can resume. */
   nonce: string;
   validBeforeS: bigint;

@@ -93,6 +93,7 @@ export function offerOfChallenge(
     amountMicros,
     termsJson: JSON.stringify(challenge),
     resourceJson: null,
+    extensionsJson: null,
     version: 1,
     resourceUrl: realmResource(challenge),
   };

@@ -18,6 +18,7 @@ import {
   txHashOf,
   validBeforeSeconds,
 } from '../method.ts';
+import { answeredExtensions, declaredExtensionsJson } from './extensions.ts';
 import {
   type ChosenRequirement,
   encodePaymentHeader,
@@ -48,12 +49,13 @@ export function paymentRequiredIn(answer: SellerAnswer): PaymentRequiredInfo | n
   }
 }
 
-/** An offer of a chosen requirement, for the x402 method (scheme) that reads it. */
+/** An offer of a chosen requirement of a seller's answer, for the x402 method (scheme) that reads it. */
 export function offerOf(
   chosen: ChosenRequirement,
-  resource: unknown,
+  required: PaymentRequiredInfo,
   method: MethodId = 'x402-exact',
 ): Offer {
+  const { resource } = required;
   const url = (resource as { url?: unknown } | undefined)?.url ?? chosen.requirement.resource;
   return {
     method,
@@ -61,6 +63,7 @@ export function offerOf(
     amountMicros: chosen.amountMicros,
     termsJson: JSON.stringify(chosen.requirement),
     resourceJson: resource === undefined || resource === null ? null : JSON.stringify(resource),
+    extensionsJson: declaredExtensionsJson(required),
     version: chosen.version,
     resourceUrl: typeof url === 'string' ? url : null,
   };
@@ -77,7 +80,7 @@ export const x402Exact: PaymentMethod = {
     const required = paymentRequiredIn(answer);
     if (required === null) return { payable: [], unpayable: [] };
     const { payable, unpayable } = payableRequirements(required, chain);
-    return { payable: payable.map((chosen) => offerOf(chosen, required.resource)), unpayable };
+    return { payable: payable.map((chosen) => offerOf(chosen, required)), unpayable };
   },
   terms(offer, nowMs) {
     const requirement = JSON.parse(offer.termsJson) as { maxTimeoutSeconds?: unknown };
@@ -92,7 +95,12 @@ export const x402Exact: PaymentMethod = {
     const version = offer.version === 1 ? 1 : 2;
     const chosen = { version, requirement: JSON.parse(offer.termsJson) } as const;
     const resource = offer.resourceJson === null ? undefined : JSON.parse(offer.resourceJson);
-    const payload = paymentPayloadOf(chosen, resource, auth);
+    const payload = paymentPayloadOf(
+      chosen,
+      resource,
+      auth,
+      answeredExtensions(offer.extensionsJson, auth.nonce),
+    );
     return { headerName: paymentHeaderName(version), header: encodePaymentHeader(payload), payload };
   },
   settlementIn(answer): Settlement {

@@ -40,6 +40,8 @@ export interface PaymentRequiredInfo {
   x402Version: number;
   accepts: unknown[];
   resource?: unknown;
+  /** x402 v2: the extensions the seller declares (extensions.ts reads those this service answers). */
+  extensions?: unknown;
 }
 
 export interface ChosenRequirement {
@@ -140,6 +142,7 @@ export function requiredOf(value: unknown): PaymentRequiredInfo {
       x402Version: typeof object.x402Version === 'number' ? object.x402Version : 2,
       accepts: object.accepts,
       resource: object.resource,
+      ...(object.extensions === undefined ? {} : { extensions: object.extensions }),
     };
   }
   return { x402Version: versionOfRequirement(object), accepts: [object] };
@@ -168,6 +171,7 @@ export function paymentPayloadOf(
   chosen: Pick<ChosenRequirement, 'version' | 'requirement'>,
   resource: unknown,
   auth: SignedAuthorization,
+  extensions?: Record<string, unknown>,
 ): Record<string, unknown> {
   const payload = {
     signature: auth.signature,
@@ -189,6 +193,7 @@ export function paymentPayloadOf(
     ...(resource === undefined || resource === null ? {} : { resource }),
     accepted: chosen.requirement,
     payload,
+    ...(extensions === undefined ? {} : { extensions }),
   };
 }
 

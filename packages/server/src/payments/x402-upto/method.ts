@@ -22,6 +22,7 @@ import {
   txHashOf,
   validBeforeSeconds,
 } from '../method.ts';
+import { answeredExtensions } from '../x402-exact/extensions.ts';
 import { offerOf, paymentRequiredIn } from '../x402-exact/method.ts';
 import {
   encodePaymentHeader,
@@ -100,7 +101,7 @@ export const x402Upto: PaymentMethod = {
     const required = paymentRequiredIn(answer);
     if (required === null) return { payable: [], unpayable: [] };
     const { payable, unpayable } = uptoReading(required, chain);
-    return { payable: payable.map((c) => offerOf(c, required.resource, 'x402-upto')), unpayable };
+    return { payable: payable.map((c) => offerOf(c, required, 'x402-upto')), unpayable };
   },
   terms(offer, nowMs) {
     const requirement = JSON.parse(offer.termsJson) as { maxTimeoutSeconds?: unknown };
@@ -131,11 +132,13 @@ export const x402Upto: PaymentMethod = {
   },
   credential(offer, auth): Credential {
     const resource = offer.resourceJson === null ? undefined : JSON.parse(offer.resourceJson);
+    const extensions = answeredExtensions(offer.extensionsJson, auth.nonce);
     const payload = {
       x402Version: 2,
       ...(resource === undefined || resource === null ? {} : { resource }),
       accepted: JSON.parse(offer.termsJson),
       payload: { signature: auth.signature, permit2Authorization: permit2Authorization(offer, auth) },
+      ...(extensions === undefined ? {} : { extensions }),
     };
     return { headerName: 'PAYMENT-SIGNATURE', header: encodePaymentHeader(payload), payload };
   },

@@ -79,6 +79,7 @@ export async function decideX402(
       version: offer.version,
       requirementJson: offer.termsJson,
       resourceJson: offer.resourceJson,
+      extensionsJson: offer.extensionsJson,
       nonce: terms.nonce,
       validBeforeS: terms.validBeforeS,
       authorization: method.authorization,
@@ -94,6 +95,7 @@ export async function decideX402(
 export const storedOfferOf = (row: X402Row): StoredOffer => ({
   termsJson: row.requirement_json,
   resourceJson: row.resource_json,
+  extensionsJson: row.extensions_json,
   version: Number(row.x402_version),
 });
 

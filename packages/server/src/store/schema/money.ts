@@ -116,6 +116,8 @@ export interface X402PaymentsTable {
   /** See migration 0024: what the treasury signed, and what the chain moved once settled. */
   authorization: AuthorizationKind;
   settled_micros: bigint | null;
+  /** See migration 0026: the seller's declarations of the x402 extensions the payload answers; null when none. */
+  extensions_json: string | null;
 }
 
 /** What the treasury signs for a paid request: USDC's EIP-3009 transfer, or a Permit2 witness transfer. */

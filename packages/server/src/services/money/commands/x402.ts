@@ -25,6 +25,7 @@ export function x402Steps(effects: BatchEffects, { trx }: StepContext): WriteSte
       settled_micros: null,
       requirement_json: r.details.requirementJson,
       resource_json: r.details.resourceJson,
+      extensions_json: r.details.extensionsJson,
       pay_to: r.payTo,
       amount_micros: r.amountMicros,
       nonce: r.state === 'awaiting_approval' ? null : r.details.nonce,
