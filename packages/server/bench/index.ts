@@ -6,7 +6,7 @@
 // (BENCH_STORES=sqlite leaves it out).
 // Prints a markdown table and writes it to bench/results/. Not a test: speed is never asserted by `npm test`.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BUCKET_NAMES } from '../src/limits/rules.ts';
@@ -355,7 +355,21 @@ async function runScenarios(
     'fresh wallet',
     paired.aged,
   );
-  return { rows, statementsPerPayment, rssMaxBytes };
+  return { rows, statementsPerPayment, rssMaxBytes, rssPeakBytes: peakResidentBytes(service) };
+}
+
+/**
+ * The process's true peak resident memory (Linux's VmHWM: the high-water mark since it started, between the
+ * scrapes too), or null where /proc does not say.
+ */
+function peakResidentBytes(service: ServiceProcess): number | null {
+  try {
+    const status = readFileSync(`/proc/${service.child.pid}/status`, 'utf8');
+    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+    return kib === undefined ? null : Number(kib) * 1024;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -426,7 +440,7 @@ function renderStore(
   lines.push(
     '',
     `Statements per external payment (BEGIN/COMMIT included, amortised): ${measured.statementsPerPayment.toFixed(2)}. ` +
-      `Max RSS: ${Math.round(measured.rssMaxBytes / 1024 / 1024)} MB. verify-ledger afterwards: ${verified}.`,
+      `Max RSS after a scenario: ${Math.round(measured.rssMaxBytes / 1024 / 1024)} MB; peak (VmHWM): ${measured.rssPeakBytes === null ? 'unknown' : `${Math.round(measured.rssPeakBytes / 1024 / 1024)} MB`}. verify-ledger afterwards: ${verified}.`,
     '',
   );
   return lines.join('\n');

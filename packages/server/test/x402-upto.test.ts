@@ -4,25 +4,22 @@
 // it from an agent wallet. The maximum is decided and held, the settled amount debited and the rest returned — all
 // judged by the chain; the treasury's Permit2 approval is the service's own transaction.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { x402Client } from '@x402/core/client';
 import { x402UptoPermit2ProxyABI } from '@x402/evm';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { type Address, getAddress, parseAbi, parseAbiItem } from 'viem';
+import { type Address, getAddress, parseAbi } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { AgentWalletClient, x402Scheme } from '../../sdk/src/index.ts';
 import { reconcileChain } from '../src/chain/reconcile/reconcile.ts';
 import { ManualClock } from '../src/clock.ts';
 import { createPolicy, minus, tool, toolOk, type Wire } from './support/agent.ts';
 import { ANVIL_MNEMONIC, anvilAvailable, anvilWalletClient, mine, rpc } from './support/anvil.ts';
+import { CRASH_WAIT_MS, type CrashBuyer, startCrashBuyer } from './support/crash-buyer.ts';
 import { type EvmWorld, evmEnv, fundedEvmBuyer, startEvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
-import { GENEROUS_RATE_LIMITS, type Harness, startHarness, storeTargets } from './support/harness.ts';
+import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { expectError, type TestUser } from './support/http.ts';
 import {
   deployUptoContracts,
@@ -30,7 +27,7 @@ import {
   PERMIT2_ADDRESS,
   UPTO_PROXY_ADDRESS,
 } from './support/permit2.ts';
-import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
+import type { ServiceProcess } from './support/processes.ts';
 import { request, waitFor } from './support/service-http.ts';
 import { startUptoSeller, UPTO_FACILITATOR_INDEX, type UptoSeller } from './support/x402-upto-seller.ts';
 
@@ -41,8 +38,6 @@ const SELLER_PAY_TO = getAddress('0x00000000000000000000000000000000005e11e5') a
 const MAX_MICROS = 2_000_000n;
 /** Past any deadline the service signs (at most 300 s). */
 const PAST_DEADLINE_S = 400;
-const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
-const WAIT_MS = 20_000;
 
 for (const target of await storeTargets()) {
   describe(`x402 upto on ${target.name}`, { skip: probe.available ? target.skip : probe.skip }, () => {
@@ -521,113 +516,67 @@ for (const target of await storeTargets()) {
 describe('x402 upto: SIGKILL after signing', { skip: probe.available ? false : probe.skip }, () => {
   let world: EvmWorld;
   let seller: UptoSeller;
-  let dataDir: string;
-  let env: Record<string, string>;
-  const started: ServiceProcess[] = [];
-  let agentKey: string;
-  let token: string;
-  let walletId: string;
+  let buyer: CrashBuyer;
   const PAY_TO = getAddress('0x000000000000000000000000000000000000c4a6') as Address;
-
-  const start = async (extra: Record<string, string> = {}) => {
-    const s = await startServiceProcess({ ...env, ...extra });
-    started.push(s);
-    return s;
-  };
   const fetchMetered = (s: ServiceProcess, idempotencyKey: string) =>
-    request(s.url, 'POST', '/mcp/v1/tools/x402_fetch', agentKey, {
+    request(s.url, 'POST', '/mcp/v1/tools/x402_fetch', buyer.agentKey, {
       params: { url: `${seller.origin}/metered?use=600000`, maxAmount: '2', idempotencyKey },
-    });
-  const balanceOf = async (s: ServiceProcess) =>
-    (await request(s.url, 'GET', `/api/v1/agent-wallets/${walletId}`, token)).body.data.balance;
-  const transfersToSeller = () =>
-    world.usdc.publicClient.getLogs({
-      address: world.usdc.address,
-      event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
-      args: { to: PAY_TO },
-      fromBlock: 0n,
     });
 
   before(async () => {
     world = await startEvmWorld();
     await deployUptoContracts(world.anvil);
     seller = await startUptoSeller(world, PAY_TO, MAX_MICROS);
-    dataDir = mkdtempSync(join(tmpdir(), 'agent-wallet-upto-crash-'));
-    env = {
-      ...evmEnv(world, { CONFIRMATIONS: '1', CHAIN_POLL_INTERVAL_MS: '100', SENDER_LEASE_MS: '1000' }),
-      DATA_DIR: dataDir,
-      JWT_SECRET: 'upto-crash-test-secret-of-at-least-32-characters',
-      RATE_LIMITS: GENEROUS_RATE_LIMITS,
-      X402_ALLOW_PRIVATE: 'true',
-    };
-    const s = await start();
-    token = (
-      await request(s.url, 'POST', '/api/v1/auth/signup', undefined, {
-        email: 'upto-crash@example.test',
-        password: 'a long enough password',
-      })
-    ).body.data.token;
-    const master = (await request(s.url, 'GET', '/api/v1/wallet', token)).body.data;
-    await world.usdc.mint(master.address, 100_000_000n);
-    await waitFor(
-      'the deposit is swept to the treasury',
-      async () => (await world.usdc.balanceOf(world.treasury)) === 100_000_000n,
-      WAIT_MS,
-    );
-    walletId = (await request(s.url, 'POST', '/api/v1/agent-wallets', token, { label: 'buyer' })).body.data
-      .id;
-    await request(s.url, 'POST', `/api/v1/agent-wallets/${walletId}/fund`, token, { amount: '50' });
-    agentKey = (await request(s.url, 'POST', `/api/v1/agent-wallets/${walletId}/keys`, token, { label: 'k' }))
-      .body.data.key;
     // The first upto payment asks for the treasury's Permit2 approval; the running service sends it.
-    const refused = await fetchMetered(s, 'approval-first');
-    assert.equal(refused.status, 503, JSON.stringify(refused.body));
-    await waitFor(
-      'the treasury approved Permit2',
-      async () =>
-        (await world.usdc.publicClient.readContract({
-          address: world.usdc.address,
-          abi: parseAbi(['function allowance(address, address) view returns (uint256)']),
-          functionName: 'allowance',
-          args: [world.treasury, PERMIT2_ADDRESS],
-        })) > 0n,
-      WAIT_MS,
-    );
-    await s.stop();
+    buyer = await startCrashBuyer(world, 'upto-crash', async (s, prepared) => {
+      buyer = prepared;
+      const refused = await fetchMetered(s, 'approval-first');
+      assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      await waitFor(
+        'the treasury approved Permit2',
+        async () =>
+          (await world.usdc.publicClient.readContract({
+            address: world.usdc.address,
+            abi: parseAbi(['function allowance(address, address) view returns (uint256)']),
+            functionName: 'allowance',
+            args: [world.treasury, PERMIT2_ADDRESS],
+          })) > 0n,
+        CRASH_WAIT_MS,
+      );
+    });
   });
   after(async () => {
-    for (const s of started) await s.kill();
+    await buyer?.close();
     await seller?.close();
     await world?.anvil.stop();
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
   });
 
   test('the retry after a restart re-sends the same permit: paid once, the rest back once settled', async () => {
-    const s = await start({ AGENT_WALLET_TEST_CRASH: 'x402-after-sign' });
+    const s = await buyer.start({ AGENT_WALLET_TEST_CRASH: 'x402-after-sign' });
     const first = await fetchMetered(s, 'crash-1').catch((error: unknown) => error);
     assert.ok(first instanceof Error, 'the process died before answering');
-    await waitFor('the service kills itself', async () => s.child.signalCode === 'SIGKILL', WAIT_MS);
+    await waitFor('the service kills itself', async () => s.child.signalCode === 'SIGKILL', CRASH_WAIT_MS);
     assert.equal(seller.paidRequests, 0, 'the seller never saw the signed payment');
-    const restarted = await start();
-    assert.equal(await balanceOf(restarted), '48.000000', 'the maximum held once, before signing');
+    const restarted = await buyer.start();
+    assert.equal(await buyer.balanceOf(restarted), '48.000000', 'the maximum held once, before signing');
     const paid = await fetchMetered(restarted, 'crash-1');
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     assert.equal(paid.body.data.status, 200);
     assert.equal(seller.paidRequests, 1);
-    const transfers = await transfersToSeller();
+    const transfers = await buyer.transfersTo(PAY_TO);
     assert.equal(transfers.length, 1, 'exactly one transfer on chain');
     assert.equal(transfers[0]!.args.value, 600_000n);
     const replay = await fetchMetered(restarted, 'crash-1');
     assert.equal(replay.body.data.payment.txId, paid.body.data.payment.txId);
     assert.equal(seller.paidRequests, 1, 'a replay asks nothing');
     await mine(world.anvil, 2);
-    await waitFor('the rest is back', async () => (await balanceOf(restarted)) === '49.400000', WAIT_MS);
+    await waitFor(
+      'the rest is back',
+      async () => (await buyer.balanceOf(restarted)) === '49.400000',
+      CRASH_WAIT_MS,
+    );
     await restarted.stop();
-    const verified = spawnSync(process.execPath, [CLI, 'verify-ledger', '--chain'], {
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const verified = buyer.verifyChain();
     assert.equal(verified.status, 0, verified.stdout + verified.stderr);
   });
 });
