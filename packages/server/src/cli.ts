@@ -181,7 +181,7 @@ async function verify(withChain: boolean, schemaFlag: string | undefined): Promi
     const { createChainClient } = await import('./chain/client.ts');
     const { reconcileChain } = await import('./chain/reconcile/reconcile.ts');
     const keys = serviceKeys(config.evm.mnemonic);
-    const bounded = config.evm.bounded === null ? null : await import('./chain/bounded.ts');
+    const bounded = config.evm.bounded === null ? null : await import('./chain/bounded/bounded.ts');
     const chain = await reconcileChain(
       store.db,
       createChainClient(config.evm),
@@ -197,14 +197,14 @@ async function verify(withChain: boolean, schemaFlag: string | undefined): Promi
   }
 }
 
-/** The bounded treasury's set-up (chain/bounded-setup.ts); the chain code is loaded only for these. */
+/** The bounded treasury's set-up (chain/bounded/bounded-setup.ts); the chain code is loaded only for these. */
 async function treasury(
   command: 'deploy-smart-accounts' | 'treasury-prepare' | 'treasury-grant',
   files: { out?: string | undefined; in?: string | undefined; schema?: string | undefined },
 ): Promise<number> {
   const { serviceKeys } = await import('./chain/keys.ts');
   const { createChainClient } = await import('./chain/client.ts');
-  const setup = await import('./chain/bounded-setup.ts');
+  const setup = await import('./chain/bounded/bounded-setup.ts');
   if (command === 'deploy-smart-accounts') {
     // The framework's addresses are what this prints: the rest of the bounded configuration is not needed yet.
     const config = loadConfig({ ...process.env, TREASURY_MODE: 'hot' });

@@ -10,15 +10,20 @@ import { after, before, describe, test } from 'node:test';
 import { ERC20PeriodTransferEnforcer } from '@metamask/delegation-abis';
 import { type Address, encodeFunctionData, getAddress } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { activeDelegation, boundedAccount, shapeOf } from '../src/chain/bounded.ts';
-import { grantDelegation, prepareDelegation } from '../src/chain/bounded-setup.ts';
+import { activeDelegation, boundedAccount, shapeOf } from '../src/chain/bounded/bounded.ts';
+import { grantDelegation, prepareDelegation } from '../src/chain/bounded/bounded-setup.ts';
 import {
   delegationFromJson,
   delegationHash,
   redeemCall,
   type SignedDelegation,
-} from '../src/chain/delegation.ts';
-import { handleOpsCall, ownersOperation, signRequestOf, transferCallData } from '../src/chain/owners-ops.ts';
+} from '../src/chain/bounded/delegation.ts';
+import {
+  handleOpsCall,
+  ownersOperation,
+  signRequestOf,
+  transferCallData,
+} from '../src/chain/bounded/owners-ops.ts';
 import { reconcileChain } from '../src/chain/reconcile/reconcile.ts';
 import { backup } from '../src/operate.ts';
 import { openStore } from '../src/store/db.ts';

@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Address, getAddress, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { activeDelegation, OWNERS_SIGNATURES_MAX_AGE_MS, shapeOf } from '../src/chain/bounded.ts';
+import { activeDelegation, OWNERS_SIGNATURES_MAX_AGE_MS, shapeOf } from '../src/chain/bounded/bounded.ts';
 import {
   addOwnerSignature,
   createOwnersRequest,
   type OwnersDeps,
   SignatureRefused,
-} from '../src/chain/owners-requests.ts';
+} from '../src/chain/bounded/owners-requests.ts';
 import { reconcileChain } from '../src/chain/reconcile/reconcile.ts';
 import { anvilAvailable, mine } from './support/anvil.ts';
 import { owners, startBoundedWorld } from './support/bounded.ts';

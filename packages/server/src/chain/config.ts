@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { registerSecret } from '../log-scrub.ts';
-import { type BoundedConfig, BoundedConfigError, parseBoundedConfig } from './bounded-config.ts';
+import { type BoundedConfig, BoundedConfigError, parseBoundedConfig } from './bounded/bounded-config.ts';
 
 /** Where money goes out and comes in: the in-process sandbox, or USDC on an EVM chain. */
 export type Rail = 'sandbox' | 'evm';

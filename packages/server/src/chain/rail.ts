@@ -33,7 +33,7 @@ export interface EvmRail {
   sweepTo: `0x${string}`;
 }
 
-type BoundedModule = typeof import('./bounded.ts');
+type BoundedModule = typeof import('./bounded/bounded.ts');
 
 /** Checks the database agrees with this rail and fixes where deposits start (refuses to start otherwise). */
 export async function openEvmRail(store: Store, config: EvmConfig): Promise<EvmRail> {
@@ -44,7 +44,7 @@ export async function openEvmRail(store: Store, config: EvmConfig): Promise<EvmR
   // Before the service hands out its first address: a start picked later (at the first watcher round) misses
   // every deposit made in between.
   await fixDepositStart(store.db, config, () => client.getBlockNumber({ cacheTime: 0 }));
-  const bounded = config.bounded === null ? null : await import('./bounded.ts');
+  const bounded = config.bounded === null ? null : await import('./bounded/bounded.ts');
   const sweepTo =
     bounded === null ? keys.treasury.address : getAddress(bounded.boundedAccount(config.bounded!, keys));
   return {

@@ -199,8 +199,8 @@ function signCall(
 export function callOf(deps: Pick<SenderDeps, 'config'>, row: OutboxRow) {
   const to = deps.config.usdcAddress as `0x${string}`;
   if (row.kind === 'approve') return { to, data: permit2ApproveData() };
-  // Encoded when queued: a refill's DelegationManager.redeemDelegations (chain/bounded.ts), an owners'
-  // operation's EntryPoint.handleOps (chain/owners-requests.ts).
+  // Encoded when queued: a refill's DelegationManager.redeemDelegations (chain/bounded/bounded.ts), an owners'
+  // operation's EntryPoint.handleOps (chain/bounded/owners-requests.ts).
   if (row.kind === 'refill' || row.kind === 'owners_op')
     return JSON.parse(row.authorization_json!) as { to: `0x${string}`; data: `0x${string}` };
   if (row.kind === 'payout') {

@@ -4,9 +4,13 @@
 import { EntryPoint, MultiSigDeleGator } from '@metamask/delegation-abis';
 import { type Address, concat, encodeFunctionData, type Hex, numberToHex, pad, toHex } from 'viem';
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
-import { deployFramework, grantDelegation, prepareDelegation } from '../../src/chain/bounded-setup.ts';
+import {
+  deployFramework,
+  grantDelegation,
+  prepareDelegation,
+} from '../../src/chain/bounded/bounded-setup.ts';
+import { multiSigSignature, type SignedDelegation } from '../../src/chain/bounded/delegation.ts';
 import { parseEvmConfig } from '../../src/chain/config.ts';
-import { multiSigSignature, type SignedDelegation } from '../../src/chain/delegation.ts';
 import { serviceKeys } from '../../src/chain/keys.ts';
 import { ANVIL_MNEMONIC, anvilPublicClient, anvilWalletClient, confirm, rpc } from './anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './evm.ts';

@@ -2,7 +2,7 @@
 // the chain code, viem, is ~36 MB of resident memory): the rail's duties with the books they write in, x402,
 // and the deposits still confirming.
 
-import type { requestView } from '../../chain/owners-requests.ts';
+import type { requestView } from '../../chain/bounded/owners-requests.ts';
 import { type ChainDuties, chainDuties, type EvmRail } from '../../chain/rail.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Page, ServiceContext } from '../context.ts';
@@ -57,7 +57,7 @@ export function evmServices(
 }
 
 /** The framework's ABIs and the owners' code: loaded in bounded mode only, when first needed (a hot rail never). */
-const ownersCode = () => import('../../chain/owners-requests.ts');
+const ownersCode = () => import('../../chain/bounded/owners-requests.ts');
 
 function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
   const deps = {

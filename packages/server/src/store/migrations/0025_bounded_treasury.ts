@@ -3,7 +3,7 @@
 //   enforcer's caveat allows, and whether the owners revoked it). The chain is the authority on all of it: a row
 //   written here by anyone but the owners (a forged "owners signed") is refused by the DelegationManager, which
 //   checks the owners' signatures itself.
-// - treasury_signature_requests: what waits for the owners' signatures (chain/owners-ops.ts: a transfer out of
+// - treasury_signature_requests: what waits for the owners' signatures (chain/bounded/owners-ops.ts: a transfer out of
 //   their account, the revocation of the service's delegation), the signatures handed in so far, and once the
 //   threshold is met the outbox row that submits it.
 // - chain_outbox.wallet_id becomes optional: a refill of the service's float (a redemption of the delegation) is a

@@ -30,9 +30,9 @@ import {
   type Hex,
   pad,
 } from 'viem';
+import type { ChainClient } from '../client.ts';
+import { usdcAbi } from '../token.ts';
 import type { FrameworkAddresses } from './bounded-config.ts';
-import type { ChainClient } from './client.ts';
-import { usdcAbi } from './token.ts';
 
 export type Address = `0x${string}`;
 

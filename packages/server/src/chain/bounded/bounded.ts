@@ -8,12 +8,15 @@
 import { decodeERC20TokenPeriodTransferTerms } from '@metamask/delegation-core';
 import type { Kysely } from 'kysely';
 import { hashTypedData } from 'viem';
-import { newId } from '../domain/ids.ts';
-import type { Database } from '../store/schema.ts';
-import type { RailContext } from './books.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Database } from '../../store/schema.ts';
+import type { RailContext } from '../books.ts';
+import type { ChainClient } from '../client.ts';
+import type { EvmConfig } from '../config.ts';
+import type { ServiceKeys } from '../keys.ts';
+import { finishOutboxRow } from '../outbox-finish.ts';
+import { usdcAbi } from '../token.ts';
 import type { BoundedConfig } from './bounded-config.ts';
-import type { ChainClient } from './client.ts';
-import type { EvmConfig } from './config.ts';
 import {
   type Address,
   type AllowanceState,
@@ -27,9 +30,6 @@ import {
   redeemCall,
   type SignedDelegation,
 } from './delegation.ts';
-import type { ServiceKeys } from './keys.ts';
-import { finishOutboxRow } from './outbox-finish.ts';
-import { usdcAbi } from './token.ts';
 
 /** When the set-up fixed the first period's start (TREASURY_ALLOWANCE_START unset): Unix seconds. */
 export const ALLOWANCE_START_SETTING = 'treasury_allowance_start';

@@ -4,7 +4,7 @@
 // parsing: every problem names its variable. The framework's addresses come from @metamask/delegation-deployments
 // on chains it is deployed on, else (a local chain) from the variables `agent-wallet deploy-smart-accounts` prints.
 import { createRequire } from 'node:module';
-import { AMOUNT_MAX_MICROS, decimalToMicros } from '../domain/money.ts';
+import { AMOUNT_MAX_MICROS, decimalToMicros } from '../../domain/money.ts';
 
 export class BoundedConfigError extends Error {}
 

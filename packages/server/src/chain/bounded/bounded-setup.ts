@@ -9,11 +9,12 @@
 import { decodeERC20TokenPeriodTransferTerms } from '@metamask/delegation-core';
 import type { Kysely } from 'kysely';
 import { createWalletClient, defineChain, type Hex, http } from 'viem';
-import type { Database } from '../store/schema.ts';
+import type { Database } from '../../store/schema.ts';
+import type { ChainClient } from '../client.ts';
+import type { EvmConfig } from '../config.ts';
+import type { ServiceKeys } from '../keys.ts';
 import { ALLOWANCE_START_SETTING, boundedAccount, storeSignedDelegation } from './bounded.ts';
 import { FRAMEWORK_VARIABLES, type FrameworkAddresses } from './bounded-config.ts';
-import type { ChainClient } from './client.ts';
-import type { EvmConfig } from './config.ts';
 import {
   type Address,
   delegationSalt,
@@ -23,7 +24,6 @@ import {
   type SignedDelegation,
   unsignedDelegation,
 } from './delegation.ts';
-import type { ServiceKeys } from './keys.ts';
 
 const RECEIPT_TIMEOUT_MS = 60_000;
 

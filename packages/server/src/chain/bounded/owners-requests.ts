@@ -6,17 +6,17 @@
 // account act: a signature from anyone else, or over another request, is refused here and would be refused by the
 // account on chain anyway.
 import type { Hex } from 'viem';
-import { isoFromMs } from '../clock.ts';
-import { toChecksumAddress } from '../domain/address.ts';
-import { newId } from '../domain/ids.ts';
-import { formatMicros } from '../domain/money.ts';
-import type { TreasurySignatureRequestsTable } from '../store/schema.ts';
-import type { RailContext } from './books.ts';
+import { isoFromMs } from '../../clock.ts';
+import { toChecksumAddress } from '../../domain/address.ts';
+import { newId } from '../../domain/ids.ts';
+import { formatMicros } from '../../domain/money.ts';
+import type { TreasurySignatureRequestsTable } from '../../store/schema.ts';
+import type { RailContext } from '../books.ts';
+import type { ChainClient } from '../client.ts';
+import type { EvmConfig } from '../config.ts';
+import type { ServiceKeys } from '../keys.ts';
 import { boundedAccount } from './bounded.ts';
-import type { ChainClient } from './client.ts';
-import type { EvmConfig } from './config.ts';
 import type { Address, SignedDelegation } from './delegation.ts';
-import type { ServiceKeys } from './keys.ts';
 import {
   handleOpsCall,
   ownersOperation,

@@ -21,9 +21,9 @@ import {
   recoverTypedDataAddress,
   toHex,
 } from 'viem';
-import type { ChainClient } from './client.ts';
+import type { ChainClient } from '../client.ts';
+import { usdcAbi } from '../token.ts';
 import { type Address, multiSigSignature, type SignedDelegation } from './delegation.ts';
-import { usdcAbi } from './token.ts';
 
 /** Gas the account's own checks (the owners' signatures) and its call may use; paid by the service. */
 const VERIFICATION_GAS = 600_000n;

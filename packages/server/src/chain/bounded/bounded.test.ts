@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { getAddress } from 'viem';
+import { payoutRefusal } from '../treasury.ts';
+import { periodText, type TreasuryReading, treasuryStateView } from '../treasury-view.ts';
 import { type BoundedReading, hasShape, refillAmount } from './bounded.ts';
 import type { BoundedConfig } from './bounded-config.ts';
 import { type Address, type SignedDelegation, unsignedDelegation } from './delegation.ts';
-import { payoutRefusal } from './treasury.ts';
-import { periodText, type TreasuryReading, treasuryStateView } from './treasury-view.ts';
 
 const USDC = 1_000_000n;
 const account = `0x${'ac'.repeat(20)}` as Address;
