@@ -36,3 +36,20 @@ export interface ChainPart {
 export function transferName(t: ChainTransfer): string {
   return `transfer ${t.txHash}:${t.logIndex} of ${formatMicros(t.valueMicros)} USDC from ${t.from} to ${t.to}`;
 }
+
+/** The blocks verify-ledger reads, from the history's start to the head. */
+export interface BlockSpan {
+  from: bigint;
+  to: bigint;
+}
+
+/** Blocks per getLogs call while scanning the service's history. */
+const SCAN_RANGE_BLOCKS = 2_000n;
+
+/** A span cut into getLogs-sized ranges, in order. */
+export function* scanRanges(span: BlockSpan): Generator<BlockSpan> {
+  for (let from = span.from; from <= span.to; from += SCAN_RANGE_BLOCKS) {
+    const to = from + SCAN_RANGE_BLOCKS - 1n;
+    yield { from, to: to < span.to ? to : span.to };
+  }
+}

@@ -24,12 +24,10 @@ import { type ChainTransfer, fetchTransfers } from '../deposits.ts';
 import { CHAIN_HISTORY_START_SETTING } from '../setup.ts';
 import { usdcAbi } from '../token.ts';
 import { paidRequestsPart } from './paid-requests.ts';
-import { type ChainPart, type Report, type Scope, transferName } from './part.ts';
+import { type BlockSpan, type ChainPart, type Report, type Scope, scanRanges, transferName } from './part.ts';
 import { redemptionsPart } from './redemptions.ts';
 import { depositsPart, outboxPart } from './transfers.ts';
 
-/** Blocks per getLogs call while scanning the service's history. */
-const SCAN_RANGE_BLOCKS = 2_000n;
 const PROBLEMS_MAX = 100;
 
 export interface ChainReport {
@@ -115,10 +113,9 @@ async function historyStart(db: Kysely<Database>, config: EvmConfig): Promise<bi
   return setting === undefined ? (config.startBlock ?? 0n) : BigInt(setting.value);
 }
 
-async function scanTransfers(client: ChainClient, config: EvmConfig, blocks: { from: bigint; to: bigint }) {
+async function scanTransfers(client: ChainClient, config: EvmConfig, blocks: BlockSpan) {
   const transfers: ChainTransfer[] = [];
-  for (let from = blocks.from; from <= blocks.to; from += SCAN_RANGE_BLOCKS) {
-    const to = from + SCAN_RANGE_BLOCKS - 1n < blocks.to ? from + SCAN_RANGE_BLOCKS - 1n : blocks.to;
+  for (const { from, to } of scanRanges(blocks)) {
     transfers.push(...(await fetchTransfers(client, config.usdcAddress, from, to)));
   }
   return transfers;

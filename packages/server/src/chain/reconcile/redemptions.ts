@@ -5,17 +5,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import type { ChainClient } from '../client.ts';
 import type { EvmConfig } from '../config.ts';
-import type { ChainPart, Scope } from './part.ts';
-
-/** Blocks per getLogs call. */
-const SCAN_RANGE_BLOCKS = 2_000n;
+import { type BlockSpan, type ChainPart, type Scope, scanRanges } from './part.ts';
 
 export async function redemptionsPart(
   db: Kysely<Database>,
   client: ChainClient,
   config: EvmConfig,
   scope: Scope,
-  blocks: { from: bigint; to: bigint },
+  blocks: BlockSpan,
 ): Promise<ChainPart> {
   const problems: string[] = [];
   if (scope.account !== null && config.bounded !== null) {
@@ -49,14 +46,13 @@ async function redemptionHashes(
   client: ChainClient,
   config: EvmConfig,
   account: string,
-  blocks: { from: bigint; to: bigint },
+  blocks: BlockSpan,
 ): Promise<string[]> {
   // Loaded in bounded mode only: a hot deployment never loads the framework's code.
   const { DelegationManager } = await import('@metamask/delegation-abis');
   const event = DelegationManager.find((item) => item.type === 'event' && item.name === 'RedeemedDelegation');
   const found: string[] = [];
-  for (let from = blocks.from; from <= blocks.to; from += SCAN_RANGE_BLOCKS) {
-    const to = from + SCAN_RANGE_BLOCKS - 1n < blocks.to ? from + SCAN_RANGE_BLOCKS - 1n : blocks.to;
+  for (const { from, to } of scanRanges(blocks)) {
     const logs = await client.getLogs({
       address: config.bounded!.framework.delegationManager,
       event: event as Extract<(typeof DelegationManager)[number], { name: 'RedeemedDelegation' }>,
