@@ -118,11 +118,13 @@ export function estimatorLoaded(): boolean {
 }
 
 /**
- * argon2 runs on libuv's worker threads (four), 19 MiB each; on this project's 2-core machine more hashes at
- * once than cores only hold more memory. Measured under a login flood (50 connections, 5 s): four at once left
- * the process at 230-239 MB resident and 143 logins/s, two at 200-203 MB and 136 logins/s.
+ * argon2 runs on libuv's worker threads (four), 19 MiB each, and that memory is the service's peak: under a login
+ * flood (`npm run bench`, 50 connections) two hashes at once took resident memory to 262-266 MB on a service
+ * standing at 226, one at once holds it near 245. A login is one hash (~10 ms); one at a time still answers over a
+ * hundred logins a second, far above what the login rate limit lets through, and leaves the other core to the API.
+ * Measured before: four at once 230-239 MB and 143 logins/s, two at once 200-203 MB and 136 logins/s (5 s floods).
  */
-const HASHES_AT_ONCE_MAX = 2;
+const HASHES_AT_ONCE_MAX = 1;
 let hashesRunning = 0;
 const waiting: Array<() => void> = [];
 
