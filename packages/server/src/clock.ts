@@ -28,3 +28,16 @@ export class ManualClock implements Clock {
 export function isoFromMs(ms: bigint | number): string {
   return new Date(Number(ms)).toISOString();
 }
+
+/**
+ * `work`'s answer, or a rejection once `timeoutMs` have passed: a reading that does not come in time is reported,
+ * never waited for (the work itself is left to end on its own; its late failure is ignored).
+ */
+export function withinMs<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

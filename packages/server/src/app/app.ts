@@ -46,8 +46,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerGate(app, services, routeMethods);
   await app.register(fastifySwagger, openApiOptions(services.config.rail));
   for (const route of ROUTES) {
-    if (SANDBOX_ONLY_ROUTES.has(route) && services.config.rail !== 'sandbox') continue;
-    if (EVM_ONLY_ROUTES.has(route) && services.config.rail !== 'evm') continue;
+    if (SANDBOX_ONLY_ROUTES.has(route) && services.rail.name !== 'sandbox') continue;
+    if (EVM_ONLY_ROUTES.has(route) && services.rail.name !== 'evm') continue;
     app.route(toFastifyRoute(route, services, successEnvelope, OPERATION_IDS.get(route)));
   }
   registerMcpRoutes(app, services);

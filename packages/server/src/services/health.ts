@@ -1,11 +1,10 @@
 // GET /health's reading of the service: the database, Redis (and its quarantine), the treasury on the evm rail,
 // each within a bound, and what is wrong in words an operator can act on.
 import { sql } from 'kysely';
-import type { EvmRail } from '../chain/rail.ts';
-import { treasuryReasons, treasuryView } from '../chain/treasury-view.ts';
-import type { Config } from '../config.ts';
+import { withinMs } from '../clock.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Store } from '../store/db.ts';
+import type { ExternalRail } from './rail/external.ts';
 
 export interface HealthView {
   status: 'ok' | 'degraded';
@@ -21,13 +20,8 @@ export interface HealthView {
 
 const HEALTH_CHECK_TIMEOUT_MS = 2_000;
 
-export async function health(
-  store: Store,
-  config: Config,
-  limiter: RateLimiter,
-  evm: EvmRail | null,
-): Promise<HealthView> {
-  const [database, quarantineMs, treasury] = await Promise.all([
+export async function health(store: Store, limiter: RateLimiter, rail: ExternalRail): Promise<HealthView> {
+  const [database, quarantineMs, railHealth] = await Promise.all([
     withinMs(sql`select 1`.execute(store.db), HEALTH_CHECK_TIMEOUT_MS).then(
       () => 'up' as const,
       () => 'down' as const,
@@ -35,20 +29,17 @@ export async function health(
     limiter.redisStatus() === 'up'
       ? withinMs(limiter.quarantineRemainingMs(), HEALTH_CHECK_TIMEOUT_MS).catch(() => 0)
       : 0,
-    evm === null ? undefined : withinMs(evm.treasury.read(), HEALTH_CHECK_TIMEOUT_MS).catch(() => null),
+    rail.health(HEALTH_CHECK_TIMEOUT_MS),
   ]);
   const redis = limiter.redisStatus();
-  const reasons = [
-    ...healthReasons({ database, redis, quarantineMs }),
-    ...(evm === null ? [] : treasuryReasons(treasury ?? null, evm.config.minTreasuryGasWei)),
-  ];
+  const reasons = [...healthReasons({ database, redis, quarantineMs }), ...railHealth.reasons];
   return {
     status: reasons.length === 0 ? 'ok' : 'degraded',
     database,
     storage: store.dialect,
-    rail: config.rail,
+    rail: rail.name,
     ...(redis === undefined ? {} : { redis }),
-    ...(evm === null ? {} : { treasury: treasuryView(treasury ?? null) }),
+    ...(railHealth.treasury === undefined ? {} : { treasury: railHealth.treasury }),
     ...(reasons.length === 0 ? {} : { reasons }),
   };
 }
@@ -69,13 +60,4 @@ export function healthReasons(state: {
     );
   }
   return reasons;
-}
-
-function withinMs<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  promise.catch(() => undefined);
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

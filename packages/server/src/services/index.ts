@@ -24,7 +24,7 @@ import { executeMoneyBatch, type MoneyBatchOptions } from './money/batch.ts';
 import { type CheckPaymentData, type CheckRequest, checkPayment } from './money/check-payment.ts';
 import { createDepositService, type DepositService } from './money/deposits.ts';
 import { purgeExpiredKeys } from './money/idempotency.ts';
-import { createPaymentService, type PaymentService } from './money/payments.ts';
+import { createPaymentService, type PaymentService, type PayoutGate } from './money/payments.ts';
 import {
   createWithdrawalService,
   type WithdrawalOwners,
@@ -40,8 +40,9 @@ import {
 import { createOrganizationService, type OrganizationService } from './organizations/organizations.ts';
 import { createPolicyService, type PolicyService } from './policies/policies.ts';
 import type { EvmServices } from './rail/evm.ts';
+import { type ExternalRail, evmExternalRail, sandboxRail } from './rail/external.ts';
 import { purgeSent } from './retention.ts';
-import { type AddressSource, hdAddresses, sandboxAddresses } from './wallets/addresses.ts';
+import type { AddressSource } from './wallets/addresses.ts';
 import { type BalanceViews, createBalanceViews } from './wallets/balance-view.ts';
 import { createTransactionReads, type TransactionReads } from './wallets/transaction-reads.ts';
 import { ownedWallet, type WalletRow } from './wallets/wallet-rows.ts';
@@ -95,6 +96,8 @@ export interface Services {
   simulatePayment(userId: string, walletId: string, payment: SimulatedPayment): Promise<CheckPaymentData>;
   limiter: RateLimiter;
   metrics: Metrics;
+  /** Where payments to outside addresses settle (sandbox or evm): what the services ask of the rail. */
+  rail: ExternalRail;
   /** The evm rail and its duties (tests run them by hand); null on the sandbox rail. */
   chain: EvmServices | null;
   /** An agent wallet as the REST API shows it, with its remaining spending caps. */
@@ -218,18 +221,15 @@ function assembleServices(config: Config, options: ServiceOptions, opened: Opene
       ? 'email is off: SMTP_URL is not set'
       : `email is on: through ${config.smtp.location}`,
   );
-  const batchOptions = batchOptionsOf(config, store, evm, events);
+  const rail = evm === null ? sandboxRail(config.addressSecret) : evmExternalRail(evm, store.db);
+  const batchOptions = batchOptionsOf(config, store, rail, events);
   const writer = moneyWriterOf(config, store, metrics, batchOptions);
   const ctx: ServiceContext = { store, writer, clock: options.clock, events };
   const signals: KeySignals = { publishKeyChange: () => limiter.publishKeyChange() };
   // A key-lookup cache is safe only where every change reaches it: one process (SQLite), or Redis signals.
   const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
   const keys = createKeyService(ctx, signals, { cacheLookups });
-  const payoutGate =
-    evm === null
-      ? null
-      : (toAddress: string, amountMicros: bigint) =>
-          evm.treasury.checkPayout(store.db, toAddress, amountMicros);
+  const payoutGate = rail.payoutGate;
   const approvals = createApprovalService(ctx, payoutGate);
   const chain =
     opened.opened === null
@@ -262,12 +262,13 @@ function assembleServices(config: Config, options: ServiceOptions, opened: Opene
     chain,
     keys,
     approvals,
-    ...peopleServices(ctx, config, keys, evm),
+    rail,
+    ...peopleServices(ctx, config, keys, rail.addresses),
     ...moneyServices(ctx, config, { batchOptions, payoutGate, owners: chain?.owners ?? null }),
     webhooks: createWebhookService(ctx, config.webhookAllowPrivate),
     deliverWebhooks: () => delivery.webhooks.deliverDue(),
     sendEmails: () => delivery.email?.sendDue() ?? Promise.resolve(0),
-    health: () => health(store, config, limiter, evm),
+    health: () => health(store, limiter, rail),
     lifecycle: { draining: false },
     close: closing,
   };
@@ -277,15 +278,15 @@ function assembleServices(config: Config, options: ServiceOptions, opened: Opene
 function batchOptionsOf(
   config: Config,
   store: Store,
-  evm: EvmRail | null,
+  rail: ExternalRail,
   events: ServiceContext['events'],
 ): MoneyBatchOptions {
   return {
     dialect: store.dialect,
     events,
-    railName: evm === null ? 'sandbox' : 'evm',
-    railSettlesAtOnce: evm === null,
-    payoutFromAddress: evm?.treasuryAddress ?? null,
+    railName: rail.name,
+    railSettlesAtOnce: rail.settlesAtOnce,
+    payoutFromAddress: rail.payoutFromAddress,
     approvalTtlMs: config.approvalTtlSeconds * 1000,
   };
 }
@@ -312,12 +313,10 @@ function moneyWriterOf(
 }
 
 /** The services of people: accounts and their factors, organizations, alerts, notices, wallets and reads. */
-function peopleServices(ctx: ServiceContext, config: Config, keys: KeyService, evm: EvmRail | null) {
+function peopleServices(ctx: ServiceContext, config: Config, keys: KeyService, addresses: AddressSource) {
   const { store, clock } = ctx;
   const mfa = createMfaService(ctx);
   const passkeys = createPasskeyService(ctx, relyingParty(config.publicUrl, config.port));
-  const addresses: AddressSource =
-    evm === null ? sandboxAddresses(config.addressSecret) : hdAddresses(evm.keys);
   return {
     auth: createAuthService(ctx, {
       jwtSecret: config.jwtSecret,
@@ -343,8 +342,6 @@ function peopleServices(ctx: ServiceContext, config: Config, keys: KeyService, e
       agentWalletViews(store.db, rows, clock.nowMs(), userId),
   };
 }
-
-type PayoutGate = Parameters<typeof createApprovalService>[1];
 
 /** The services that move money: payments, withdrawals, deposits, and the dry run of a payment. */
 function moneyServices(
