@@ -73,22 +73,48 @@ async function signup(base: string, email: string, invitationToken?: string): Pr
   return { email, token: body.data.token };
 }
 
+/** What the test wallet of one browser context holds: the account it signs with and the chain it is on. */
+interface TestWallet {
+  account: HDAccount;
+  chainId: number;
+}
+
+/** The test wallet's answer to one EIP-1193 request, as a wallet extension would give it. */
+async function answer(wallet: TestWallet, method: string, params: unknown[]) {
+  switch (method) {
+    case 'eth_requestAccounts':
+    case 'eth_accounts':
+      return { result: [wallet.account.address] };
+    case 'eth_chainId':
+      return { result: `0x${wallet.chainId.toString(16)}` };
+    case 'wallet_switchEthereumChain':
+      wallet.chainId = Number.parseInt((params[0] as { chainId: string }).chainId, 16);
+      return { result: null };
+    case 'eth_signTypedData_v4': {
+      const [address, json] = params as [string, string];
+      if (address.toLowerCase() !== wallet.account.address.toLowerCase())
+        return { error: { code: 4100, message: 'that account is not in this wallet' } };
+      const typedData = JSON.parse(json);
+      if (typedData.domain.chainId !== wallet.chainId)
+        return {
+          error: { code: -32603, message: 'the typed data is for another chain than the active one' },
+        };
+      return { result: await wallet.account.signTypedData(typedData) };
+    }
+    default:
+      return { error: { code: 4200, message: `no ${method} here` } };
+  }
+}
+
 /**
- * A browser context whose window.ethereum is a test wallet: eth_requestAccounts answers `holder.account`'s
- * address, eth_signTypedData_v4 its signature of the typed data, as a wallet extension would.
+ * A browser context whose window.ethereum is a test wallet: its requests are answered in this process (answer),
+ * where the private key stays.
  */
-async function contextWithWallet(browser: Browser, holder: { account: HDAccount }): Promise<BrowserContext> {
+async function contextWithWallet(browser: Browser, wallet: TestWallet): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.exposeFunction('__testWallet', async (method: string, paramsJson: string) => {
-    const params = JSON.parse(paramsJson) as unknown[];
-    const { account } = holder;
-    if (method === 'eth_requestAccounts' || method === 'eth_accounts') return { result: [account.address] };
-    if (method !== 'eth_signTypedData_v4') return { error: { code: 4200, message: `no ${method} here` } };
-    const [address, json] = params as [string, string];
-    if (address.toLowerCase() !== account.address.toLowerCase())
-      return { error: { code: 4100, message: 'that account is not in this wallet' } };
-    return { result: await account.signTypedData(JSON.parse(json)) };
-  });
+  await context.exposeFunction('__testWallet', (method: string, paramsJson: string) =>
+    answer(wallet, method, JSON.parse(paramsJson) as unknown[]),
+  );
   await context.addInitScript(() => {
     type Answer = { result?: unknown; error?: { code: number; message: string } };
     const call = (window as unknown as { __testWallet: (m: string, p: string) => Promise<Answer> })
@@ -122,8 +148,9 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
   let owner: Person;
   let coOwner: Person;
   let withdrawalId = '';
-  const wallet1 = { account: STRANGER };
-  const wallet2 = { account: OWNER_2 };
+  // The first wallet starts on another chain (mainnet): the dashboard asks it to switch before it signs.
+  const wallet1: TestWallet = { account: STRANGER, chainId: 1 };
+  const wallet2: TestWallet = { account: OWNER_2, chainId: 0 };
   let page1: Page;
   let page2: Page;
   const pageErrors: string[] = [];
@@ -135,6 +162,7 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     ensureBuilt();
     world = await startEvmWorld();
+    wallet2.chainId = world.anvil.chainId;
     framework = await deployFrameworkFor(world);
     env = {
       ...evmEnv(world, {
@@ -243,6 +271,25 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
     await waitForText(row1.getByTestId('owners-request-refused'), STRANGER.address.slice(0, 8));
     await waitForText(row1.getByTestId('owners-request-progress'), 'Waiting for 2 more owner signatures');
     await shot(page1, 'treasury-owners-01-refused');
+  });
+
+  it('a viewer of the organization reads the same request without the buttons', async () => {
+    const invited = await rest(a(), owner, 'POST', '/members/invitations', {
+      email: `viewer-${Date.now()}@example.com`,
+      role: 'viewer',
+    });
+    assert.equal(invited.status, 201, JSON.stringify(invited.body));
+    const viewer = await signup(b(), invited.body.data.email, invited.body.data.token);
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(STEP_TIMEOUT);
+    page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
+    await logIn(page, b(), viewer);
+    const row = page.locator(`[data-testid="owners-request"][data-id="${withdrawalId}"]`);
+    await waitForText(row.getByTestId('owners-request-progress'), 'Waiting for 2 more owner signatures');
+    assert.equal(await row.getByRole('button').count(), 0, 'no Sign button for a viewer');
+    assert.equal(await page.getByTestId('revoke-allowance').count(), 0, 'no revoke button for a viewer');
+    await context.close();
   });
 
   it('owner 1 on one instance and owner 2 on the other sign at once: submitted once, confirmed', async () => {

@@ -61,6 +61,28 @@ function problemOf(error: unknown): WalletProblem {
   return new WalletProblem('failed', `Your wallet could not sign${said}.`);
 }
 
+/**
+ * The wallet on the typed data's chain: wallets refuse to sign EIP-712 data for a chain other than their active
+ * one, so it is asked to switch first. A wallet that cannot say its chain is left to judge for itself.
+ */
+async function onChain(wallet: Eip1193Provider, chainId: unknown): Promise<void> {
+  if (typeof chainId !== 'number') return;
+  const active = await wallet.request({ method: 'eth_chainId' }).catch(() => null);
+  if (typeof active !== 'string' || Number.parseInt(active, 16) === chainId) return;
+  try {
+    await wallet.request({
+      method: 'wallet_switchEthereumChain',
+      params: [{ chainId: `0x${chainId.toString(16)}` }],
+    });
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === 4001) throw problemOf(error);
+    throw new WalletProblem(
+      'failed',
+      `Your wallet is on chain ${Number.parseInt(active, 16)}; switch it to chain ${chainId} (the service's) and sign again.`,
+    );
+  }
+}
+
 /** Asks the browser wallet for an account and its signature of `typedData`; throws a WalletProblem. */
 export async function signWithBrowserWallet(
   typedData: TypedData,
@@ -75,6 +97,7 @@ export async function signWithBrowserWallet(
     const accounts = await wallet.request({ method: 'eth_requestAccounts' });
     const signer = Array.isArray(accounts) && typeof accounts[0] === 'string' ? accounts[0] : null;
     if (signer === null) throw new WalletProblem('failed', 'Your wallet shared no account.');
+    await onChain(wallet, typedData.domain.chainId);
     const signature = await wallet.request({
       method: 'eth_signTypedData_v4',
       params: [signer, JSON.stringify(withDomainType(typedData))],

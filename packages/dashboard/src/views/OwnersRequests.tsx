@@ -3,7 +3,7 @@
 // An owner signs with their browser wallet (EIP-1193: eth_requestAccounts, then eth_signTypedData_v4 of the
 // request's signRequest) and the signature is handed in; whether the signer is one of the account's owners is the
 // server's decision, shown in words. Members whose role may not sign see the list without the buttons.
-import { useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { shortAddress } from '../address.ts';
 import { signWithBrowserWallet, WalletProblem } from '../api/browserWallet.ts';
@@ -27,13 +27,20 @@ export const OWNERS_REQUESTS_POLL_MS = 5_000;
 /** Finished requests shown below the waiting ones. */
 const RECENT_LIMIT = 10;
 
-/** What still waits (all of it, up to 100), then the most recent finished ones. */
-async function loadRequests(client: ReturnType<typeof useApp>['client']): Promise<OwnersRequest[]> {
+/**
+ * What still waits (all of it, up to 100), then the most recent finished ones. A request that ended since the last
+ * reading moved money: the views showing it (the master wallet, its withdrawals, the treasury) are read again.
+ */
+async function loadRequests(client: ReturnType<typeof useApp>['client'], qc: QueryClient) {
   const [waiting, recent] = await Promise.all([
     client.treasury.requests({ status: 'awaiting_signatures', limit: 100 }),
     client.treasury.requests({ limit: RECENT_LIMIT }),
   ]);
   const finished = recent.items.filter((r) => r.status !== 'awaiting_signatures');
+  const before = qc.getQueryData<OwnersRequest[]>(K.ownersRequests) ?? [];
+  const ended = finished.some((r) => before.some((b) => b.id === r.id && b.status !== r.status));
+  if (ended)
+    for (const queryKey of [K.master, K.withdrawalsAll, K.treasury]) void qc.invalidateQueries({ queryKey });
   return [...waiting.items, ...finished];
 }
 
@@ -43,7 +50,7 @@ const inFlight = (items: OwnersRequest[] | undefined) =>
 export function OwnersRequests({ threshold }: { threshold: number | null }) {
   const { client } = useApp();
   const qc = useQueryClient();
-  const list = useResource(K.ownersRequests, () => loadRequests(client), STALE.ownersRequests, {
+  const list = useResource(K.ownersRequests, () => loadRequests(client, qc), STALE.ownersRequests, {
     refetchInterval: () =>
       inFlight(qc.getQueryData<OwnersRequest[]>(K.ownersRequests))
         ? pollDelay(client.budget('wallet'), Date.now(), OWNERS_REQUESTS_POLL_MS)
