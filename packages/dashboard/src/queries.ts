@@ -37,6 +37,8 @@ export const K = {
   pendingDeposits: ['pendingDeposits'] as const,
   /** evm rail: where the treasury rests and what a breach of the server could move. */
   treasury: ['treasury'] as const,
+  /** evm rail, bounded treasury: what waits for the owners' signatures, and what they signed lately. */
+  ownersRequests: ['ownersRequests'] as const,
   agentWallets: ['agentWallets'] as const,
   agentWallet: (walletId: string) => ['agentWallet', walletId] as const,
   keys: (walletId: string) => ['keys', walletId] as const,
@@ -71,6 +73,7 @@ export const STALE = {
   txDetail: 60_000,
   pendingDeposits: 5_000,
   treasury: 30_000,
+  ownersRequests: 10_000,
   policyChanges: 30_000,
   webhooks: 60_000,
   // An alert's firing state moves with payments: asked again soon when the card is shown again.

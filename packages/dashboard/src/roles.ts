@@ -43,6 +43,10 @@ const LEAST_ROLE = {
   manageMembers: 'owner',
   /** The organization's settings (require a second factor of every member). */
   manageOrganization: 'owner',
+  /** Sign what waits for the owners of a bounded treasury, with a browser wallet holding an owner's key. */
+  signTreasury: 'owner',
+  /** Ask to revoke the service's allowance over the owners' account (they then sign the revocation). */
+  revokeAllowance: 'owner',
 } as const satisfies Record<string, Role>;
 
 export type Action = keyof typeof LEAST_ROLE;

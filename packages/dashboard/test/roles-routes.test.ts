@@ -28,6 +28,9 @@ const OPERATIONS: Record<Action, readonly string[]> = {
   manageAddressBook: ['addWithdrawalAddress', 'removeWithdrawalAddress'],
   manageMembers: ['inviteMember', 'updateMember', 'removeMember', 'revokeInvitation', 'listInvitations'],
   manageOrganization: ['updateOrganization'],
+  signTreasury: ['treasurySignatures'],
+  // POST /wallet/treasury/revoke (revokeTreasuryAllowance) is not merged yet: name it here once it is.
+  revokeAllowance: [],
 };
 
 const declaredRole = (operationId: string): string | undefined =>
@@ -50,10 +53,7 @@ test('each action asks the least role the server declares for every operation it
  * Routes above viewer the dashboard does not offer yet, and why: each is a gap of the dashboard, not of the server
  * (which enforces the role either way).
  */
-const NOT_OFFERED: Record<string, string> = {
-  treasurySignatures:
-    'the owners sign the treasury’s requests with their own wallets; the dashboard’s signing is not built',
-};
+const NOT_OFFERED: Record<string, string> = {};
 
 test('every session route above viewer is an action of the dashboard', () => {
   const offered = new Set([...Object.values(OPERATIONS).flat(), ...Object.keys(NOT_OFFERED)]);

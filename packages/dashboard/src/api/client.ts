@@ -17,6 +17,7 @@ import { type OAuthApi, oauthApi } from './oauth.ts';
 import { type OrganizationApi, organizationApi } from './organization.ts';
 import type { Method, RequestParams } from './request.ts';
 import { isStepUpPath, type StepUpAsk, StepUpGate, stepUpMethods } from './stepUp.ts';
+import { type TreasuryApi, treasuryApi } from './treasury.ts';
 
 /** The 403s the app as a whole reacts to (see onRefused). */
 export type RefusalCode = 'MFA_ENROLLMENT_REQUIRED' | 'FORBIDDEN_ROLE';
@@ -76,6 +77,8 @@ export class ApiClient {
   readonly alerts: AlertsApi = alertsApi(this);
   /** The consent page of OAuth for agent hosts (preview a client's request, allow or deny it): see oauth.ts. */
   readonly oauth: OAuthApi = oauthApi(this);
+  /** A bounded treasury's owners: what waits for their signatures, a signature, the revocation: treasury.ts. */
+  readonly treasury: TreasuryApi = treasuryApi(this);
   /** Holds a request refused with STEP_UP_REQUIRED until the person proved presence (see setStepUpAsk). */
   readonly stepUp = new StepUpGate();
   private readonly origin: string;

@@ -1,6 +1,7 @@
 // The overview's Treasury card (evm rail only): who holds the money on chain and what whoever breached the server
-// could move now (GET /wallet/treasury). Today the treasury is hot: the service's own key holds all of it, so all
-// of it is at risk. While the chain cannot be read (503) the card says so calmly and asks again every little while.
+// could move now (GET /wallet/treasury). A hot treasury's key holds all of it, so all of it is at risk; a bounded
+// one lists what waits for the owners' signatures below (OwnersRequests.tsx). While the chain cannot be read (503)
+// the card says so calmly and asks again every little while.
 import type { TreasuryView } from '@agent-wallet/sdk';
 import { useQueryClient } from '@tanstack/react-query';
 import { shortAddress } from '../address.ts';
@@ -9,6 +10,7 @@ import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
 import { formatUsdc } from '../money.ts';
 import { K, pollDelay, STALE, useResource } from '../queries.ts';
+import { OwnersRequests } from './OwnersRequests.tsx';
 import { atRiskWords, BOUNDED_NOTE, TREASURY_UNAVAILABLE, treasuryModeWords } from './treasuryWords.ts';
 
 /** While the chain cannot be read, the treasury is asked again this often (ms). */
@@ -38,6 +40,7 @@ export function TreasuryCard() {
     >
       <h2 id="treasury-title">Treasury</h2>
       {data !== undefined ? <Figures view={data} /> : error === undefined ? <Loading /> : null}
+      {data?.mode === 'bounded' && <OwnersRequests threshold={data.threshold} />}
       {error !== undefined &&
         (unavailable ? (
           <p className="hint" role="status" data-testid="treasury-unavailable">

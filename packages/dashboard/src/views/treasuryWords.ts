@@ -1,6 +1,9 @@
 // The treasury in words (the overview's Treasury card, evm rail): who holds the money, and what whoever breached
 // the server could move with it. Pure: unit-tested.
 import type { TreasuryView } from '@agent-wallet/sdk';
+import { shortAddress } from '../address.ts';
+import type { ApiError } from '../api/errors.ts';
+import type { OwnersRequest, SignatureProgress } from '../api/treasury.ts';
 import { formatUsdc } from '../money.ts';
 
 /** Why the card shows no figures while GET /wallet/treasury answers 503 (the chain cannot be read). */
@@ -39,4 +42,50 @@ export function treasuryModeWords(
 /** "At risk if the server is breached: 1,250.50 USDC". */
 export function atRiskWords(atRisk: string): string {
   return `At risk if the server is breached: ${formatUsdc(atRisk)}`;
+}
+
+/** What a request of the owners' account does: "Withdrawal of 250.00 USDC to 0x1234ab…cdef01". */
+export function ownersRequestWords(request: Pick<OwnersRequest, 'kind' | 'amount' | 'toAddress'>): string {
+  if (request.kind === 'revoke') return 'Revoke the service’s allowance';
+  const amount = request.amount === null ? '' : ` of ${formatUsdc(request.amount)}`;
+  const to = request.toAddress === null ? '' : ` to ${shortAddress(request.toAddress)}`;
+  return `Withdrawal${amount}${to}`;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Where a request stands: how many owners must still sign, or what became of it. */
+export function signatureProgressWords(
+  progress: Pick<SignatureProgress, 'status' | 'signaturesNeeded' | 'signedBy'>,
+): string {
+  switch (progress.status) {
+    case 'awaiting_signatures': {
+      const signed = progress.signedBy.length;
+      const so = signed === 0 ? 'no owner has signed yet' : `${plural(signed, 'owner')} signed`;
+      return `Waiting for ${plural(progress.signaturesNeeded, 'more owner signature')}; ${so}`;
+    }
+    case 'submitted':
+      return 'Signed by enough owners: being sent on chain';
+    case 'completed':
+      return 'Done: confirmed on chain';
+    case 'failed':
+      return 'Failed: nothing left the owners’ account (a withdrawal’s money is back in the master wallet)';
+    default:
+      return String(progress.status);
+  }
+}
+
+/** The server's refusal of a signature, in words naming the wallet's account that signed. */
+export function signatureRefusalWords(error: ApiError, signer: string): string {
+  const who = shortAddress(signer);
+  if (error.code === 'VALIDATION_ERROR' && /not an owner/.test(error.serverMessage))
+    return `Refused: ${who} is not one of the treasury’s owners, so its signature does not count. Sign with an owner’s account.`;
+  if (error.code === 'INVALID_STATE') return `${who} has signed this request already.`;
+  if (error.code === 'NOT_FOUND') return 'This request is no longer there.';
+  return error.message;
+}
+
+/** When a waiting withdrawal fails unsigned. */
+export function expiresWords(expiresAt: string | null, format: (iso: string) => string): string | null {
+  return expiresAt === null ? null : `Fails unsigned, its money back, on ${format(expiresAt)}`;
 }

@@ -73,6 +73,7 @@ import getWallet from './wallet/get.ts';
 import pendingDeposits from './wallet/pending-deposits.ts';
 import sandboxDeposit from './wallet/sandbox-deposit.ts';
 import walletTreasury from './wallet/treasury.ts';
+import listTreasurySignatures from './wallet/treasury-requests.ts';
 import treasurySignatures from './wallet/treasury-signatures.ts';
 import withdrawMaster from './wallet/withdraw.ts';
 import getWithdrawal from './wallet/withdrawal.ts';
@@ -140,6 +141,7 @@ export const ROUTE_TABLE = {
   sandboxDeposit,
   pendingDeposits,
   walletTreasury,
+  listTreasurySignatures,
   treasurySignatures,
   addWithdrawalAddress,
   listWithdrawalAddresses,
@@ -196,5 +198,6 @@ export const SANDBOX_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([sandboxDeposi
 export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([
   pendingDeposits,
   walletTreasury,
+  listTreasurySignatures,
   treasurySignatures,
 ]);

@@ -12,9 +12,10 @@ import {
 import { multiSigSignature, type SignedDelegation } from '../../src/chain/bounded/delegation.ts';
 import { parseEvmConfig } from '../../src/chain/config.ts';
 import { serviceKeys } from '../../src/chain/keys.ts';
-import { ANVIL_MNEMONIC, anvilPublicClient, anvilWalletClient, confirm, rpc } from './anvil.ts';
+import { ANVIL_MNEMONIC, anvilPublicClient, anvilWalletClient, confirm, mine, rpc } from './anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './evm.ts';
 import { type Harness, type StoreName, startHarness } from './harness.ts';
+import type { TestUser } from './http.ts';
 
 /** Owners are anvil's funded accounts 1..3 (the token's deployer is 9, the service has its own mnemonic). */
 export const owners: HDAccount[] = [1, 2, 3].map((i) =>
@@ -167,4 +168,39 @@ export async function startBoundedWorld(
   const account = prepared.delegation.delegator;
   await world.usdc.mint(account, options.fundMicros);
   return { world, framework, h, account };
+}
+
+/** A withdrawal's 202: what the owners sign. */
+export interface AwaitingSignatures {
+  id: string;
+  signRequest: { typedData: Parameters<HDAccount['signTypedData']>[0]; digest: string };
+}
+
+/**
+ * A withdrawal of `user` the allowance cannot cover (over HTTP, as the owner asks it): USDC minted to their master
+ * address and credited, an active address in their book, then `amount` withdrawn → 202 awaiting_signatures.
+ */
+export async function awaitingWithdrawal(
+  h: Harness,
+  world: EvmWorld,
+  user: TestUser,
+  amount: string,
+  recipient: Address,
+): Promise<AwaitingSignatures> {
+  const master = (await user.api.get('/api/v1/wallet')).body.data;
+  await world.usdc.mint(master.address, BigInt(Math.ceil(Number(amount))) * 1_000_000n);
+  await mine(world.anvil, 1);
+  await h.services.chain!.duties.watchDeposits();
+  for (let i = 0; i < 2; i += 1) {
+    await h.services.chain!.duties.send();
+    await mine(world.anvil, 1);
+  }
+  const added = await user.api.post('/api/v1/wallet/withdrawal-addresses', {
+    address: recipient,
+    label: 'cold',
+  });
+  if (added.status !== 201) throw new Error(`address book: ${added.status} ${added.raw}`);
+  const asked = await user.api.post('/api/v1/wallet/withdrawals', { toAddress: recipient, amount });
+  if (asked.status !== 202) throw new Error(`withdrawal: ${asked.status} ${asked.raw}`);
+  return asked.body.data;
 }

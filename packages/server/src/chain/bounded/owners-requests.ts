@@ -10,12 +10,12 @@ import { isoFromMs } from '../../clock.ts';
 import { toChecksumAddress } from '../../domain/address.ts';
 import { newId } from '../../domain/ids.ts';
 import { formatMicros } from '../../domain/money.ts';
-import type { TreasurySignatureRequestsTable } from '../../store/schema.ts';
+import type { SignatureRequestStatus, TreasurySignatureRequestsTable } from '../../store/schema.ts';
 import type { RailContext } from '../books.ts';
 import type { ChainClient } from '../client.ts';
 import type { EvmConfig } from '../config.ts';
 import type { ServiceKeys } from '../keys.ts';
-import { boundedAccount } from './bounded.ts';
+import { boundedAccount, OWNERS_SIGNATURES_MAX_AGE_MS } from './bounded.ts';
 import type { Address, SignedDelegation } from './delegation.ts';
 import {
   handleOpsCall,
@@ -280,4 +280,73 @@ export async function findOwnersRequest(deps: OwnersDeps, id: string) {
     .selectAll()
     .where((eb) => eb.or([eb('id', '=', id), eb('transaction_id', '=', id)]))
     .executeTakeFirst();
+}
+
+export interface OwnersListQuery {
+  page: number;
+  limit: number;
+  status?: SignatureRequestStatus;
+  /** Where the previous page ended (its last row's creation and id); page is then ignored. */
+  cursor: { atMs: bigint; id: string } | null;
+}
+
+/**
+ * The requests a tenant's members see, newest first: those paying the tenant's own payments, and the treasury's
+ * own (a revocation of the service's allowance, which belongs to no payment). `expiresAt` is when a waiting
+ * payment fails unsigned (its outbox row's age, as expireUnsignedOnce reads it); null for what does not wait or
+ * never expires.
+ */
+export async function listOwnersRequests(deps: OwnersDeps, tenantId: string, query: OwnersListQuery) {
+  const cursor = query.cursor;
+  const base = deps.ctx.store.db
+    .selectFrom('treasury_signature_requests as r')
+    .leftJoin('transactions as t', 't.id', 'r.transaction_id')
+    .where((eb) =>
+      eb.or([
+        eb('t.user_id', '=', tenantId),
+        eb.and([eb('r.transaction_id', 'is', null), eb('r.kind', '=', 'revoke')]),
+      ]),
+    )
+    .$if(query.status !== undefined, (qb) => qb.where('r.status', '=', query.status!));
+  const counted = await base
+    .select((eb) => eb.fn.countAll<string | number | bigint>().as('n'))
+    .executeTakeFirst();
+  const rows = await base
+    .leftJoin('chain_outbox as o', 'o.id', 'r.outbox_id')
+    .selectAll('r')
+    .select('o.created_at_ms as outbox_created_at_ms')
+    .$if(cursor !== null, (qb) =>
+      qb.where((eb) =>
+        eb.or([
+          eb('r.created_at_ms', '<', cursor!.atMs),
+          eb.and([eb('r.created_at_ms', '=', cursor!.atMs), eb('r.id', '<', cursor!.id)]),
+        ]),
+      ),
+    )
+    .orderBy('r.created_at_ms', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(query.limit)
+    .offset(cursor === null ? (query.page - 1) * query.limit : 0)
+    .execute();
+  const last = rows.at(-1);
+  return {
+    items: rows.map((row) => listedView(row, deps.config)),
+    total: Number(counted?.n ?? 0),
+    page: query.page,
+    limit: query.limit,
+    nextCursor: last === undefined || rows.length < query.limit ? null : `${last.created_at_ms}.${last.id}`,
+  };
+}
+
+function listedView(
+  row: TreasurySignatureRequestsTable & { outbox_created_at_ms: bigint | null },
+  config: EvmConfig,
+) {
+  const { requestId: _requestId, ...view } = requestView(row, config);
+  const waitsForPayment = row.status === 'awaiting_signatures' && row.transaction_id !== null;
+  const expiresAtMs =
+    waitsForPayment && row.outbox_created_at_ms !== null
+      ? BigInt(row.outbox_created_at_ms) + BigInt(OWNERS_SIGNATURES_MAX_AGE_MS)
+      : null;
+  return { ...view, expiresAt: expiresAtMs === null ? null : isoFromMs(expiresAtMs) };
 }

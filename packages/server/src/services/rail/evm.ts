@@ -2,7 +2,11 @@
 // the chain code, viem, is ~36 MB of resident memory): the rail's duties with the books they write in, x402,
 // and the deposits still confirming.
 
-import type { requestView } from '../../chain/bounded/owners-requests.ts';
+import type {
+  listOwnersRequests,
+  OwnersListQuery,
+  requestView,
+} from '../../chain/bounded/owners-requests.ts';
 import { type ChainDuties, chainDuties, type EvmRail } from '../../chain/rail.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Page, ServiceContext } from '../context.ts';
@@ -21,6 +25,8 @@ export interface OwnersGate {
   requestFor(transactionId: string): Promise<OwnersRequestView | null>;
   /** Hands in one owner's signature for a request of this user's payment (by its id or the request's). */
   sign(userId: string, id: string, signature: `0x${string}`): Promise<OwnersRequestView>;
+  /** The requests this user's organization sees (its own payments' and the treasury's own), newest first. */
+  list(userId: string, query: OwnersListQuery): ReturnType<typeof listOwnersRequests>;
 }
 
 export type OwnersRequestView = ReturnType<typeof requestView>;
@@ -80,6 +86,7 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
       return reading.usdcMicros + reading.bounded.refillableMicros < amountMicros;
     },
     requestFor: async (transactionId) => (await ownersCode()).ownersRequestFor(deps, transactionId),
+    list: async (userId, query) => (await ownersCode()).listOwnersRequests(deps, userId, query),
     async sign(userId, id, signature) {
       const { addOwnerSignature, findOwnersRequest, SignatureRefused } = await ownersCode();
       const row = await findOwnersRequest(deps, id);

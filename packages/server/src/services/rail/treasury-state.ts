@@ -1,5 +1,7 @@
 // GET /api/v1/wallet/treasury (contract section 14): where the money rests and what a breach of the server could
 // take, read fresh from the chain (a cached reading a sweep may have outdated would understate it).
+
+import type { OwnersListQuery } from '../../chain/bounded/owners-requests.ts';
 import { treasuryStateView } from '../../chain/treasury-view.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../index.ts';
@@ -25,4 +27,16 @@ export async function handInSignature(
   const owners = services.chain?.owners ?? null;
   if (owners === null) throw new AppError('NOT_FOUND', 'signatures are taken in bounded treasury mode only');
   return owners.sign(userId, id, signature);
+}
+
+/** The owners' requests this user's organization sees, newest first (bounded mode only). */
+export async function listSignatureRequests(
+  services: Pick<Services, 'chain'>,
+  userId: string,
+  query: OwnersListQuery,
+) {
+  const owners = services.chain?.owners ?? null;
+  if (owners === null)
+    throw new AppError('NOT_FOUND', 'signature requests exist in bounded treasury mode only');
+  return owners.list(userId, query);
 }

@@ -1,0 +1,70 @@
+// The owners' side of a bounded treasury (evm rail, TREASURY_MODE=bounded): what waits for their signatures,
+// a signature handed in, and the revocation of the service's allowance. These routes exist on the evm rail only,
+// so the SDK's wire types (generated from the sandbox's OpenAPI document) do not hold them: their shapes are
+// written here, as docs/owners/treasury.md documents them. They go through ApiClient.request (rate limits, 401,
+// step-up: the revocation asks for one).
+import type { Requester } from './request.ts';
+
+/** What each owner signs with eth_signTypedData_v4: a user operation of their account, in EIP-712 form. */
+export interface SignRequest {
+  typedData: {
+    domain: { name: string; version: string; chainId: number; verifyingContract: string };
+    types: Record<string, Array<{ name: string; type: string }>>;
+    primaryType: string;
+    message: Record<string, string>;
+  };
+  digest: string;
+}
+
+export type OwnersRequestStatus = 'awaiting_signatures' | 'submitted' | 'completed' | 'failed';
+
+/** One request of the owners' account (GET /wallet/treasury/signatures). */
+export interface OwnersRequest {
+  /** The withdrawal it pays, or the request itself (a revocation): what a signature is handed in for. */
+  id: string;
+  kind: 'transfer' | 'revoke';
+  status: OwnersRequestStatus;
+  amount: string | null;
+  toAddress: string | null;
+  signRequest: SignRequest;
+  signaturesNeeded: number;
+  signedBy: string[];
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface OwnersRequestPage {
+  items: OwnersRequest[];
+  total: number;
+  page: number;
+  limit: number;
+  nextCursor: string | null;
+}
+
+/** POST /wallet/treasury/signatures's answer. */
+export interface SignatureProgress {
+  id: string;
+  status: OwnersRequestStatus;
+  signaturesNeeded: number;
+  signedBy: string[];
+}
+
+/** POST /wallet/treasury/revoke's answer (202): the revocation waits for the owners like a withdrawal. */
+export interface AwaitingSignatures {
+  id: string;
+  status: 'awaiting_signatures';
+  signRequest: SignRequest;
+  signaturesNeeded: number;
+}
+
+export function treasuryApi(client: Requester) {
+  return {
+    requests: (query: { status?: OwnersRequestStatus; limit?: number } = {}) =>
+      client.request<OwnersRequestPage>('GET', '/wallet/treasury/signatures', { query }),
+    sign: (id: string, signature: string) =>
+      client.request<SignatureProgress>('POST', '/wallet/treasury/signatures', { body: { id, signature } }),
+    revokeAllowance: () => client.request<AwaitingSignatures>('POST', '/wallet/treasury/revoke'),
+  };
+}
+
+export type TreasuryApi = ReturnType<typeof treasuryApi>;
