@@ -6,12 +6,13 @@
 // for 7 days, or declined, the hold goes back. Chain and ledger agree throughout.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { type Address, getAddress, type Hex } from 'viem';
 import { OWNERS_SIGNATURES_MAX_AGE_MS } from '../src/chain/bounded/bounded.ts';
 import { reconcileChain } from '../src/chain/reconcile/reconcile.ts';
 import { OWNERS_WAIT_REASON } from '../src/domain/money/treasury-cover.ts';
 import { tool, toolOk } from './support/agent.ts';
-import { anvilAvailable, mine } from './support/anvil.ts';
+import { anvilAvailable, mine, rpc } from './support/anvil.ts';
 import { owners, startBoundedWorld } from './support/bounded.ts';
 import { type EvmWorld, fundedEvmBuyer } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
@@ -198,6 +199,41 @@ for (const target of await storeTargets()) {
       await rounds(3);
       assert.equal((await payment(txId)).status, 'completed');
       assert.equal(await world.usdc.balanceOf(SELLER), 55n * USDC);
+      await proveReserves();
+    });
+
+    test('x402_sign above the allowance: no header while pending; once the owners sign, the same call signs one authorization', async () => {
+      // Without keep-alive: a pooled socket would outlive the suite.
+      const dispatcher = new Agent({ pipelining: 0 });
+      const answer = await undiciFetch(`${seller.origin}/report`, { dispatcher });
+      await dispatcher.close();
+      assert.equal(answer.status, 402);
+      const required = JSON.parse(
+        Buffer.from(answer.headers.get('payment-required')!, 'base64').toString('utf8'),
+      );
+      const params = { paymentRequirements: required, idempotencyKey: 'sign-1' };
+      const before = await balances();
+      const pending = toolOk(await tool(h, key, 'x402_sign', params), 'x402_sign');
+      assert.equal(pending.status, 'pending');
+      assert.equal(pending.header, null, 'nothing signed while the owners have not');
+      assert.equal((await payment(pending.txId)).reason, OWNERS_WAIT_REASON);
+      assert.equal(toolOk(await tool(h, key, 'x402_sign', params), 'x402_sign').txId, pending.txId);
+      assert.equal((await requestsOf(pending.txId)).length, 1);
+
+      await ownersSign(pending.txId);
+      await rounds(3);
+      const signed = toolOk(await tool(h, key, 'x402_sign', params), 'x402_sign');
+      assert.equal(signed.status, 'processing');
+      assert.equal(typeof signed.header, 'string');
+      const same = toolOk(await tool(h, key, 'x402_sign', params), 'x402_sign');
+      assert.equal(same.header, signed.header, 'one authorization, however often asked');
+      assert.equal(Number((await balances()).balance), Number(before.balance) - 55);
+      // Never used by the seller: once it expires (chain time and the service's clock together) the money is back.
+      await rpc(world.anvil, 'evm_increaseTime', [400]);
+      h.clock.advanceMs(400_000);
+      await rounds(3);
+      assert.equal((await payment(pending.txId)).status, 'failed');
+      assert.deepEqual(await balances(), before);
       await proveReserves();
     });
 
