@@ -18,11 +18,13 @@ import { type EvmWorld, fundedEvmBuyer } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, storeTargets } from './support/harness.ts';
 import type { TestUser } from './support/http.ts';
+import { startMppSeller } from './support/mpp-seller.ts';
 import { type Seller, startSeller } from './support/x402-seller.ts';
 
 const probe = await anvilAvailable();
 const USDC = 1_000_000n;
 const SELLER = getAddress('0x00000000000000000000000000000000005e11e5') as Address;
+const MPP_SELLER = getAddress('0x00000000000000000000000000000000005e11e6') as Address;
 const [PAYEE, EXPIRED, DECLINED, SMALL] = ['a5', 'b6', 'c7', 'd8'].map(
   (x) => getAddress(`0x${x.repeat(20)}`) as Address,
 ) as [Address, Address, Address, Address];
@@ -92,8 +94,8 @@ for (const target of await storeTargets()) {
       h.clock.advanceMs(Math.max(0, Date.now() - h.clock.nowMs()));
       seller = await startSeller(world, SELLER, { reportMicros: 55n * USDC, echoMicros: USDC });
       ({ owner, walletId, key } = await fundedEvmBuyer(h, world, {
-        masterMicros: 600n * USDC,
-        fund: '400',
+        masterMicros: 900n * USDC,
+        fund: '700',
         confirmations: 1,
       }));
       await rounds(3);
@@ -200,6 +202,39 @@ for (const target of await storeTargets()) {
       assert.equal((await payment(txId)).status, 'completed');
       assert.equal(await world.usdc.balanceOf(SELLER), 55n * USDC);
       await proveReserves();
+    });
+
+    test('paid_fetch of an MPP charge above the allowance waits for the owners; once they sign, the same call pays once', async () => {
+      const mpp = await startMppSeller(world, MPP_SELLER, { reportPrice: '60' });
+      try {
+        const call = () =>
+          tool(h, key, 'paid_fetch', {
+            url: `${mpp.origin}/report`,
+            maxAmount: '70',
+            idempotencyKey: 'mpp-1',
+          });
+        const first = toolOk(await call(), 'paid_fetch');
+        assert.equal(first.status, 402);
+        assert.equal(first.payment.status, 'pending');
+        assert.equal(first.payment.protocol, 'mpp');
+        const txId: string = first.payment.txId;
+        assert.equal(toolOk(await call(), 'paid_fetch').payment.txId, txId);
+        assert.equal((await requestsOf(txId)).length, 1);
+        assert.equal(mpp.paidRequests().length, 0);
+
+        await ownersSign(txId);
+        await rounds(3);
+        const paid = toolOk(await call(), 'paid_fetch');
+        assert.equal(paid.status, 200, JSON.stringify(paid));
+        assert.equal(toolOk(await call(), 'paid_fetch').status, 200);
+        assert.equal(mpp.paidRequests().length, 1, 'paid once');
+        await rounds(3);
+        assert.equal((await payment(txId)).status, 'completed');
+        assert.equal(await world.usdc.balanceOf(MPP_SELLER), 60n * USDC);
+        await proveReserves();
+      } finally {
+        await mpp.close();
+      }
     });
 
     test('x402_sign above the allowance: no header while pending; once the owners sign, the same call signs one authorization', async () => {
