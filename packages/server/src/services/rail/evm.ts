@@ -78,7 +78,7 @@ const heldCode = () => import('../../chain/bounded/held-payments.ts');
  * still refill (domain/money/treasury-cover.ts). A wallet of this service is paid on the internal ledger, and an
  * unreadable chain is refused as before (503): neither waits.
  */
-async function coveredByOwners(
+async function onlyOwnersCover(
   ctx: ServiceContext,
   rail: EvmRail,
   toAddress: string,
@@ -107,9 +107,9 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
     keys: rail.keys,
   };
   return {
-    needsOwners: (toAddress, amountMicros) => coveredByOwners(ctx, rail, toAddress, amountMicros, 'payout'),
+    needsOwners: (toAddress, amountMicros) => onlyOwnersCover(ctx, rail, toAddress, amountMicros, 'payout'),
     async waitFor(toAddress, amountMicros, what) {
-      if (!(await coveredByOwners(ctx, rail, toAddress, amountMicros, what))) return null;
+      if (!(await onlyOwnersCover(ctx, rail, toAddress, amountMicros, what))) return null;
       // An authorization is signed by the float's key: the owners top the float up by the amount.
       const to = what === 'payout' ? toAddress : rail.keys.treasury.address;
       const request = await (await ownersCode()).prepareOwnersRequest(deps, {
