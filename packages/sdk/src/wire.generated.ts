@@ -11298,6 +11298,7 @@ export interface operations {
               amount: string;
               toAddress: string;
               rejectionReason: string | null;
+              reason?: string;
             } & {
               [key: string]: unknown;
             };

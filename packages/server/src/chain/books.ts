@@ -33,7 +33,23 @@ export type ChainPaymentEnding =
   | { kind: 'completed'; txHash: string | null; note: string }
   | { kind: 'failed'; txHash: string | null; note: string; refundKind: string };
 
+/**
+ * How an agent's payment held while the owners sign ends (bounded mode): their operation confirmed (`paid`: a
+ * plain payment completes with its hash; an x402 or MPP payment, whose float it topped up, becomes payable by the
+ * agent's next call), or the hold goes back to the wallet with the payment's final status.
+ */
+export type HeldEnding =
+  | { kind: 'paid'; txHash: string; note: string }
+  | { kind: 'released'; status: 'expired' | 'rejected' | 'failed'; note: string };
+
 export interface RailBooks {
+  /** Ends a payment held for the owners' signatures, once (a payment no longer pending is left as it is). */
+  finishHeldPayment(
+    trx: Kysely<Database>,
+    payment: ChainPayment,
+    ending: HeldEnding,
+    nowMs: number,
+  ): Promise<void>;
   /** Credits the wallet (ledger, deposit record, webhook, and an agent's `incoming` history); the deposit's id. */
   creditDeposit(trx: Kysely<Database>, credit: ChainCredit): Promise<string>;
   /** Completes the payment with its chain transaction, or fails it with its money moved back to the wallet. */

@@ -48,6 +48,7 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, given: E
           .set({ status: ending.kind, updated_at_ms: BigInt(nowMs) })
           .where('outbox_id', '=', row.id)
           .execute();
+        if (row.kind === 'owners_op') await finishHeldPayment(trx, ctx.books, row, ending, nowMs);
       } else if (row.kind === 'sweep' && ending.kind === 'failed') {
         await trx
           .updateTable('chain_deposits')
@@ -60,6 +61,44 @@ export async function finishOutboxRow(ctx: RailContext, row: OutboxRow, given: E
     // A refill moves money between the service's own addresses: no wallet, no ledger entry.
     { wallets: row.wallet_id === null ? [] : [row.wallet_id] },
   );
+}
+
+/**
+ * An agent's payment held while the owners signed (the row's request names it; the row itself owes nothing: the
+ * money is in the wallet's hold) ends with the owners' operation: paid, or its hold back in the wallet.
+ */
+async function finishHeldPayment(
+  trx: Kysely<Database>,
+  books: RailBooks,
+  row: OutboxRow,
+  ending: Ending,
+  nowMs: number,
+) {
+  if (row.transaction_id !== null || row.wallet_id === null) return;
+  const request = await trx
+    .selectFrom('treasury_signature_requests')
+    .select(['transaction_id'])
+    .where('outbox_id', '=', row.id)
+    .executeTakeFirst();
+  if (request?.transaction_id == null) return;
+  const payment = {
+    transactionId: request.transaction_id,
+    walletId: row.wallet_id,
+    amountMicros: row.amount_micros,
+  };
+  const held =
+    ending.kind === 'completed'
+      ? ({
+          kind: 'paid',
+          txHash: ending.txHash,
+          note: `the owners' transfer confirmed on chain in block ${ending.blockNumber}`,
+        } as const)
+      : ({
+          kind: 'released',
+          status: 'failed',
+          note: `the owners' transfer failed (${ending.reason}); the amount is back in the wallet`,
+        } as const);
+  await books.finishHeldPayment(trx, payment, held, nowMs);
 }
 
 async function finishPayment(

@@ -24,7 +24,12 @@ import { executeMoneyBatch, type MoneyBatchOptions } from './money/batch.ts';
 import { type CheckPaymentData, type CheckRequest, checkPayment } from './money/check-payment.ts';
 import { createDepositService, type DepositService } from './money/deposits.ts';
 import { purgeExpiredKeys } from './money/idempotency.ts';
-import { createPaymentService, type PaymentService, type PayoutGate } from './money/payments.ts';
+import {
+  createPaymentService,
+  type PaymentOwners,
+  type PaymentService,
+  type PayoutGate,
+} from './money/payments.ts';
 import {
   createWithdrawalService,
   type WithdrawalOwners,
@@ -230,7 +235,6 @@ function assembleServices(config: Config, options: ServiceOptions, opened: Opene
   const cacheLookups = store.dialect === 'sqlite' || config.redisUrl !== undefined;
   const keys = createKeyService(ctx, signals, { cacheLookups });
   const payoutGate = rail.payoutGate;
-  const approvals = createApprovalService(ctx, payoutGate);
   const chain =
     opened.opened === null
       ? null
@@ -238,6 +242,7 @@ function assembleServices(config: Config, options: ServiceOptions, opened: Opene
           warn: (m) => options.logger.warn(m),
           x402AllowPrivate: config.x402AllowPrivate,
         });
+  const approvals = createApprovalService(ctx, payoutGate, chain?.owners ?? null);
   const delivery = startDelivery(ctx, config, options);
   const chainBackground = startChainDuties(chain, options);
   const background = startHousekeeping(ctx, options, { keys, approvals });
@@ -351,11 +356,15 @@ function moneyServices(
     batchOptions,
     payoutGate,
     owners,
-  }: { batchOptions: MoneyBatchOptions; payoutGate: PayoutGate; owners: WithdrawalOwners | null },
+  }: {
+    batchOptions: MoneyBatchOptions;
+    payoutGate: PayoutGate;
+    owners: (WithdrawalOwners & PaymentOwners) | null;
+  },
 ) {
   const { store, clock } = ctx;
   return {
-    payments: createPaymentService(ctx, payoutGate),
+    payments: createPaymentService(ctx, payoutGate, owners),
     withdrawals: createWithdrawalService(ctx, {
       delayMs: config.withdrawalAddressDelaySeconds * 1000,
       payoutGate,

@@ -56,6 +56,8 @@ export const sendPaymentOutput = z.looseObject({
   amount,
   toAddress: z.string(),
   rejectionReason: nullableString,
+  /** Bounded treasury: why a `pending` payment waits for the treasury's owners rather than an approval. */
+  reason: z.string().optional(),
 });
 
 export const requestApprovalOutput = z.looseObject({

@@ -15,6 +15,10 @@ import type { ChainClient } from '../client.ts';
 import type { EvmConfig } from '../config.ts';
 import type { ServiceKeys } from '../keys.ts';
 import { finishOutboxRow } from '../outbox-finish.ts';
+import { expireHeldOnce, OWNERS_SIGNATURES_MAX_AGE_MS } from './held-payments.ts';
+
+export { OWNERS_SIGNATURES_MAX_AGE_MS } from './held-payments.ts';
+
 import { usdcAbi } from '../token.ts';
 import type { BoundedConfig } from './bounded-config.ts';
 import {
@@ -324,10 +328,7 @@ async function queueRefill(
   });
 }
 
-/** A payment waits this long for the owners' signatures; then it fails and its money goes back. */
-export const OWNERS_SIGNATURES_MAX_AGE_MS = 7 * 24 * 60 * 60_000;
-
-/** Fails the payments the owners did not sign in time (their money back); how many. */
+/** Fails the payments the owners did not sign in time (their money back, an agent's held one expired); how many. */
 export async function expireUnsignedOnce(ctx: RailContext): Promise<number> {
   const before = BigInt(ctx.clock.nowMs() - OWNERS_SIGNATURES_MAX_AGE_MS);
   const rows = await ctx.store.db
@@ -347,5 +348,5 @@ export async function expireUnsignedOnce(ctx: RailContext): Promise<number> {
     };
     if (await finishOutboxRow(ctx, row, ending)) expired += 1;
   }
-  return expired;
+  return expired + (await expireHeldOnce(ctx));
 }

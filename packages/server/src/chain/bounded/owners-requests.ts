@@ -61,6 +61,19 @@ const operationFromJson = (json: string): PackedOperation => {
 
 /** A new request: its operation built against the EntryPoint's nonce for the request's own key. */
 export async function createOwnersRequest(deps: OwnersDeps, what: OwnersWhat) {
+  const row = await prepareOwnersRequest(deps, what);
+  await deps.ctx.writer.run((trx) => trx.insertInto('treasury_signature_requests').values(row).execute());
+  return requestView(row, deps.config);
+}
+
+/**
+ * A request's row, not yet stored: an agent's payment that waits for the owners stores it with its pending
+ * record, in the ledger writer's batch (services/money/commands/payment.ts), which names its payment.
+ */
+export async function prepareOwnersRequest(
+  deps: OwnersDeps,
+  what: OwnersWhat,
+): Promise<TreasurySignatureRequestsTable> {
   const bounded = deps.config.bounded!;
   const account = boundedAccount(bounded, deps.keys);
   const id = newId('osr');
@@ -72,7 +85,7 @@ export async function createOwnersRequest(deps: OwnersDeps, what: OwnersWhat) {
   const operation = await ownersOperation(deps.client, entryPoint, account, id, callData);
   const { digest } = signRequestOf(operation, entryPoint, deps.config.chainId);
   const nowMs = BigInt(deps.ctx.clock.nowMs());
-  const row: TreasurySignatureRequestsTable = {
+  return {
     id,
     chain_id: BigInt(deps.config.chainId),
     account,
@@ -89,8 +102,6 @@ export async function createOwnersRequest(deps: OwnersDeps, what: OwnersWhat) {
     created_at_ms: nowMs,
     updated_at_ms: nowMs,
   };
-  await deps.ctx.writer.run((trx) => trx.insertInto('treasury_signature_requests').values(row).execute());
-  return requestView(row, deps.config);
 }
 
 /** The request as the owners see it: what it does, the signRequest, how many signatures it still needs. */
@@ -218,13 +229,23 @@ async function queueSubmission(
       throw new Error(`outbox row ${row.outbox_id} no longer awaits signatures`);
     return;
   }
+  // An agent's payment held while the owners sign: its wallet is locked when the row ends (outbox-finish.ts), the
+  // payment itself is not the row's — its money is in the wallet's hold, not owed as a payout.
+  const held =
+    row.transaction_id === null
+      ? undefined
+      : await trx
+          .selectFrom('transactions')
+          .select('wallet_id')
+          .where('id', '=', row.transaction_id)
+          .executeTakeFirst();
   await trx
     .insertInto('chain_outbox')
     .values({
       id: outboxId,
       kind: 'owners_op',
       transaction_id: null,
-      wallet_id: null,
+      wallet_id: held?.wallet_id ?? null,
       from_address: row.account,
       to_address: row.to_address ?? row.account,
       amount_micros: row.amount_micros ?? 0n,

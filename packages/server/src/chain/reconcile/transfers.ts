@@ -68,9 +68,11 @@ export async function outboxPart(db: Kysely<Database>, scope: Scope): Promise<Ch
   return {
     claim(t) {
       const kind = outboxKindOf(scope, t);
+      // The account to the float is a refill — or the owners' top-up an agent's x402 or MPP payment waited for.
+      const kinds = kind === 'refill' ? ['refill', 'owners_op'] : [kind];
       const row = rows.find(
         (o) =>
-          o.kind === kind &&
+          kinds.includes(o.kind) &&
           !o.matched &&
           o.hashes.has(t.txHash) &&
           o.amountMicros === t.valueMicros &&

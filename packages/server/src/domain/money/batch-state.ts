@@ -181,6 +181,23 @@ export interface PayoutSpec {
   awaitingOwners?: true;
 }
 
+/**
+ * Bounded mode: a payment the float and the whole remaining allowance cannot cover waits for the owners'
+ * signatures (domain/money/treasury-cover.ts). The request they sign needs the chain (its operation's nonce), so
+ * it is prepared before the batch and written with the pending payment — or dropped when the payment is decided
+ * otherwise (denied, held for approval, refused): one request per payment, never one for a replayed key.
+ */
+export interface OwnersWait {
+  /** The owners' request as chain/bounded/owners-requests.ts prepared it, its payment not yet named. */
+  request: { id: string } & Record<string, unknown>;
+}
+
+/** An owners' request to store, with the pending payment it pays. */
+export interface OwnersRequestSpec {
+  transactionId: string;
+  request: OwnersWait['request'];
+}
+
 /** The state of a signed paid request, by what was signed (see X402State in store/schema/money.ts). */
 export type SignedState = 'signed' | 'permit_signed';
 
@@ -235,6 +252,8 @@ export interface BatchEffects {
   notices: Notice[];
   /** x402 payments approved: their x402_payments row moves from awaiting_approval to approved. */
   x402Approved: Array<{ transactionId: string; nowMs: number }>;
+  /** Owners' requests of payments that wait for their signatures (treasury_signature_requests). */
+  ownersRequests: OwnersRequestSpec[];
   /** Members' approvals to store (transaction_approvals). */
   approvals: Array<{ transactionId: string } & ApprovalMark>;
   /** Denials of wallets with an auto_freeze policy, to count in its window (payment_denials). */
@@ -274,6 +293,7 @@ export function emptyEffects(): BatchEffects {
     transitions: [],
     notices: [],
     x402Approved: [],
+    ownersRequests: [],
     approvals: [],
     denials: [],
     freezes: [],

@@ -258,6 +258,7 @@ function merge(into: BatchEffects, from: BatchEffects): void {
   into.transitions.push(...from.transitions);
   into.notices.push(...from.notices);
   into.x402Approved.push(...from.x402Approved);
+  into.ownersRequests.push(...from.ownersRequests);
   into.approvals.push(...from.approvals);
   into.denials.push(...from.denials);
   into.freezes.push(...from.freezes);

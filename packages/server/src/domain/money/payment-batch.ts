@@ -19,6 +19,7 @@ import {
   type BatchContext,
   type BatchEffects,
   type BatchState,
+  type OwnersWait,
   recordInWindows,
   type SignedState,
   signedStateOf,
@@ -28,6 +29,7 @@ import {
   type X402Details,
   type X402Spec,
 } from './batch-state.ts';
+import { OWNERS_WAIT_REASON } from './treasury-cover.ts';
 
 export interface PaymentCommand {
   kind: 'send' | 'request_approval' | 'x402';
@@ -44,6 +46,8 @@ export interface PaymentCommand {
   x402?: X402Details;
   /** A dry run of a paid request (check_payment): its seller's host, which merchant lists judge. */
   merchantHost?: string | null;
+  /** Bounded mode: the treasury cannot pay it without the owners; a payment the policies allow waits for them. */
+  owners?: OwnersWait;
 }
 
 export function decidePayment(
@@ -126,7 +130,32 @@ function decideActive(
     });
     return success(sendData(txId, 'pending', command));
   }
+  if (command.owners !== undefined)
+    return waitForOwners(state, wallet, command, command.owners, effects, context);
   return settleNow(state, wallet, command, context, effects);
+}
+
+/**
+ * A payment the policies allow but the treasury cannot pay without the owners: held exactly like one awaiting
+ * approval (it cannot be spent twice), with the reason in words, and no approval window — it waits for the
+ * owners' request written with it, which completes it, makes it payable (x402, MPP) or gives the hold back.
+ */
+function waitForOwners(
+  state: BatchState,
+  wallet: WalletState,
+  command: PaymentCommand,
+  owners: OwnersWait,
+  effects: BatchEffects,
+  context: BatchContext,
+): Outcome<unknown> {
+  const txId = hold(state, wallet, command, context, effects, {
+    reason: OWNERS_WAIT_REASON,
+    violations: [],
+    approvalsRequired: 1,
+    expiresAtMs: null,
+  });
+  effects.ownersRequests.push({ transactionId: txId, request: owners.request });
+  return success({ ...sendData(txId, 'pending', command), reason: OWNERS_WAIT_REASON });
 }
 
 function deny(
@@ -159,7 +188,13 @@ function hold(
   command: PaymentCommand,
   context: BatchContext,
   effects: BatchEffects,
-  why: { reason: string | null; violations: Violation[]; approvalsRequired: number },
+  why: {
+    reason: string | null;
+    violations: Violation[];
+    approvalsRequired: number;
+    /** The approval window's end; null: no window (a payment waiting for the owners' signatures). */
+    expiresAtMs?: number | null;
+  },
 ): string {
   const txId = context.newId('tx');
   transfer(state, context, effects, { kind: 'hold', referenceId: txId, nowMs: command.nowMs }, [
@@ -173,7 +208,7 @@ function hold(
     violations: why.violations.length === 0 ? null : why.violations,
     // One approval is what every payment held before require_approvals needed: stored as null.
     approvalsRequired: why.approvalsRequired > 1 ? why.approvalsRequired : null,
-    expiresAtMs: command.nowMs + context.approvalTtlMs,
+    expiresAtMs: why.expiresAtMs === undefined ? command.nowMs + context.approvalTtlMs : why.expiresAtMs,
   });
   if (command.x402 !== undefined)
     effects.x402.push(x402Row(txId, wallet, command, command.x402, 'awaiting_approval'));
@@ -391,6 +426,8 @@ export interface SendPaymentData {
   /** EIP-55 checksummed. */
   toAddress: string;
   rejectionReason: string | null;
+  /** Why a payment that is not an approval's waits (the owners' signatures), in words. */
+  reason?: string;
 }
 
 function sendData(txId: string, status: string, command: PaymentCommand): SendPaymentData {

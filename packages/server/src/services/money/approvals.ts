@@ -33,8 +33,20 @@ export interface ApprovalService {
   expireDue(): Promise<number>;
 }
 
-export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGate): ApprovalService {
+/** Bounded mode (services/rail/evm.ts): payments held for the treasury owners' signatures, not for an approval. */
+export interface HeldOwners {
+  holds(transactionId: string): Promise<boolean>;
+  decline(transactionId: string, reason: string | null): Promise<boolean>;
+}
+
+export function createApprovalService(
+  ctx: ServiceContext,
+  payoutGate: PayoutGate,
+  owners: HeldOwners | null = null,
+): ApprovalService {
   const { writer, clock } = ctx;
+  const ownersHold = (approver: Approver, walletId: string, transactionId: string) =>
+    heldForOwners(ctx, owners, { userId: approver.tenantId, walletId, transactionId });
 
   async function answer(
     kind: 'approve' | 'reject',
@@ -60,13 +72,29 @@ export function createApprovalService(ctx: ServiceContext, payoutGate: PayoutGat
 
   return {
     async approve(approver, walletId, transactionId) {
+      if (await ownersHold(approver, walletId, transactionId))
+        throw invalidState(
+          "this payment waits for the treasury owners' signatures, not for an approval: the owners sign its request (POST /api/v1/wallet/treasury/signatures) or reject it",
+        );
       const held = await heldPayment(ctx, { userId: approver.tenantId, transactionId });
       if (payoutGate !== null && held !== undefined) await payoutGate(held.to_address, held.amount_micros);
       const recipients = held === undefined ? [] : [held.to_address];
       return answer('approve', approver, { walletId, transactionId }, null, recipients);
     },
-    reject: (approver, walletId, transactionId, reason) =>
-      answer('reject', approver, { walletId, transactionId }, reason, []),
+    async reject(approver, walletId, transactionId, reason) {
+      if (owners !== null && (await ownersHold(approver, walletId, transactionId))) {
+        // The owners decline: their request ends and the hold goes back, unless they signed it first.
+        if (!(await owners.decline(transactionId, reason)))
+          throw invalidState('the treasury owners have signed this payment already: it is being paid');
+        const row = await ctx.store.db
+          .selectFrom('transactions')
+          .selectAll()
+          .where('id', '=', transactionId)
+          .executeTakeFirstOrThrow();
+        return transactionView(row);
+      }
+      return answer('reject', approver, { walletId, transactionId }, reason, []);
+    },
     expireDue: () => expireDue(ctx),
   };
 }
@@ -85,6 +113,23 @@ async function heldPayment(ctx: ServiceContext, ids: { userId: string; transacti
     .executeTakeFirst();
   if (tx === undefined || tx.status !== 'pending' || tx.to_address === null || tx.resource !== null) return;
   return { to_address: tx.to_address, amount_micros: tx.amount_micros };
+}
+
+/** Whether this organization's pending payment waits for the treasury owners (bounded mode) rather than an approval. */
+async function heldForOwners(
+  ctx: ServiceContext,
+  owners: HeldOwners | null,
+  ids: { userId: string; walletId: string; transactionId: string },
+): Promise<boolean> {
+  if (owners === null) return false;
+  const tx = await ctx.store.db
+    .selectFrom('transactions')
+    .select('status')
+    .where('id', '=', ids.transactionId)
+    .where('wallet_id', '=', ids.walletId)
+    .where('user_id', '=', ids.userId)
+    .executeTakeFirst();
+  return tx?.status === 'pending' && (await owners.holds(ids.transactionId));
 }
 
 /** Runs one answer as a command of the writer's batches (domain/money/approval-batch.ts decides it). */

@@ -3,6 +3,7 @@
 // and their checks (frozen, policies, balance) and effects (records, ledger entries, idempotency outcome)
 // commit together. Nobody is answered before that commit.
 
+import type { OwnersWait } from '../../domain/money/batch-state.ts';
 import type {
   PaymentCommand,
   RequestApprovalData,
@@ -40,14 +41,31 @@ export interface PaymentService {
 /** Refuses (503) a payout the rail cannot make now, before anything is debited; null on the sandbox rail. */
 export type PayoutGate = ((toAddress: string, amountMicros: bigint) => Promise<void>) | null;
 
-export function createPaymentService(ctx: ServiceContext, payoutGate: PayoutGate): PaymentService {
+/** Bounded mode's gate (services/rail/evm.ts): a payment only the owners' account can pay waits for them. */
+export interface PaymentOwners {
+  waitFor(toAddress: string, amountMicros: bigint, what: 'payout' | 'payment'): Promise<OwnersWait | null>;
+}
+
+export function createPaymentService(
+  ctx: ServiceContext,
+  payoutGate: PayoutGate,
+  owners: PaymentOwners | null = null,
+): PaymentService {
   const { writer, clock } = ctx;
+  /** A payout the owners must pay waits for them; any other the rail cannot make now is refused (503). */
+  async function gate(request: PaymentRequest): Promise<OwnersWait | null> {
+    const wait =
+      owners === null ? null : await owners.waitFor(request.toAddress, request.amountMicros, 'payout');
+    if (wait === null && payoutGate !== null) await payoutGate(request.toAddress, request.amountMicros);
+    return wait;
+  }
   async function submit<K extends 'send' | 'request_approval'>(
     kind: K,
     request: PaymentRequest,
   ): Promise<Outcome<CommandAnswers[K]>> {
-    if (kind === 'send' && payoutGate !== null) await payoutGate(request.toAddress, request.amountMicros);
+    const wait = kind === 'send' ? await gate(request) : null;
     const command: PaymentCommand & { kind: K } = {
+      ...(wait === null ? {} : { owners: wait }),
       kind,
       keyId: request.key.id,
       walletId: request.key.walletId,

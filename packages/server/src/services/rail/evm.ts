@@ -8,6 +8,8 @@ import type {
   requestView,
 } from '../../chain/bounded/owners-requests.ts';
 import { type ChainDuties, chainDuties, type EvmRail } from '../../chain/rail.ts';
+import type { OwnersWait } from '../../domain/money/batch-state.ts';
+import { treasuryCover } from '../../domain/money/treasury-cover.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Page, ServiceContext } from '../context.ts';
 import { settleX402Due } from '../x402/settle.ts';
@@ -27,6 +29,16 @@ export interface OwnersGate {
   sign(userId: string, id: string, signature: `0x${string}`): Promise<OwnersRequestView>;
   /** The requests this user's organization sees (its own payments' and the treasury's own), newest first. */
   list(userId: string, query: OwnersListQuery): ReturnType<typeof listOwnersRequests>;
+  /**
+   * An agent's payment the float and the remaining allowance cannot cover: the owners' request it waits for,
+   * prepared (not stored: the payment's batch stores it) — a transfer from the account to the payee (`payout`), or
+   * a top-up of the float (`payment`: an x402 or MPP authorization the float signs). null: paid as before.
+   */
+  waitFor(toAddress: string, amountMicros: bigint, what: 'payout' | 'payment'): Promise<OwnersWait | null>;
+  /** Whether this payment is held for the owners' signatures (not for an approval). */
+  holds(transactionId: string): Promise<boolean>;
+  /** The owners decline a held payment: its hold back, `rejected`; false when it was signed already. */
+  decline(transactionId: string, reason: string | null): Promise<boolean>;
 }
 
 export type OwnersRequestView = ReturnType<typeof requestView>;
@@ -49,14 +61,15 @@ export function evmServices(
   rail: EvmRail,
   options: { warn: (message: string) => void; x402AllowPrivate: boolean },
 ): EvmServices {
+  const owners = rail.bounded === null ? null : ownersGate(ctx, rail);
   return {
     rail,
     duties: {
       ...chainDuties({ ...ctx, books: railBooks }, rail, options.warn),
-      settleX402: () => settleX402Due({ ctx, rail, allowPrivate: false }),
+      settleX402: () => settleX402Due({ ctx, rail, allowPrivate: false, owners: null }),
     },
-    x402: createX402Service({ ctx, rail, allowPrivate: options.x402AllowPrivate }),
-    owners: rail.bounded === null ? null : ownersGate(ctx, rail),
+    x402: createX402Service({ ctx, rail, allowPrivate: options.x402AllowPrivate, owners }),
+    owners,
     pendingDeposits: (userId, page) =>
       pendingDeposits(ctx.store, rail.client, rail.config.confirmations, { userId, page }),
   };
@@ -64,6 +77,33 @@ export function evmServices(
 
 /** The framework's ABIs and the owners' code: loaded in bounded mode only, when first needed (a hot rail never). */
 const ownersCode = () => import('../../chain/bounded/owners-requests.ts');
+const heldCode = () => import('../../chain/bounded/held-payments.ts');
+
+/**
+ * Whether a payment to this address must wait for the owners: more than the float and what the allowance can
+ * still refill (domain/money/treasury-cover.ts). A wallet of this service is paid on the internal ledger, and an
+ * unreadable chain is refused as before (503): neither waits.
+ */
+async function onlyOwnersCover(
+  ctx: ServiceContext,
+  rail: EvmRail,
+  toAddress: string,
+  amountMicros: bigint,
+  what: 'payout' | 'payment',
+): Promise<boolean> {
+  if (what === 'payout') {
+    const internal = await ctx.store.db
+      .selectFrom('wallets')
+      .select('id')
+      .where('address', '=', toAddress)
+      .executeTakeFirst();
+    if (internal !== undefined) return false;
+  }
+  const reading = await rail.treasury.read();
+  if (reading === null || reading.bounded === null) return false;
+  const cover = { floatMicros: reading.usdcMicros, refillableMicros: reading.bounded.refillableMicros };
+  return treasuryCover(cover, amountMicros, what) === 'owners';
+}
 
 function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
   const deps = {
@@ -73,17 +113,26 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
     keys: rail.keys,
   };
   return {
-    async needsOwners(toAddress, amountMicros) {
-      // A wallet of this service is paid on the internal ledger: nothing leaves the chain accounts.
-      const internal = await ctx.store.db
-        .selectFrom('wallets')
-        .select('id')
-        .where('address', '=', toAddress)
-        .executeTakeFirst();
-      if (internal !== undefined) return false;
-      const reading = await rail.treasury.read();
-      if (reading === null || reading.bounded === null) return false;
-      return reading.usdcMicros + reading.bounded.refillableMicros < amountMicros;
+    needsOwners: (toAddress, amountMicros) => onlyOwnersCover(ctx, rail, toAddress, amountMicros, 'payout'),
+    async waitFor(toAddress, amountMicros, what) {
+      if (!(await onlyOwnersCover(ctx, rail, toAddress, amountMicros, what))) return null;
+      // An authorization is signed by the float's key: the owners top the float up by the amount.
+      const to = what === 'payout' ? toAddress : rail.keys.treasury.address;
+      const request = await (await ownersCode()).prepareOwnersRequest(deps, {
+        kind: 'transfer',
+        toAddress: to as `0x${string}`,
+        amountMicros,
+      });
+      return { request: request as unknown as OwnersWait['request'] };
+    },
+    holds: async (transactionId) =>
+      (await (await heldCode()).heldRequestOf(ctx.store.db, transactionId)) !== undefined,
+    async decline(transactionId, reason) {
+      const { heldRequestOf, releaseUnsigned } = await heldCode();
+      const held = await heldRequestOf(ctx.store.db, transactionId);
+      if (held === undefined) return false;
+      const note = reason ?? "declined by the owners: the treasury's owners did not sign it";
+      return releaseUnsigned(deps.ctx, transactionId, held, { status: 'rejected', note });
     },
     requestFor: async (transactionId) => (await ownersCode()).ownersRequestFor(deps, transactionId),
     list: async (userId, query) => (await ownersCode()).listOwnersRequests(deps, userId, query),

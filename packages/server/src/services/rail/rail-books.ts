@@ -2,7 +2,13 @@
 // arrives on chain or a payment that left through the rail ends. Handed to the rail when it is opened
 // (services/rail/evm.ts), so the rail calls down into nothing above it.
 import type { Kysely } from 'kysely';
-import type { ChainCredit, ChainPayment, ChainPaymentEnding, RailBooks } from '../../chain/books.ts';
+import type {
+  ChainCredit,
+  ChainPayment,
+  ChainPaymentEnding,
+  HeldEnding,
+  RailBooks,
+} from '../../chain/books.ts';
 import { accountIds } from '../../domain/money/accounts.ts';
 import { postTransfer } from '../../ledger/ledger.ts';
 import type { Database } from '../../store/schema.ts';
@@ -10,7 +16,7 @@ import { recordDeposit } from '../money/deposits.ts';
 import { insertTransaction, setTransactionStatus, withdrawalView } from '../wallets/transactions.ts';
 import { emitEvent, emitTransactionEvent } from '../webhooks/webhook-events.ts';
 
-export const railBooks: RailBooks = { creditDeposit, finishChainPayment };
+export const railBooks: RailBooks = { creditDeposit, finishChainPayment, finishHeldPayment };
 
 /** A deposit seen on chain: the rail's account pays the wallet, recorded and reported like any deposit. */
 async function creditDeposit(trx: Kysely<Database>, credit: ChainCredit): Promise<string> {
@@ -138,3 +144,79 @@ async function emitChainEnding(
     nowMs,
   });
 }
+
+/**
+ * An agent's payment held while the owners signed (bounded mode) ends like an approved or a released one: paid
+ * from the hold (a plain payment is `completed` by the owners' transfer itself; an x402 or MPP payment is
+ * debited and approved for signing, the owners having topped up the float, so the agent's retry with the same
+ * idempotency key pays), or its hold back in the wallet. Nothing happens to a payment no longer pending.
+ */
+async function finishHeldPayment(
+  trx: Kysely<Database>,
+  payment: ChainPayment,
+  ending: HeldEnding,
+  nowMs: number,
+): Promise<void> {
+  const tx = await trx
+    .selectFrom('transactions')
+    .select(['id', 'wallet_id', 'type', 'status', 'amount_micros', 'created_at_ms', 'resource'])
+    .where('id', '=', payment.transactionId)
+    .executeTakeFirstOrThrow();
+  if (tx.status !== 'pending') return;
+  const hold = accountIds.hold(payment.walletId);
+  if (ending.kind === 'released') {
+    await postTransfer(trx, {
+      kind: 'release',
+      referenceId: tx.id,
+      nowMs,
+      legs: [
+        { accountId: hold, amountMicros: -payment.amountMicros },
+        { accountId: accountIds.available(payment.walletId), amountMicros: payment.amountMicros },
+      ],
+    });
+    const rejection = ending.status === 'expired' ? {} : { rejectionReason: ending.note };
+    await setTransactionStatus(trx, tx, {
+      status: ending.status,
+      actor: 'system',
+      note: ending.note,
+      nowMs,
+      ...rejection,
+    });
+    await emitTransactionEvent(trx, tx.id, RELEASED_EVENTS[ending.status], nowMs);
+    return;
+  }
+  await postTransfer(trx, {
+    kind: 'payment_external',
+    referenceId: tx.id,
+    nowMs,
+    legs: [
+      { accountId: hold, amountMicros: -payment.amountMicros },
+      { accountId: accountIds.external('evm'), amountMicros: payment.amountMicros },
+    ],
+  });
+  if (tx.resource !== null) {
+    await trx
+      .updateTable('x402_payments')
+      .set({ state: 'approved', updated_at_ms: BigInt(nowMs) })
+      .where('transaction_id', '=', tx.id)
+      .where('state', '=', 'awaiting_approval')
+      .execute();
+    const note = `${ending.note}; paid when the agent asks again with the same idempotency key`;
+    await setTransactionStatus(trx, tx, { status: 'processing', actor: 'system', note, nowMs });
+    return;
+  }
+  await setTransactionStatus(trx, tx, {
+    status: 'completed',
+    actor: 'system',
+    note: ending.note,
+    nowMs,
+    txHash: ending.txHash,
+  });
+  await emitChainEnding(trx, tx, 'completed', nowMs);
+}
+
+const RELEASED_EVENTS = {
+  expired: 'approval.expired',
+  rejected: 'approval.rejected',
+  failed: 'payment.failed',
+} as const;

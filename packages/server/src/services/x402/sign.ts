@@ -8,7 +8,7 @@ import { getAddress } from 'viem';
 import type { EvmRail } from '../../chain/rail.ts';
 import { USDC_DOMAIN_VERSION } from '../../chain/token.ts';
 import { toChecksumAddress } from '../../domain/address.ts';
-import { signedStateOf } from '../../domain/money/batch-state.ts';
+import { type OwnersWait, signedStateOf } from '../../domain/money/batch-state.ts';
 import { idempotencyConflict, keyIsLive } from '../../domain/money/idempotency.ts';
 import type { PaymentCommand } from '../../domain/money/payment-batch.ts';
 import { formatMicros } from '../../domain/money.ts';
@@ -19,13 +19,15 @@ import { methodOf } from '../../payments/registry.ts';
 import type { Database, X402PaymentsTable } from '../../store/schema.ts';
 import type { ServiceContext } from '../context.ts';
 import type { IdempotentResult } from '../money/idempotency.ts';
-import type { AgentKeyRef } from '../money/payments.ts';
+import type { AgentKeyRef, PaymentOwners } from '../money/payments.ts';
 
 export interface X402Deps {
   ctx: ServiceContext;
   rail: EvmRail;
   /** X402_ALLOW_PRIVATE: x402_fetch may reach private addresses and http:// (tests, private networks). */
   allowPrivate: boolean;
+  /** Bounded mode: payments the float and the allowance cannot cover wait for the owners; null in hot mode. */
+  owners: PaymentOwners | null;
 }
 
 export interface Claim {
@@ -57,6 +59,8 @@ export async function decideX402(
     resource: string;
     memo: string | null;
     claim: Claim | null;
+    /** Bounded mode: the owners' top-up of the float this payment waits for, if it is allowed. */
+    owners?: OwnersWait | undefined;
   },
 ): Promise<IdempotentResult<unknown>> {
   const nowMs = deps.ctx.clock.nowMs();
@@ -64,6 +68,7 @@ export async function decideX402(
   const method = methodOf(offer.method);
   const terms = method.terms(offer, nowMs);
   const command: PaymentCommand = {
+    ...(payment.owners === undefined ? {} : { owners: payment.owners }),
     kind: 'x402',
     keyId: key.id,
     walletId: key.walletId,

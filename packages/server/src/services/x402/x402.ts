@@ -6,7 +6,7 @@
 // treasury's authorization as that method's credential and asks again with it. With an idempotency key every retry
 // resumes from what is stored — a decision is never taken twice, an authorization never signed twice, and a final
 // answer is replayed without asking the resource again.
-import { isSignedState } from '../../domain/money/batch-state.ts';
+import { isSignedState, type OwnersWait } from '../../domain/money/batch-state.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { failure, type Outcome, success } from '../../domain/outcome.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
@@ -167,13 +167,14 @@ async function fetchFor(
   if (first.status !== 402) return success({ ...answerForAgent(first), payment: null });
   const offer = offerToPay(deps, kind, sellerAnswerOf(first));
   refuseAbove(kind, offer.amountMicros, params.maxAmountMicros);
-  await refuseUncovered(deps, offer.amountMicros);
+  const owners = await coverOrWait(deps, offer.amountMicros);
   await refuseUntilApproved(deps, methodOf(offer.method).authorization, key.walletId);
   const decided = await decideX402(deps, key, {
     offer,
     resource: resourceOf(request.url),
     memo: params.memo,
     claim,
+    owners,
   });
   if (decided.replayed) return resumeFetch(deps, kind, request, decided.outcome, claim);
   const outcome = decided.outcome;
@@ -234,11 +235,15 @@ function refuseAbove(kind: FetchKind, amountMicros: bigint, maxAmountMicros: big
 /**
  * The treasury signs every authorization: one it cannot cover would fail at the seller and come back only after
  * validBefore, so it is refused (503) before anything is decided or debited — on a fresh reading, never on one
- * taken before a sweep landed. Gas is the facilitator's.
+ * taken before a sweep landed. Gas is the facilitator's. In bounded mode, one more than the float and the whole
+ * remaining allowance is not refused: it waits for the owners (their top-up of the float), returned here.
  */
-async function refuseUncovered(deps: X402Deps, amountMicros: bigint): Promise<void> {
+async function coverOrWait(deps: X402Deps, amountMicros: bigint): Promise<OwnersWait | undefined> {
+  const wait = deps.owners === null ? null : await deps.owners.waitFor('', amountMicros, 'payment');
+  if (wait !== null) return wait;
   const refusal = await deps.rail.treasury.refusal(amountMicros, 0n, 'payment');
   if (refusal !== null) throw new AppError('SERVICE_UNAVAILABLE', refusal);
+  return undefined;
 }
 
 /** Signs, asks the resource again with the payment, and stores the answer as the key's final outcome. */
@@ -351,13 +356,14 @@ async function signFor(
   const stored = claim === null ? null : await storedOutcome(deps, claim);
   if (stored !== null) return signedAnswer(deps, stored);
   await refuseFrozen(deps, key.walletId);
-  await refuseUncovered(deps, offer.amountMicros);
+  const owners = await coverOrWait(deps, offer.amountMicros);
   await refuseUntilApproved(deps, methodOf(offer.method).authorization, key.walletId);
   const decided = await decideX402(deps, key, {
     offer,
     resource: params.resource ?? resourceNamed(required, offer),
     memo: params.memo,
     claim,
+    owners,
   });
   return signedAnswer(deps, decided.outcome);
 }
@@ -455,13 +461,14 @@ async function payChallenge(
       );
     return mppAnswer(deps, success({ txId: holder.transaction_id }));
   }
-  await refuseUncovered(deps, offer.amountMicros);
+  const owners = await coverOrWait(deps, offer.amountMicros);
   await refuseUntilApproved(deps, methodOf(offer.method).authorization, key.walletId);
   const decided = await decideX402(deps, key, {
     offer,
     resource: offer.resourceUrl ?? 'an MPP seller (not named)',
     memo,
     claim,
+    owners,
   });
   return mppAnswer(deps, decided.outcome);
 }

@@ -8,6 +8,7 @@ import type { BatchEffects, RecordSpec } from '../../../domain/money/batch-state
 import type { PaymentCommand } from '../../../domain/money/payment-batch.ts';
 import type { EventType } from '../../../domain/webhooks/webhook-events.ts';
 import { assert } from '../../../errors.ts';
+import type { TreasurySignatureRequestsTable } from '../../../store/schema.ts';
 import { insertRows, type WriteStep } from '../../../store/write-plan.ts';
 import { transactionRow, transactionView } from '../../wallets/transactions.ts';
 import type { NewEvent } from '../../webhooks/webhook-events.ts';
@@ -75,6 +76,20 @@ export function breakerSteps(effects: BatchEffects, { trx, dialect }: StepContex
     steps.push({ what: `auto_freeze of ${freeze.walletId}`, query: query.compile() });
   }
   return steps;
+}
+
+/**
+ * The owners' requests of payments that wait for their signatures (bounded mode), with the pending payment: the
+ * approvals API sees at once that it is the owners' to sign, and a replay of its key never writes another.
+ */
+export function ownersRequestSteps(effects: BatchEffects, { trx }: StepContext): WriteStep[] {
+  if (effects.ownersRequests.length === 0) return [];
+  const rows = effects.ownersRequests.map(
+    (spec) =>
+      ({ ...spec.request, transaction_id: spec.transactionId }) as unknown as TreasurySignatureRequestsTable,
+  );
+  const query = trx.insertInto('treasury_signature_requests').values(rows);
+  return [{ what: "owners' requests", query: query.compile() }];
 }
 
 /** The outbox rows of payments handed to the rail's sender, in the same database transaction as their debit. */

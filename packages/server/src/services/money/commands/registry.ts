@@ -12,7 +12,14 @@ import { approvalSteps, nameResolve, noticeEvents, transitionSteps } from './app
 import { depositEvents, depositSteps, nameDeposit } from './deposit.ts';
 import type { HeldRows, Named, StepContext } from './module.ts';
 import { nameMove } from './movement.ts';
-import { breakerSteps, freezeEvents, namePayment, paymentEvent, payoutSteps } from './payment.ts';
+import {
+  breakerSteps,
+  freezeEvents,
+  namePayment,
+  ownersRequestSteps,
+  paymentEvent,
+  payoutSteps,
+} from './payment.ts';
 import { recordSteps, spentTotalSteps } from './records.ts';
 import { nameWithdrawal, withdrawalEvent } from './withdrawal.ts';
 import { nameX402, x402Steps } from './x402.ts';
@@ -97,5 +104,6 @@ export function writeSteps(effects: BatchEffects, context: StepContext): WriteSt
     ...keySteps(effects, context),
     ...payoutSteps(effects, context),
     ...x402Steps(effects, context),
+    ...ownersRequestSteps(effects, context),
   ];
 }
