@@ -36,7 +36,9 @@ Every command that opens the database reads DATABASE_SCHEMA as the service does;
                   bytecode, paid by the service's key; prints the address variables TREASURY_MODE=bounded needs
   treasury-prepare --out FILE   TREASURY_MODE=bounded: deploy the owners' account if it has no code yet and write
                   the delegation its owners sign (its EIP-712 form) to FILE
-  treasury-grant --in FILE      the prepared FILE with the owners' "signatures" added: checked on chain and stored
+  treasury-grant --in FILE      the prepared FILE with the owners' "signatures" added: checked on chain and stored;
+                  on a deployment that ran hot, says what its switch moves into the owners' account (the service
+                  moves it once restarted with TREASURY_MODE=bounded)
   reset-password --email ADDRESS
                   a one-time link (1 hour) that sets a new password for that account; hand it to that
                   person only (every session ends; a second factor stays)

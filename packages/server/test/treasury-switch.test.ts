@@ -328,6 +328,21 @@ for (const target of await storeTargets()) {
       assert.equal(requests.length, 1);
       await h.server.close();
 
+      // Restored without the bounded settings (they live in the environment), the operator is told.
+      const bare = mkdtempSync(join(tmpdir(), 'treasury-switch-bare-'));
+      folders.push(bare);
+      const { DATABASE_URL: _url, ...hotSqlite } = hotEnv;
+      const printed: string[] = [];
+      const hot = {
+        ...operatorContext(
+          { config: loadConfig({ ...hotSqlite, DATA_DIR: bare }), postgresSchema: undefined },
+          undefined,
+        ),
+        print: (text: string) => void printed.push(text),
+      };
+      assert.equal(await restore(hot, file), 0);
+      assert.match(printed.join('\n'), /holds the owners' delegation .*TREASURY_MODE=bounded/);
+
       // The other kind of store: SQLite's backup restores into PostgreSQL and PostgreSQL's into SQLite.
       const other = target.name === 'sqlite' ? 'postgres' : 'sqlite';
       if (other === 'postgres' && !pg.available) return;
