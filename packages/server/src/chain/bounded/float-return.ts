@@ -69,7 +69,7 @@ export async function planFloatReturnOnce(deps: {
   if (bounded === null) return 0n;
   const db = deps.ctx.store.db;
   if (await floatMoving(db)) return 0n;
-  const [floatMicros, owedMicros, code] = await Promise.all([
+  const [floatMicros, owedMicros] = await Promise.all([
     deps.client.readContract({
       address: deps.config.usdcAddress as Address,
       abi: usdcAbi,
@@ -77,12 +77,12 @@ export async function planFloatReturnOnce(deps: {
       args: [deps.keys.treasury.address],
     }),
     floatOwedMicros(db),
-    deps.client.getCode({ address: deps.account }),
   ]);
-  // Never to an address without the owners' account on it (a wrong framework address would compute another).
-  if (code === undefined || code === '0x') return 0n;
   const amountMicros = floatReturnAmount(floatMicros, bounded.floatMaxMicros, owedMicros);
   if (amountMicros === 0n) return 0n;
+  // Never to an address without the owners' account on it (a wrong framework address would compute another).
+  const code = await deps.client.getCode({ address: deps.account });
+  if (code === undefined || code === '0x') return 0n;
   const from = deps.keys.treasury.address.toLowerCase();
   const nowMs = BigInt(deps.ctx.clock.nowMs());
   const queued = await deps.ctx.writer.run(async (trx) => {
