@@ -1,6 +1,8 @@
 // `agent-wallet`: serve (what `npm start` runs), migrate, verify-ledger, mcp (stdio bridge).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+// A type only: the chain code itself is loaded for --chain alone.
+import type { ChainReport } from './chain/reconcile/reconcile.ts';
 import { systemClock } from './clock.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { formatMicros } from './domain/money.ts';
@@ -34,7 +36,9 @@ Every command that opens the database reads DATABASE_SCHEMA as the service does;
                   bytecode, paid by the service's key; prints the address variables TREASURY_MODE=bounded needs
   treasury-prepare --out FILE   TREASURY_MODE=bounded: deploy the owners' account if it has no code yet and write
                   the delegation its owners sign (its EIP-712 form) to FILE
-  treasury-grant --in FILE      the prepared FILE with the owners' "signatures" added: checked on chain and stored
+  treasury-grant --in FILE      the prepared FILE with the owners' "signatures" added: checked on chain and stored;
+                  on a deployment that ran hot, says what its switch moves into the owners' account (the service
+                  moves it once restarted with TREASURY_MODE=bounded)
   reset-password --email ADDRESS
                   a one-time link (1 hour) that sets a new password for that account; hand it to that
                   person only (every session ends; a second factor stays)
@@ -189,12 +193,23 @@ async function verify(withChain: boolean, schemaFlag: string | undefined): Promi
       keys.treasury.address.toLowerCase(),
       bounded === null ? null : bounded.boundedAccount(config.evm.bounded!, keys),
     );
-    const totals = `holdings ${formatMicros(chain.holdingsMicros)} USDC, liabilities ${formatMicros(chain.liabilitiesMicros)} USDC, ${chain.transfers} transfers`;
+    const totals = chainTotals(chain);
     if (!chain.ok) return broken(`chain BROKEN (${totals})`, chain.problems);
     return print(`chain OK: ${totals}; reserves cover the ledger and every transfer matches one record`);
   } finally {
     await store.close();
   }
+}
+
+/** verify-ledger --chain's figures: where the holdings are, and what of the liabilities is still in flight. */
+function chainTotals(chain: ChainReport): string {
+  const usdc = (micros: bigint) => `${formatMicros(micros)} USDC`;
+  const where = [
+    chain.accountMicros === null ? null : `owners' account ${usdc(chain.accountMicros)}`,
+    `${chain.accountMicros === null ? 'treasury' : 'float'} ${usdc(chain.floatMicros)}`,
+    `deposit addresses ${usdc(chain.depositAddressesMicros)}`,
+  ].filter((part) => part !== null);
+  return `holdings ${usdc(chain.holdingsMicros)} (${where.join(', ')}), liabilities ${usdc(chain.liabilitiesMicros)} (in flight ${usdc(chain.inFlightMicros)}: payouts not yet mined, withdrawals waiting for the owners' signatures, paid requests not yet settled), ${chain.transfers} transfers`;
 }
 
 /** The bounded treasury's set-up (chain/bounded/bounded-setup.ts); the chain code is loaded only for these. */
@@ -236,10 +251,25 @@ async function treasury(
     }
     const input = JSON.parse(readFileSync(need(files.in, command, '--in FILE'), 'utf8'));
     const id = await setup.grantDelegation(deps, input, nowMs);
-    return print(`delegation ${id} stored: the service refills its float within the allowance from now on`);
+    print(`delegation ${id} stored: the service refills its float within the allowance from now on`);
+    return print(switchText(await setup.switchPlan(deps), evm.bounded.floatMaxMicros));
   } finally {
     await store.close();
   }
+}
+
+/** What a deployment that ran hot moves into the owners' account once it runs bounded (float-return.ts). */
+function switchText(
+  plan: { floatMicros: bigint; owedMicros: bigint; returnMicros: bigint },
+  maxMicros: bigint,
+) {
+  const usdc = (micros: bigint) => `${formatMicros(micros)} USDC`;
+  if (plan.returnMicros === 0n)
+    return `the service's key holds ${usdc(plan.floatMicros)}, within TREASURY_FLOAT_MAX (${usdc(maxMicros)}): nothing to move`;
+  return (
+    `the service's key holds ${usdc(plan.floatMicros)} (a hot treasury): once the service runs with TREASURY_MODE=bounded, its first rounds move ${usdc(plan.returnMicros)} into the owners' account through its outbox, ` +
+    `keeping TREASURY_FLOAT_MAX (${usdc(maxMicros)}) and the ${usdc(plan.owedMicros)} payments in flight still take; restart every instance with the bounded settings, then run verify-ledger --chain`
+  );
 }
 
 function needEvm(evm: Config['evm']): NonNullable<Config['evm']> {

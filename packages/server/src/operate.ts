@@ -135,10 +135,29 @@ export async function restore(ctx: OperateContext, file: string): Promise<number
     if (!report.ok)
       throw new SnapshotError(`restored, but the ledger does not verify: ${report.problems.join('; ')}`);
     ctx.print(`restored ${total(counts)} rows from ${file} (taken ${header.createdAt}); ledger OK`);
+    await noteBoundedSettings(ctx, store);
     return 0;
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The bounded treasury's settings live in the environment, not the store (docs/operators/backups.md): a store
+ * holding the owners' delegation, opened without TREASURY_MODE=bounded, would run hot — nothing is lost (the
+ * account stays the owners'), but the float is no longer refilled. Said at once rather than found later.
+ */
+async function noteBoundedSettings(ctx: OperateContext, store: Store): Promise<void> {
+  if (ctx.config.evm?.bounded) return;
+  const active = await store.db
+    .selectFrom('treasury_delegations')
+    .select(['account'])
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  if (active === undefined) return;
+  ctx.print(
+    `note: this store holds the owners' delegation of the bounded treasury (account ${active.account}); start the service with TREASURY_MODE=bounded and the same TREASURY_* settings and framework addresses it ran with, or it runs hot and never refills its float`,
+  );
 }
 
 /** Per table: row count and a digest of its rows (order-free), from snapshot lines. */
@@ -218,6 +237,7 @@ export async function move(ctx: OperateContext, to: { databaseUrl: string }): Pr
       const report = await verifyLedger(target);
       if (!report.ok)
         throw new SnapshotError(`moved, but the ledger does not verify: ${report.problems.join('; ')}`);
+      await noteBoundedSettings(ctx, target);
       const rows = [...after.values()].reduce((a, t) => a + t.rows, 0);
       ctx.print(
         `moved ${rows} rows of ${after.size} tables to PostgreSQL, schema "${target.schema}"; every table matches row by row and the ledger verifies. Start the service with DATABASE_URL set and DATABASE_SCHEMA=${target.schema} (and the same DATA_DIR: it holds the secrets)`,

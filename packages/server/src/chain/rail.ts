@@ -112,9 +112,12 @@ export function chainDuties(ctx: RailContext, rail: EvmRail, warn: (message: str
       if (round.finished > 0) await rail.treasury.refresh();
       if (!round.leased) return round;
       const swept = await planSweepsOnce({ ...base, tokenName, sweepTo: rail.sweepTo });
-      const refillMicros = rail.bounded === null ? 0n : await rail.bounded.planRefillOnce(base);
-      if (rail.bounded !== null) await rail.bounded.expireUnsignedOnce(ctx);
-      return { ...round, swept, refillMicros };
+      if (rail.bounded === null) return { ...round, swept };
+      const refillMicros = await rail.bounded.planRefillOnce(base);
+      // A hot treasury switched to bounded: what the float holds above its ceiling goes into the account.
+      const returnedMicros = await rail.bounded.planFloatReturnOnce({ ...base, account: rail.sweepTo });
+      await rail.bounded.expireUnsignedOnce(ctx);
+      return { ...round, swept, refillMicros, returnedMicros };
     },
     release: () => releaseLease(ctx.store.db, senderLeaseName(rail.config), rail.holder),
   };

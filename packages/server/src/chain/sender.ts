@@ -192,9 +192,9 @@ function signCall(
 }
 
 /**
- * The contract call an outbox row makes: a USDC transfer (payout), transferWithAuthorization (sweep), or the
- * approval of Permit2 (approve), or the delegation's redemption (refill: the owners' account pays the float,
- * within the period's allowance).
+ * The contract call an outbox row makes: a USDC transfer (payout; float_return, to the owners' account),
+ * transferWithAuthorization (sweep), or the approval of Permit2 (approve), or the delegation's redemption (refill:
+ * the owners' account pays the float, within the period's allowance).
  */
 export function callOf(deps: Pick<SenderDeps, 'config'>, row: OutboxRow) {
   const to = deps.config.usdcAddress as `0x${string}`;
@@ -203,7 +203,8 @@ export function callOf(deps: Pick<SenderDeps, 'config'>, row: OutboxRow) {
   // operation's EntryPoint.handleOps (chain/bounded/owners-requests.ts).
   if (row.kind === 'refill' || row.kind === 'owners_op')
     return JSON.parse(row.authorization_json!) as { to: `0x${string}`; data: `0x${string}` };
-  if (row.kind === 'payout') {
+  // A float return is a USDC transfer of the service's key too: to the owners' account.
+  if (row.kind === 'payout' || row.kind === 'float_return') {
     const data = encodeFunctionData({
       abi: usdcAbi,
       functionName: 'transfer',
@@ -282,7 +283,7 @@ async function sendQueued(deps: SenderDeps, queued: readonly OutboxRow[]): Promi
     crashIf('after-sign', row);
     await broadcast(deps, rawTx);
     crashIf('after-broadcast', row);
-    if (row.kind === 'payout') treasuryMicros -= row.amount_micros;
+    if (row.kind === 'payout' || row.kind === 'float_return') treasuryMicros -= row.amount_micros;
     nonce += 1n;
     sent += 1;
   }

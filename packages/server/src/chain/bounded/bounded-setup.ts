@@ -5,7 +5,9 @@
 //    gas; the account is the owners' from its first instruction), fixes the first period's start, and writes the
 //    delegation for the owners to sign with its EIP-712 form (eth_signTypedData_v4).
 // 3. `treasury-grant --in FILE`: the same file with `signatures: [{signer, signature}]` added by the owners; the
-//    service checks it on chain (the account's ERC-1271) and stores it. Refills start on the next round.
+//    service checks it on chain (the account's ERC-1271) and stores it. Refills start on the next round. On a
+//    deployment that ran hot, it also says what the service moves into the account once it runs bounded
+//    (float-return.ts: the hot treasury above TREASURY_FLOAT_MAX, through the outbox).
 import { decodeERC20TokenPeriodTransferTerms } from '@metamask/delegation-core';
 import type { Kysely } from 'kysely';
 import { createWalletClient, defineChain, type Hex, http } from 'viem';
@@ -13,6 +15,7 @@ import type { Database } from '../../store/schema.ts';
 import type { ChainClient } from '../client.ts';
 import type { EvmConfig } from '../config.ts';
 import type { ServiceKeys } from '../keys.ts';
+import { usdcAbi } from '../token.ts';
 import { ALLOWANCE_START_SETTING, boundedAccount, storeSignedDelegation } from './bounded.ts';
 import { FRAMEWORK_VARIABLES, type FrameworkAddresses } from './bounded-config.ts';
 import {
@@ -24,6 +27,7 @@ import {
   type SignedDelegation,
   unsignedDelegation,
 } from './delegation.ts';
+import { floatOwedMicros, floatReturnAmount } from './float-return.ts';
 
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -170,4 +174,33 @@ export async function grantDelegation(
     signature: multiSigSignature(signed.signatures),
   };
   return storeSignedDelegation(deps, delegation, expected, nowMs);
+}
+
+export interface SwitchPlan {
+  /** What the service's key holds now (a hot deployment: its whole treasury). */
+  floatMicros: bigint;
+  /** What payments in flight still take from it. */
+  owedMicros: bigint;
+  /** What the service, running bounded, moves into the owners' account. */
+  returnMicros: bigint;
+}
+
+/** What switching to bounded moves: the service's key keeps TREASURY_FLOAT_MAX and what it still owes. */
+export async function switchPlan(deps: {
+  db: Kysely<Database>;
+  client: ChainClient;
+  config: EvmConfig;
+  keys: Pick<ServiceKeys, 'treasury'>;
+}): Promise<SwitchPlan> {
+  const [floatMicros, owedMicros] = await Promise.all([
+    deps.client.readContract({
+      address: deps.config.usdcAddress as Address,
+      abi: usdcAbi,
+      functionName: 'balanceOf',
+      args: [deps.keys.treasury.address],
+    }),
+    floatOwedMicros(deps.db),
+  ]);
+  const returnMicros = floatReturnAmount(floatMicros, deps.config.bounded!.floatMaxMicros, owedMicros);
+  return { floatMicros, owedMicros, returnMicros };
 }

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { getAddress } from 'viem';
 import { payoutRefusal } from '../treasury.ts';
 import { periodText, type TreasuryReading, treasuryStateView } from '../treasury-view.ts';
-import { type BoundedReading, hasShape, refillAmount } from './bounded.ts';
+import { type BoundedReading, floatReturnAmount, hasShape, refillAmount } from './bounded.ts';
 import type { BoundedConfig } from './bounded-config.ts';
 import { type Address, type SignedDelegation, unsignedDelegation } from './delegation.ts';
 
@@ -65,6 +65,19 @@ test('a refill tops the float up to its cap, within the allowance and the accoun
     0n,
     'no delegation yet',
   );
+});
+
+test('the float returns what it holds above its cap and what it still owes: a switched hot treasury, a late sweep', () => {
+  assert.equal(floatReturnAmount(470n * USDC, 40n * USDC, 0n), 430n * USDC, 'a hot treasury switched');
+  assert.equal(floatReturnAmount(470n * USDC, 40n * USDC, 34n * USDC), 396n * USDC, 'payouts in flight stay');
+  assert.equal(floatReturnAmount(70n * USDC, 40n * USDC, 0n), 30n * USDC, 'a late sweep of the hot days');
+  assert.equal(floatReturnAmount(40n * USDC, 40n * USDC, 0n), 0n, 'at the cap: nothing');
+  assert.equal(
+    floatReturnAmount(50n * USDC, 40n * USDC, 20n * USDC),
+    0n,
+    'owed more than the excess: nothing',
+  );
+  assert.equal(floatReturnAmount(10n * USDC, 40n * USDC, 0n), 0n, 'below the cap: the refill’s business');
 });
 
 test('only a delegation of the configured shape is used: account, service key, token, allowance, period', () => {

@@ -35,6 +35,8 @@ import {
   type SignedDelegation,
 } from './delegation.ts';
 
+export { floatReturnAmount, planFloatReturnOnce } from './float-return.ts';
+
 /** When the set-up fixed the first period's start (TREASURY_ALLOWANCE_START unset): Unix seconds. */
 export const ALLOWANCE_START_SETTING = 'treasury_allowance_start';
 /** The float is refilled once it falls below this share of TREASURY_FLOAT_MAX (fewer, larger redemptions). */

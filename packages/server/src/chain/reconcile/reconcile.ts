@@ -33,7 +33,18 @@ const PROBLEMS_MAX = 100;
 export interface ChainReport {
   ok: boolean;
   holdingsMicros: bigint;
+  /** Of the holdings: the service key's USDC (the treasury; bounded mode's float). */
+  floatMicros: bigint;
+  /** Of the holdings: the owners' account (bounded mode; null in hot mode). */
+  accountMicros: bigint | null;
+  /** Of the holdings: the deposit addresses' USDC not yet swept. */
+  depositAddressesMicros: bigint;
   liabilitiesMicros: bigint;
+  /**
+   * Of the liabilities: what is in flight beyond the wallets' balances — payouts not yet mined, withdrawals
+   * waiting for (or signed by) the owners, paid requests not yet settled.
+   */
+  inFlightMicros: bigint;
   transfers: number;
   problems: string[];
 }
@@ -69,20 +80,24 @@ export async function reconcileChain(
   const transfers = await scanTransfers(client, config, blocks);
   for (const transfer of transfers) offer(scope, parts, transfer, report);
   for (const part of parts) part.reportUnmatched(report);
-  const holdingsMicros = await holdings(client, config, [
-    treasury,
-    ...parts.flatMap((p) => p.holdingAddresses()),
-  ]);
-  const liabilitiesMicros = await liabilities(db, client, parts);
-  if (holdingsMicros < liabilitiesMicros) {
+  const held = await holdings(client, config, [treasury, ...parts.flatMap((p) => p.holdingAddresses())]);
+  const { balancesMicros, inFlightMicros } = await liabilities(db, client, parts);
+  const liabilitiesMicros = balancesMicros + inFlightMicros;
+  if (held.totalMicros < liabilitiesMicros) {
     report(
-      `on-chain holdings ${formatMicros(holdingsMicros)} USDC do not cover the ledger's liabilities ${formatMicros(liabilitiesMicros)} USDC (short by ${formatMicros(liabilitiesMicros - holdingsMicros)})`,
+      `on-chain holdings ${formatMicros(held.totalMicros)} USDC do not cover the ledger's liabilities ${formatMicros(liabilitiesMicros)} USDC (short by ${formatMicros(liabilitiesMicros - held.totalMicros)})`,
     );
   }
+  const floatMicros = held.byAddress.get(treasury) ?? 0n;
+  const accountMicros = account === null ? null : (held.byAddress.get(account) ?? 0n);
   return {
     ok: problems.length === 0,
-    holdingsMicros,
+    holdingsMicros: held.totalMicros,
+    floatMicros,
+    accountMicros,
+    depositAddressesMicros: held.totalMicros - floatMicros - (accountMicros ?? 0n),
     liabilitiesMicros,
+    inFlightMicros,
     transfers: transfers.length,
     problems,
   };
@@ -121,31 +136,31 @@ async function scanTransfers(client: ChainClient, config: EvmConfig, blocks: Blo
   return transfers;
 }
 
-async function holdings(
-  client: ChainClient,
-  config: EvmConfig,
-  addresses: readonly string[],
-): Promise<bigint> {
-  let total = 0n;
+/** The USDC at each address (each counted once) and their total. */
+async function holdings(client: ChainClient, config: EvmConfig, addresses: readonly string[]) {
+  const byAddress = new Map<string, bigint>();
+  let totalMicros = 0n;
   for (const address of new Set(addresses)) {
-    total += await client.readContract({
+    const micros = await client.readContract({
       address: config.usdcAddress as `0x${string}`,
       abi: usdcAbi,
       functionName: 'balanceOf',
       args: [address as `0x${string}`],
     });
+    byAddress.set(address, micros);
+    totalMicros += micros;
   }
-  return total;
+  return { byAddress, totalMicros };
 }
 
-/** Every wallet balance and hold, plus what each part still owes out of the holdings. */
+/** Every wallet balance and hold, and what each part still owes out of the holdings beyond them. */
 async function liabilities(db: Kysely<Database>, client: ChainClient, parts: readonly ChainPart[]) {
   const { total } = await db
     .selectFrom('accounts')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('balance_micros'), eb.val(0n)).as('total'))
     .where('allow_negative', '=', 0n)
     .executeTakeFirstOrThrow();
-  let owed = BigInt(total);
-  for (const part of parts) owed += await part.owedMicros(client);
-  return owed;
+  let inFlightMicros = 0n;
+  for (const part of parts) inFlightMicros += await part.owedMicros(client);
+  return { balancesMicros: BigInt(total), inFlightMicros };
 }

@@ -1,7 +1,8 @@
 // The parts of verify-ledger --chain that move USDC by plain transfers: deposits into the wallets' addresses
 // (chain_deposits) and the outbox's transactions out of them and the treasury (chain_outbox: sweeps, payouts). In
 // bounded mode deposits sweep into the owners' account, refills (redemptions of the delegation) move from it to
-// the float, and a withdrawal the owners signed moves from it to its address (owners_op), each matched to its row.
+// the float, what the float holds above its ceiling moves back into it (float_return: a hot treasury's switch),
+// and a withdrawal the owners signed moves from it to its address (owners_op), each matched to its row.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import type { ChainClient } from '../client.ts';
@@ -94,10 +95,12 @@ export async function outboxPart(db: Kysely<Database>, scope: Scope): Promise<Ch
 }
 
 function outboxKindOf(scope: Scope, t: ChainTransfer): string | null {
-  const reserve = scope.account ?? scope.treasury;
-  if (scope.wallets.has(t.from) && t.to === reserve) return 'sweep';
+  // Into the treasury's key (hot mode, and the sweeps of a hot deployment before it switched to bounded) or the
+  // owners' account (bounded mode).
+  if (scope.wallets.has(t.from) && (t.to === scope.treasury || t.to === scope.account)) return 'sweep';
   if (scope.account !== null && t.from === scope.account)
     return t.to === scope.treasury ? 'refill' : 'owners_op';
+  if (scope.account !== null && t.from === scope.treasury && t.to === scope.account) return 'float_return';
   if (t.from === scope.treasury && !scope.wallets.has(t.to)) return 'payout';
   return null;
 }

@@ -32,9 +32,10 @@ export interface ChainDepositsTable {
 /**
  * payout (to an outside address), sweep (a deposit address into the treasury), approve (the treasury's one-time
  * USDC approval of Permit2 for x402 `upto`, amount 0, to Permit2); bounded mode: refill (the float, by redeeming
- * the delegation) and owners_op (an operation of the owners' account they signed at their threshold).
+ * the delegation), owners_op (an operation of the owners' account they signed at their threshold) and
+ * float_return (what the float holds above its ceiling, back into the owners' account: a hot treasury's switch).
  */
-export type OutboxKind = 'payout' | 'sweep' | 'approve' | 'refill' | 'owners_op';
+export type OutboxKind = 'payout' | 'sweep' | 'approve' | 'refill' | 'owners_op' | 'float_return';
 /** awaiting_signatures: a payout the owners' account makes once they sign (bounded mode); then queued. */
 export type OutboxStatus = 'awaiting_signatures' | 'queued' | 'sent' | 'completed' | 'failed';
 
