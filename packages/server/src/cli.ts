@@ -35,6 +35,9 @@ Every command that opens the database reads DATABASE_SCHEMA as the service does;
   treasury-prepare --out FILE   TREASURY_MODE=bounded: deploy the owners' account if it has no code yet and write
                   the delegation its owners sign (its EIP-712 form) to FILE
   treasury-grant --in FILE      the prepared FILE with the owners' "signatures" added: checked on chain and stored
+  treasury-create-hybrid --email ADDRESS [--owner 0x...]
+                  a HybridDeleGator treasury account whose keys are the passkeys that person enrolled here
+                  (and/or the owner's address); prints TREASURY_ACCOUNT_KIND=hybrid and TREASURY_ACCOUNT
   reset-password --email ADDRESS
                   a one-time link (1 hour) that sets a new password for that account; hand it to that
                   person only (every session ends; a second factor stays)
@@ -58,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
       schema: { type: 'string' },
       email: { type: 'string' },
       upstream: { type: 'string' },
+      owner: { type: 'string' },
     },
   });
   const command = positionals[0];
@@ -82,6 +86,8 @@ async function main(argv: string[]): Promise<number> {
     case 'treasury-prepare':
     case 'treasury-grant':
       return treasury(command, values);
+    case 'treasury-create-hybrid':
+      return createHybrid(values);
     case 'mcp': {
       const { runStdioBridge } = await import('./mcp/stdio.ts');
       return runStdioBridge(process.env, values.upstream);
@@ -237,6 +243,44 @@ async function treasury(
     const input = JSON.parse(readFileSync(need(files.in, command, '--in FILE'), 'utf8'));
     const id = await setup.grantDelegation(deps, input, nowMs);
     return print(`delegation ${id} stored: the service refills its float within the allowance from now on`);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `treasury-create-hybrid`: the account from a person's enrolled passkeys (chain/bounded/bounded-setup.ts). */
+async function createHybrid(values: {
+  email?: string | undefined;
+  owner?: string | undefined;
+  schema?: string | undefined;
+}): Promise<number> {
+  const email = need(values.email, 'treasury-create-hybrid', '--email ADDRESS');
+  const owner = values.owner === undefined || values.owner === '' ? undefined : values.owner;
+  if (owner !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(owner))
+    throw new ConfigError('--owner must be an address: 0x and 40 hex digits');
+  // The account is what this prints: the bounded configuration that names it is not needed yet.
+  const evm = needEvm(loadConfig({ ...process.env, TREASURY_MODE: 'hot' }).evm);
+  const { serviceKeys } = await import('./chain/keys.ts');
+  const { createChainClient } = await import('./chain/client.ts');
+  const setup = await import('./chain/bounded/bounded-setup.ts');
+  const { p256KeyOf } = await import('./chain/bounded/passkey-signature.ts');
+  const store = await openConfiguredStore(values.schema);
+  try {
+    const keys = await setup.enrolledP256Keys(store.db, email, p256KeyOf);
+    const deps = {
+      client: createChainClient(evm),
+      config: evm,
+      keys: serviceKeys(evm.mnemonic),
+      env: process.env,
+    };
+    const created = await setup.createHybridAccount(
+      deps,
+      owner?.toLowerCase() as `0x${string}` | undefined,
+      keys,
+    );
+    return print(
+      `the hybrid account ${created.account} signs with ${keys.length} passkey(s) of ${email.trim()}${owner === undefined ? '' : ` and the key of ${owner}`}; add to the configuration:\n${created.lines.join('\n')}`,
+    );
   } finally {
     await store.close();
   }

@@ -237,6 +237,7 @@ function assembleServices(config: Config, options: ServiceOptions, opened: Opene
       : opened.opened.module.evmServices(ctx, opened.opened.rail, {
           warn: (m) => options.logger.warn(m),
           x402AllowPrivate: config.x402AllowPrivate,
+          relyingParty: relyingParty(config.publicUrl, config.port),
         });
   const delivery = startDelivery(ctx, config, options);
   const chainBackground = startChainDuties(chain, options);

@@ -13,6 +13,10 @@ const FLAG_UV = 0x04;
 const FLAG_AT = 0x40;
 
 export interface SoftPasskey {
+  /** The credential id, base64url (what the server stores and the assertion names). */
+  credentialId: string;
+  /** The P-256 public key's coordinates (what a HybridDeleGator account holds for it). */
+  point: { x: bigint; y: bigint };
   /** The body `POST /auth/passkeys` takes, answering registration options. */
   register(options: { challenge: string }, label?: string): { label: string; response: object };
   /** The `passkey` field of a login's second step or a step-up, answering authentication options. */
@@ -31,7 +35,11 @@ export function softPasskey(origin = 'http://localhost:8787', rpId = 'localhost'
     count.writeUInt32BE(signCount);
     return Buffer.concat([sha256(rpId), Buffer.from([flags]), count]);
   };
+  const jwk = publicKey.export({ format: 'jwk' });
+  const coordinate = (c: string | undefined) => BigInt(`0x${Buffer.from(c!, 'base64url').toString('hex')}`);
   return {
+    credentialId: b64url(credentialId),
+    point: { x: coordinate(jwk.x), y: coordinate(jwk.y) },
     register(options, label = 'soft passkey') {
       const idLength = Buffer.alloc(2);
       idLength.writeUInt16BE(credentialId.length);

@@ -16,7 +16,7 @@ import type { ChainClient } from '../client.ts';
 import type { EvmConfig } from '../config.ts';
 import type { ServiceKeys } from '../keys.ts';
 import { boundedAccount } from './bounded.ts';
-import type { Address, SignedDelegation } from './delegation.ts';
+import type { Address, P256Key, SignedDelegation } from './delegation.ts';
 import {
   handleOpsCall,
   ownersOperation,
@@ -26,6 +26,12 @@ import {
   signRequestOf,
   transferCallData,
 } from './owners-ops.ts';
+import {
+  type Assertion,
+  accountAccepts,
+  accountHoldsKey,
+  encodeWebAuthnSignature,
+} from './passkey-signature.ts';
 
 export interface OwnersDeps {
   ctx: RailContext;
@@ -70,7 +76,7 @@ export async function createOwnersRequest(deps: OwnersDeps, what: OwnersWhat) {
       : revokeCallData(what.delegation);
   const entryPoint = bounded.framework.entryPoint;
   const operation = await ownersOperation(deps.client, entryPoint, account, id, callData);
-  const { digest } = signRequestOf(operation, entryPoint, deps.config.chainId);
+  const { digest } = signRequestOf(operation, entryPoint, deps.config.chainId, bounded.accountKind);
   const nowMs = BigInt(deps.ctx.clock.nowMs());
   const row: TreasurySignatureRequestsTable = {
     id,
@@ -100,6 +106,7 @@ export function requestView(row: TreasurySignatureRequestsTable, config: EvmConf
     operation,
     config.bounded!.framework.entryPoint,
     config.chainId,
+    config.bounded!.accountKind,
   );
   const signatures = JSON.parse(row.signatures_json) as Signature[];
   return {
@@ -111,7 +118,9 @@ export function requestView(row: TreasurySignatureRequestsTable, config: EvmConf
     amount: row.amount_micros === null ? null : formatMicros(row.amount_micros),
     signRequest: { typedData: jsonSafe(typedData), digest },
     signaturesNeeded: Math.max(0, Number(row.signatures_needed) - signatures.length),
-    signedBy: signatures.map((s) => toChecksumAddress(s.signer)),
+    signedBy: signatures.map((s) =>
+      s.signer.startsWith(PASSKEY_SIGNER) ? s.signer : toChecksumAddress(s.signer),
+    ),
     createdAt: isoFromMs(row.created_at_ms),
   };
 }
@@ -124,17 +133,64 @@ function jsonSafe<T>(value: T): T {
  * Hands in one owner's signature. Refused (SignatureRefused) when it is not an owner's over this very request,
  * or that owner signed already; at the threshold the request is queued for submission, once.
  */
-export async function addOwnerSignature(deps: OwnersDeps, id: string, signature: Hex) {
+export function addOwnerSignature(deps: OwnersDeps, id: string, signature: Hex) {
+  return addSignature(deps, id, async (row) => ({
+    signer: await checkedSigner(deps, row, signature),
+    signature,
+  }));
+}
+
+/**
+ * Hands in a passkey's assertion for a hybrid account's request (its WebAuthn verification against the enrolled
+ * credential is the caller's: services/rail/treasury-passkey.ts). Refused unless the account holds this passkey's
+ * key and — asked on chain before anything is stored — accepts the encoded signature over this request's digest.
+ */
+export function addPasskeySignature(deps: OwnersDeps, id: string, assertion: Assertion, key: P256Key) {
+  return addSignature(deps, id, async (row) => {
+    if (deps.config.bounded!.accountKind !== 'hybrid')
+      throw new SignatureRefused('a passkey signs only for a hybrid account (TREASURY_ACCOUNT_KIND=hybrid)');
+    if (!(await accountHoldsKey(deps.client, row.account as Address, key)))
+      throw new SignatureRefused("this passkey is not one of the account's keys");
+    const signature = encodeWebAuthnSignature(assertion);
+    const digest = requestDigest(row, deps.config);
+    if (!(await accountAccepts(deps.client, row.account as Address, digest, signature)))
+      throw new SignatureRefused("the account does not accept this passkey's signature over this request");
+    const signer = `${PASSKEY_SIGNER}${key.keyId}` as Address;
+    const signatures = JSON.parse(row.signatures_json) as Signature[];
+    if (signatures.some((s) => s.signer === signer))
+      throw new SignatureRefused('this passkey has signed already');
+    return { signer, signature };
+  });
+}
+
+/** A passkey's signature is stored under this prefix and its credential id (an owner's under their address). */
+export const PASSKEY_SIGNER = 'passkey:';
+
+async function addSignature(
+  deps: OwnersDeps,
+  id: string,
+  check: (row: TreasurySignatureRequestsTable) => Promise<Signature>,
+) {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const row = await findOwnersRequest(deps, id);
     if (row === undefined) throw new SignatureRefused(`no request ${id} waits for signatures`);
     if (row.status !== 'awaiting_signatures') return requestView(row, deps.config);
-    const signer = await checkedSigner(deps, row, signature);
-    const stored = await storeSignature(deps, row, { signer, signature });
+    const stored = await storeSignature(deps, row, await check(row));
     if (stored !== null) return requestView(stored, deps.config);
     // Another signature landed between the read and the write: read again.
   }
   throw new SignatureRefused('the request changed while this signature was stored; hand it in again');
+}
+
+/** The hash the account validates for this request, recomputed from its operation (not read from the row). */
+export function requestDigest(row: TreasurySignatureRequestsTable, config: EvmConfig): Hex {
+  const bounded = config.bounded!;
+  return signRequestOf(
+    operationFromJson(row.operation_json),
+    bounded.framework.entryPoint,
+    config.chainId,
+    bounded.accountKind,
+  ).digest;
 }
 
 async function checkedSigner(deps: OwnersDeps, row: TreasurySignatureRequestsTable, signature: Hex) {
@@ -143,6 +199,7 @@ async function checkedSigner(deps: OwnersDeps, row: TreasurySignatureRequestsTab
     operationFromJson(row.operation_json),
     bounded.framework.entryPoint,
     deps.config.chainId,
+    bounded.accountKind,
   );
   const signer = await signingOwner(request, signature, bounded.owners);
   if (signer === null)

@@ -2,14 +2,17 @@
 // the chain code, viem, is ~36 MB of resident memory): the rail's duties with the books they write in, x402,
 // and the deposits still confirming.
 
-import type { requestView } from '../../chain/bounded/owners-requests.ts';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { OwnersDeps, requestView } from '../../chain/bounded/owners-requests.ts';
 import { type ChainDuties, chainDuties, type EvmRail } from '../../chain/rail.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Page, ServiceContext } from '../context.ts';
+import type { RelyingParty } from '../identity/passkey-rows.ts';
 import { settleX402Due } from '../x402/settle.ts';
 import { createX402Service, type X402Service } from '../x402/x402.ts';
 import { type PendingDepositView, pendingDeposits } from './pending-deposits.ts';
 import { railBooks } from './rail-books.ts';
+import { passkeyRequestOptions, signWithPasskey } from './treasury-passkey.ts';
 
 export { openEvmRail } from '../../chain/rail.ts';
 
@@ -21,6 +24,15 @@ export interface OwnersGate {
   requestFor(transactionId: string): Promise<OwnersRequestView | null>;
   /** Hands in one owner's signature for a request of this user's payment (by its id or the request's). */
   sign(userId: string, id: string, signature: `0x${string}`): Promise<OwnersRequestView>;
+  /** A hybrid account: WebAuthn request options over this request's hash, for the caller's (personId) passkeys. */
+  passkeyOptions(userId: string, personId: string, id: string): Promise<{ challenge: string }>;
+  /** A hybrid account: the caller's passkey assertion over the request, verified, encoded, stored. */
+  signWithPasskey(
+    userId: string,
+    personId: string,
+    id: string,
+    response: AuthenticationResponseJSON,
+  ): Promise<OwnersRequestView>;
 }
 
 export type OwnersRequestView = ReturnType<typeof requestView>;
@@ -41,7 +53,7 @@ export interface EvmServices {
 export function evmServices(
   ctx: ServiceContext,
   rail: EvmRail,
-  options: { warn: (message: string) => void; x402AllowPrivate: boolean },
+  options: { warn: (message: string) => void; x402AllowPrivate: boolean; relyingParty: RelyingParty },
 ): EvmServices {
   return {
     rail,
@@ -50,7 +62,7 @@ export function evmServices(
       settleX402: () => settleX402Due({ ctx, rail, allowPrivate: false }),
     },
     x402: createX402Service({ ctx, rail, allowPrivate: options.x402AllowPrivate }),
-    owners: rail.bounded === null ? null : ownersGate(ctx, rail),
+    owners: rail.bounded === null ? null : ownersGate(ctx, rail, options.relyingParty),
     pendingDeposits: (userId, page) =>
       pendingDeposits(ctx.store, rail.client, rail.config.confirmations, { userId, page }),
   };
@@ -58,9 +70,10 @@ export function evmServices(
 
 /** The framework's ABIs and the owners' code: loaded in bounded mode only, when first needed (a hot rail never). */
 const ownersCode = () => import('../../chain/bounded/owners-requests.ts');
+const passkeyCode = () => import('../../chain/bounded/passkey-signature.ts');
 
-function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
-  const deps = {
+function ownersGate(ctx: ServiceContext, rail: EvmRail, rp: RelyingParty): OwnersGate {
+  const deps: OwnersDeps = {
     ctx: { ...ctx, books: railBooks },
     client: rail.client,
     config: rail.config,
@@ -80,27 +93,44 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
       return reading.usdcMicros + reading.bounded.refillableMicros < amountMicros;
     },
     requestFor: async (transactionId) => (await ownersCode()).ownersRequestFor(deps, transactionId),
-    async sign(userId, id, signature) {
-      const { addOwnerSignature, findOwnersRequest, SignatureRefused } = await ownersCode();
-      const row = await findOwnersRequest(deps, id);
-      // Only a request paying this user's own payment: another organization's is not there for them.
-      const owned =
-        row?.transaction_id == null
-          ? undefined
-          : await ctx.store.db
-              .selectFrom('transactions')
-              .select('id')
-              .where('id', '=', row.transaction_id)
-              .where('user_id', '=', userId)
-              .executeTakeFirst();
-      if (owned === undefined) throw notFound('signature request');
-      try {
-        return await addOwnerSignature(deps, id, signature);
-      } catch (error) {
-        if (!(error instanceof SignatureRefused)) throw error;
-        if (/signed already/.test(error.message)) throw new AppError('INVALID_STATE', error.message);
-        throw new AppError('VALIDATION_ERROR', `signature: ${error.message}`);
-      }
-    },
+    sign: (userId, id, signature) =>
+      refusalsAsErrors(async () => {
+        await ownedRequest(ctx, deps, userId, id);
+        return (await ownersCode()).addOwnerSignature(deps, id, signature);
+      }),
+    passkeyOptions: async (userId, personId, id) =>
+      passkeyRequestOptions(ctx, deps, rp, personId, await ownedRequest(ctx, deps, userId, id)),
+    signWithPasskey: (userId, personId, id, response) =>
+      refusalsAsErrors(async () =>
+        signWithPasskey(ctx, deps, rp, personId, await ownedRequest(ctx, deps, userId, id), response),
+      ),
   };
+}
+
+/** A request paying this user's own payment: another organization's is not there for them (404). */
+async function ownedRequest(ctx: ServiceContext, deps: OwnersDeps, userId: string, id: string) {
+  const row = await (await ownersCode()).findOwnersRequest(deps, id);
+  const owned =
+    row?.transaction_id == null
+      ? undefined
+      : await ctx.store.db
+          .selectFrom('transactions')
+          .select('id')
+          .where('id', '=', row.transaction_id)
+          .where('user_id', '=', userId)
+          .executeTakeFirst();
+  if (row === undefined || owned === undefined) throw notFound('signature request');
+  return row;
+}
+
+/** The owners' code refuses in its own words: 409 for a second signature of one signer, 400 otherwise. */
+async function refusalsAsErrors<T>(work: () => Promise<T>): Promise<T> {
+  const [{ SignatureRefused }, { PasskeyRefused }] = await Promise.all([ownersCode(), passkeyCode()]);
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof SignatureRefused) && !(error instanceof PasskeyRefused)) throw error;
+    if (/signed already/.test(error.message)) throw new AppError('INVALID_STATE', error.message);
+    throw new AppError('VALIDATION_ERROR', `signature: ${error.message}`);
+  }
 }
