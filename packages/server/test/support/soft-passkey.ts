@@ -1,7 +1,14 @@
 // A software passkey (a WebAuthn authenticator in the test process): a P-256 key, "none" attestation, ES256
 // assertions — what a browser hands the server, built by hand so server tests can register and use a real
 // passkey without Chromium (the dashboard's e2e tests use Chromium's virtual authenticator).
-import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import {
+  createHash,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+} from 'node:crypto';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
@@ -23,9 +30,15 @@ export interface SoftPasskey {
   assert(options: { challenge: string }): object;
 }
 
-export function softPasskey(origin = 'http://localhost:8787', rpId = 'localhost'): SoftPasskey {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const credentialId = randomBytes(16);
+/** `key`: a P-256 private key and credential id of the caller's (the same credential in a browser's authenticator). */
+export function softPasskey(
+  origin = 'http://localhost:8787',
+  rpId = 'localhost',
+  key: { privateKey: KeyObject; credentialId: Buffer } | undefined = undefined,
+): SoftPasskey {
+  const privateKey = key?.privateKey ?? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const publicKey = createPublicKey(privateKey);
+  const credentialId = key?.credentialId ?? randomBytes(16);
   let signCount = 0;
   const clientData = (type: string, challenge: string) =>
     Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
