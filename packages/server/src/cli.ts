@@ -236,6 +236,10 @@ async function treasury(
         out,
         `${JSON.stringify(prepared, (_k, v) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`,
       );
+      if (evm.bounded.accountKind === 'hybrid')
+        return print(
+          `the hybrid account is ${prepared.delegation.delegator}; one of its keys signs ${out}: its owner's address the typedData (eth_signTypedData_v4), added as "signatures": [{"signer", "signature"}], or one of its passkeys a WebAuthn assertion whose challenge is "digest", added as "signatures": [{"passkey": <AuthenticationResponseJSON>}]; then run treasury-grant --in ${out}`,
+        );
       return print(
         `the owners' account is ${prepared.delegation.delegator}; ${prepared.threshold} of its owners sign the typedData in ${out} (eth_signTypedData_v4), add "signatures": [{"signer", "signature"}] to the file, then run treasury-grant --in ${out}`,
       );
