@@ -1,7 +1,8 @@
 // Configuration of TREASURY_MODE=bounded (contract section 14): the money rests in a smart account the owners
 // hold — a MultiSigDeleGator (several owners' keys and a threshold) or a HybridDeleGator (one owner's key and/or
-// the P-256 keys of their passkeys, any one of which signs: TREASURY_ACCOUNT_KIND=hybrid) — and a delegation lets the service's key take at most TREASURY_ALLOWANCE per
-// TREASURY_ALLOWANCE_PERIOD from it, enforced on chain by the framework's ERC20PeriodTransferEnforcer. Pure
+// the P-256 keys of their passkeys, any one of which signs: TREASURY_ACCOUNT_KIND=hybrid) — and a delegation lets
+// the service's key take at most TREASURY_ALLOWANCE per TREASURY_ALLOWANCE_PERIOD from it, enforced on chain by
+// the framework's ERC20PeriodTransferEnforcer. Pure
 // parsing: every problem names its variable. The framework's addresses come from @metamask/delegation-deployments
 // on chains it is deployed on, else (a local chain) from the variables `agent-wallet deploy-smart-accounts` prints.
 import { createRequire } from 'node:module';

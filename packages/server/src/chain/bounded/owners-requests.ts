@@ -4,7 +4,9 @@
 // transaction that marks the request submitted: two instances handing in the last signatures at once submit it
 // once (the update is a compare-and-set on the signatures already stored). Only the owners' keys can make the
 // account act: a signature from anyone else, or over another request, is refused here and would be refused by the
-// account on chain anyway.
+// account on chain anyway. A hybrid account (TREASURY_ACCOUNT_KIND=hybrid) takes one signature: its owner's, or a
+// passkey's WebAuthn assertion encoded for its P-256 verifier (passkey-signature.ts), stored under
+// `passkey:<credential id>` in place of an address.
 import type { Hex } from 'viem';
 import { isoFromMs } from '../../clock.ts';
 import { toChecksumAddress } from '../../domain/address.ts';
@@ -155,6 +157,7 @@ export function addPasskeySignature(deps: OwnersDeps, id: string, assertion: Ass
     const digest = requestDigest(row, deps.config);
     if (!(await accountAccepts(deps.client, row.account as Address, digest, signature)))
       throw new SignatureRefused("the account does not accept this passkey's signature over this request");
+    // Not an address: the signer's name in signedBy; a hybrid account's one signature is submitted as it is.
     const signer = `${PASSKEY_SIGNER}${key.keyId}` as Address;
     const signatures = JSON.parse(row.signatures_json) as Signature[];
     if (signatures.some((s) => s.signer === signer))
