@@ -39,6 +39,9 @@ Every command that opens the database reads DATABASE_SCHEMA as the service does;
   treasury-grant --in FILE      the prepared FILE with the owners' "signatures" added: checked on chain and stored;
                   on a deployment that ran hot, says what its switch moves into the owners' account (the service
                   moves it once restarted with TREASURY_MODE=bounded)
+  treasury-create-hybrid --email ADDRESS [--owner 0x...]
+                  a HybridDeleGator treasury account whose keys are the passkeys that person enrolled here
+                  (and/or the owner's address); prints TREASURY_ACCOUNT_KIND=hybrid and TREASURY_ACCOUNT
   reset-password --email ADDRESS
                   a one-time link (1 hour) that sets a new password for that account; hand it to that
                   person only (every session ends; a second factor stays)
@@ -62,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
       schema: { type: 'string' },
       email: { type: 'string' },
       upstream: { type: 'string' },
+      owner: { type: 'string' },
     },
   });
   const command = positionals[0];
@@ -86,6 +90,8 @@ async function main(argv: string[]): Promise<number> {
     case 'treasury-prepare':
     case 'treasury-grant':
       return treasury(command, values);
+    case 'treasury-create-hybrid':
+      return createHybrid(values);
     case 'mcp': {
       const { runStdioBridge } = await import('./mcp/stdio.ts');
       return runStdioBridge(process.env, values.upstream);
@@ -245,6 +251,10 @@ async function treasury(
         out,
         `${JSON.stringify(prepared, (_k, v) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`,
       );
+      if (evm.bounded.accountKind === 'hybrid')
+        return print(
+          `the hybrid account is ${prepared.delegation.delegator}; one of its keys signs ${out}: its owner's address the typedData (eth_signTypedData_v4), added as "signatures": [{"signer", "signature"}], or one of its passkeys a WebAuthn assertion whose challenge is "digest", added as "signatures": [{"passkey": <AuthenticationResponseJSON>}]; then run treasury-grant --in ${out}`,
+        );
       return print(
         `the owners' account is ${prepared.delegation.delegator}; ${prepared.threshold} of its owners sign the typedData in ${out} (eth_signTypedData_v4), add "signatures": [{"signer", "signature"}] to the file, then run treasury-grant --in ${out}`,
       );
@@ -270,6 +280,44 @@ function switchText(
     `the service's key holds ${usdc(plan.floatMicros)} (a hot treasury): once the service runs with TREASURY_MODE=bounded, its first rounds move ${usdc(plan.returnMicros)} into the owners' account through its outbox, ` +
     `keeping TREASURY_FLOAT_MAX (${usdc(maxMicros)}) and the ${usdc(plan.owedMicros)} payments in flight still take; restart every instance with the bounded settings, then run verify-ledger --chain`
   );
+}
+
+/** `treasury-create-hybrid`: the account from a person's enrolled passkeys (chain/bounded/bounded-setup.ts). */
+async function createHybrid(values: {
+  email?: string | undefined;
+  owner?: string | undefined;
+  schema?: string | undefined;
+}): Promise<number> {
+  const email = need(values.email, 'treasury-create-hybrid', '--email ADDRESS');
+  const owner = values.owner === undefined || values.owner === '' ? undefined : values.owner;
+  if (owner !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(owner))
+    throw new ConfigError('--owner must be an address: 0x and 40 hex digits');
+  // The account is what this prints: the bounded configuration that names it is not needed yet.
+  const evm = needEvm(loadConfig({ ...process.env, TREASURY_MODE: 'hot' }).evm);
+  const { serviceKeys } = await import('./chain/keys.ts');
+  const { createChainClient } = await import('./chain/client.ts');
+  const setup = await import('./chain/bounded/bounded-setup.ts');
+  const { p256KeyOf } = await import('./chain/bounded/passkey-signature.ts');
+  const store = await openConfiguredStore(values.schema);
+  try {
+    const keys = await setup.enrolledP256Keys(store.db, email, p256KeyOf);
+    const deps = {
+      client: createChainClient(evm),
+      config: evm,
+      keys: serviceKeys(evm.mnemonic),
+      env: process.env,
+    };
+    const created = await setup.createHybridAccount(
+      deps,
+      owner?.toLowerCase() as `0x${string}` | undefined,
+      keys,
+    );
+    return print(
+      `the hybrid account ${created.account} signs with ${keys.length} passkey(s) of ${email.trim()}${owner === undefined ? '' : ` and the key of ${owner}`}; add to the configuration:\n${created.lines.join('\n')}`,
+    );
+  } finally {
+    await store.close();
+  }
 }
 
 function needEvm(evm: Config['evm']): NonNullable<Config['evm']> {

@@ -397,8 +397,12 @@ for (const target of await storeTargets()) {
           attackerKeys.slice(0, 2).map(async (k) => ({
             signer: k.address,
             signature: await k.signTypedData(
-              signRequestOf(drain, rail().config.bounded!.framework.entryPoint, world.anvil.chainId)
-                .typedData,
+              signRequestOf(
+                drain,
+                rail().config.bounded!.framework.entryPoint,
+                world.anvil.chainId,
+                'multisig',
+              ).typedData,
             ),
           })),
         ),

@@ -76,6 +76,7 @@ describe('bounded treasury: set up with the CLI, a refill SIGKILLed at each step
         'MULTISIG_DELEGATOR_ADDRESS',
         'PERIOD_TRANSFER_ENFORCER_ADDRESS',
         'ENTRY_POINT_ADDRESS',
+        'HYBRID_DELEGATOR_ADDRESS',
       ],
     );
     env = {

@@ -22,6 +22,7 @@ import type { EvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, storeTargets } from './support/harness.ts';
 import { as, call, signupUser } from './support/http.ts';
+import { softPasskey } from './support/soft-passkey.ts';
 
 const probe = await anvilAvailable();
 const USDC = 1_000_000n;
@@ -232,6 +233,17 @@ for (const target of await storeTargets()) {
         signature: await owners[0]!.signTypedData(signRequest.typedData),
       });
       assert.equal(elsewhere.status, 404, 'another organization’s withdrawal is not there for it');
+      // A MultiSigDeleGator's owners sign with their keys: a passkey signs for a hybrid account only.
+      const byPasskey = await owner.api.post('/api/v1/wallet/treasury/signatures', {
+        id,
+        passkey: softPasskey().assert({ challenge: 'AAAA' }),
+      });
+      assert.equal(byPasskey.status, 400, byPasskey.raw);
+      assert.match(byPasskey.body.error.message, /TREASURY_ACCOUNT_KIND=hybrid/);
+      const passkeyOptions = await owner.api.post('/api/v1/wallet/treasury/signatures/passkey-options', {
+        id,
+      });
+      assert.equal(passkeyOptions.status, 400, passkeyOptions.raw);
       const first = await hand(await owners[0]!.signTypedData(signRequest.typedData));
       assert.equal(first.status, 200, first.raw);
       assert.equal(first.body.data.signaturesNeeded, 1);

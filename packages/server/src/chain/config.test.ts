@@ -96,6 +96,8 @@ test('TREASURY_MODE=bounded: the allowance in micros, a day by default, the floa
     const config = parseEvmConfig(bounded, dir);
     assert.equal(config.treasuryMode, 'bounded');
     assert.deepEqual(config.bounded, {
+      accountKind: 'multisig',
+      hybridImpl: undefined,
       allowanceMicros: 250_500_000n,
       periodSeconds: 86_400,
       allowanceStartSeconds: undefined,
@@ -164,6 +166,42 @@ test('TREASURY_MODE=bounded: every bad setting stops the server naming its varia
         `${JSON.stringify(change)} → ${message}`,
       );
     }
+    // A hybrid account: one owner at most, threshold 1, the account named.
+    const hybrid = {
+      TREASURY_ACCOUNT_KIND: 'hybrid',
+      TREASURY_THRESHOLD: '',
+      TREASURY_ACCOUNT: `0x${'ab'.repeat(20)}`,
+    };
+    const hybridCases: Array<[Record<string, string>, RegExp]> = [
+      [
+        { TREASURY_ACCOUNT_KIND: 'safe' },
+        /TREASURY_ACCOUNT_KIND must be "multisig" \(the default\) or "hybrid"/,
+      ],
+      [{ ...hybrid }, /hybrid has one owner: TREASURY_OWNERS names at most one address/],
+      [{ ...hybrid, TREASURY_OWNERS: OWNER_A, TREASURY_THRESHOLD: '2' }, /TREASURY_THRESHOLD is 1/],
+      [
+        { ...hybrid, TREASURY_OWNERS: OWNER_A, TREASURY_ACCOUNT: '' },
+        /hybrid requires TREASURY_ACCOUNT: `agent-wallet treasury-create-hybrid/,
+      ],
+    ];
+    for (const [change, message] of hybridCases) {
+      assert.throws(
+        () => parseEvmConfig({ ...bounded, ...change }, dir),
+        (e: unknown) => e instanceof EvmConfigError && message.test(e.message),
+        `${JSON.stringify(change)} → ${message}`,
+      );
+    }
+    const passkeysOnly = parseEvmConfig(
+      { ...bounded, ...hybrid, TREASURY_OWNERS: '', HYBRID_DELEGATOR_ADDRESS: `0x${'66'.repeat(20)}` },
+      dir,
+    ).bounded!;
+    assert.equal(passkeysOnly.accountKind, 'hybrid');
+    assert.deepEqual(passkeysOnly.owners, []);
+    assert.equal(passkeysOnly.threshold, 1);
+    assert.equal(passkeysOnly.account, `0x${'ab'.repeat(20)}`);
+    assert.equal(passkeysOnly.hybridImpl, `0x${'66'.repeat(20)}`);
+    const withKey = parseEvmConfig({ ...bounded, ...hybrid, TREASURY_OWNERS: OWNER_A }, dir).bounded!;
+    assert.deepEqual(withKey.owners, [OWNER_A.toLowerCase()]);
     // One owner needs no threshold.
     const single = parseEvmConfig({ ...bounded, TREASURY_OWNERS: OWNER_A, TREASURY_THRESHOLD: '' }, dir);
     assert.equal(single.bounded!.threshold, 1);

@@ -73,6 +73,7 @@ import getWallet from './wallet/get.ts';
 import pendingDeposits from './wallet/pending-deposits.ts';
 import sandboxDeposit from './wallet/sandbox-deposit.ts';
 import walletTreasury from './wallet/treasury.ts';
+import treasuryPasskeyOptions from './wallet/treasury-passkey-options.ts';
 import listTreasurySignatures from './wallet/treasury-requests.ts';
 import treasurySignatures from './wallet/treasury-signatures.ts';
 import withdrawMaster from './wallet/withdraw.ts';
@@ -143,6 +144,7 @@ export const ROUTE_TABLE = {
   walletTreasury,
   listTreasurySignatures,
   treasurySignatures,
+  treasuryPasskeyOptions,
   addWithdrawalAddress,
   listWithdrawalAddresses,
   removeWithdrawalAddress,
@@ -200,4 +202,5 @@ export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([
   walletTreasury,
   listTreasurySignatures,
   treasurySignatures,
+  treasuryPasskeyOptions,
 ]);

@@ -241,6 +241,7 @@ function assembleServices(config: Config, options: ServiceOptions, opened: Opene
       : opened.opened.module.evmServices(ctx, opened.opened.rail, {
           warn: (m) => options.logger.warn(m),
           x402AllowPrivate: config.x402AllowPrivate,
+          relyingParty: relyingParty(config.publicUrl, config.port),
         });
   const approvals = createApprovalService(ctx, payoutGate, chain?.owners ?? null);
   const delivery = startDelivery(ctx, config, options);

@@ -1,6 +1,8 @@
-// Configuration of TREASURY_MODE=bounded (contract section 14): the money rests in a MultiSigDeleGator smart
-// account the owners hold, and a delegation lets the service's key take at most TREASURY_ALLOWANCE per
-// TREASURY_ALLOWANCE_PERIOD from it, enforced on chain by the framework's ERC20PeriodTransferEnforcer. Pure
+// Configuration of TREASURY_MODE=bounded (contract section 14): the money rests in a smart account the owners
+// hold — a MultiSigDeleGator (several owners' keys and a threshold) or a HybridDeleGator (one owner's key and/or
+// the P-256 keys of their passkeys, any one of which signs: TREASURY_ACCOUNT_KIND=hybrid) — and a delegation lets
+// the service's key take at most TREASURY_ALLOWANCE per TREASURY_ALLOWANCE_PERIOD from it, enforced on chain by
+// the framework's ERC20PeriodTransferEnforcer. Pure
 // parsing: every problem names its variable. The framework's addresses come from @metamask/delegation-deployments
 // on chains it is deployed on, else (a local chain) from the variables `agent-wallet deploy-smart-accounts` prints.
 import { createRequire } from 'node:module';
@@ -18,7 +20,11 @@ export interface FrameworkAddresses {
   entryPoint: `0x${string}`;
 }
 
+/** `multisig`: owners' addresses and a threshold; `hybrid`: one owner's address and/or passkeys, any one signs. */
+export type AccountKind = 'multisig' | 'hybrid';
+
 export interface BoundedConfig {
+  accountKind: AccountKind;
   /** What the service's key may take from the account per period (micro-units). */
   allowanceMicros: bigint;
   periodSeconds: number;
@@ -26,12 +32,17 @@ export interface BoundedConfig {
   allowanceStartSeconds: number | undefined;
   /** The float (the service key's USDC) is refilled up to this, never above. */
   floatMaxMicros: bigint;
-  /** Lower-case, sorted, distinct. */
+  /** Lower-case, sorted, distinct; a hybrid account has at most one (none: passkeys only). */
   owners: `0x${string}`[];
   threshold: number;
-  /** An existing account to adopt (lower-case); undefined: the service's own, computed from owners and threshold. */
+  /**
+   * An existing account to adopt (lower-case); undefined: the service's own, computed from owners and threshold.
+   * Always set for a hybrid account (its address depends on passkeys the configuration does not list).
+   */
   account: `0x${string}` | undefined;
   framework: FrameworkAddresses;
+  /** The HybridDeleGator implementation (`treasury-create-hybrid` deploys accounts of it); undefined if unknown. */
+  hybridImpl: `0x${string}` | undefined;
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -50,19 +61,63 @@ export const FRAMEWORK_VARIABLES = {
   entryPoint: 'ENTRY_POINT_ADDRESS',
 } as const satisfies Record<keyof FrameworkAddresses, string>;
 
+/** Not among FRAMEWORK_VARIABLES: only a hybrid account's creation needs it. */
+export const HYBRID_IMPL_VARIABLE = 'HYBRID_DELEGATOR_ADDRESS';
+
 export function parseBoundedConfig(env: NodeJS.ProcessEnv, chainId: number): BoundedConfig {
   const allowanceMicros = parseUsdc('TREASURY_ALLOWANCE', env.TREASURY_ALLOWANCE, undefined);
+  const accountKind = parseAccountKind(env.TREASURY_ACCOUNT_KIND);
+  if (accountKind === 'hybrid') return { ...parseHybrid(env), ...common(env, chainId, allowanceMicros) };
   const owners = parseOwners(env.TREASURY_OWNERS);
+  return {
+    accountKind,
+    owners,
+    threshold: parseThreshold(env.TREASURY_THRESHOLD, owners.length),
+    account: optionalAddress('TREASURY_ACCOUNT', env.TREASURY_ACCOUNT),
+    ...common(env, chainId, allowanceMicros),
+  };
+}
+
+function common(env: NodeJS.ProcessEnv, chainId: number, allowanceMicros: bigint) {
   return {
     allowanceMicros,
     periodSeconds: parsePeriod(env.TREASURY_ALLOWANCE_PERIOD),
     allowanceStartSeconds: parseStart(env.TREASURY_ALLOWANCE_START),
     floatMaxMicros: parseUsdc('TREASURY_FLOAT_MAX', env.TREASURY_FLOAT_MAX, allowanceMicros),
-    owners,
-    threshold: parseThreshold(env.TREASURY_THRESHOLD, owners.length),
-    account: optionalAddress('TREASURY_ACCOUNT', env.TREASURY_ACCOUNT),
     framework: parseFramework(env, chainId),
+    hybridImpl: hybridImplementation(env, chainId),
   };
+}
+
+function parseAccountKind(value: string | undefined): AccountKind {
+  if (value === undefined || value === '' || value === 'multisig') return 'multisig';
+  if (value === 'hybrid') return 'hybrid';
+  throw new BoundedConfigError('TREASURY_ACCOUNT_KIND must be "multisig" (the default) or "hybrid"');
+}
+
+/**
+ * A HybridDeleGator: any one of its keys signs (threshold 1), its owner's address (TREASURY_OWNERS, optional: an
+ * account of passkeys alone has none) and the passkeys' P-256 keys kept by the account itself on chain.
+ */
+function parseHybrid(env: NodeJS.ProcessEnv) {
+  const owners =
+    env.TREASURY_OWNERS === undefined || env.TREASURY_OWNERS.trim() === ''
+      ? []
+      : parseOwners(env.TREASURY_OWNERS);
+  if (owners.length > 1)
+    throw new BoundedConfigError(
+      'TREASURY_ACCOUNT_KIND=hybrid has one owner: TREASURY_OWNERS names at most one address',
+    );
+  if (env.TREASURY_THRESHOLD !== undefined && env.TREASURY_THRESHOLD !== '' && env.TREASURY_THRESHOLD !== '1')
+    throw new BoundedConfigError(
+      'TREASURY_ACCOUNT_KIND=hybrid signs with any one key: TREASURY_THRESHOLD is 1',
+    );
+  const account = optionalAddress('TREASURY_ACCOUNT', env.TREASURY_ACCOUNT);
+  if (account === undefined)
+    throw new BoundedConfigError(
+      'TREASURY_ACCOUNT_KIND=hybrid requires TREASURY_ACCOUNT: `agent-wallet treasury-create-hybrid --email ADDRESS` creates one from the passkeys that person enrolled and prints it',
+    );
+  return { accountKind: 'hybrid' as const, owners, threshold: 1, account };
 }
 
 function parseUsdc(name: string, value: string | undefined, fallback: bigint | undefined): bigint {
@@ -156,7 +211,7 @@ const KNOWN_NAMES: Record<keyof FrameworkAddresses, string> = {
 };
 
 /** Each address from its variable, else from the framework's published deployment on this chain, else refused. */
-function parseFramework(env: NodeJS.ProcessEnv, chainId: number): FrameworkAddresses {
+export function parseFramework(env: NodeJS.ProcessEnv, chainId: number): FrameworkAddresses {
   const published = publishedDeployment(chainId);
   const entries = Object.entries(FRAMEWORK_VARIABLES).map(([key, name]) => {
     const configured = optionalAddress(name, env[name]);
@@ -169,6 +224,15 @@ function parseFramework(env: NodeJS.ProcessEnv, chainId: number): FrameworkAddre
     return [key, address];
   });
   return Object.fromEntries(entries) as FrameworkAddresses;
+}
+
+/** HYBRID_DELEGATOR_ADDRESS, else the published HybridDeleGatorImpl, else undefined (no account can be created). */
+export function hybridImplementation(env: NodeJS.ProcessEnv, chainId: number): `0x${string}` | undefined {
+  const configured = optionalAddress(HYBRID_IMPL_VARIABLE, env[HYBRID_IMPL_VARIABLE]);
+  return (
+    configured ??
+    (publishedDeployment(chainId)?.HybridDeleGatorImpl?.toLowerCase() as `0x${string}` | undefined)
+  );
 }
 
 /** Loaded only in bounded mode: a hot or sandbox service never reads the deployments table. */

@@ -8,22 +8,34 @@
 //    service checks it on chain (the account's ERC-1271) and stores it. Refills start on the next round. On a
 //    deployment that ran hot, it also says what the service moves into the account once it runs bounded
 //    (float-return.ts: the hot treasury above TREASURY_FLOAT_MAX, through the outbox).
+// A hybrid account (TREASURY_ACCOUNT_KIND=hybrid: one owner's key and/or their passkeys, any one signs) is created
+// first by `treasury-create-hybrid --email ADDRESS [--owner 0x…]` from the P-256 keys of the passkeys that person
+// enrolled in this service (their COSE public keys, key id = credential id); it prints TREASURY_ACCOUNT.
+import { HybridDeleGator } from '@metamask/delegation-abis';
 import { decodeERC20TokenPeriodTransferTerms } from '@metamask/delegation-core';
 import type { Kysely } from 'kysely';
-import { createWalletClient, defineChain, type Hex, http } from 'viem';
+import { createWalletClient, defineChain, type Hex, hashTypedData, http } from 'viem';
 import type { Database } from '../../store/schema.ts';
 import type { ChainClient } from '../client.ts';
 import type { EvmConfig } from '../config.ts';
 import type { ServiceKeys } from '../keys.ts';
 import { usdcAbi } from '../token.ts';
 import { ALLOWANCE_START_SETTING, boundedAccount, storeSignedDelegation } from './bounded.ts';
-import { FRAMEWORK_VARIABLES, type FrameworkAddresses } from './bounded-config.ts';
+import {
+  FRAMEWORK_VARIABLES,
+  type FrameworkAddresses,
+  HYBRID_IMPL_VARIABLE,
+  hybridImplementation,
+  parseFramework,
+} from './bounded-config.ts';
 import {
   type Address,
   delegationSalt,
   delegationTypedData,
+  hybridAccount,
   multiSigSignature,
   ownersAccount,
+  type P256Key,
   type SignedDelegation,
   unsignedDelegation,
 } from './delegation.ts';
@@ -74,12 +86,16 @@ export async function deployFramework(
   const lines = Object.entries(FRAMEWORK_VARIABLES).map(
     ([key, name]) => `${name}=${addresses[key as keyof FrameworkAddresses]}`,
   );
+  // Only a hybrid account's creation needs it; printed so `treasury-create-hybrid` works on this chain too.
+  lines.push(`${HYBRID_IMPL_VARIABLE}=${environment.implementations.HybridDeleGatorImpl!}`);
   return { lines, addresses, entryPoint: environment.EntryPoint };
 }
 
 export interface PreparedDelegation {
   delegation: Omit<SignedDelegation, 'salt' | 'signature'> & { salt: string };
   typedData: ReturnType<typeof delegationTypedData>;
+  /** The typed data's hash: a hybrid account's passkey signs it as its WebAuthn challenge (base64url). */
+  digest: Hex;
   owners: Address[];
   threshold: number;
 }
@@ -95,7 +111,8 @@ export async function prepareDelegation(deps: {
   const service = deps.keys.treasury.address.toLowerCase() as Address;
   const account = boundedAccount(bounded, deps.keys);
   const code = await deps.client.getCode({ address: account });
-  if (code === undefined || code === '0x') {
+  if (bounded.accountKind === 'hybrid') await checkHybrid(deps.client, account, bounded.owners[0]);
+  else if (code === undefined || code === '0x') {
     if (bounded.account !== undefined)
       throw new Error(`TREASURY_ACCOUNT ${account} has no code on chain ${deps.config.chainId}`);
     const { deployCall } = ownersAccount(bounded.framework, bounded.owners, bounded.threshold, service);
@@ -115,12 +132,94 @@ export async function prepareDelegation(deps: {
     startSeconds,
   };
   const delegation = unsignedDelegation(bounded.framework, account, service, terms, delegationSalt());
+  const typedData = delegationTypedData(delegation, deps.config.chainId, bounded.framework.delegationManager);
   return {
     delegation: { ...delegation, salt: String(delegation.salt) },
-    typedData: delegationTypedData(delegation, deps.config.chainId, bounded.framework.delegationManager),
+    typedData,
+    digest: hashTypedData(typedData),
     owners: bounded.owners,
     threshold: bounded.threshold,
   };
+}
+
+/** An adopted hybrid account: deployed, a HybridDeleGator, its owner the one configured (or none). */
+async function checkHybrid(client: ChainClient, account: Address, owner: Address | undefined): Promise<void> {
+  const read = <T>(functionName: 'NAME' | 'owner') =>
+    client.readContract({ address: account, abi: HybridDeleGator, functionName }) as Promise<T>;
+  const name = await read<string>('NAME').catch(() => null);
+  if (name !== 'HybridDeleGator')
+    throw new Error(`TREASURY_ACCOUNT ${account} is not a deployed HybridDeleGator account`);
+  const onChain = (await read<string>('owner')).toLowerCase();
+  const expected = owner ?? `0x${'00'.repeat(20)}`;
+  if (onChain !== expected)
+    throw new Error(
+      `TREASURY_ACCOUNT ${account} is owned by ${onChain}, not ${expected}: set TREASURY_OWNERS to the account's owner (empty when it has none)`,
+    );
+}
+
+/** The passkeys a person enrolled, as P-256 keys (key id: credential id); other kinds of keys are left out. */
+export async function enrolledP256Keys(
+  db: Kysely<Database>,
+  email: string,
+  p256KeyOf: (credentialId: string, publicKey: string) => P256Key,
+): Promise<P256Key[]> {
+  const rows = await db
+    .selectFrom('passkeys as p')
+    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .select(['p.credential_id', 'p.public_key'])
+    .where('u.email', '=', email.trim().toLowerCase())
+    .orderBy('p.created_at_ms', 'asc')
+    .orderBy('p.id', 'asc')
+    .execute();
+  const keys: P256Key[] = [];
+  for (const row of rows) {
+    try {
+      keys.push(p256KeyOf(row.credential_id, row.public_key));
+    } catch {
+      // Not P-256 (an RSA or Ed25519 passkey): the account's verifier cannot check it.
+    }
+  }
+  return keys;
+}
+
+/**
+ * `treasury-create-hybrid`: a HybridDeleGator whose keys are `keys` (passkeys) and whose owner is `owner` (or none),
+ * deployed by the service's key if it has no code yet. Returns the configuration lines that adopt it.
+ */
+export async function createHybridAccount(
+  deps: {
+    client: ChainClient;
+    config: EvmConfig;
+    keys: Pick<ServiceKeys, 'treasury'>;
+    env: NodeJS.ProcessEnv;
+  },
+  owner: Address | undefined,
+  keys: readonly P256Key[],
+): Promise<{ account: Address; lines: string[] }> {
+  if (owner === undefined && keys.length === 0)
+    throw new Error('a hybrid account needs an owner address or at least one P-256 passkey');
+  const framework = parseFramework(deps.env, deps.config.chainId);
+  const implementation = hybridImplementation(deps.env, deps.config.chainId);
+  if (implementation === undefined)
+    throw new Error(`set ${HYBRID_IMPL_VARIABLE} (deploy-smart-accounts prints it on a local chain)`);
+  const service = deps.keys.treasury.address.toLowerCase() as Address;
+  const { address, deployCall } = hybridAccount(
+    framework.simpleFactory,
+    implementation,
+    owner,
+    keys,
+    service,
+  );
+  const code = await deps.client.getCode({ address });
+  if (code === undefined || code === '0x') {
+    const { wallet } = serviceWallet(deps.config, deps.keys);
+    const hash = await wallet.sendTransaction(deployCall);
+    const receipt = await deps.client.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS });
+    if (receipt.status !== 'success') throw new Error(`deploying the hybrid account failed (${hash})`);
+  }
+  const lines = ['TREASURY_ACCOUNT_KIND=hybrid', `TREASURY_ACCOUNT=${address}`];
+  lines.push(`TREASURY_OWNERS=${owner ?? ''}`);
+  return { account: address, lines };
 }
 
 /** TREASURY_ALLOWANCE_START, or the set-up time recorded on the first preparation (kept from then on). */
@@ -148,7 +247,8 @@ export async function grantDelegation(
   deps: { db: Kysely<Database>; client: ChainClient; config: EvmConfig; keys: Pick<ServiceKeys, 'treasury'> },
   signed: {
     delegation: PreparedDelegation['delegation'];
-    signatures: Array<{ signer: Address; signature: Hex }>;
+    /** Owners' EIP-712 signatures; for a hybrid account, a passkey's assertion over `digest` instead. */
+    signatures: Array<{ signer: Address; signature: Hex } | { passkey: PasskeyAssertionJson }>;
   },
   nowMs: number,
 ): Promise<string> {
@@ -171,7 +271,7 @@ export async function grantDelegation(
   const delegation: SignedDelegation = {
     ...signed.delegation,
     salt,
-    signature: multiSigSignature(signed.signatures),
+    signature: await grantSignature(signed.signatures),
   };
   return storeSignedDelegation(deps, delegation, expected, nowMs);
 }
@@ -203,4 +303,29 @@ export async function switchPlan(deps: {
   ]);
   const returnMicros = floatReturnAmount(floatMicros, deps.config.bounded!.floatMaxMicros, owedMicros);
   return { floatMicros, owedMicros, returnMicros };
+}
+
+/** The browser's AuthenticationResponseJSON, as much of it as the account's verifier reads. */
+export interface PasskeyAssertionJson {
+  id: string;
+  response: { authenticatorData: string; clientDataJSON: string; signature: string };
+}
+
+/**
+ * The account's signature over the delegation: the owners' in address order, or a passkey's assertion encoded for
+ * the HybridDeleGator. Checked by the account itself (ERC-1271) before it is stored, whatever it is.
+ */
+async function grantSignature(
+  parts: ReadonlyArray<{ signer: Address; signature: Hex } | { passkey: PasskeyAssertionJson }>,
+): Promise<Hex> {
+  const passkey = parts.find((p) => 'passkey' in p);
+  if (passkey === undefined) return multiSigSignature(parts as Array<{ signer: Address; signature: Hex }>);
+  const { encodeWebAuthnSignature } = await import('./passkey-signature.ts');
+  const { id, response } = passkey.passkey;
+  return encodeWebAuthnSignature({
+    keyId: id,
+    authenticatorData: new Uint8Array(Buffer.from(response.authenticatorData, 'base64url')),
+    clientDataJSON: Buffer.from(response.clientDataJSON, 'base64url').toString('utf8'),
+    signature: new Uint8Array(Buffer.from(response.signature, 'base64url')),
+  });
 }

@@ -12,6 +12,8 @@ const account = `0x${'ac'.repeat(20)}` as Address;
 const service = `0x${'5e'.repeat(20)}` as Address;
 const usdc = `0x${'cc'.repeat(20)}` as Address;
 const bounded: BoundedConfig = {
+  accountKind: 'multisig',
+  hybridImpl: undefined,
   allowanceMicros: 100n * USDC,
   periodSeconds: 86_400,
   allowanceStartSeconds: undefined,

@@ -10,6 +10,7 @@ import {
   DelegationManager,
   ERC20PeriodTransferEnforcer,
   ERC1967Proxy,
+  HybridDeleGator,
   MultiSigDeleGator,
   SimpleFactory,
 } from '@metamask/delegation-abis';
@@ -79,20 +80,50 @@ export function ownersAccount(
     functionName: 'initialize',
     args: [owners.map((o) => o as Address), BigInt(threshold)],
   });
+  return proxyAt(framework.simpleFactory, framework.multiSigImpl, initcode, serviceAddress);
+}
+
+/** A P-256 key of a HybridDeleGator: the key id is the passkey's credential id (base64url), as the signature names it. */
+export interface P256Key {
+  keyId: string;
+  x: bigint;
+  y: bigint;
+}
+
+/**
+ * A HybridDeleGator proxy for one owner's address (or none: the zero address) and passkeys' P-256 keys, deployed by
+ * the SimpleFactory at a CREATE2 address (salt: the service's key address, as for the MultiSigDeleGator).
+ */
+export function hybridAccount(
+  factory: Address,
+  implementation: Address,
+  owner: Address | undefined,
+  keys: readonly P256Key[],
+  serviceAddress: Address,
+): { address: Address; deployCall: { to: Address; data: Hex } } {
+  const initcode = encodeFunctionData({
+    abi: HybridDeleGator,
+    functionName: 'initialize',
+    args: [
+      owner ?? `0x${'00'.repeat(20)}`,
+      keys.map((k) => k.keyId),
+      keys.map((k) => k.x),
+      keys.map((k) => k.y),
+    ],
+  });
+  return proxyAt(factory, implementation, initcode, serviceAddress);
+}
+
+function proxyAt(factory: Address, implementation: Address, initcode: Hex, serviceAddress: Address) {
   const creationCode = encodeDeployData({
     abi: ERC1967Proxy,
     bytecode: ERC1967ProxyBytecode as Hex,
-    args: [framework.multiSigImpl, initcode],
+    args: [implementation, initcode],
   });
   const salt = pad(serviceAddress, { dir: 'left', size: 32 });
-  const address = getContractAddress({
-    bytecode: creationCode,
-    from: framework.simpleFactory,
-    opcode: 'CREATE2',
-    salt,
-  });
+  const address = getContractAddress({ bytecode: creationCode, from: factory, opcode: 'CREATE2', salt });
   const data = encodeFunctionData({ abi: SimpleFactory, functionName: 'deploy', args: [creationCode, salt] });
-  return { address: address.toLowerCase() as Address, deployCall: { to: framework.simpleFactory, data } };
+  return { address: address.toLowerCase() as Address, deployCall: { to: factory, data } };
 }
 
 export interface AllowanceTerms {

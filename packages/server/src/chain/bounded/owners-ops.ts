@@ -2,12 +2,14 @@
 // MultiSigDeleGator — a transfer out of the account above the allowance, the revocation of the service's
 // delegation — in the EIP-712 form the account verifies (eth_signTypedData_v4 by each owner). The format is ours
 // to choose; it is:
-// - `typedData`: domain {name "MultiSigDeleGator", version "1", chainId, verifyingContract: the account}, primary
-//   type PackedUserOperation {sender, nonce, initCode, callData, accountGasLimits, preVerificationGas, gasFees,
+// - `typedData`: domain {name "MultiSigDeleGator" (or "HybridDeleGator" for TREASURY_ACCOUNT_KIND=hybrid), version
+//   "1", chainId, verifyingContract: the account}, primary type PackedUserOperation {sender, nonce, initCode, callData, accountGasLimits, preVerificationGas, gasFees,
 //   paymasterAndData, entryPoint};
 // - the nonce uses the EntryPoint's two-dimensional nonces: its key (the upper 192 bits) comes from the request's
 //   id, so two requests waiting for signatures never share a nonce and are executed in whatever order they are
 //   signed;
+// - `digest` is that typed data's hash, what the account validates: a passkey of a hybrid account signs it as the
+//   WebAuthn challenge (its base64url form), and the owner's key with eth_signTypedData_v4;
 // - gas fees are zero: the account pays the EntryPoint nothing, and the service, submitting handleOps from its own
 //   key, pays the gas — so a rise in fees never invalidates what the owners signed.
 import { EntryPoint, MultiSigDeleGator } from '@metamask/delegation-abis';
@@ -23,6 +25,7 @@ import {
 } from 'viem';
 import type { ChainClient } from '../client.ts';
 import { usdcAbi } from '../token.ts';
+import type { AccountKind } from './bounded-config.ts';
 import { type Address, multiSigSignature, type SignedDelegation } from './delegation.ts';
 
 /** Gas the account's own checks (the owners' signatures) and its call may use; paid by the service. */
@@ -108,10 +111,21 @@ export async function ownersOperation(
   };
 }
 
+/** The EIP-712 domain name each kind of account verifies its user operations under. */
+const DOMAIN_NAMES: Record<AccountKind, string> = {
+  multisig: 'MultiSigDeleGator',
+  hybrid: 'HybridDeleGator',
+};
+
 /** The `signRequest` handed to the owners: what each signs with eth_signTypedData_v4, and its digest. */
-export function signRequestOf(operation: PackedOperation, entryPoint: Address, chainId: number) {
+export function signRequestOf(
+  operation: PackedOperation,
+  entryPoint: Address,
+  chainId: number,
+  kind: AccountKind,
+) {
   const typedData = {
-    domain: { name: 'MultiSigDeleGator', version: '1', chainId, verifyingContract: operation.sender },
+    domain: { name: DOMAIN_NAMES[kind], version: '1', chainId, verifyingContract: operation.sender },
     types: userOperationTypes,
     primaryType: 'PackedUserOperation' as const,
     message: { ...operation, entryPoint },

@@ -4,7 +4,9 @@
 // transaction that marks the request submitted: two instances handing in the last signatures at once submit it
 // once (the update is a compare-and-set on the signatures already stored). Only the owners' keys can make the
 // account act: a signature from anyone else, or over another request, is refused here and would be refused by the
-// account on chain anyway.
+// account on chain anyway. A hybrid account (TREASURY_ACCOUNT_KIND=hybrid) takes one signature: its owner's, or a
+// passkey's WebAuthn assertion encoded for its P-256 verifier (passkey-signature.ts), stored under
+// `passkey:<credential id>` in place of an address.
 import type { Hex } from 'viem';
 import { isoFromMs } from '../../clock.ts';
 import { toChecksumAddress } from '../../domain/address.ts';
@@ -16,7 +18,7 @@ import type { ChainClient } from '../client.ts';
 import type { EvmConfig } from '../config.ts';
 import type { ServiceKeys } from '../keys.ts';
 import { boundedAccount, OWNERS_SIGNATURES_MAX_AGE_MS } from './bounded.ts';
-import type { Address, SignedDelegation } from './delegation.ts';
+import type { Address, P256Key, SignedDelegation } from './delegation.ts';
 import {
   handleOpsCall,
   ownersOperation,
@@ -26,6 +28,12 @@ import {
   signRequestOf,
   transferCallData,
 } from './owners-ops.ts';
+import {
+  type Assertion,
+  accountAccepts,
+  accountHoldsKey,
+  encodeWebAuthnSignature,
+} from './passkey-signature.ts';
 
 export interface OwnersDeps {
   ctx: RailContext;
@@ -83,7 +91,7 @@ export async function prepareOwnersRequest(
       : revokeCallData(what.delegation);
   const entryPoint = bounded.framework.entryPoint;
   const operation = await ownersOperation(deps.client, entryPoint, account, id, callData);
-  const { digest } = signRequestOf(operation, entryPoint, deps.config.chainId);
+  const { digest } = signRequestOf(operation, entryPoint, deps.config.chainId, bounded.accountKind);
   const nowMs = BigInt(deps.ctx.clock.nowMs());
   return {
     id,
@@ -111,6 +119,7 @@ export function requestView(row: TreasurySignatureRequestsTable, config: EvmConf
     operation,
     config.bounded!.framework.entryPoint,
     config.chainId,
+    config.bounded!.accountKind,
   );
   const signatures = JSON.parse(row.signatures_json) as Signature[];
   return {
@@ -122,7 +131,9 @@ export function requestView(row: TreasurySignatureRequestsTable, config: EvmConf
     amount: row.amount_micros === null ? null : formatMicros(row.amount_micros),
     signRequest: { typedData: jsonSafe(typedData), digest },
     signaturesNeeded: Math.max(0, Number(row.signatures_needed) - signatures.length),
-    signedBy: signatures.map((s) => toChecksumAddress(s.signer)),
+    signedBy: signatures.map((s) =>
+      s.signer.startsWith(PASSKEY_SIGNER) ? s.signer : toChecksumAddress(s.signer),
+    ),
     createdAt: isoFromMs(row.created_at_ms),
   };
 }
@@ -135,17 +146,65 @@ function jsonSafe<T>(value: T): T {
  * Hands in one owner's signature. Refused (SignatureRefused) when it is not an owner's over this very request,
  * or that owner signed already; at the threshold the request is queued for submission, once.
  */
-export async function addOwnerSignature(deps: OwnersDeps, id: string, signature: Hex) {
+export function addOwnerSignature(deps: OwnersDeps, id: string, signature: Hex) {
+  return addSignature(deps, id, async (row) => ({
+    signer: await checkedSigner(deps, row, signature),
+    signature,
+  }));
+}
+
+/**
+ * Hands in a passkey's assertion for a hybrid account's request (its WebAuthn verification against the enrolled
+ * credential is the caller's: services/rail/treasury-passkey.ts). Refused unless the account holds this passkey's
+ * key and — asked on chain before anything is stored — accepts the encoded signature over this request's digest.
+ */
+export function addPasskeySignature(deps: OwnersDeps, id: string, assertion: Assertion, key: P256Key) {
+  return addSignature(deps, id, async (row) => {
+    if (deps.config.bounded!.accountKind !== 'hybrid')
+      throw new SignatureRefused('a passkey signs only for a hybrid account (TREASURY_ACCOUNT_KIND=hybrid)');
+    if (!(await accountHoldsKey(deps.client, row.account as Address, key)))
+      throw new SignatureRefused("this passkey is not one of the account's keys");
+    const signature = encodeWebAuthnSignature(assertion);
+    const digest = requestDigest(row, deps.config);
+    if (!(await accountAccepts(deps.client, row.account as Address, digest, signature)))
+      throw new SignatureRefused("the account does not accept this passkey's signature over this request");
+    // Not an address: the signer's name in signedBy; a hybrid account's one signature is submitted as it is.
+    const signer = `${PASSKEY_SIGNER}${key.keyId}` as Address;
+    const signatures = JSON.parse(row.signatures_json) as Signature[];
+    if (signatures.some((s) => s.signer === signer))
+      throw new SignatureRefused('this passkey has signed already');
+    return { signer, signature };
+  });
+}
+
+/** A passkey's signature is stored under this prefix and its credential id (an owner's under their address). */
+export const PASSKEY_SIGNER = 'passkey:';
+
+async function addSignature(
+  deps: OwnersDeps,
+  id: string,
+  check: (row: TreasurySignatureRequestsTable) => Promise<Signature>,
+) {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const row = await findOwnersRequest(deps, id);
     if (row === undefined) throw new SignatureRefused(`no request ${id} waits for signatures`);
     if (row.status !== 'awaiting_signatures') return requestView(row, deps.config);
-    const signer = await checkedSigner(deps, row, signature);
-    const stored = await storeSignature(deps, row, { signer, signature });
+    const stored = await storeSignature(deps, row, await check(row));
     if (stored !== null) return requestView(stored, deps.config);
     // Another signature landed between the read and the write: read again.
   }
   throw new SignatureRefused('the request changed while this signature was stored; hand it in again');
+}
+
+/** The hash the account validates for this request, recomputed from its operation (not read from the row). */
+export function requestDigest(row: TreasurySignatureRequestsTable, config: EvmConfig): Hex {
+  const bounded = config.bounded!;
+  return signRequestOf(
+    operationFromJson(row.operation_json),
+    bounded.framework.entryPoint,
+    config.chainId,
+    bounded.accountKind,
+  ).digest;
 }
 
 async function checkedSigner(deps: OwnersDeps, row: TreasurySignatureRequestsTable, signature: Hex) {
@@ -154,6 +213,7 @@ async function checkedSigner(deps: OwnersDeps, row: TreasurySignatureRequestsTab
     operationFromJson(row.operation_json),
     bounded.framework.entryPoint,
     deps.config.chainId,
+    bounded.accountKind,
   );
   const signer = await signingOwner(request, signature, bounded.owners);
   if (signer === null)

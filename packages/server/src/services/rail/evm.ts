@@ -2,8 +2,10 @@
 // the chain code, viem, is ~36 MB of resident memory): the rail's duties with the books they write in, x402,
 // and the deposits still confirming.
 
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type {
   listOwnersRequests,
+  OwnersDeps,
   OwnersListQuery,
   requestView,
 } from '../../chain/bounded/owners-requests.ts';
@@ -12,10 +14,12 @@ import type { OwnersWait } from '../../domain/money/batch-state.ts';
 import { treasuryCover } from '../../domain/money/treasury-cover.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Page, ServiceContext } from '../context.ts';
+import type { RelyingParty } from '../identity/passkey-rows.ts';
 import { settleX402Due } from '../x402/settle.ts';
 import { createX402Service, type X402Service } from '../x402/x402.ts';
 import { type PendingDepositView, pendingDeposits } from './pending-deposits.ts';
 import { railBooks } from './rail-books.ts';
+import { passkeyRequestOptions, signWithPasskey } from './treasury-passkey.ts';
 
 export { openEvmRail } from '../../chain/rail.ts';
 
@@ -39,6 +43,15 @@ export interface OwnersGate {
   holds(transactionId: string): Promise<boolean>;
   /** The owners decline a held payment: its hold back, `rejected`; false when it was signed already. */
   decline(transactionId: string, reason: string | null): Promise<boolean>;
+  /** A hybrid account: WebAuthn request options over this request's hash, for the caller's (personId) passkeys. */
+  passkeyOptions(userId: string, personId: string, id: string): Promise<{ challenge: string }>;
+  /** A hybrid account: the caller's passkey assertion over the request, verified, encoded, stored. */
+  signWithPasskey(
+    userId: string,
+    personId: string,
+    id: string,
+    response: AuthenticationResponseJSON,
+  ): Promise<OwnersRequestView>;
 }
 
 export type OwnersRequestView = ReturnType<typeof requestView>;
@@ -59,9 +72,9 @@ export interface EvmServices {
 export function evmServices(
   ctx: ServiceContext,
   rail: EvmRail,
-  options: { warn: (message: string) => void; x402AllowPrivate: boolean },
+  options: { warn: (message: string) => void; x402AllowPrivate: boolean; relyingParty: RelyingParty },
 ): EvmServices {
-  const owners = rail.bounded === null ? null : ownersGate(ctx, rail);
+  const owners = rail.bounded === null ? null : ownersGate(ctx, rail, options.relyingParty);
   return {
     rail,
     duties: {
@@ -105,8 +118,10 @@ async function onlyOwnersCover(
   return treasuryCover(cover, amountMicros, what) === 'owners';
 }
 
-function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
-  const deps = {
+const passkeyCode = () => import('../../chain/bounded/passkey-signature.ts');
+
+function ownersGate(ctx: ServiceContext, rail: EvmRail, rp: RelyingParty): OwnersGate {
+  const deps: OwnersDeps = {
     ctx: { ...ctx, books: railBooks },
     client: rail.client,
     config: rail.config,
@@ -136,27 +151,44 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
     },
     requestFor: async (transactionId) => (await ownersCode()).ownersRequestFor(deps, transactionId),
     list: async (userId, query) => (await ownersCode()).listOwnersRequests(deps, userId, query),
-    async sign(userId, id, signature) {
-      const { addOwnerSignature, findOwnersRequest, SignatureRefused } = await ownersCode();
-      const row = await findOwnersRequest(deps, id);
-      // Only a request paying this user's own payment: another organization's is not there for them.
-      const owned =
-        row?.transaction_id == null
-          ? undefined
-          : await ctx.store.db
-              .selectFrom('transactions')
-              .select('id')
-              .where('id', '=', row.transaction_id)
-              .where('user_id', '=', userId)
-              .executeTakeFirst();
-      if (owned === undefined) throw notFound('signature request');
-      try {
-        return await addOwnerSignature(deps, id, signature);
-      } catch (error) {
-        if (!(error instanceof SignatureRefused)) throw error;
-        if (/signed already/.test(error.message)) throw new AppError('INVALID_STATE', error.message);
-        throw new AppError('VALIDATION_ERROR', `signature: ${error.message}`);
-      }
-    },
+    sign: (userId, id, signature) =>
+      refusalsAsErrors(async () => {
+        await ownedRequest(ctx, deps, userId, id);
+        return (await ownersCode()).addOwnerSignature(deps, id, signature);
+      }),
+    passkeyOptions: async (userId, personId, id) =>
+      passkeyRequestOptions(ctx, deps, rp, personId, await ownedRequest(ctx, deps, userId, id)),
+    signWithPasskey: (userId, personId, id, response) =>
+      refusalsAsErrors(async () =>
+        signWithPasskey(ctx, deps, rp, personId, await ownedRequest(ctx, deps, userId, id), response),
+      ),
   };
+}
+
+/** A request paying this user's own payment: another organization's is not there for them (404). */
+async function ownedRequest(ctx: ServiceContext, deps: OwnersDeps, userId: string, id: string) {
+  const row = await (await ownersCode()).findOwnersRequest(deps, id);
+  const owned =
+    row?.transaction_id == null
+      ? undefined
+      : await ctx.store.db
+          .selectFrom('transactions')
+          .select('id')
+          .where('id', '=', row.transaction_id)
+          .where('user_id', '=', userId)
+          .executeTakeFirst();
+  if (row === undefined || owned === undefined) throw notFound('signature request');
+  return row;
+}
+
+/** The owners' code refuses in its own words: 409 for a second signature of one signer, 400 otherwise. */
+async function refusalsAsErrors<T>(work: () => Promise<T>): Promise<T> {
+  const [{ SignatureRefused }, { PasskeyRefused }] = await Promise.all([ownersCode(), passkeyCode()]);
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof SignatureRefused) && !(error instanceof PasskeyRefused)) throw error;
+    if (/signed already/.test(error.message)) throw new AppError('INVALID_STATE', error.message);
+    throw new AppError('VALIDATION_ERROR', `signature: ${error.message}`);
+  }
 }

@@ -1,6 +1,6 @@
 // GET /api/v1/wallet/treasury (contract section 14): where the money rests and what a breach of the server could
 // take, read fresh from the chain (a cached reading a sweep may have outdated would understate it).
-
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { OwnersListQuery } from '../../chain/bounded/owners-requests.ts';
 import { treasuryStateView } from '../../chain/treasury-view.ts';
 import { AppError } from '../../errors.ts';
@@ -17,16 +17,35 @@ export async function treasuryState(services: Pick<Services, 'chain'>) {
   return treasuryStateView(chain.rail.config.treasuryMode, reading);
 }
 
-/** An owner's signature for a payment of this user's that waits for the owners (bounded mode only). */
-export async function handInSignature(
-  services: Pick<Services, 'chain'>,
-  userId: string,
-  id: string,
-  signature: `0x${string}`,
-) {
+function ownersGate(services: Pick<Services, 'chain'>) {
   const owners = services.chain?.owners ?? null;
   if (owners === null) throw new AppError('NOT_FOUND', 'signatures are taken in bounded treasury mode only');
-  return owners.sign(userId, id, signature);
+  return owners;
+}
+
+/**
+ * An owner's signature for a payment of this user's that waits for the owners (bounded mode only): an address's
+ * EIP-712 signature, or — a hybrid account — the assertion of the caller's own passkey (`personId`: the human
+ * signed in, whose enrolled credential it must be).
+ */
+export async function handInSignature(
+  services: Pick<Services, 'chain'>,
+  caller: { userId: string; personId: string },
+  id: string,
+  proof: { signature: `0x${string}` } | { passkey: AuthenticationResponseJSON },
+) {
+  const owners = ownersGate(services);
+  if ('signature' in proof) return owners.sign(caller.userId, id, proof.signature);
+  return owners.signWithPasskey(caller.userId, caller.personId, id, proof.passkey);
+}
+
+/** WebAuthn request options whose challenge is the request's hash (a hybrid account's passkeys). */
+export async function passkeySignatureOptions(
+  services: Pick<Services, 'chain'>,
+  caller: { userId: string; personId: string },
+  id: string,
+) {
+  return ownersGate(services).passkeyOptions(caller.userId, caller.personId, id);
 }
 
 /** The owners' requests this user's organization sees, newest first (bounded mode only). */
