@@ -45,12 +45,18 @@ export async function floatOwedMicros(db: Kysely<Database>): Promise<bigint> {
   return BigInt(payouts?.n ?? 0) + BigInt(paid?.n ?? 0);
 }
 
-/** A return or a refill in flight: the float's balance is about to change, so nothing is decided on it now. */
+/**
+ * A return, a refill or an owners' operation in flight: the float's balance is about to change, so nothing is
+ * decided on it now. An owners' operation may be the top-up of an x402 or MPP payment that waits for them: mined
+ * but not yet confirmed, its money is in the float while its payment is not yet counted as owed (it is once the
+ * confirmation approves the payment, in the same transaction that ends the operation) — returned in between, the
+ * payment the owners signed for would find the float empty.
+ */
 async function floatMoving(db: Kysely<Database>): Promise<boolean> {
   const row = await db
     .selectFrom('chain_outbox')
     .select('id')
-    .where('kind', 'in', ['float_return', 'refill'])
+    .where('kind', 'in', ['float_return', 'refill', 'owners_op'])
     .where('status', 'in', ['queued', 'sent'])
     .executeTakeFirst();
   return row !== undefined;

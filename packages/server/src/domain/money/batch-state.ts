@@ -14,6 +14,7 @@ import {
   type Leg,
 } from './accounts.ts';
 import type { ApprovalMark } from './approvals.ts';
+import type { TreasurySignatureRequestsTable } from './owners-request-row.ts';
 
 /** A payment's row as stored (transactions). */
 export type HeldRow = TransactionRecord;
@@ -189,7 +190,7 @@ export interface PayoutSpec {
  */
 export interface OwnersWait {
   /** The owners' request as chain/bounded/owners-requests.ts prepared it, its payment not yet named. */
-  request: { id: string } & Record<string, unknown>;
+  request: TreasurySignatureRequestsTable;
 }
 
 /** An owners' request to store, with the pending payment it pays. */

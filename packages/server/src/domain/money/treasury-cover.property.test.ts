@@ -2,12 +2,14 @@
 // the ledger batch does with one only the owners can pay — held exactly like an approval-pending payment, with the
 // reason and one owners' request, while everything the policies and the balance decide stays as it was.
 // FC_SEED / FC_RUNS reproduce or widen a run.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { ActivePolicy } from '../policies/policies.ts';
 import { decideBatch } from './batch.ts';
 import { type BatchContext, type BatchState, emptyWindows, type WalletState } from './batch-state.ts';
+import type { TreasurySignatureRequestsTable } from './owners-request-row.ts';
 import type { PaymentCommand } from './payment-batch.ts';
 import { OWNERS_WAIT_REASON, treasuryCover } from './treasury-cover.ts';
 
@@ -95,6 +97,25 @@ function context(): BatchContext {
   };
 }
 
+/** An owners' request as chain/bounded prepares one (the decision only carries it to the write). */
+const ownersRequest = (): TreasurySignatureRequestsTable => ({
+  id: 'osr_1',
+  chain_id: 31337n,
+  account: '0x00000000000000000000000000000000000000aa',
+  kind: 'transfer',
+  transaction_id: null,
+  to_address: OUTSIDE,
+  amount_micros: 1n,
+  operation_json: '{}',
+  digest: '0x00',
+  signatures_json: '[]',
+  signatures_needed: 1n,
+  status: 'awaiting_signatures',
+  outbox_id: null,
+  created_at_ms: 0n,
+  updated_at_ms: 0n,
+});
+
 const send = (amountMicros: bigint, owners: boolean): PaymentCommand => ({
   kind: 'send',
   keyId: 'key_1',
@@ -105,7 +126,7 @@ const send = (amountMicros: bigint, owners: boolean): PaymentCommand => ({
   reason: null,
   idempotency: { scope: 'wallet:wal_a', key: 'k1', fingerprint: 'f1' },
   nowMs: NOW_MS,
-  ...(owners ? { owners: { request: { id: 'osr_1', to_address: OUTSIDE } } } : {}),
+  ...(owners ? { owners: { request: ownersRequest() } } : {}),
 });
 
 /** What a client and the books see of a decision, the owners' wait aside. */
@@ -142,7 +163,7 @@ describe('a payment only the owners can pay, in the ledger batch', () => {
         assert.deepEqual(waiting.effects.payouts, []);
         // One request, naming this payment, however often the key is replayed.
         assert.deepEqual(waiting.effects.ownersRequests, [
-          { transactionId: outcome.txId, request: { id: 'osr_1', to_address: OUTSIDE } },
+          { transactionId: outcome.txId, request: ownersRequest() },
         ]);
         for (const later of waiting.results.slice(1)) assert.ok(later.ok && later.value.replayed);
         const record = waiting.effects.records.find((r) => r.id === outcome.txId)!;

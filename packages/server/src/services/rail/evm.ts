@@ -138,7 +138,7 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail, rp: RelyingParty): Owner
         toAddress: to as `0x${string}`,
         amountMicros,
       });
-      return { request: request as unknown as OwnersWait['request'] };
+      return { request };
     },
     holds: async (transactionId) =>
       (await (await heldCode()).heldRequestOf(ctx.store.db, transactionId)) !== undefined,

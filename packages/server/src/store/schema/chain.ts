@@ -88,23 +88,7 @@ export interface TreasuryDelegationsTable {
   revoked_at_ms: bigint | null;
 }
 
-export type SignatureRequestStatus = 'awaiting_signatures' | 'submitted' | 'completed' | 'failed';
-
-export interface TreasurySignatureRequestsTable {
-  id: string;
-  chain_id: bigint;
-  account: string;
-  kind: 'transfer' | 'revoke';
-  /** The withdrawal (or payment) this transfer pays; null for a revocation. */
-  transaction_id: string | null;
-  to_address: string | null;
-  amount_micros: bigint | null;
-  operation_json: string;
-  digest: string;
-  signatures_json: string;
-  signatures_needed: bigint;
-  status: SignatureRequestStatus;
-  outbox_id: string | null;
-  created_at_ms: bigint;
-  updated_at_ms: bigint;
-}
+export type {
+  SignatureRequestStatus,
+  TreasurySignatureRequestsTable,
+} from '../../domain/money/owners-request-row.ts';

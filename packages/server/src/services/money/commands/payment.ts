@@ -8,7 +8,6 @@ import type { BatchEffects, RecordSpec } from '../../../domain/money/batch-state
 import type { PaymentCommand } from '../../../domain/money/payment-batch.ts';
 import type { EventType } from '../../../domain/webhooks/webhook-events.ts';
 import { assert } from '../../../errors.ts';
-import type { TreasurySignatureRequestsTable } from '../../../store/schema.ts';
 import { insertRows, type WriteStep } from '../../../store/write-plan.ts';
 import { transactionRow, transactionView } from '../../wallets/transactions.ts';
 import type { NewEvent } from '../../webhooks/webhook-events.ts';
@@ -84,10 +83,10 @@ export function breakerSteps(effects: BatchEffects, { trx, dialect }: StepContex
  */
 export function ownersRequestSteps(effects: BatchEffects, { trx }: StepContext): WriteStep[] {
   if (effects.ownersRequests.length === 0) return [];
-  const rows = effects.ownersRequests.map(
-    (spec) =>
-      ({ ...spec.request, transaction_id: spec.transactionId }) as unknown as TreasurySignatureRequestsTable,
-  );
+  const rows = effects.ownersRequests.map((spec) => ({
+    ...spec.request,
+    transaction_id: spec.transactionId,
+  }));
   const query = trx.insertInto('treasury_signature_requests').values(rows);
   return [{ what: "owners' requests", query: query.compile() }];
 }
