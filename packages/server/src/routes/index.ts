@@ -73,6 +73,7 @@ import getWallet from './wallet/get.ts';
 import pendingDeposits from './wallet/pending-deposits.ts';
 import sandboxDeposit from './wallet/sandbox-deposit.ts';
 import walletTreasury from './wallet/treasury.ts';
+import treasuryRevoke from './wallet/treasury-revoke.ts';
 import treasurySignatures from './wallet/treasury-signatures.ts';
 import withdrawMaster from './wallet/withdraw.ts';
 import getWithdrawal from './wallet/withdrawal.ts';
@@ -141,6 +142,7 @@ export const ROUTE_TABLE = {
   pendingDeposits,
   walletTreasury,
   treasurySignatures,
+  treasuryRevoke,
   addWithdrawalAddress,
   listWithdrawalAddresses,
   removeWithdrawalAddress,
@@ -197,4 +199,5 @@ export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([
   pendingDeposits,
   walletTreasury,
   treasurySignatures,
+  treasuryRevoke,
 ]);

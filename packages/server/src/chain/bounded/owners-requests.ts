@@ -61,6 +61,16 @@ const operationFromJson = (json: string): PackedOperation => {
 
 /** A new request: its operation built against the EntryPoint's nonce for the request's own key. */
 export async function createOwnersRequest(deps: OwnersDeps, what: OwnersWhat) {
+  const row = await newOwnersRow(deps, what);
+  await deps.ctx.writer.run((trx) => trx.insertInto('treasury_signature_requests').values(row).execute());
+  return requestView(row, deps.config);
+}
+
+/** A request's row, not stored yet: its operation and its digest (reads the EntryPoint's nonce). */
+export async function newOwnersRow(
+  deps: OwnersDeps,
+  what: OwnersWhat,
+): Promise<TreasurySignatureRequestsTable> {
   const bounded = deps.config.bounded!;
   const account = boundedAccount(bounded, deps.keys);
   const id = newId('osr');
@@ -89,8 +99,7 @@ export async function createOwnersRequest(deps: OwnersDeps, what: OwnersWhat) {
     created_at_ms: nowMs,
     updated_at_ms: nowMs,
   };
-  await deps.ctx.writer.run((trx) => trx.insertInto('treasury_signature_requests').values(row).execute());
-  return requestView(row, deps.config);
+  return row;
 }
 
 /** The request as the owners see it: what it does, the signRequest, how many signatures it still needs. */

@@ -8,13 +8,16 @@ export default defineRoute({
   url: '/api/v1/wallet/treasury/signatures',
   auth: 'user',
   role: 'owner',
+  // A signature can complete a payment out of the owners' account: money leaving, as a withdrawal is.
+  stepUp: 'always',
   summary: 'Hand in an owner’s signature for a payment that waits for the owners',
   description:
     'Bounded treasury only (TREASURY_MODE=bounded; 404 elsewhere). `id` is a withdrawal answered 202 ' +
-    '`awaiting_signatures`; `signature` is one owner’s eth_signTypedData_v4 signature of its `signRequest`. ' +
-    'Signatures are taken one at a time; once the owners’ threshold is met the service submits the payment once ' +
-    '(and pays the gas), and the withdrawal ends `completed` or `failed` as any other. 400 VALIDATION_ERROR for a ' +
-    'signature that is not an owner’s over this very request; 409 INVALID_STATE when that owner signed already.',
+    '`awaiting_signatures`, or the revocation POST /api/v1/wallet/treasury/revoke answered; `signature` is one ' +
+    'owner’s eth_signTypedData_v4 signature of its `signRequest`. Signatures are taken one at a time; once the ' +
+    'owners’ threshold is met the service submits it once (and pays the gas): the withdrawal ends `completed` or ' +
+    '`failed` as any other, a revocation stops every later refill. 400 VALIDATION_ERROR for a signature that is ' +
+    'not an owner’s over this very request; 409 INVALID_STATE when that owner signed already.',
   tags: ['wallet'],
   body: z.strictObject({
     id: z.string().min(1).max(64),

@@ -21,6 +21,8 @@ export interface OwnersGate {
   requestFor(transactionId: string): Promise<OwnersRequestView | null>;
   /** Hands in one owner's signature for a request of this user's payment (by its id or the request's). */
   sign(userId: string, id: string, signature: `0x${string}`): Promise<OwnersRequestView>;
+  /** The owners' request that revokes the service's delegation: the waiting one, else a new one. */
+  revoke(): Promise<OwnersRequestView>;
 }
 
 export type OwnersRequestView = ReturnType<typeof requestView>;
@@ -58,6 +60,7 @@ export function evmServices(
 
 /** The framework's ABIs and the owners' code: loaded in bounded mode only, when first needed (a hot rail never). */
 const ownersCode = () => import('../../chain/bounded/owners-requests.ts');
+const revokeCode = () => import('../../chain/bounded/owners-revoke.ts');
 
 function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
   const deps = {
@@ -83,17 +86,7 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
     async sign(userId, id, signature) {
       const { addOwnerSignature, findOwnersRequest, SignatureRefused } = await ownersCode();
       const row = await findOwnersRequest(deps, id);
-      // Only a request paying this user's own payment: another organization's is not there for them.
-      const owned =
-        row?.transaction_id == null
-          ? undefined
-          : await ctx.store.db
-              .selectFrom('transactions')
-              .select('id')
-              .where('id', '=', row.transaction_id)
-              .where('user_id', '=', userId)
-              .executeTakeFirst();
-      if (owned === undefined) throw notFound('signature request');
+      if (row === undefined || !(await mayHandIn(ctx, userId, row))) throw notFound('signature request');
       try {
         return await addOwnerSignature(deps, id, signature);
       } catch (error) {
@@ -102,5 +95,35 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail): OwnersGate {
         throw new AppError('VALIDATION_ERROR', `signature: ${error.message}`);
       }
     },
+    async revoke() {
+      const { revokeRequest, NothingToRevoke } = await revokeCode();
+      try {
+        return await revokeRequest(deps);
+      } catch (error) {
+        if (error instanceof NothingToRevoke) throw new AppError('INVALID_STATE', error.message);
+        throw error;
+      }
+    },
   };
+}
+
+/**
+ * Whether this user may hand in signatures for the request: one paying their own payment (another organization's
+ * is not there for them), or the revocation of the service's delegation — the deployment's treasury, which every
+ * owner may ask the owners' keys to close (only those keys' signatures count).
+ */
+async function mayHandIn(
+  ctx: ServiceContext,
+  userId: string,
+  row: { kind: string; transaction_id: string | null },
+) {
+  if (row.kind === 'revoke') return true;
+  if (row.transaction_id === null) return false;
+  const owned = await ctx.store.db
+    .selectFrom('transactions')
+    .select('id')
+    .where('id', '=', row.transaction_id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return owned !== undefined;
 }

@@ -26,3 +26,10 @@ export async function handInSignature(
   if (owners === null) throw new AppError('NOT_FOUND', 'signatures are taken in bounded treasury mode only');
   return owners.sign(userId, id, signature);
 }
+
+/** The owners' request that revokes the service's delegation (bounded mode only); the waiting one if any. */
+export async function revokeDelegation(services: Pick<Services, 'chain'>) {
+  const owners = services.chain?.owners ?? null;
+  if (owners === null) throw new AppError('NOT_FOUND', 'the delegation exists in bounded treasury mode only');
+  return owners.revoke();
+}
