@@ -197,7 +197,8 @@ export type WebhookEventType =
   | 'withdrawal.failed'
   | 'withdrawal_address.added'
   | 'balance.low'
-  | 'budget.threshold';
+  | 'budget.threshold'
+  | 'treasury.at_risk';
 
 export interface WebhookEndpoint {
   id: string;

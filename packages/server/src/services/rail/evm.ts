@@ -5,6 +5,7 @@
 import type { requestView } from '../../chain/bounded/owners-requests.ts';
 import { type ChainDuties, chainDuties, type EvmRail } from '../../chain/rail.ts';
 import { AppError, notFound } from '../../errors.ts';
+import { alertTreasuryOnce } from '../alerts/treasury-alerts.ts';
 import type { Page, ServiceContext } from '../context.ts';
 import { settleX402Due } from '../x402/settle.ts';
 import { createX402Service, type X402Service } from '../x402/x402.ts';
@@ -45,10 +46,17 @@ export function evmServices(
   rail: EvmRail,
   options: { warn: (message: string) => void; x402AllowPrivate: boolean },
 ): EvmServices {
+  const chain = chainDuties({ ...ctx, books: railBooks }, rail, options.warn);
   return {
     rail,
     duties: {
-      ...chainDuties({ ...ctx, books: railBooks }, rail, options.warn),
+      ...chain,
+      async send() {
+        const round = await chain.send();
+        // The round's fresh reading of the treasury judges the treasury alerts: by the sender (one instance).
+        if (round.leased) await alertTreasuryOnce(ctx, rail.treasury.latest()?.atRiskMicros ?? null);
+        return round;
+      },
       settleX402: () => settleX402Due({ ctx, rail, allowPrivate: false }),
     },
     x402: createX402Service({ ctx, rail, allowPrivate: options.x402AllowPrivate }),

@@ -1,8 +1,9 @@
 // The owners' routes of a bounded treasury on anvil with the framework's npm bytecode: the revocation of the
 // service's allowance asked for over HTTP (POST /wallet/treasury/revoke: one waiting request however often it is
 // asked), signed by the owners over HTTP, after which the chain refuses every redemption — the float pays what it
-// still holds and is never refilled; both routes refuse a stale session (step-up); and the float keeps paying a
-// run of payouts within the allowance, and again after a period rolls over.
+// still holds and is never refilled; both routes refuse a stale session (step-up); the float keeps paying a run of
+// payouts within the allowance, and again after a period rolls over; and a treasury_at_risk alert fires once per
+// crossing of what a breach could take.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Address, getAddress, type Hex } from 'viem';
@@ -66,6 +67,7 @@ for (const target of await storeTargets()) {
         fundMicros: 1_000n * USDC,
         env: {
           WITHDRAWAL_ADDRESS_DELAY_SECONDS: '0',
+          WEBHOOK_ALLOW_PRIVATE: 'true',
           RATE_LIMITS: JSON.stringify({ send_payment: 10_000, default: 100_000 }),
         },
       }));
@@ -76,23 +78,109 @@ for (const target of await storeTargets()) {
       await world?.anvil.stop();
     });
 
+    test('a treasury_at_risk alert fires treasury.at_risk once per crossing of atRisk above its amount', async () => {
+      const owner = await signupUser(h.app);
+      const hook = await owner.api.post('/api/v1/webhooks', {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['treasury.at_risk'],
+      });
+      assert.equal(hook.status, 201, hook.raw);
+      const alerts = '/api/v1/alerts';
+      const master = (await owner.api.get('/api/v1/wallet')).body.data;
+      expectError(
+        await owner.api.post(alerts, {
+          type: 'treasury_at_risk',
+          walletId: master.id,
+          params: { amount: '1' },
+        }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      expectError(
+        await owner.api.post(alerts, { type: 'treasury_at_risk', params: { percent: 5 } }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      await rounds(2);
+      const atRisk = async () => (await rail().treasury.refresh())!.atRiskMicros;
+      const before = await atRisk();
+      assert.ok(before > 10n * USDC, `at risk ${before}`);
+      const threshold = before - 5n * USDC;
+      const created = await owner.api.post(alerts, {
+        type: 'treasury_at_risk',
+        params: { amount: (Number(threshold) / 1e6).toFixed(6) },
+      });
+      assert.equal(created.status, 201, created.raw);
+      assert.equal(created.body.data.walletId, master.id, 'kept with the organization’s master wallet');
+      const fired = async () =>
+        (
+          await h.services.store.db
+            .selectFrom('webhook_events')
+            .select(['data_json', 'user_id'])
+            .where('type', '=', 'treasury.at_risk')
+            .orderBy('created_at_ms')
+            .orderBy('id')
+            .execute()
+        )
+          .filter((r) => r.user_id === owner.id)
+          .map((r) => JSON.parse(r.data_json));
+      const firing = async () => (await owner.api.get(alerts)).body.data.items[0].firing;
+
+      await rounds(3);
+      assert.deepEqual(await fired(), [
+        {
+          alertId: created.body.data.id,
+          atRisk: (Number(before) / 1e6).toFixed(6),
+          threshold: (Number(threshold) / 1e6).toFixed(6),
+        },
+      ]);
+      assert.equal(await firing(), true);
+      await rounds(3);
+      assert.equal((await fired()).length, 1, 'still above: no second event');
+
+      // A payout out of the float lowers atRisk below the amount: re-armed, nothing sent.
+      toolOk(await pay('9'), 'send_payment');
+      await rounds(3);
+      assert.ok((await atRisk()) <= threshold);
+      assert.equal(await firing(), false, 're-armed');
+      assert.equal((await fired()).length, 1);
+
+      // A new period gives the whole allowance back: above again, a second event.
+      await rpc(world.anvil, 'evm_increaseTime', [DAY_SECONDS]);
+      await mine(world.anvil, 1);
+      await rounds(3);
+      const events = await fired();
+      assert.equal(events.length, 2, 'a second crossing, a second event');
+      assert.ok(BigInt(Math.round(Number(events[1].atRisk) * 1e6)) > threshold);
+      const deleted = await owner.api.delete(`${alerts}/${created.body.data.id}`);
+      assert.equal(deleted.status, 200, deleted.raw);
+    });
+
     test('payouts in a row are paid from the float within the allowance; past it they are refused until the next period', async () => {
       const paidBefore = await balance(OUTSIDE);
-      for (let i = 0; i < 8; i += 1) {
+      const leftNow = async () => {
+        const reading = await rail().treasury.refresh();
+        return reading!.usdcMicros + (reading!.bounded!.remainingMicros ?? 0n);
+      };
+      const startLeft = await leftNow();
+      // Until less than the float's cap is left this period (so one payout more than that is payable in the next).
+      let paid = 0n;
+      for (let i = 0; i < 20 && (await leftNow()) > 30n * USDC; i += 1) {
         toolOk(await pay('9'), 'send_payment');
+        paid += 9n * USDC;
         await rounds(2);
         assert.ok((await float()) <= FLOAT_MAX, 'the float never exceeds TREASURY_FLOAT_MAX');
       }
       await rounds(3);
-      assert.equal((await balance(OUTSIDE)) - paidBefore, 72n * USDC, 'every payout went out');
+      assert.ok(paid >= 5n * 9n * USDC, `several payouts in a row (${paid})`);
+      assert.equal((await balance(OUTSIDE)) - paidBefore, paid, 'every payout went out');
       const period = await rail().treasury.refresh();
-      const left = period!.usdcMicros + (period!.bounded!.remainingMicros ?? 0n);
+      const left = await leftNow();
       assert.equal(
         left,
-        ALLOWANCE - 72n * USDC,
-        'float + remaining is the period’s allowance less what was paid',
+        startLeft - paid,
+        'float + remaining fell by what was paid: refills only moved money',
       );
-      assert.ok((await refilledMicros()) <= ALLOWANCE, 'never more redeemed in a period than its allowance');
 
       // More than the float and the rest of the period can pay: refused before any debit.
       const walletBefore = (await buyer.owner.api.get(`/api/v1/agent-wallets/${buyer.walletId}`)).body.data;
@@ -114,7 +202,7 @@ for (const target of await storeTargets()) {
       const amount = left + USDC;
       toolOk(await pay((Number(amount) / 1e6).toFixed(6)), 'send_payment');
       await rounds(3);
-      assert.equal((await balance(OUTSIDE)) - paidBefore, 72n * USDC + amount);
+      assert.equal((await balance(OUTSIDE)) - paidBefore, paid + amount);
       assert.ok((await float()) <= FLOAT_MAX);
       await assertLedgerOk(h);
     });
