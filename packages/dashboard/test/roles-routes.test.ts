@@ -53,6 +53,7 @@ test('each action asks the least role the server declares for every operation it
 const NOT_OFFERED: Record<string, string> = {
   treasurySignatures:
     'the owners sign the treasury’s requests with their own wallets; the dashboard’s signing is not built',
+  treasuryRevoke: 'the revocation is a request the owners sign; the dashboard’s signing is not built',
 };
 
 test('every session route above viewer is an action of the dashboard', () => {
