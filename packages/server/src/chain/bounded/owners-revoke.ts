@@ -28,6 +28,7 @@ export async function revokeRequest(deps: OwnersDeps) {
   const callData = revokeCallData(stored.delegation);
   const waiting = await waitingRevoke(db, shape.account, callData);
   if (waiting !== undefined) return requestView(waiting, deps.config);
+  // Only `revoked` is read here (the chain's time matters to the period, not to whether it was disabled).
   const state = await readAllowance(deps.client, deps.config.bounded!.framework, stored.delegation, 0n);
   if (state.revoked) throw new NothingToRevoke('the owners have revoked the service’s delegation already');
   const row = await newOwnersRow(deps, { kind: 'revoke', delegation: stored.delegation });
