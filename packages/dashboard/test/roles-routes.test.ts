@@ -30,7 +30,7 @@ const OPERATIONS: Record<Action, readonly string[]> = {
   manageOrganization: ['updateOrganization'],
   signTreasury: ['treasurySignatures'],
   // POST /wallet/treasury/revoke (revokeTreasuryAllowance) is not merged yet: name it here once it is.
-  revokeAllowance: [],
+  revokeAllowance: ['treasuryRevoke'],
 };
 
 const declaredRole = (operationId: string): string | undefined =>

@@ -9,6 +9,7 @@ const all = {
   'balance.low': true,
   'budget.threshold': true,
   'wallet.frozen': true,
+  'treasury.at_risk': true,
 };
 
 describe('email notifications in words', () => {

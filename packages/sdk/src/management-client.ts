@@ -1,6 +1,6 @@
 // The owner's client: the REST API under /api/v1 with a session JWT (contract section 3).
 import { AgentWalletClient } from './agent-client.ts';
-import { type ClientOptions, HttpTransport, type RequestOptions } from './http.ts';
+import { type ClientOptions, HttpTransport, newIdempotencyKey, type RequestOptions } from './http.ts';
 import {
   AgentWalletsApi,
   API,
@@ -18,14 +18,19 @@ import type {
   Deposit,
   Health,
   MasterWallet,
+  MasterWithdrawalAnswer,
+  MasterWithdrawalParams,
   Page,
   PageOptions,
   PendingDeposit,
   SandboxDeposit,
   Session,
+  TreasuryRevocation,
+  TreasurySignatureResult,
   TreasuryView,
   User,
   WalletBalance,
+  WithdrawalAddress,
 } from './types.ts';
 
 export * from './management-apis.ts';
@@ -196,6 +201,54 @@ export class ManagementClient {
    */
   walletTreasury(): Promise<TreasuryView> {
     return this.#request({ method: 'GET', path: `${API}/wallet/treasury` });
+  }
+
+  /**
+   * Adds an address to the withdrawal book (owner; step-up: a `PermissionError` STEP_UP_REQUIRED from a session
+   * older than STEP_UP_MAX_AGE_SECONDS). Usable from its `activatesAt`.
+   */
+  addWithdrawalAddress(params: { address: string; label: string }): Promise<WithdrawalAddress> {
+    return this.#request({ method: 'POST', path: `${API}/wallet/withdrawal-addresses`, body: params });
+  }
+
+  /**
+   * Withdraws from the master wallet to an active address of the book (owner; step-up). Always keyed: a retry
+   * never moves the money twice. On a `bounded` treasury a withdrawal more than the float and the allowance can
+   * pay waits for the owners: narrow on `status === 'awaiting_signatures'` for its `signRequest`, which each owner
+   * signs and hands in with `treasurySignature`.
+   */
+  withdrawMaster(params: MasterWithdrawalParams): Promise<MasterWithdrawalAnswer> {
+    const { idempotencyKey, ...body } = params;
+    return this.#request({
+      method: 'POST',
+      path: `${API}/wallet/withdrawals`,
+      body,
+      idempotencyKey: idempotencyKey ?? newIdempotencyKey(),
+    });
+  }
+
+  /**
+   * `bounded` treasury only (404 `NotFoundError` elsewhere): hands in one owner's `eth_signTypedData_v4`
+   * signature of a request's `signRequest` (a withdrawal answered `awaiting_signatures`, or the revocation). Owner;
+   * step-up. A `ValidationError` for a signature that is not an owner's over this request, a `ConflictError` when
+   * that owner signed already.
+   */
+  treasurySignature(id: string, signature: string): Promise<TreasurySignatureResult> {
+    return this.#request({
+      method: 'POST',
+      path: `${API}/wallet/treasury/signatures`,
+      body: { id, signature },
+    });
+  }
+
+  /**
+   * `bounded` treasury only (404 `NotFoundError` elsewhere): asks the owners to revoke the service's allowance —
+   * the request they sign (`treasurySignature`); once signed at their threshold no refill of the service's float
+   * passes on chain. The waiting request again while one waits; a `ConflictError` when nothing is left to revoke.
+   * Owner; step-up.
+   */
+  revokeTreasuryAllowance(): Promise<TreasuryRevocation> {
+    return this.#request({ method: 'POST', path: `${API}/wallet/treasury/revoke` });
   }
 
   /** Credits the master wallet with simulated money: only on a server whose rail is `sandbox`. */

@@ -118,13 +118,15 @@ export class AlertsApi {
 
   /**
    * A new alert, e.g. `{type: 'balance_below', walletId, params: {amount: '10'}}` (`balance.low`) or
-   * `{type: 'cap_used', walletId, params: {percent: 80}}` (`budget.threshold`): a webhook event and an email.
+   * `{type: 'cap_used', walletId, params: {percent: 80}}` (`budget.threshold`) or, on the `evm` rail,
+   * `{type: 'treasury_at_risk', params: {amount: '500'}}` (`treasury.at_risk`): a webhook event and an email.
    */
   async create(rule: AlertRule): Promise<Alert> {
+    const walletId = 'walletId' in rule ? rule.walletId : undefined;
     return this.#rest({
       method: 'POST',
       path: `${API}/alerts`,
-      body: { type: rule.type, walletId: rule.walletId, params: rule.params },
+      body: { type: rule.type, walletId, params: rule.params },
     });
   }
 

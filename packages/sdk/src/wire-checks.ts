@@ -8,6 +8,7 @@ import type {
   Alert,
   ApiKey,
   AuditEntry,
+  AwaitingSignatures,
   CreatedApiKey,
   CreatedInvitation,
   CreatedWebhookEndpoint,
@@ -17,6 +18,7 @@ import type {
   Invitation,
   ItemList,
   MasterWallet,
+  MasterWithdrawal,
   Member,
   Movement,
   Organization,
@@ -34,6 +36,7 @@ import type {
   WalletBalance,
   WebhookDelivery,
   WebhookEndpoint,
+  WithdrawalAddress,
 } from './types.ts';
 import type { operations } from './wire.generated.ts';
 
@@ -50,6 +53,14 @@ type Data<Op extends keyof operations> = operations[Op]['responses'] extends inf
         : never
       : never
   : never;
+
+/** The `data` of an operation's 202 answer (accepted, not done: a withdrawal waiting for the owners). */
+type Accepted<Op extends keyof operations> =
+  operations[Op]['responses'] extends Record<202, infer A>
+    ? Json<A> extends { data: infer D }
+      ? D
+      : never
+    : never;
 
 /** Every documented answer fits the SDK's type, and the SDK's type has no key the document lacks. */
 type Fits<Hand, Wire> = [Wire] extends [Hand]
@@ -102,4 +113,7 @@ export type WireChecks = [
   Expect<Fits<Alert, Data<'createAlert'>>>,
   Expect<Fits<Deleted, Data<'deleteAlert'>>>,
   Expect<Fits<Page<AuditEntry>, Data<'listAudit'>>>,
+  Expect<Fits<WithdrawalAddress, Data<'addWithdrawalAddress'>>>,
+  Expect<Fits<MasterWithdrawal, Data<'withdrawMaster'>>>,
+  Expect<Fits<AwaitingSignatures, Accepted<'withdrawMaster'>>>,
 ];

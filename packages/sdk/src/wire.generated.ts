@@ -640,7 +640,7 @@ export interface paths {
     put?: never;
     /**
      * Add an alert
-     * @description balance_below {amount}: `balance.low` once when the watched wallet’s balance falls below amount (the master wallet without walletId), re-armed when it is back at or above it. cap_used {percent}: `budget.threshold` once per cap when the agent wallet’s spending reaches that share of any of its spending caps, re-armed when it is back under (a rolling window moved on) or a calendar period begins. Both are webhook events and emails. balance_below takes exactly amount and cap_used exactly percent (else 400). Role: owner, admin.
+     * @description balance_below {amount}: `balance.low` once when the watched wallet’s balance falls below amount (the master wallet without walletId), re-armed when it is back at or above it. cap_used {percent}: `budget.threshold` once per cap when the agent wallet’s spending reaches that share of any of its spending caps, re-armed when it is back under (a rolling window moved on) or a calendar period begins. treasury_at_risk {amount} (evm rail): `treasury.at_risk` once when what a breach of the server could take (GET /api/v1/wallet/treasury’s atRisk) rises above amount, re-armed when it is back at or below; it takes no walletId. All are webhook events and emails. balance_below and treasury_at_risk take exactly amount, cap_used exactly percent (else 400). Role: owner, admin.
      */
     post: operations['createAlert'];
     delete?: never;
@@ -3838,6 +3838,8 @@ export interface operations {
                 'budget.threshold': boolean;
                 /** @description an agent wallet was frozen (owners) */
                 'wallet.frozen': boolean;
+                /** @description what a breach of the server could take rose above an alert’s amount (owners) */
+                'treasury.at_risk': boolean;
               };
               /** @description the kinds the member’s role receives; the others are never sent to them */
               emailKindsForRole: (
@@ -3847,6 +3849,7 @@ export interface operations {
                 | 'balance.low'
                 | 'budget.threshold'
                 | 'wallet.frozen'
+                | 'treasury.at_risk'
               )[];
             };
           };
@@ -3922,6 +3925,7 @@ export interface operations {
             'balance.low'?: boolean;
             'budget.threshold'?: boolean;
             'wallet.frozen'?: boolean;
+            'treasury.at_risk'?: boolean;
           };
         };
       };
@@ -3955,6 +3959,8 @@ export interface operations {
                 'budget.threshold': boolean;
                 /** @description an agent wallet was frozen (owners) */
                 'wallet.frozen': boolean;
+                /** @description what a breach of the server could take rose above an alert’s amount (owners) */
+                'treasury.at_risk': boolean;
               };
               /** @description the kinds the member’s role receives; the others are never sent to them */
               emailKindsForRole: (
@@ -3964,6 +3970,7 @@ export interface operations {
                 | 'balance.low'
                 | 'budget.threshold'
                 | 'wallet.frozen'
+                | 'treasury.at_risk'
               )[];
             };
           };
@@ -4951,7 +4958,8 @@ export interface operations {
               items: {
                 id: string;
                 /** @enum {string} */
-                type: 'balance_below' | 'cap_used';
+                type: 'balance_below' | 'cap_used' | 'treasury_at_risk';
+                /** @description treasury_at_risk: the master wallet (the alert is the organization’s) */
                 walletId: string;
                 params:
                   | {
@@ -5040,7 +5048,7 @@ export interface operations {
               /** @description the wallet watched: an agent wallet, or the master wallet (balance_below without walletId) */
               walletId?: string;
               params: {
-                /** @description balance_below: the balance it watches for falling below */
+                /** @description balance_below: the balance it watches for falling below; treasury_at_risk: the atRisk it watches for rising above */
                 amount: string;
               };
             }
@@ -5052,6 +5060,14 @@ export interface operations {
               params: {
                 /** @description cap_used: the share of any spending cap (1–100) that fires it */
                 percent: number;
+              };
+            }
+          | {
+              /** @enum {string} */
+              type: 'treasury_at_risk';
+              params: {
+                /** @description balance_below: the balance it watches for falling below; treasury_at_risk: the atRisk it watches for rising above */
+                amount: string;
               };
             };
       };
@@ -5071,7 +5087,8 @@ export interface operations {
             data: {
               id: string;
               /** @enum {string} */
-              type: 'balance_below' | 'cap_used';
+              type: 'balance_below' | 'cap_used' | 'treasury_at_risk';
+              /** @description treasury_at_risk: the master wallet (the alert is the organization’s) */
               walletId: string;
               params:
                 | {
@@ -11766,6 +11783,7 @@ export interface operations {
                       | 'withdrawal_address.added'
                       | 'balance.low'
                       | 'budget.threshold'
+                      | 'treasury.at_risk'
                     )[]
                   | null;
                 description: string | null;
@@ -11872,6 +11890,7 @@ export interface operations {
                 | 'withdrawal_address.added'
                 | 'balance.low'
                 | 'budget.threshold'
+                | 'treasury.at_risk'
               )[]
             | null;
           description?: string | null;
@@ -11919,6 +11938,7 @@ export interface operations {
                     | 'withdrawal_address.added'
                     | 'balance.low'
                     | 'budget.threshold'
+                    | 'treasury.at_risk'
                   )[]
                 | null;
               description: string | null;
@@ -12105,6 +12125,7 @@ export interface operations {
                 | 'withdrawal_address.added'
                 | 'balance.low'
                 | 'budget.threshold'
+                | 'treasury.at_risk'
               )[]
             | null;
           description?: string | null;
@@ -12152,6 +12173,7 @@ export interface operations {
                     | 'withdrawal_address.added'
                     | 'balance.low'
                     | 'budget.threshold'
+                    | 'treasury.at_risk'
                   )[]
                 | null;
               description: string | null;

@@ -99,6 +99,7 @@ for (const target of await storeTargets()) {
           'balance.low': true,
           'budget.threshold': true,
           'wallet.frozen': true,
+          'treasury.at_risk': true,
         },
         emailKindsForRole: [
           'approval.requested',
@@ -107,6 +108,7 @@ for (const target of await storeTargets()) {
           'balance.low',
           'budget.threshold',
           'wallet.frozen',
+          'treasury.at_risk',
         ],
       });
       const viewer = await members.viewer.api.get('/api/v1/auth/notifications');

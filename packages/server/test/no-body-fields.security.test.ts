@@ -16,8 +16,10 @@ describe('routes without a body schema refuse body fields', () => {
 
   test('each answers {"x":1} and [] with 400 VALIDATION_ERROR, and {} is not refused for its body', async () => {
     const agent = await agentWithKey(h);
+    // This harness is on the sandbox rail: the evm rail's own routes (the owners' revocation) are not mounted here.
     const bodiless = ROUTES.filter(
-      (r) => r.body === undefined && r.method !== 'GET' && !r.bodyValidatedByHandler,
+      (r) =>
+        r.body === undefined && r.method !== 'GET' && !r.bodyValidatedByHandler && !EVM_ONLY_ROUTES.has(r),
     );
     assert.ok(bodiless.length >= 1, 'DELETE /policies/:id has no body schema');
     for (const route of bodiless) {

@@ -11,7 +11,8 @@ export type AlertType = Alert['type'];
 /** What to watch: the master wallet's balance without a walletId; cap_used needs an agent wallet. */
 export type NewAlert =
   | { type: 'balance_below'; walletId?: string; params: { amount: string } }
-  | { type: 'cap_used'; walletId: string; params: { percent: number } };
+  | { type: 'cap_used'; walletId: string; params: { percent: number } }
+  | { type: 'treasury_at_risk'; params: { amount: string } };
 
 const id = encodeURIComponent;
 

@@ -85,6 +85,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'withdrawal_address.added',
   'balance.low',
   'budget.threshold',
+  'treasury.at_risk',
 ] as const satisfies readonly WireWebhookEventType[];
 
 /** True when `List` names every member of `Union` and nothing else; else what is missing or unknown. */

@@ -147,7 +147,7 @@ function AddAlertForm({
               setSubmitted(false);
             }}
           >
-            {(Object.keys(ALERT_TYPE_WORDS) as AlertType[]).map((name) => (
+            {(Object.keys(ALERT_TYPE_WORDS) as Array<keyof typeof ALERT_TYPE_WORDS>).map((name) => (
               <option key={name} value={name}>
                 {ALERT_TYPE_WORDS[name].option}
               </option>

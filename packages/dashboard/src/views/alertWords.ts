@@ -3,13 +3,19 @@
 import type { Alert, AlertType, NewAlert } from '../api/alerts.ts';
 import { checkAmount, formatUsdc } from '../money.ts';
 
-export const ALERT_TYPE_WORDS: Record<AlertType, { name: string; option: string }> = {
+/** The types a wallet's Alerts card offers (a treasury alert watches no wallet). */
+export const ALERT_TYPE_WORDS: Record<
+  Exclude<AlertType, 'treasury_at_risk'>,
+  { name: string; option: string }
+> = {
   balance_below: { name: 'Balance below', option: 'The balance falls below an amount' },
   cap_used: { name: 'Cap used', option: 'Spending reaches a share of a cap' },
 };
+const TREASURY_WORDS = { name: 'Treasury at risk above' };
 
 /** The alert's type in words: "Balance below", "Cap used"; an unknown type as it is. */
 export function alertTypeWords(type: string): string {
+  if (type === 'treasury_at_risk') return TREASURY_WORDS.name;
   return (ALERT_TYPE_WORDS as Record<string, { name: string } | undefined>)[type]?.name ?? type;
 }
 
@@ -23,11 +29,15 @@ export function alertThreshold(alert: Pick<Alert, 'type' | 'params'>): string {
     return `Below ${formatUsdc(params.amount)}`;
   if (alert.type === 'cap_used' && typeof params.percent === 'number')
     return `At ${params.percent} % of any spending cap`;
+  if (alert.type === 'treasury_at_risk' && typeof params.amount === 'string')
+    return `Above ${formatUsdc(params.amount)}`;
   return '—';
 }
 
 /** What the alert does when it fires, for its row's hint. */
 export function alertEffect(type: string): string {
+  if (type === 'treasury_at_risk')
+    return 'Sends treasury.at_risk (webhook and email) once when what a breach could take rises above; again after it was back below.';
   return type === 'cap_used'
     ? 'Sends budget.threshold (webhook and email) once per cap when spending reaches the share.'
     : 'Sends balance.low (webhook and email) once when the balance falls below; again after it was back above.';
@@ -52,10 +62,11 @@ export function newAlert(
   value: string,
   walletId: string | null,
 ): { alert: NewAlert; error: null } | { alert: null; error: string } {
-  if (type === 'balance_below') {
+  if (type === 'balance_below' || type === 'treasury_at_risk') {
     const check = checkAmount(value);
     if (!check.ok) return { alert: null, error: check.reason };
     const params = { amount: check.value };
+    if (type === 'treasury_at_risk') return { alert: { type, params }, error: null };
     return {
       alert: walletId === null ? { type, params } : { type, walletId, params },
       error: null,

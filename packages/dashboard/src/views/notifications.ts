@@ -8,6 +8,7 @@ export const EMAIL_KIND_WORDS: Record<EmailKind, string> = {
   'balance.low': 'A balance fell below an alert’s amount',
   'budget.threshold': 'Spending reached an alert’s share of a cap',
   'wallet.frozen': 'An agent wallet was frozen',
+  'treasury.at_risk': 'What a breach of the server could take rose above an alert’s amount',
 };
 
 export interface EmailChoice {

@@ -47,6 +47,7 @@ export const EVENT_INFO: Record<WebhookEventType, string> = {
   'withdrawal_address.added': 'An address was added to the withdrawal book',
   'balance.low': 'A balance fell below an alert’s amount',
   'budget.threshold': 'Spending reached an alert’s share of a cap',
+  'treasury.at_risk': 'What a breach of the server could take rose above an alert’s amount',
 };
 
 export interface WebhookDraft {

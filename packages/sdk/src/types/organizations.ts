@@ -104,7 +104,7 @@ export interface RevokedInvitation extends Deleted {
 
 // ---- Alerts (contract section 10) ----
 
-export type AlertType = 'balance_below' | 'cap_used';
+export type AlertType = 'balance_below' | 'cap_used' | 'treasury_at_risk';
 
 /** `balance_below`: `balance.low` once when the watched wallet's balance falls below `amount`. */
 export interface BalanceBelowParams {
@@ -115,6 +115,14 @@ export interface BalanceBelowParams {
 export interface CapUsedParams {
   /** A whole number, 1–100. */
   percent: number;
+}
+
+/**
+ * `treasury_at_risk` (`evm` rail): `treasury.at_risk` once when what a breach of the server could take (the
+ * treasury's `atRisk`) rises above `amount`; again only after it was back at or below.
+ */
+export interface TreasuryAtRiskParams {
+  amount: Amount;
 }
 
 /** `alerts.create` params: the alert's type with the params it takes, and the wallet it watches. */
@@ -130,14 +138,22 @@ export type AlertRule =
       /** The agent wallet whose spending caps are watched. */
       walletId: string;
       params: CapUsedParams;
+    }
+  | {
+      type: 'treasury_at_risk';
+      /** Watches the service's treasury, not a wallet: no walletId. */
+      params: TreasuryAtRiskParams;
     };
 
 export interface Alert {
   id: string;
   type: AlertType;
-  /** The wallet watched (the master wallet's id for a `balance_below` created without one). */
+  /**
+   * The wallet watched (the master wallet's id for a `balance_below` created without one, and for a
+   * `treasury_at_risk`, which the organization keeps with it).
+   */
   walletId: string;
-  params: BalanceBelowParams | CapUsedParams;
+  params: BalanceBelowParams | CapUsedParams | TreasuryAtRiskParams;
   /** Fired and not re-armed yet. */
   firing: boolean;
   createdAt: Timestamp;

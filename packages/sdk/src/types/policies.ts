@@ -1,7 +1,7 @@
 // The owner's REST API: policies and their params, the treasury view, webhooks.
 import type { CalendarPeriod } from '../calendar-period.ts';
 import type { Address, Amount, Currency, Page, PolicyType, PolicyWindow, Timestamp } from './common.ts';
-import type { AgentWallet } from './wallets.ts';
+import type { AgentWallet, MasterWithdrawal } from './wallets.ts';
 
 export interface CapParams {
   limit: Amount;
@@ -156,6 +156,54 @@ export interface TreasuryView {
   atRisk: Amount;
 }
 
+/**
+ * What the owners sign (`bounded` mode): the EIP-712 data of a user operation of their account, for
+ * `eth_signTypedData_v4` (its numbers as decimal strings), and its hash.
+ */
+export interface SignRequest {
+  typedData: {
+    domain: { name: string; version: string; chainId: number; verifyingContract: Address };
+    types: Record<string, Array<{ name: string; type: string }>>;
+    primaryType: string;
+    message: Record<string, string>;
+  };
+  digest: string;
+}
+
+/**
+ * A request that waits for the owners' signatures (`bounded` mode): a master withdrawal more than the service's
+ * float and allowance can pay (answered 202), or the revocation of the service's allowance.
+ */
+export interface AwaitingSignatures {
+  /** The withdrawal, or the revocation request: the `id` its signatures are handed in with. */
+  id: string;
+  status: 'awaiting_signatures';
+  signRequest: SignRequest;
+  /** Owners' signatures still needed. */
+  signaturesNeeded: number;
+}
+
+/**
+ * `withdrawMaster` data: the withdrawal (201), or — `bounded` treasury, more than the float and the allowance can
+ * pay — the owners' request to sign (202). Narrow on `status === 'awaiting_signatures'`.
+ */
+export type MasterWithdrawalAnswer = MasterWithdrawal | AwaitingSignatures;
+
+/** `treasurySignature` data: where the request stands after this signature. */
+export interface TreasurySignatureResult {
+  id: string;
+  /** `submitted`: the owners' threshold is met and the service sends it (and pays the gas). */
+  status: 'awaiting_signatures' | 'submitted' | 'completed' | 'failed';
+  signaturesNeeded: number;
+  /** The owners who have signed, EIP-55. */
+  signedBy: Address[];
+}
+
+/** `revokeTreasuryAllowance` data: the waiting revocation (`submitted` once signed at the threshold). */
+export interface TreasuryRevocation extends Omit<AwaitingSignatures, 'status'> {
+  status: 'awaiting_signatures' | 'submitted';
+}
+
 /** `POST /agent-wallets/:id/policies/simulate` params: the payment to judge. */
 export type SimulatePaymentParams = { toAddress: Address; amount: Amount };
 
@@ -197,7 +245,8 @@ export type WebhookEventType =
   | 'withdrawal.failed'
   | 'withdrawal_address.added'
   | 'balance.low'
-  | 'budget.threshold';
+  | 'budget.threshold'
+  | 'treasury.at_risk';
 
 export interface WebhookEndpoint {
   id: string;

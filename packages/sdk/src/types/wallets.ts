@@ -207,3 +207,38 @@ export interface RotateKeyParams {
   /** How long the old key keeps working: default 3600, 0 = at once, at most 7 days. */
   gracePeriodSeconds?: number;
 }
+
+// ---- The master wallet's withdrawals (contract section 8) ----
+
+/** An address of the withdrawal book: usable from `activatesAt` (WITHDRAWAL_ADDRESS_DELAY_SECONDS after it was added). */
+export interface WithdrawalAddress {
+  id: string;
+  /** EIP-55. */
+  address: Address;
+  label: string;
+  status: 'pending' | 'active';
+  activatesAt: Timestamp;
+  createdAt: Timestamp;
+}
+
+export interface MasterWithdrawalParams {
+  /** An active address of the withdrawal book. */
+  toAddress: Address;
+  amount: Amount;
+  memo?: string;
+  /** Generated when omitted: a retried withdrawal never moves the money twice. */
+  idempotencyKey?: string;
+}
+
+/** A withdrawal from the master wallet: `processing` on `evm` until its payout is confirmed. */
+export interface MasterWithdrawal {
+  id: string;
+  toAddress: Address;
+  amount: Amount;
+  memo: string | null;
+  status: 'processing' | 'completed' | 'failed';
+  txHash: string | null;
+  /** `sandbox`, `evm`, or `internal` (an address of this service). */
+  rail: string;
+  createdAt: Timestamp;
+}

@@ -94,8 +94,8 @@ async function boundedView(
 
 export interface ChainDuties {
   watchDeposits(): Promise<unknown>;
-  /** Queues sweeps and sends the outbox, if this instance holds the sender lease. */
-  send(): Promise<unknown>;
+  /** Queues sweeps and sends the outbox, if this instance holds the sender lease (`leased`). */
+  send(): Promise<{ leased: boolean }>;
   /** Gives the sender lease up (clean shutdown). */
   release(): Promise<void>;
 }

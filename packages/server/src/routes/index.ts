@@ -75,6 +75,7 @@ import sandboxDeposit from './wallet/sandbox-deposit.ts';
 import walletTreasury from './wallet/treasury.ts';
 import treasuryPasskeyOptions from './wallet/treasury-passkey-options.ts';
 import listTreasurySignatures from './wallet/treasury-requests.ts';
+import treasuryRevoke from './wallet/treasury-revoke.ts';
 import treasurySignatures from './wallet/treasury-signatures.ts';
 import withdrawMaster from './wallet/withdraw.ts';
 import getWithdrawal from './wallet/withdrawal.ts';
@@ -145,6 +146,7 @@ export const ROUTE_TABLE = {
   listTreasurySignatures,
   treasurySignatures,
   treasuryPasskeyOptions,
+  treasuryRevoke,
   addWithdrawalAddress,
   listWithdrawalAddresses,
   removeWithdrawalAddress,
@@ -203,4 +205,5 @@ export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([
   listTreasurySignatures,
   treasurySignatures,
   treasuryPasskeyOptions,
+  treasuryRevoke,
 ]);

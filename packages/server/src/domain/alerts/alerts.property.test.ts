@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { emptyWindows, type WalletState } from '../money/batch-state.ts';
-import { type AlertState, evaluateAlert, reached } from './alerts.ts';
+import { type AlertState, evaluateAlert, evaluateTreasuryAlert, reached } from './alerts.ts';
 
 function wallet(availableMicros: bigint, spentMicros = 0n, capMicros = 100n): WalletState {
   return {
@@ -83,4 +83,35 @@ test('cap_used fires once per rise to its share of a cap, with integer arithmeti
   assert.equal(reached(79n, 100n, 80), false);
   assert.equal(reached(80n, 100n, 80), true);
   assert.equal(reached(1n, 3n, 34), false); // 33.3 % is not 34 %
+});
+
+test('treasury_at_risk fires once per rise above its amount, and a wallet batch leaves it as it is', () => {
+  fc.assert(
+    fc.property(fc.bigInt(1n, 100n), fc.array(fc.bigInt(0n, 200n), { maxLength: 40 }), (amount, readings) => {
+      let alert: AlertState = {
+        id: 'a',
+        userId: 'u',
+        walletId: 'wal_1',
+        rule: { type: 'treasury_at_risk', amountMicros: amount },
+        fired: new Set(),
+      };
+      let firings = 0;
+      let expected = 0;
+      let above = false;
+      for (const atRisk of readings) {
+        const batch = evaluateAlert(alert, wallet(0n), 0);
+        assert.deepEqual([batch.firings, [...batch.fired]], [[], [...alert.fired]]);
+        const next = evaluateTreasuryAlert(alert, atRisk);
+        for (const firing of next.firings) {
+          assert.equal(firing.type, 'treasury.at_risk');
+          assert.ok(firing.type === 'treasury.at_risk' && firing.atRiskMicros === atRisk);
+        }
+        firings += next.firings.length;
+        alert = { ...alert, fired: next.fired };
+        if (atRisk > amount && !above) expected += 1;
+        above = atRisk > amount;
+      }
+      assert.equal(firings, expected);
+    }),
+  );
 });

@@ -2,18 +2,22 @@
 // amount and is re-armed when the balance is back at or above it; `cap_used` fires when spending reaches its
 // percent of a cap and is re-armed when it is back under (a rolling window moved on) or a calendar period began
 // (the key names the period). Decided once per batch against the wallets as the batch leaves them, under their
-// locks, so concurrent payments fire an alert once per crossing, never once per payment. Pure.
+// locks, so concurrent payments fire an alert once per crossing, never once per payment. `treasury_at_risk` fires
+// when what a breach of the server could take (the treasury's `atRisk`, evm rail) rises above its amount and is
+// re-armed when it is back at or below: judged where the treasury is read (services/alerts/treasury-alerts.ts),
+// not by the batches. Pure.
 
 import type { WalletState } from '../money/batch-state.ts';
 import { periodKey } from '../money/batch-state.ts';
 import { periodOf } from '../policies/calendar-period.ts';
 
-export const ALERT_TYPES = ['balance_below', 'cap_used'] as const;
+export const ALERT_TYPES = ['balance_below', 'cap_used', 'treasury_at_risk'] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 
 export type AlertRule =
   | { type: 'balance_below'; amountMicros: bigint }
-  | { type: 'cap_used'; percent: number };
+  | { type: 'cap_used'; percent: number }
+  | { type: 'treasury_at_risk'; amountMicros: bigint };
 
 export interface AlertState {
   id: string;
@@ -43,6 +47,14 @@ export type AlertFiring =
       percent: number;
       limitMicros: bigint;
       spentMicros: bigint;
+    }
+  | {
+      type: 'treasury.at_risk';
+      alertId: string;
+      userId: string;
+      walletId: string;
+      atRiskMicros: bigint;
+      thresholdMicros: bigint;
     };
 
 /** A cap of the wallet with what is spent against it now, and the key its alert fires under. */
@@ -93,6 +105,8 @@ export function evaluateAlert(
   nowMs: number,
 ): { firings: AlertFiring[]; fired: Set<string> } {
   const base = { alertId: alert.id, userId: alert.userId, walletId: alert.walletId };
+  // Not a wallet's: judged where the treasury is read (evaluateTreasuryAlert); a batch leaves it as it is.
+  if (alert.rule.type === 'treasury_at_risk') return { firings: [], fired: new Set(alert.fired) };
   if (alert.rule.type === 'balance_below') {
     const below = wallet.availableMicros < alert.rule.amountMicros;
     const was = alert.fired.has('balance');
@@ -120,3 +134,31 @@ export function evaluateAlert(
   }
   return { firings, fired };
 }
+
+/**
+ * What a `treasury_at_risk` alert does at a reading of the treasury: fires once when `atRisk` is above its amount
+ * and it was not (one firing per crossing, however many readings follow), and is re-armed at or below it.
+ */
+export function evaluateTreasuryAlert(
+  alert: AlertState,
+  atRiskMicros: bigint,
+): { firings: AlertFiring[]; fired: Set<string> } {
+  if (alert.rule.type !== 'treasury_at_risk') return { firings: [], fired: new Set(alert.fired) };
+  const above = atRiskMicros > alert.rule.amountMicros;
+  const firings: AlertFiring[] =
+    above && !alert.fired.has(TREASURY_KEY)
+      ? [
+          {
+            type: 'treasury.at_risk',
+            alertId: alert.id,
+            userId: alert.userId,
+            walletId: alert.walletId,
+            atRiskMicros,
+            thresholdMicros: alert.rule.amountMicros,
+          },
+        ]
+      : [];
+  return { firings, fired: above ? new Set([TREASURY_KEY]) : new Set() };
+}
+
+const TREASURY_KEY = 'treasury';

@@ -27,6 +27,7 @@ test('event types map to kinds of mail; the others are never mailed', () => {
   assert.equal(emailKindOf('security.factor_removed'), 'security');
   assert.equal(emailKindOf('wallet.frozen'), 'wallet.frozen');
   assert.equal(emailKindOf('balance.low'), 'balance.low');
+  assert.equal(emailKindOf('treasury.at_risk'), 'treasury.at_risk');
   for (const type of ['payment.completed', 'wallet.unfrozen', 'approval.approved', 'deposit.credited']) {
     assert.equal(emailKindOf(type), null, type);
   }
@@ -147,6 +148,7 @@ test('every mailed event type renders, with a link into the dashboard', () => {
     ['wallet.frozen', { id: 'wal_9XyZ', label: 'bot', reason: 'auto_freeze' }, '/agents/wal_9XyZ'],
     ['balance.low', { walletId: 'wal_9XyZ', balance: '3', threshold: '5' }, '/agents/wal_9XyZ'],
     ['budget.threshold', { walletId: 'wal_9XyZ', percent: 80 }, '/agents/wal_9XyZ'],
+    ['treasury.at_risk', { alertId: 'alr_1', atRisk: '140.000000', threshold: '100.000000' }, '/'],
   ];
   for (const [eventType, data, path] of cases) {
     const mail = renderMail({
@@ -168,6 +170,15 @@ test('every mailed event type renders, with a link into the dashboard', () => {
     wallet: null,
   });
   assert.ok(ip.text.includes('From address: 203.0.113.9') && ip.text.includes('Factor: passkey'));
+  const treasury = renderMail({
+    eventType: 'treasury.at_risk',
+    data: { alertId: 'alr_1', atRisk: '140.500000', threshold: '100.000000' },
+    createdAtMs: 0,
+    publicUrl: 'https://w.example',
+    wallet: null,
+  });
+  assert.ok(treasury.text.includes('At risk: 140.5 USDC'), treasury.text);
+  assert.ok(treasury.text.includes('Alert above: 100 USDC'), treasury.text);
   const master = renderMail({
     eventType: 'balance.low',
     data: { walletId: 'wal_master', balance: '1' },

@@ -1,6 +1,6 @@
 // Email for what needs a person (contract section 10), the pure parts: which events are mailed, to which
 // members, and what the mail says. Approvers (every member with approve rights) get approval.requested; owners
-// get security.*, withdrawal_address.added, balance.low, budget.threshold and wallet.frozen; each member may turn
+// get security.*, withdrawal_address.added, balance.low, budget.threshold, wallet.frozen and treasury.at_risk; each member may turn
 // any kind off. The member a role change or a removal is about is told too, at their own address, whatever their
 // role and choices (toldToTheMember): it is their own access. A mail is built from an allowlist of the event's fields, each checked against the shape it must
 // have (an amount, an address, an id, a time) — never by printing the event — so no secret, and no text an agent
@@ -16,6 +16,7 @@ export const EMAIL_KINDS = [
   'balance.low',
   'budget.threshold',
   'wallet.frozen',
+  'treasury.at_risk',
 ] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
@@ -282,6 +283,21 @@ function budgetThreshold({ data, walletId, label }: Subject): Content {
   };
 }
 
+function treasuryAtRisk({ data }: Subject): Content {
+  return {
+    subject: 'Treasury at risk above your alert',
+    intro:
+      'What a breach of the server could take now (the float plus the rest of the period’s allowance) rose above ' +
+      'the amount of your alert.',
+    facts: [
+      ['At risk', mapAmount(amountField(data, 'atRisk'))],
+      ['Alert above', mapAmount(amountField(data, 'threshold'))],
+    ],
+    path: '/',
+    action: 'Review the treasury',
+  };
+}
+
 function securityChanged({ data }: Subject, input: MailInput): Content {
   const what = SECURITY_WHAT[input.eventType] ?? 'The account’s security settings changed.';
   const detail = (data as { detail?: unknown } | null)?.detail;
@@ -308,6 +324,7 @@ const CONTENT_OF = new Map<string, (subject: Subject, input: MailInput) => Conte
   ['withdrawal_address.added', withdrawalAddressAdded],
   ['balance.low', balanceLow],
   ['budget.threshold', budgetThreshold],
+  ['treasury.at_risk', treasuryAtRisk],
 ]);
 
 const ROLE_WORDS: Record<Role, string> = {

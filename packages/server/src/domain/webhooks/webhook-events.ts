@@ -25,5 +25,6 @@ export const EVENT_TYPES = [
   'withdrawal_address.added',
   'balance.low',
   'budget.threshold',
+  'treasury.at_risk',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -9,7 +9,9 @@ const watchedWallet = idSchema
   .optional()
   .describe('the wallet watched: an agent wallet, or the master wallet (balance_below without walletId)');
 const PARAMS = {
-  amount: amountSchema.describe('balance_below: the balance it watches for falling below'),
+  amount: amountSchema.describe(
+    'balance_below: the balance it watches for falling below; treasury_at_risk: the atRisk it watches for rising above',
+  ),
   percent: z
     .number()
     .int()
@@ -40,6 +42,10 @@ const BRANCHES: Record<(typeof ALERT_TYPES)[number], z.ZodObject> = {
     walletId: idSchema.describe('the agent wallet whose spending caps it watches'),
     params: z.strictObject({ percent: PARAMS.percent }),
   }),
+  treasury_at_risk: z.strictObject({
+    type: z.literal('treasury_at_risk'),
+    params: z.strictObject({ amount: PARAMS.amount }),
+  }),
 };
 
 export const newAlertDocumentation = z.unknown().meta({
@@ -55,7 +61,7 @@ export const newAlertDocumentation = z.unknown().meta({
 export const alertView = z.object({
   id: z.string(),
   type: z.enum(ALERT_TYPES),
-  walletId: z.string(),
+  walletId: z.string().describe('treasury_at_risk: the master wallet (the alert is the organization’s)'),
   params: z.union([z.object({ amount: z.string() }), z.object({ percent: z.number().int() })]),
   firing: z.boolean().describe('fired and not re-armed yet'),
   createdAt: timestamp,

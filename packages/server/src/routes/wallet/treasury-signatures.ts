@@ -12,16 +12,18 @@ export default defineRoute({
   url: '/api/v1/wallet/treasury/signatures',
   auth: 'user',
   role: 'owner',
+  // A signature can complete a payment out of the owners' account: money leaving, as a withdrawal is.
+  stepUp: 'always',
   summary: 'Hand in an owner’s signature for a payment that waits for the owners',
   description:
     'Bounded treasury only (TREASURY_MODE=bounded; 404 elsewhere). `id` is a withdrawal answered 202 ' +
-    '`awaiting_signatures`. Either `signature`: one owner’s eth_signTypedData_v4 signature of its `signRequest`; ' +
+    '`awaiting_signatures`, or the revocation POST /api/v1/wallet/treasury/revoke answered. Either `signature`: one owner’s eth_signTypedData_v4 signature of its `signRequest`; ' +
     'or, for a hybrid account (TREASURY_ACCOUNT_KIND=hybrid), `passkey`: the browser’s AuthenticationResponseJSON ' +
     'from one of the caller’s own passkeys, answering the options of POST ' +
     '/wallet/treasury/signatures/passkey-options (the challenge is the request’s `signRequest.digest`); the ' +
     'passkey must be one of the account’s keys on chain. Signatures are taken one at a time; once the owners’ ' +
-    'threshold is met the service submits the payment once (and pays the gas), and the withdrawal ends ' +
-    '`completed` or `failed` as any other. 400 VALIDATION_ERROR for a signature that is not an owner’s over this ' +
+    'threshold is met the service submits it once (and pays the gas): the withdrawal ends ' +
+    '`completed` or `failed` as any other, a revocation stops every later refill. 400 VALIDATION_ERROR for a signature that is not an owner’s over this ' +
     'very request (or a passkey assertion that is not the caller’s, over another request, or from a key the ' +
     'account does not hold); 409 INVALID_STATE when that owner or passkey signed already.',
   tags: ['wallet'],

@@ -1,6 +1,8 @@
-// Alerts (contract section 10): what the owner asked to hear about — a wallet's balance below an amount, or
-// spending reaching a share of a cap. Stored here; decided by the ledger's batches (domain/alerts/alerts.ts), which fire
-// `balance.low` and `budget.threshold` once per crossing.
+// Alerts (contract section 10): what the owner asked to hear about — a wallet's balance below an amount,
+// spending reaching a share of a cap, or what a breach of the server could take (the evm treasury's `atRisk`)
+// rising above an amount. Stored here; the first two are decided by the ledger's batches (domain/alerts/alerts.ts),
+// which fire `balance.low` and `budget.threshold` once per crossing; the last where the treasury is read
+// (treasury-alerts.ts), which fires `treasury.at_risk` once per crossing.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isoFromMs } from '../../clock.ts';
 import type { AlertRule, AlertState, AlertType } from '../../domain/alerts/alerts.ts';
@@ -72,9 +74,8 @@ export function alertStateOf(row: AlertsTable): AlertState {
 }
 
 function ruleOf(type: AlertType, params: { amount?: string; percent?: number }): AlertRule {
-  return type === 'balance_below'
-    ? { type, amountMicros: decimalToMicros(params.amount!) }
-    : { type, percent: params.percent! };
+  if (type === 'cap_used') return { type, percent: params.percent! };
+  return { type, amountMicros: decimalToMicros(params.amount!) };
 }
 
 function viewOf(row: AlertsTable): AlertView {
@@ -117,8 +118,16 @@ async function insertUnderCount(trx: Kysely<Database>, row: AlertsTable): Promis
 export function createAlertService(ctx: ServiceContext): AlertService {
   const { store, writer, clock } = ctx;
 
-  /** The wallet an alert watches: balance_below the master without a walletId, cap_used an agent wallet. */
+  /**
+   * The wallet an alert watches: balance_below the master without a walletId, cap_used an agent wallet; a
+   * treasury_at_risk alert watches the service's treasury and is kept with the organization's master wallet.
+   */
   async function watched(userId: string, alert: NewAlert) {
+    if (alert.type === 'treasury_at_risk') {
+      if (alert.walletId !== undefined)
+        throw invalid('walletId: treasury_at_risk watches the treasury, not a wallet');
+      return masterWalletOf(store.db, userId);
+    }
     if (alert.type === 'cap_used') {
       if (alert.walletId === undefined) throw invalid('walletId: cap_used watches an agent wallet’s caps');
       return ownedWallet(store.db, userId, alert.walletId, 'agent');
@@ -137,9 +146,9 @@ export function createAlertService(ctx: ServiceContext): AlertService {
   async function create(userId: string, alert: NewAlert): Promise<AlertView> {
     const wallet = await watched(userId, alert);
     const params =
-      alert.type === 'balance_below'
-        ? { amount: formatMicros(alert.params.amount!) }
-        : { percent: alert.params.percent! };
+      alert.type === 'cap_used'
+        ? { percent: alert.params.percent! }
+        : { amount: formatMicros(alert.params.amount!) };
     const row: AlertsTable = {
       id: newId('alr'),
       user_id: userId,

@@ -62,6 +62,18 @@ export function alertEvent(firing: AlertFiring, nowMs: number): NewEvent {
       nowMs,
     };
   }
+  if (firing.type === 'treasury.at_risk') {
+    return {
+      userId: firing.userId,
+      type: 'treasury.at_risk',
+      data: () => ({
+        alertId: firing.alertId,
+        atRisk: formatMicros(firing.atRiskMicros),
+        threshold: formatMicros(firing.thresholdMicros),
+      }),
+      nowMs,
+    };
+  }
   return {
     userId: firing.userId,
     type: 'budget.threshold',

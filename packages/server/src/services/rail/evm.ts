@@ -13,6 +13,7 @@ import { type ChainDuties, chainDuties, type EvmRail } from '../../chain/rail.ts
 import type { OwnersWait } from '../../domain/money/batch-state.ts';
 import { treasuryCover } from '../../domain/money/treasury-cover.ts';
 import { AppError, notFound } from '../../errors.ts';
+import { alertTreasuryOnce } from '../alerts/treasury-alerts.ts';
 import type { Page, ServiceContext } from '../context.ts';
 import type { RelyingParty } from '../identity/passkey-rows.ts';
 import { settleX402Due } from '../x402/settle.ts';
@@ -52,6 +53,8 @@ export interface OwnersGate {
     id: string,
     response: AuthenticationResponseJSON,
   ): Promise<OwnersRequestView>;
+  /** The owners' request that revokes the service's delegation: the waiting one, else a new one. */
+  revoke(): Promise<OwnersRequestView>;
 }
 
 export type OwnersRequestView = ReturnType<typeof requestView>;
@@ -75,10 +78,17 @@ export function evmServices(
   options: { warn: (message: string) => void; x402AllowPrivate: boolean; relyingParty: RelyingParty },
 ): EvmServices {
   const owners = rail.bounded === null ? null : ownersGate(ctx, rail, options.relyingParty);
+  const chain = chainDuties({ ...ctx, books: railBooks }, rail, options.warn);
   return {
     rail,
     duties: {
-      ...chainDuties({ ...ctx, books: railBooks }, rail, options.warn),
+      ...chain,
+      async send() {
+        const round = await chain.send();
+        // The round's fresh reading of the treasury judges the treasury alerts: by the sender (one instance).
+        if (round.leased) await alertTreasuryOnce(ctx, rail.treasury.latest()?.atRiskMicros ?? null);
+        return round;
+      },
       settleX402: () => settleX402Due({ ctx, rail, allowPrivate: false, owners: null }),
     },
     x402: createX402Service({ ctx, rail, allowPrivate: options.x402AllowPrivate, owners }),
@@ -91,6 +101,7 @@ export function evmServices(
 /** The framework's ABIs and the owners' code: loaded in bounded mode only, when first needed (a hot rail never). */
 const ownersCode = () => import('../../chain/bounded/owners-requests.ts');
 const heldCode = () => import('../../chain/bounded/held-payments.ts');
+const revokeCode = () => import('../../chain/bounded/owners-revoke.ts');
 
 /**
  * Whether a payment to this address must wait for the owners: more than the float and what the allowance can
@@ -162,23 +173,43 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail, rp: RelyingParty): Owner
       refusalsAsErrors(async () =>
         signWithPasskey(ctx, deps, rp, personId, await ownedRequest(ctx, deps, userId, id), response),
       ),
+    async revoke() {
+      const { revokeRequest, NothingToRevoke } = await revokeCode();
+      try {
+        return await revokeRequest(deps);
+      } catch (error) {
+        if (error instanceof NothingToRevoke) throw new AppError('INVALID_STATE', error.message);
+        throw error;
+      }
+    },
   };
 }
 
-/** A request paying this user's own payment: another organization's is not there for them (404). */
+/**
+ * The request, when this user may hand in signatures for it: one paying their own payment (another organization's
+ * is not there for them: 404), or the revocation of the service's delegation — the deployment's treasury, which
+ * every owner may ask the owners' keys to close (only those keys' signatures count).
+ */
 async function ownedRequest(ctx: ServiceContext, deps: OwnersDeps, userId: string, id: string) {
   const row = await (await ownersCode()).findOwnersRequest(deps, id);
-  const owned =
-    row?.transaction_id == null
-      ? undefined
-      : await ctx.store.db
-          .selectFrom('transactions')
-          .select('id')
-          .where('id', '=', row.transaction_id)
-          .where('user_id', '=', userId)
-          .executeTakeFirst();
-  if (row === undefined || owned === undefined) throw notFound('signature request');
+  if (row === undefined || !(await mayHandIn(ctx, userId, row))) throw notFound('signature request');
   return row;
+}
+
+async function mayHandIn(
+  ctx: ServiceContext,
+  userId: string,
+  row: { kind: string; transaction_id: string | null },
+): Promise<boolean> {
+  if (row.kind === 'revoke') return true;
+  if (row.transaction_id === null) return false;
+  const owned = await ctx.store.db
+    .selectFrom('transactions')
+    .select('id')
+    .where('id', '=', row.transaction_id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return owned !== undefined;
 }
 
 /** The owners' code refuses in its own words: 409 for a second signature of one signer, 400 otherwise. */

@@ -59,3 +59,10 @@ export async function listSignatureRequests(
     throw new AppError('NOT_FOUND', 'signature requests exist in bounded treasury mode only');
   return owners.list(userId, query);
 }
+
+/** The owners' request that revokes the service's delegation (bounded mode only); the waiting one if any. */
+export async function revokeDelegation(services: Pick<Services, 'chain'>) {
+  const owners = services.chain?.owners ?? null;
+  if (owners === null) throw new AppError('NOT_FOUND', 'the delegation exists in bounded treasury mode only');
+  return owners.revoke();
+}

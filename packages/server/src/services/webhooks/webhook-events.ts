@@ -25,6 +25,7 @@ export type MailedEventType = Extract<
   | 'balance.low'
   | 'budget.threshold'
   | 'wallet.frozen'
+  | 'treasury.at_risk'
 >;
 export type UnmailedEventType = Exclude<EventType, MailedEventType>;
 

@@ -29,9 +29,12 @@ export interface AlertsTable {
   id: string;
   user_id: string;
   wallet_id: string;
-  type: 'balance_below' | 'cap_used';
+  type: 'balance_below' | 'cap_used' | 'treasury_at_risk';
   params_json: string;
-  /** Keys of what fired and is not re-armed yet: ["balance"] or ["<policyId>\n<window or period start>"]. */
+  /**
+   * Keys of what fired and is not re-armed yet: ["balance"], ["<policyId>\n<window or period start>"] or
+   * ["treasury"].
+   */
   fired_json: string;
   created_at_ms: bigint;
 }

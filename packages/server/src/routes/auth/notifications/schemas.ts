@@ -8,6 +8,7 @@ const KIND_DESCRIPTIONS: Record<(typeof EMAIL_KINDS)[number], string> = {
   'balance.low': 'a balance fell below an alert’s amount (owners)',
   'budget.threshold': 'spending reached an alert’s share of a cap (owners)',
   'wallet.frozen': 'an agent wallet was frozen (owners)',
+  'treasury.at_risk': 'what a breach of the server could take rose above an alert’s amount (owners)',
 };
 
 export const emailKind = z.enum(EMAIL_KINDS);

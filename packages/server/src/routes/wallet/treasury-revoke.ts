@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { defineRoute } from '../../http/route.ts';
+import { revokeDelegation } from '../../services/rail/treasury-state.ts';
+import { signRequestView } from './withdrawal-schemas.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/api/v1/wallet/treasury/revoke',
+  auth: 'user',
+  role: 'owner',
+  // Closing the service's allowance is a money guard: a stale session must not start (or learn of) it unseen.
+  stepUp: 'always',
+  summary: 'Ask the owners to revoke the service’s allowance',
+  description:
+    'Bounded treasury only (TREASURY_MODE=bounded; 404 elsewhere). Creates the owners’ request that revokes the ' +
+    'delegation letting the service’s key refill its float from the owners’ account: each owner signs ' +
+    '`signRequest` and hands the signature in with POST /api/v1/wallet/treasury/signatures {id, signature}; once ' +
+    'the owners’ threshold is met the service submits it (and pays the gas). From the block it is mined in, the ' +
+    'chain refuses every redemption: the float still pays what it holds, and nothing refills it. While a ' +
+    'revocation waits (for signatures, or on its way to the chain), asking again answers that same request. ' +
+    '409 INVALID_STATE when no delegation is active (none granted, or revoked already).',
+  tags: ['wallet'],
+  response: z.object({
+    id: z.string().describe('the request: the `id` its signatures are handed in with'),
+    status: z
+      .enum(['awaiting_signatures', 'submitted'])
+      .describe('submitted: the owners’ threshold is met and the revocation is on its way to the chain'),
+    signRequest: signRequestView,
+    signaturesNeeded: z.number().int().describe('owners’ signatures still needed'),
+  }),
+  successStatus: 202,
+  handler: async ({ services }) => {
+    const view = await revokeDelegation(services);
+    return {
+      status: 202,
+      data: {
+        id: view.id,
+        status: view.status,
+        signRequest: view.signRequest,
+        signaturesNeeded: view.signaturesNeeded,
+      },
+    };
+  },
+});
