@@ -17,7 +17,7 @@ import { owners, startBoundedWorld } from './support/bounded.ts';
 import { type EvmWorld, fundedEvmBuyer } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, storeTargets } from './support/harness.ts';
-import type { TestUser } from './support/http.ts';
+import { stepUpWithPassword, type TestUser } from './support/http.ts';
 import { startMppSeller } from './support/mpp-seller.ts';
 import { type Seller, startSeller } from './support/x402-seller.ts';
 
@@ -286,10 +286,12 @@ for (const target of await storeTargets()) {
       assert.deepEqual(await balances(), before);
       assert.equal((await requestsOf(pending.txId))[0]!.status, 'failed');
       const request = (await h.services.chain!.owners!.requestFor(pending.txId))!;
+      await stepUpWithPassword(owner); // earlier tests moved the clock past the step-up window
       const late = await owner.api.post('/api/v1/wallet/treasury/signatures', {
         id: pending.txId,
         signature: await owners[0]!.signTypedData(request.signRequest.typedData as never),
       });
+      assert.equal(late.status, 200, late.raw);
       assert.equal(late.body.data.status, 'failed', late.raw);
       await rounds(2);
       assert.equal(await world.usdc.balanceOf(DECLINED), 0n);
@@ -304,10 +306,13 @@ for (const target of await storeTargets()) {
       const retried = toolOk(await tool(h, key, 'send_payment', asked), 'send_payment');
       assert.equal(retried.txId, pending.txId);
       const request = (await h.services.chain!.owners!.requestFor(pending.txId))!;
-      await owner.api.post('/api/v1/wallet/treasury/signatures', {
+      await stepUpWithPassword(owner);
+      const signed = await owner.api.post('/api/v1/wallet/treasury/signatures', {
         id: pending.txId,
         signature: await owners[0]!.signTypedData(request.signRequest.typedData as never),
       });
+      assert.equal(signed.status, 200, signed.raw);
+      assert.equal(signed.body.data.status, 'awaiting_signatures', 'one owner of two: it still waits');
       h.clock.advanceMs(OWNERS_SIGNATURES_MAX_AGE_MS - 60_000);
       await rounds(1);
       assert.equal((await requestsOf(pending.txId))[0]!.status, 'awaiting_signatures', 'not yet');

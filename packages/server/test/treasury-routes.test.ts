@@ -156,7 +156,7 @@ for (const target of await storeTargets()) {
       assert.equal(deleted.status, 200, deleted.raw);
     });
 
-    test('payouts in a row are paid from the float within the allowance; past it they are refused until the next period', async () => {
+    test('payouts in a row are paid from the float within the allowance; past it they wait for the owners until the next period', async () => {
       const paidBefore = await balance(OUTSIDE);
       const leftNow = async () => {
         const reading = await rail().treasury.refresh();
@@ -182,12 +182,20 @@ for (const target of await storeTargets()) {
         'float + remaining fell by what was paid: refills only moved money',
       );
 
-      // More than the float and the rest of the period can pay: refused before any debit.
+      // More than the float and the rest of the period can pay: it waits for the owners, held, nothing paid out;
+      // declined, its hold goes back.
       const walletBefore = (await buyer.owner.api.get(`/api/v1/agent-wallets/${buyer.walletId}`)).body.data;
-      const refused = await pay((Number(left + USDC) / 1e6).toFixed(6));
-      assert.equal(refused.status, 503, refused.raw);
+      const waiting = toolOk(await pay((Number(left + USDC) / 1e6).toFixed(6)), 'send_payment');
+      assert.equal(waiting.status, 'pending');
+      assert.match(String(waiting.reason), /allowance for this period cannot cover it/);
+      const declined = await buyer.owner.api.post(
+        `/api/v1/agent-wallets/${buyer.walletId}/transactions/${waiting.txId}/reject`,
+        {},
+      );
+      assert.equal(declined.status, 200, declined.raw);
       const walletAfter = (await buyer.owner.api.get(`/api/v1/agent-wallets/${buyer.walletId}`)).body.data;
       assert.equal(walletAfter.balance, walletBefore.balance, 'nothing was debited');
+      assert.equal((await balance(OUTSIDE)) - paidBefore, paid, 'nothing went out');
 
       // The next period: the allowance is whole again (less any refill it made) and the same payout goes out.
       await rpc(world.anvil, 'evm_increaseTime', [DAY_SECONDS]);
@@ -322,7 +330,10 @@ for (const target of await storeTargets()) {
         await rounds(3);
       }
       assert.equal(await float(), 2n * USDC, 'paid from the float');
-      expectError(await pay('3'), 503, 'SERVICE_UNAVAILABLE');
+      // Past the float, with nothing left to redeem: it waits for the owners' own signatures.
+      const waiting = toolOk(await pay('3'), 'send_payment');
+      assert.equal(waiting.status, 'pending');
+      assert.match(String(waiting.reason), /allowance for this period cannot cover it/);
       await rpc(world.anvil, 'evm_increaseTime', [DAY_SECONDS]);
       await mine(world.anvil, 1);
       await rounds(3);
