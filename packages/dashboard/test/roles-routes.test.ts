@@ -28,8 +28,7 @@ const OPERATIONS: Record<Action, readonly string[]> = {
   manageAddressBook: ['addWithdrawalAddress', 'removeWithdrawalAddress'],
   manageMembers: ['inviteMember', 'updateMember', 'removeMember', 'revokeInvitation', 'listInvitations'],
   manageOrganization: ['updateOrganization'],
-  signTreasury: ['treasurySignatures'],
-  // POST /wallet/treasury/revoke (revokeTreasuryAllowance) is not merged yet: name it here once it is.
+  signTreasury: ['treasurySignatures', 'treasuryPasskeyOptions'],
   revokeAllowance: ['treasuryRevoke'],
 };
 

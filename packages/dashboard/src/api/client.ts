@@ -18,6 +18,7 @@ import { type OrganizationApi, organizationApi } from './organization.ts';
 import type { Method, RequestParams } from './request.ts';
 import { isStepUpPath, type StepUpAsk, StepUpGate, stepUpMethods } from './stepUp.ts';
 import { type TreasuryApi, treasuryApi } from './treasury.ts';
+import { treasuryPasskeyApi } from './treasuryPasskey.ts';
 
 /** The 403s the app as a whole reacts to (see onRefused). */
 export type RefusalCode = 'MFA_ENROLLMENT_REQUIRED' | 'FORBIDDEN_ROLE';
@@ -79,6 +80,8 @@ export class ApiClient {
   readonly oauth: OAuthApi = oauthApi(this);
   /** A bounded treasury's owners: what waits for their signatures, a signature, the revocation: treasury.ts. */
   readonly treasury: TreasuryApi = treasuryApi(this);
+  /** A hybrid treasury account's requests signed with the owner's passkey: treasuryPasskey.ts. */
+  readonly treasuryPasskey = treasuryPasskeyApi(this);
   /** Holds a request refused with STEP_UP_REQUIRED until the person proved presence (see setStepUpAsk). */
   readonly stepUp = new StepUpGate();
   private readonly origin: string;
