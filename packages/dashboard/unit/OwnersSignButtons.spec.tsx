@@ -10,6 +10,7 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../src/api/errors.ts';
 import type { OwnersRequest, SignRequest } from '../src/api/treasury.ts';
+import { treasuryPasskeyApi } from '../src/api/treasuryPasskey.ts';
 import type { Role } from '../src/roles.ts';
 import { StepUpProvider } from '../src/views/StepUp.tsx';
 import { TreasuryCard } from '../src/views/TreasuryCard.tsx';
@@ -74,13 +75,8 @@ const listOf = (items: OwnersRequest[]) =>
 let routes: Record<string, Reply[]>;
 const sent: { method: string; path: string; body: unknown }[] = [];
 
-function renderCard(role: Role, treasury: TreasuryView, row: OwnersRequest) {
-  routes = {
-    'GET /api/v1/wallet/treasury': [ok(treasury)],
-    'GET /api/v1/wallet/treasury/signatures': [listOf([row])],
-    ...routes,
-  };
-  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+function fakeServer() {
+  return vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const path = pathOf(input);
     const method = init?.method ?? 'GET';
     const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
@@ -92,6 +88,15 @@ function renderCard(role: Role, treasury: TreasuryView, row: OwnersRequest) {
       (queue !== undefined && queue.length > 1 ? queue.shift() : queue?.[0]) ?? fail(404, 'NOT_FOUND', 'no');
     return new Response(JSON.stringify(reply.body), { status: reply.status });
   });
+}
+
+function renderCard(role: Role, treasury: TreasuryView, row: OwnersRequest) {
+  routes = {
+    'GET /api/v1/wallet/treasury': [ok(treasury)],
+    'GET /api/v1/wallet/treasury/signatures': [listOf([row])],
+    ...routes,
+  };
+  const fetch = fakeServer();
   const value = testServices(fetch, { sandbox: false, chain: { explorerUrl: null, confirmations: 1 }, role });
   render(
     value.wrap(
@@ -222,9 +227,8 @@ describe('the last signature', () => {
     await within(row).findByText('Signed by enough owners: being sent on chain');
     expect(row.getAttribute('data-status')).toBe('submitted');
     expect(within(row).queryAllByRole('button')).toHaveLength(0);
-    expect(within(row).getByRole('status').textContent).toBe(
-      'Signed with 0xAbCdEf…CdEf01. Signed by enough owners: being sent on chain.',
-    );
+    // Who signed stays said; where the request stands is the row's progress, which moved on.
+    expect(within(row).getByRole('status').textContent).toBe('Signed with 0xAbCdEf…CdEf01.');
   });
 });
 
@@ -248,7 +252,7 @@ describe('a hand-in that needs a step-up', () => {
     await act(async () => {
       fireEvent.click(within(dialog).getByRole('button', { name: 'Confirm' }));
     });
-    await screen.findByText(/^Signed with 0xAbCdEf…CdEf01\. Signed by enough owners: being sent on chain\.$/);
+    await screen.findByText('Signed with 0xAbCdEf…CdEf01.');
     const handIns = posted('/api/v1/wallet/treasury/signatures');
     expect(handIns).toHaveLength(2);
     expect(handIns[1]?.body).toEqual({ id: 'wd_1', signature: SIGNATURE });
@@ -275,6 +279,62 @@ describe('a hand-in that needs a step-up', () => {
     expect(screen.getByRole('button', { name: /^Sign with your wallet/ }).textContent).toBe(
       'Sign with your wallet',
     );
+  });
+});
+
+describe('a passkey hand-in refused for a step-up', () => {
+  const OPTIONS = { challenge: 'q83vEjRWeJA', rpId: 'localhost', allowCredentials: [] };
+  const assertion = (n: number) =>
+    ({ id: 'cred', rawId: 'cred', type: 'public-key', response: { n }, clientExtensionResults: {} }) as never;
+
+  it('is not sent again as it was: once presence is proven, a fresh answer of the passkey is handed in', async () => {
+    routes = {
+      'POST /api/v1/wallet/treasury/signatures/passkey-options': [ok(OPTIONS)],
+      'POST /api/v1/wallet/treasury/signatures': [
+        STEP_UP,
+        ok({ id: 'wd_1', status: 'submitted', signaturesNeeded: 0, signedBy: ['passkey:cred'] }),
+      ],
+    };
+    const { client } = testServices(fakeServer());
+    const asked: string[][] = [];
+    client.setStepUpAsk(async (methods) => {
+      asked.push(methods);
+      return true;
+    });
+    let answers = 0;
+    const signed = await treasuryPasskeyApi(client, async () => assertion(++answers)).signWithPasskey({
+      id: 'wd_1',
+    });
+    expect(signed.status).toBe('submitted');
+    expect(asked).toEqual([['password']]);
+    expect(sent.map((r) => r.path.replace('/api/v1/wallet/treasury/', ''))).toEqual([
+      'signatures/passkey-options',
+      'signatures',
+      'signatures/passkey-options',
+      'signatures',
+    ]);
+    // The answer given before the step-up is never sent again: the second hand-in carries the browser's next one.
+    const handedIn = (i: number) =>
+      (sent[i]?.body as { passkey?: { response: unknown } } | undefined)?.passkey?.response;
+    expect(handedIn(1)).toEqual({ n: 1 });
+    expect(handedIn(3)).toEqual({ n: 2 });
+  });
+
+  it('declined, the refusal comes back and nothing more is sent', async () => {
+    routes = {
+      'POST /api/v1/wallet/treasury/signatures/passkey-options': [ok(OPTIONS)],
+      'POST /api/v1/wallet/treasury/signatures': [STEP_UP],
+    };
+    const { client } = testServices(fakeServer());
+    client.setStepUpAsk(async () => false);
+    const refused = await treasuryPasskeyApi(client, async () => assertion(1))
+      .signWithPasskey({ id: 'wd_1' })
+      .then(
+        () => null,
+        (error: unknown) => error as ApiError,
+      );
+    expect(refused?.code).toBe('STEP_UP_REQUIRED');
+    expect(sent).toHaveLength(2);
   });
 });
 
