@@ -160,7 +160,7 @@ function RevokeAllowance({ threshold }: { threshold: number | null }) {
               throw new ApiError('NOTHING_TO_REVOKE', refusal.status, revokeRefusalWords(refusal));
             }
             await qc.invalidateQueries({ queryKey: K.ownersRequests });
-            setNote(`The revocation waits for ${owners}’ signatures below.`);
+            setNote(`Revocation asked: it is listed above and takes effect once ${owners} have signed it.`);
           }}
         >
           <p>

@@ -14,14 +14,12 @@ import type { OwnersRequest } from '../api/treasury.ts';
 import { useApp } from '../app-context.ts';
 import { StatusNote } from '../components/Common.tsx';
 import { K } from '../queries.ts';
-import {
-  ownersRequestWords,
-  passkeyRefusalWords,
-  signatureProgressWords,
-  signatureRefusalWords,
-} from './treasuryWords.ts';
+import { ownersRequestWords, passkeyRefusalWords, signatureRefusalWords } from './treasuryWords.ts';
 
-/** What a click came to: a note of the progress, or a refusal in words. */
+/**
+ * What a click came to: who signed, or a refusal in words. Where the request stands is the row's to say (it moves
+ * on as other owners sign), not this note's.
+ */
 type Outcome = { note: string } | { problem: string };
 
 /** The wallet's signature handed in; a refusal (the wallet's or the server's) in words. */
@@ -33,8 +31,8 @@ async function signWithWallet(client: ReturnType<typeof useApp>['client'], reque
     return { problem: error instanceof WalletProblem ? error.message : toApiError(error).message };
   }
   try {
-    const progress = await client.treasury.sign(request.id, signed.signature);
-    return { note: `Signed with ${shortAddress(signed.signer)}. ${signatureProgressWords(progress)}.` };
+    await client.treasury.sign(request.id, signed.signature);
+    return { note: `Signed with ${shortAddress(signed.signer)}.` };
   } catch (error) {
     return { problem: signatureRefusalWords(toApiError(error), signed.signer) };
   }
@@ -43,8 +41,8 @@ async function signWithWallet(client: ReturnType<typeof useApp>['client'], reque
 /** The passkey's assertion handed in; a refusal (the browser's or the server's) in words. */
 async function signWithPasskey(client: ReturnType<typeof useApp>['client'], request: OwnersRequest) {
   try {
-    const progress = await client.treasuryPasskey.signWithPasskey({ id: request.id });
-    return { note: `Signed with your passkey. ${signatureProgressWords(progress)}.` };
+    await client.treasuryPasskey.signWithPasskey({ id: request.id });
+    return { note: 'Signed with your passkey.' };
   } catch (error) {
     return { problem: passkeyRefusalWords(toApiError(error)) };
   }
