@@ -43,7 +43,7 @@ const LEAST_ROLE = {
   manageMembers: 'owner',
   /** The organization's settings (require a second factor of every member). */
   manageOrganization: 'owner',
-  /** Sign what waits for the owners of a bounded treasury, with a browser wallet holding an owner's key. */
+  /** Sign what waits for the owners of a bounded treasury: a browser wallet holding an owner's key, or a passkey. */
   signTreasury: 'owner',
   /** Ask to revoke the service's allowance over the owners' account (they then sign the revocation). */
   revokeAllowance: 'owner',

@@ -4,7 +4,10 @@
 // (window.ethereum) whose eth_signTypedData_v4 is answered by a viem account held by this test (through
 // exposeFunction: the private key never enters the page). A withdrawal above the allowance waits (202); a
 // non-owner's signature is refused and the dashboard says so in words; then owner 1 on the first instance and
-// owner 2 on the second hand in at once: submitted once, confirmed, and the ledger and the chain agree.
+// owner 2 on the second hand in at once: submitted once, confirmed, and the ledger and the chain agree. Then an
+// owner clicks "Revoke the service's allowance": the revocation is listed, both owners sign it in the dashboard, it
+// is confirmed, the treasury's allowance left is 0 (the card says so), and a second click is told in words that
+// nothing is left to revoke.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,6 +139,13 @@ async function logIn(page: Page, base: string, person: Person) {
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
+/** Logs out and in again: a login is a fresh proof of presence. */
+async function logInAgain(page: Page, base: string, person: Person) {
+  await page.getByRole('button', { name: 'Log out', exact: true }).click();
+  await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  await logIn(page, base, person);
 }
 
 describe('the owners of a bounded treasury sign in the dashboard', { skip: skipReason }, () => {
@@ -331,6 +341,58 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
     assert.equal((await rest(a(), owner, 'GET', '/wallet')).body.data.balance, '50.000000');
     const verified = await runCli(['verify-ledger', '--chain'], env);
     assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('an owner revokes the service’s allowance; both owners sign it in the dashboard; nothing is left to revoke', async () => {
+    // Fresh logins: revoking and signing need a proof of presence younger than the step-up age, and a login is one.
+    await logInAgain(page1, a(), owner);
+    await page1.getByTestId('revoke-allowance').click();
+    const dialog = page1.getByRole('dialog', { name: 'Revoke the service’s allowance?' });
+    await dialog.getByRole('button', { name: 'Ask the owners to revoke it' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await waitForText(
+      page1.locator('.owners-revoke'),
+      'Revocation asked: it is listed above and takes effect once 2 owners have signed it',
+    );
+    // The other owner logs in again on the other instance once it was asked for.
+    await logInAgain(page2, b(), coOwner);
+    const revocations = [page1, page2].map((p) =>
+      p.locator('[data-testid="owners-request"][data-status="awaiting_signatures"]', {
+        hasText: 'Revoke the service’s allowance',
+      }),
+    );
+    for (const row of revocations) {
+      await row.waitFor();
+      await waitForText(row.getByTestId('owners-request-progress'), 'Waiting for 2 more owner signatures');
+    }
+    const revocationId = await revocations[0]!.getAttribute('data-id');
+    assert.ok(revocationId !== null);
+    const rows = [page1, page2].map((p) =>
+      p.locator(`[data-testid="owners-request"][data-id="${revocationId}"]`),
+    );
+    for (const row of rows) {
+      await row.getByRole('button', { name: /^Sign with your wallet/ }).click();
+      await waitForText(row, /Signed with 0x/);
+      assert.equal(await row.getByTestId('owners-request-refused').count(), 0, 'the signature counts');
+    }
+    const deadline = Date.now() + CHAIN_WAIT;
+    for (const row of rows) {
+      while ((await row.getAttribute('data-status')) !== 'completed') {
+        assert.ok(Date.now() < deadline, `still ${await row.getAttribute('data-status')}`);
+        await mine(world.anvil, 1);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    const treasury = (await rest(a(), owner, 'GET', '/wallet/treasury')).body.data;
+    assert.equal(treasury.allowance.remaining, '0.000000');
+    await waitForText(page1.getByTestId('treasury-allowance'), 'Allowance left this period: 0.00 USDC');
+    await shot(page1, 'treasury-owners-03-revoked');
+
+    await page1.getByTestId('revoke-allowance').click();
+    await dialog.getByRole('button', { name: 'Ask the owners to revoke it' }).click();
+    await waitForText(dialog.getByRole('alert'), 'Nothing is left to revoke');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
     assert.deepEqual(pageErrors, []);
   });
 });

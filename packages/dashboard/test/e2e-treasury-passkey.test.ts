@@ -3,18 +3,19 @@
 // Chromium holds the passkey in its virtual WebAuthn authenticator (CDP), the same credential the owner enrolled
 // through the routes. Set up with the CLI (treasury-create-hybrid from the enrolled passkey, treasury-prepare, the
 // browser's assertion over the delegation's digest, treasury-grant); then a withdrawal above the allowance waits
-// (202) and the dashboard's signWithPasskey in the page (navigator.credentials.get answering the service's options)
-// signs it — with Chromium's own clientDataJSON and authenticatorData, which the account's P-256 verifier on chain
-// accepts: the withdrawal is paid.
+// (202), the owner logs in to the dashboard with the passkey and clicks the Treasury card's "Sign with your
+// passkey" (navigator.credentials.get answering the service's options) — Chromium's own clientDataJSON and
+// authenticatorData, which the account's P-256 verifier on chain accepts: the withdrawal is paid, and the chain,
+// the ledger and verify-ledger --chain agree. STEP_UP_MAX_AGE_SECONDS is its minimum (10) and the click waits past
+// it: the hand-in is refused for a step-up, the app's dialog takes the passkey, and the hand-in goes again.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Address } from 'viem';
-import { build } from 'vite';
 import { hybridAccount } from '../../server/src/chain/bounded/delegation.ts';
 import { challengeOf } from '../../server/src/chain/bounded/passkey-signature.ts';
 import { serviceKeys } from '../../server/src/chain/keys.ts';
@@ -25,17 +26,24 @@ import { runCli, type ServiceProcess, startServiceProcess } from '../../server/t
 import { softPasskey } from '../../server/test/support/soft-passkey.ts';
 import {
   CHROMIUM_SKIP,
-  DASHBOARD_DIR,
+  DIST_DIR,
+  ensureBuilt,
   freePort,
   GENEROUS_LIMITS,
   launchBrowser,
   requireChromium,
+  SCREENSHOT_DIR,
+  STEP_TIMEOUT,
+  shot,
+  waitForText,
 } from './support/e2e-helpers.ts';
 
 const probe = await anvilAvailable();
 const USDC = 1_000_000n;
 const WAIT_MS = 60_000;
 const PASSWORD = 'correct horse battery staple';
+/** The server's STEP_UP_MAX_AGE_SECONDS here (its minimum): the card's click waits past it. */
+const STEP_UP_AGE_SECONDS = 10;
 
 interface RequestOptions {
   challenge: string;
@@ -84,47 +92,6 @@ function browserAssertion(page: Page, options: RequestOptions): Promise<object> 
   }, options);
 }
 
-/** src/api/treasuryPasskey.ts for the page, as `window.signWithPasskey(token, id)` over a fetch-based Requester. */
-async function dashboardSigner(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'treasury-passkey-bundle-'));
-  try {
-    const entry = join(dir, 'entry.js');
-    writeFileSync(
-      entry,
-      `import { treasuryPasskeyApi } from ${JSON.stringify(join(DASHBOARD_DIR, 'src/api/treasuryPasskey.ts'))};
-window.signWithPasskey = (token, id) => treasuryPasskeyApi({
-  async request(method, path, params) {
-    const response = await fetch('/api/v1' + path, {
-      method,
-      headers: { 'content-type': 'application/json', authorization: 'Bearer ' + token },
-      body: JSON.stringify(params?.body ?? {}),
-    });
-    const body = await response.json();
-    if (!response.ok) throw new Error(JSON.stringify(body));
-    return body.data;
-  },
-}).signWithPasskey({ id });
-`,
-    );
-    const built = await build({
-      configFile: false,
-      logLevel: 'silent',
-      root: DASHBOARD_DIR,
-      build: {
-        write: false,
-        minify: false,
-        lib: { entry, formats: ['iife'], name: 'treasuryPasskeyBundle' },
-      },
-    });
-    const outputs = (Array.isArray(built) ? built : [built]) as Array<{ output: Array<{ code?: string }> }>;
-    const code = outputs[0]?.output[0]?.code;
-    assert.ok(code !== undefined, 'the bundle was built');
-    return code;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 describe('a passkey-owned treasury signed in Chromium', {
   skip: !probe.available ? probe.skip : CHROMIUM_SKIP,
 }, () => {
@@ -162,8 +129,19 @@ describe('a passkey-owned treasury signed in Chromium', {
     }
   };
 
+  /** A fresh proof of presence for the API's calls, answered by the browser's passkey (the person's factor). */
+  const stepUp = async () => {
+    const options = await api('POST', '/auth/step-up/passkey-options');
+    assert.equal(options.status, 200, options.raw);
+    const passkey = await browserAssertion(page, options.body.data);
+    const proven = await api('POST', '/auth/step-up', { passkey });
+    assert.equal(proven.status, 200, proven.raw);
+  };
+
   before(async () => {
     requireChromium();
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    ensureBuilt();
     world = await startEvmWorld();
     const framework = await deployFrameworkFor(world);
     // The account's address follows from its key: configured now, created by the CLI once the passkey is enrolled.
@@ -187,6 +165,8 @@ describe('a passkey-owned treasury signed in Chromium', {
       WITHDRAWAL_ADDRESS_DELAY_SECONDS: '0',
       DATABASE_URL: '',
       REDIS_URL: '',
+      DASHBOARD_DIR: DIST_DIR,
+      STEP_UP_MAX_AGE_SECONDS: String(STEP_UP_AGE_SECONDS),
       TREASURY_MODE: 'bounded',
       TREASURY_ACCOUNT_KIND: 'hybrid',
       TREASURY_ACCOUNT: account,
@@ -233,7 +213,7 @@ describe('a passkey-owned treasury signed in Chromium', {
     if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('the owner’s passkey creates the account, grants the delegation and signs a withdrawal from Chromium', async () => {
+  it('the owner’s passkey creates the account, grants the delegation and signs a withdrawal on the Treasury card', async () => {
     const email = `passkey-owner.${process.pid}@example.test`;
     const signup = await api('POST', '/auth/signup', { email, password: PASSWORD });
     assert.equal(signup.status, 201, signup.raw);
@@ -266,28 +246,62 @@ describe('a passkey-owned treasury signed in Chromium', {
       async () => (await api('GET', '/wallet')).body.data.balance === '300.000000',
     );
     const recipient = `0x${'eb'.repeat(20)}` as Address;
+    await stepUp();
     const added = await api('POST', '/wallet/withdrawal-addresses', { address: recipient, label: 'cold' });
     assert.equal(added.status, 201, added.raw);
     const asked = await api('POST', '/wallet/withdrawals', { toAddress: recipient, amount: '250' });
     assert.equal(asked.status, 202, asked.raw);
     const { id } = asked.body.data;
 
-    // The dashboard's own signWithPasskey (src/api/treasuryPasskey.ts, with @simplewebauthn/browser), bundled
-    // into the page: the options, the browser's ceremony, the answer handed in.
-    await page.evaluate(await dashboardSigner());
-    const signed = await page.evaluate(
-      ([t, requestId]) =>
-        (
-          window as unknown as { signWithPasskey(t: string, id: string): Promise<{ status: string }> }
-        ).signWithPasskey(t, requestId),
-      [token, id] as const,
-    );
-    assert.equal(signed.status, 'submitted');
+    // The owner logs in to the dashboard (the passkey is their second factor) and signs on the Treasury card.
+    await page.goto(`${base}/login`);
+    page.setDefaultTimeout(STEP_TIMEOUT);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    const provenAt = Date.now();
+    const handIns: number[] = [];
+    page.on('response', (response) => {
+      const request = response.request();
+      if (request.method() === 'POST' && request.url().endsWith('/api/v1/wallet/treasury/signatures'))
+        handIns.push(response.status());
+    });
+    const row = page.locator(`[data-testid="owners-request"][data-id="${id}"]`);
+    await waitForText(row, 'Withdrawal of 250.00 USDC');
+    await waitForText(row.getByTestId('owners-request-progress'), 'Waiting for 1 more owner signature');
+    // A hybrid account held by passkeys alone: no browser wallet signs for it.
+    assert.equal(await row.getByRole('button', { name: /^Sign with your wallet/ }).count(), 0);
+    // The login's proof of presence grows old: the hand-in asks for a step-up, which the passkey answers.
+    await new Promise((r) => setTimeout(r, provenAt + (STEP_UP_AGE_SECONDS + 1.5) * 1000 - Date.now()));
+    await row.getByRole('button', { name: /^Sign with your passkey/ }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' });
+    await dialog.getByRole('button', { name: 'Use a passkey' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await waitForText(row, 'Signed with your passkey.');
+    assert.deepEqual(handIns, [403, 200], 'refused for a step-up, then handed in again by itself');
+    assert.equal(await row.getByTestId('owners-request-refused').count(), 0, server.output());
     await until('the withdrawal completes', async () => {
       const state = (await api('GET', `/wallet/withdrawals/${id}`)).body.data.status;
       assert.notEqual(state, 'failed', server.output());
       return state === 'completed';
     });
+    await until(
+      'the card shows it done',
+      async () => (await row.getAttribute('data-status')) === 'completed',
+    );
+    await waitForText(row.getByTestId('owners-request-progress'), 'Done: confirmed on chain');
+    await waitForText(row.getByTestId('owners-request-signed-by'), 'a passkey');
+    await shot(page, 'treasury-passkey-01-signed');
+
+    // The chain and the ledger agree: paid once, from the owners' account; the master wallet down by as much.
     assert.equal(await world.usdc.balanceOf(recipient), 250n * USDC);
+    const withdrawal = (await api('GET', `/wallet/withdrawals/${id}`)).body.data;
+    assert.match(withdrawal.txHash, /^0x[0-9a-f]{64}$/);
+    assert.equal((await api('GET', '/wallet')).body.data.balance, '50.000000');
+    const verified = await runCli(['verify-ledger', '--chain'], env);
+    assert.equal(verified.code, 0, verified.stdout + verified.stderr);
   });
 });

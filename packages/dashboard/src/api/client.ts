@@ -16,8 +16,9 @@ import { ApiError } from './errors.ts';
 import { type OAuthApi, oauthApi } from './oauth.ts';
 import { type OrganizationApi, organizationApi } from './organization.ts';
 import type { Method, RequestParams } from './request.ts';
-import { isStepUpPath, type StepUpAsk, StepUpGate, stepUpMethods } from './stepUp.ts';
+import { isStepUpPath, type StepUpAsk, StepUpGate, type StepUpMethod, stepUpMethods } from './stepUp.ts';
 import { type TreasuryApi, treasuryApi } from './treasury.ts';
+import { treasuryPasskeyApi } from './treasuryPasskey.ts';
 
 /** The 403s the app as a whole reacts to (see onRefused). */
 export type RefusalCode = 'MFA_ENROLLMENT_REQUIRED' | 'FORBIDDEN_ROLE';
@@ -79,6 +80,8 @@ export class ApiClient {
   readonly oauth: OAuthApi = oauthApi(this);
   /** A bounded treasury's owners: what waits for their signatures, a signature, the revocation: treasury.ts. */
   readonly treasury: TreasuryApi = treasuryApi(this);
+  /** A hybrid treasury account's requests signed with the owner's passkey: treasuryPasskey.ts. */
+  readonly treasuryPasskey = treasuryPasskeyApi(this);
   /** Holds a request refused with STEP_UP_REQUIRED until the person proved presence (see setStepUpAsk). */
   readonly stepUp = new StepUpGate();
   private readonly origin: string;
@@ -145,10 +148,11 @@ export class ApiClient {
       let response: FetchResponse;
       let text: string;
       try {
-        response = await this.send(url.toString(), {
-          ...init,
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        });
+        response = await this.exchange(
+          url.toString(),
+          { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) },
+          params.holdForStepUp ?? true,
+        );
         text = await response.text();
       } catch {
         if (retrySafe && attempt < REQUEST_RETRIES) {
@@ -182,8 +186,18 @@ export class ApiClient {
     return () => this.waitListeners.delete(listener);
   };
 
-  /** The FetchLike handed to the SDK. */
-  private readonly send: FetchLike = async (url, init) => {
+  /** The FetchLike handed to the SDK: a STEP_UP_REQUIRED refusal is held while the person proves presence. */
+  private readonly send: FetchLike = (url, init) => this.exchange(url, init, true);
+
+  /**
+   * Asks the person to prove presence (the app's step-up dialog) for a request sent with `holdForStepUp: false`:
+   * true once they did, false when they declined (or nobody can be asked).
+   */
+  proveStepUp(methods: StepUpMethod[]): Promise<boolean> {
+    return this.stepUp.request(methods);
+  }
+
+  private async exchange(url: string, init: FetchInit, holdForStepUp: boolean): Promise<FetchResponse> {
     const path = new URL(url).pathname;
     const bucket = bucketOf(init.method, path);
     const retryOnce = init.method === 'GET' || init.headers['idempotency-key'] !== undefined;
@@ -203,7 +217,7 @@ export class ApiClient {
         }
       }
     }
-    if (response.status === 403 && !isStepUpPath(path)) {
+    if (holdForStepUp && response.status === 403 && !isStepUpPath(path)) {
       const methods = stepUpMethods(response.status, await response.text());
       if (methods !== null && (await this.stepUp.request(methods))) {
         // Nothing was done the first time (the refusal comes before any change), so the same request goes again.
@@ -224,7 +238,7 @@ export class ApiClient {
       if (/"UNAUTHORIZED"/.test(await response.text())) this.onUnauthorized?.();
     }
     return response;
-  };
+  }
 
   private async fetchOnce(url: string, init: FetchInit, bucket: string): Promise<FetchResponse> {
     const response = await this.fetchImpl(url, {

@@ -7,6 +7,12 @@ export interface RequestParams {
   body?: unknown;
   /** Sent as the Idempotency-Key header: the write may then be repeated safely. */
   idempotencyKey?: string;
+  /**
+   * false: a STEP_UP_REQUIRED refusal comes back to the caller instead of being held and the same request sent
+   * again after the step-up — for a body that cannot be sent again as it is (a passkey's answer, which a step-up
+   * with that same passkey outdates).
+   */
+  holdForStepUp?: boolean;
 }
 
 export interface Requester {

@@ -1,13 +1,10 @@
 // A bounded treasury's requests on the overview's Treasury card: what waits for the owners' signatures (a
 // withdrawal the allowance could not cover, a revocation of the service's allowance) and what they signed lately.
-// An owner signs with their browser wallet (EIP-1193: eth_requestAccounts, then eth_signTypedData_v4 of the
-// request's signRequest) and the signature is handed in; whether the signer is one of the account's owners is the
-// server's decision, shown in words. Members whose role may not sign see the list without the buttons.
+// An owner signs with their browser wallet, or with their passkey for a hybrid account (OwnersSignButtons.tsx).
+// Members whose role may not sign see the list without the buttons.
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { shortAddress } from '../address.ts';
-import { signWithBrowserWallet, WalletProblem } from '../api/browserWallet.ts';
-import { toApiError } from '../api/errors.ts';
+import { ApiError, toApiError } from '../api/errors.ts';
 import type { OwnersRequest } from '../api/treasury.ts';
 import { useApp, useCan } from '../app-context.ts';
 import { LoadError, Loading, StatusNote } from '../components/Common.tsx';
@@ -15,11 +12,14 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { StatusTag } from '../components/StatusTag.tsx';
 import { formatDateTime } from '../format.ts';
 import { K, pollDelay, STALE, useResource } from '../queries.ts';
+import { SignButton } from './OwnersSignButtons.tsx';
 import {
   expiresWords,
   ownersRequestWords,
+  revokeRefusalWords,
   signatureProgressWords,
-  signatureRefusalWords,
+  signerWords,
+  signsWithPasskey,
 } from './treasuryWords.ts';
 
 /** While a request waits or is on its way, the list is asked again this often (ms): owners sign elsewhere too. */
@@ -47,7 +47,17 @@ async function loadRequests(client: ReturnType<typeof useApp>['client'], qc: Que
 const inFlight = (items: OwnersRequest[] | undefined) =>
   items?.some((r) => r.status === 'awaiting_signatures' || r.status === 'submitted') ?? false;
 
-export function OwnersRequests({ threshold }: { threshold: number | null }) {
+/**
+ * The list and its buttons. `walletOwners`: whether the account has owners' addresses (a browser wallet signs for
+ * them); a hybrid account held by passkeys alone has none, and its rows offer the passkey only.
+ */
+export function OwnersRequests({
+  threshold,
+  walletOwners,
+}: {
+  threshold: number | null;
+  walletOwners: boolean;
+}) {
   const { client } = useApp();
   const qc = useQueryClient();
   const list = useResource(K.ownersRequests, () => loadRequests(client, qc), STALE.ownersRequests, {
@@ -73,7 +83,7 @@ export function OwnersRequests({ threshold }: { threshold: number | null }) {
       ) : (
         <ul className="rows" aria-label="Requests of the owners’ account">
           {items.map((request) => (
-            <RequestRow key={request.id} request={request} />
+            <RequestRow key={request.id} request={request} walletOwners={walletOwners} />
           ))}
         </ul>
       )}
@@ -82,9 +92,11 @@ export function OwnersRequests({ threshold }: { threshold: number | null }) {
   );
 }
 
-function RequestRow({ request }: { request: OwnersRequest }) {
+function RequestRow({ request, walletOwners }: { request: OwnersRequest; walletOwners: boolean }) {
+  // Not only while it waits: a sign button that just moved the request on still says what came of it.
   const maySign = useCan()('signTreasury');
   const waiting = request.status === 'awaiting_signatures';
+  const passkey = signsWithPasskey(request);
   const expires = waiting ? expiresWords(request.expiresAt, formatDateTime) : null;
   return (
     <li
@@ -103,63 +115,15 @@ function RequestRow({ request }: { request: OwnersRequest }) {
           Signed by{' '}
           {request.signedBy.map((owner) => (
             <code key={owner} className="hash" title={owner}>
-              {shortAddress(owner)}{' '}
+              {signerWords(owner)}{' '}
             </code>
           ))}
         </span>
       )}
       {expires !== null && <span className="row-meta">{expires}</span>}
-      {maySign && waiting && <SignButton request={request} />}
+      {maySign && passkey && <SignButton request={request} method="passkey" />}
+      {maySign && (!passkey || walletOwners) && <SignButton request={request} method="wallet" />}
     </li>
-  );
-}
-
-function SignButton({ request }: { request: OwnersRequest }) {
-  const { client } = useApp();
-  const qc = useQueryClient();
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-
-  async function sign() {
-    setBusy(true);
-    setProblem(null);
-    setNote(null);
-    try {
-      const { signer, signature } = await signWithBrowserWallet(request.signRequest.typedData);
-      try {
-        const progress = await client.treasury.sign(request.id, signature);
-        setNote(`Signed with ${shortAddress(signer)}. ${signatureProgressWords(progress)}.`);
-      } catch (error) {
-        setProblem(signatureRefusalWords(toApiError(error), signer));
-      }
-      await qc.invalidateQueries({ queryKey: K.ownersRequests });
-      await qc.invalidateQueries({ queryKey: K.treasury });
-    } catch (error) {
-      setProblem(error instanceof WalletProblem ? error.message : toApiError(error).message);
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  return (
-    <span className="owners-request-sign">
-      <button
-        type="button"
-        className="button small"
-        onClick={() => void sign()}
-        disabled={busy}
-        aria-label={`Sign with your wallet: ${ownersRequestWords(request)}`}
-      >
-        {busy ? 'Waiting for your wallet…' : 'Sign with your wallet'}
-      </button>
-      {problem !== null && (
-        <span className="error-message" role="alert" data-testid="owners-request-refused">
-          {problem}
-        </span>
-      )}
-      <StatusNote text={note} />
-    </span>
   );
 }
 
@@ -187,9 +151,16 @@ function RevokeAllowance({ threshold }: { threshold: number | null }) {
           danger
           onClose={() => setConfirming(false)}
           onConfirm={async () => {
-            await client.treasury.revokeAllowance();
+            try {
+              await client.treasury.revokeAllowance();
+            } catch (error) {
+              // Nothing left to revoke (409) is said as such in the dialog; anything else as the dashboard says it.
+              const refusal = toApiError(error);
+              if (refusal.code !== 'INVALID_STATE') throw refusal;
+              throw new ApiError('NOTHING_TO_REVOKE', refusal.status, revokeRefusalWords(refusal));
+            }
             await qc.invalidateQueries({ queryKey: K.ownersRequests });
-            setNote(`The revocation waits for ${owners}’ signatures below.`);
+            setNote(`Revocation asked: it is listed above and takes effect once ${owners} have signed it.`);
           }}
         >
           <p>

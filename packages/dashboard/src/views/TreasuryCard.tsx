@@ -8,10 +8,17 @@ import { shortAddress } from '../address.ts';
 import { toApiError } from '../api/errors.ts';
 import { useApp } from '../app-context.ts';
 import { LoadError, Loading } from '../components/Common.tsx';
+import { formatDateTime } from '../format.ts';
 import { formatUsdc } from '../money.ts';
 import { K, pollDelay, STALE, useResource } from '../queries.ts';
 import { OwnersRequests } from './OwnersRequests.tsx';
-import { atRiskWords, BOUNDED_NOTE, TREASURY_UNAVAILABLE, treasuryModeWords } from './treasuryWords.ts';
+import {
+  allowanceWords,
+  atRiskWords,
+  BOUNDED_NOTE,
+  TREASURY_UNAVAILABLE,
+  treasuryModeWords,
+} from './treasuryWords.ts';
 
 /** While the chain cannot be read, the treasury is asked again this often (ms). */
 export const TREASURY_RETRY_MS = 15_000;
@@ -40,7 +47,9 @@ export function TreasuryCard() {
     >
       <h2 id="treasury-title">Treasury</h2>
       {data !== undefined ? <Figures view={data} /> : error === undefined ? <Loading /> : null}
-      {data?.mode === 'bounded' && <OwnersRequests threshold={data.threshold} />}
+      {data?.mode === 'bounded' && (
+        <OwnersRequests threshold={data.threshold} walletOwners={data.owners.length > 0} />
+      )}
       {error !== undefined &&
         (unavailable ? (
           <p className="hint" role="status" data-testid="treasury-unavailable">
@@ -65,6 +74,11 @@ function Figures({ view }: { view: TreasuryView }) {
           {shortAddress(view.account)}
         </code>
       </p>
+      {view.allowance !== null && (
+        <p className="treasury-allowance" data-testid="treasury-allowance">
+          {allowanceWords(view.allowance, formatDateTime)}
+        </p>
+      )}
       <p className="treasury-at-risk" data-testid="treasury-at-risk">
         {atRiskWords(view.atRisk)}
       </p>

@@ -39,6 +39,18 @@ export function treasuryModeWords(
   }
 }
 
+/**
+ * What the service may still take from the owners' account this period: "Allowance left this period: 4.00 USDC of
+ * 10.00 USDC (resets …)". Once the owners revoked it, nothing is left until they grant a new one.
+ */
+export function allowanceWords(
+  allowance: NonNullable<TreasuryView['allowance']>,
+  format: (iso: string) => string,
+): string {
+  const resets = allowance.resetsAt === null ? '' : ` (resets ${format(allowance.resetsAt)})`;
+  return `Allowance left this period: ${formatUsdc(allowance.remaining)} of ${formatUsdc(allowance.perPeriod)}${resets}`;
+}
+
 /** "At risk if the server is breached: 1,250.50 USDC". */
 export function atRiskWords(atRisk: string): string {
   return `At risk if the server is breached: ${formatUsdc(atRisk)}`;
@@ -83,6 +95,40 @@ export function signatureRefusalWords(error: ApiError, signer: string): string {
   if (error.code === 'INVALID_STATE') return `${who} has signed this request already.`;
   if (error.code === 'NOT_FOUND') return 'This request is no longer there.';
   return error.message;
+}
+
+/**
+ * A hybrid account's request (TREASURY_ACCOUNT_KIND=hybrid) is signed with the owner's passkey: its typed data is
+ * addressed to a HybridDeleGator (a multisig account's to a MultiSigDeleGator).
+ */
+export function signsWithPasskey(request: Pick<OwnersRequest, 'signRequest'>): boolean {
+  return request.signRequest.typedData.domain.name === 'HybridDeleGator';
+}
+
+/**
+ * The server's (or the browser's) refusal of a passkey signature, in words. The passkey options answer 409 when
+ * none of this person's passkeys is a key of the account; the hand-in answers 409 when that passkey signed already.
+ */
+export function passkeyRefusalWords(error: ApiError): string {
+  if (error.code === 'INVALID_STATE' && /none of/i.test(error.serverMessage))
+    return 'None of your passkeys is a key of the treasury’s account, so you cannot sign for it here. Sign with the passkey the account was created with.';
+  if (error.code === 'INVALID_STATE') return 'Your passkey has signed this request already.';
+  if (error.code === 'VALIDATION_ERROR')
+    return 'Refused: this passkey is not one of the treasury account’s keys (or it signed something else), so its signature does not count.';
+  if (error.code === 'NOT_FOUND') return 'This request is no longer there.';
+  return error.message;
+}
+
+/** The revocation refused: 409 when the service holds no allowance (none granted, or revoked already). */
+export function revokeRefusalWords(error: ApiError): string {
+  if (error.code === 'INVALID_STATE')
+    return 'Nothing is left to revoke: the service holds no allowance from the owners’ account (none was granted, or it is revoked already).';
+  return error.message;
+}
+
+/** A signer as the list shows it: an owner's address shortened, a passkey as such. */
+export function signerWords(signer: string): string {
+  return signer.startsWith('passkey:') ? 'a passkey' : shortAddress(signer);
 }
 
 /** When a waiting withdrawal fails unsigned. */
