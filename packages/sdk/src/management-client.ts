@@ -25,6 +25,7 @@ import type {
   PendingDeposit,
   SandboxDeposit,
   Session,
+  TreasuryOwnersChange,
   TreasuryRevocation,
   TreasurySignatureResult,
   TreasuryView,
@@ -249,6 +250,21 @@ export class ManagementClient {
    */
   revokeTreasuryAllowance(): Promise<TreasuryRevocation> {
     return this.#request({ method: 'POST', path: `${API}/wallet/treasury/revoke` });
+  }
+
+  /**
+   * `bounded` treasury with a multisig account only (404 `NotFoundError` elsewhere): asks the owners to replace
+   * their owners and threshold — the request the current owners sign (`treasurySignature`) at the current
+   * threshold; once confirmed, only the new owners' signatures count. The waiting request again for the same
+   * change; a `ValidationError` for duplicates, more than 16 owners, a threshold out of range or a hybrid account;
+   * a `ConflictError` when the account has these owners already. Owner; step-up.
+   */
+  changeTreasuryOwners(owners: string[], threshold: number): Promise<TreasuryOwnersChange> {
+    return this.#request({
+      method: 'POST',
+      path: `${API}/wallet/treasury/owners`,
+      body: { owners, threshold },
+    });
   }
 
   /** Credits the master wallet with simulated money: only on a server whose rail is `sandbox`. */

@@ -1,8 +1,8 @@
 // ManagementClient's master withdrawals and the owners' treasury calls: addWithdrawalAddress and withdrawMaster
 // against a real sandbox server (the withdrawal completes at once; the answer narrows to it), the `bounded`
-// treasury's 202 awaiting_signatures answer narrowed to its signRequest, treasurySignature and
-// revokeTreasuryAllowance (evm-rail routes: the sandbox server answers 404; the fault proxy in front of it stands in
-// for the bounded treasury's answers and its step-up refusal).
+// treasury's 202 awaiting_signatures answer narrowed to its signRequest, treasurySignature,
+// revokeTreasuryAllowance and changeTreasuryOwners (evm-rail routes: the sandbox server answers 404; the fault
+// proxy in front of it stands in for the bounded treasury's answers and its step-up refusal).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import {
@@ -109,13 +109,15 @@ describe('ManagementClient: master withdrawals and the owners’ treasury calls'
     assert.equal(describeAnswer(result), `sign ${SIGN_REQUEST.digest} (2 more)`);
   });
 
-  test('treasurySignature and revokeTreasuryAllowance: evm-rail routes, 404 NotFoundError on the sandbox', async () => {
+  test('treasurySignature, revokeTreasuryAllowance and changeTreasuryOwners: evm-rail routes, 404 NotFoundError on the sandbox', async () => {
     const { mgmt } = await newOwner(server.url, {}, '0');
     const signed = await rejection(() => mgmt.treasurySignature('txn_1', SIGNATURE));
     assert.ok(signed instanceof NotFoundError);
     assert.equal(signed.status, 404);
     const revoked = await rejection(() => mgmt.revokeTreasuryAllowance());
     assert.ok(revoked instanceof NotFoundError);
+    const changed = await rejection(() => mgmt.changeTreasuryOwners([externalAddress()], 1));
+    assert.ok(changed instanceof NotFoundError);
   });
 
   test('treasurySignature sends {id, signature} and answers where the request stands', async () => {

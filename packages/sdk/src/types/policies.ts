@@ -204,6 +204,12 @@ export interface TreasuryRevocation extends Omit<AwaitingSignatures, 'status'> {
   status: 'awaiting_signatures' | 'submitted';
 }
 
+/**
+ * `changeTreasuryOwners` data: the waiting change of the owners' account's owners and threshold, signed by the
+ * owners it has now at its threshold now (`submitted` once they have).
+ */
+export type TreasuryOwnersChange = TreasuryRevocation;
+
 /** `POST /agent-wallets/:id/policies/simulate` params: the payment to judge. */
 export type SimulatePaymentParams = { toAddress: Address; amount: Amount };
 

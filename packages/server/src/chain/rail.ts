@@ -45,6 +45,14 @@ export async function openEvmRail(store: Store, config: EvmConfig): Promise<EvmR
   // every deposit made in between.
   await fixDepositStart(store.db, config, () => client.getBlockNumber({ cacheTime: 0 }));
   const bounded = config.bounded === null ? null : await import('./bounded/bounded.ts');
+  // An account whose owners changed is adopted by its address, never recomputed from TREASURY_OWNERS.
+  if (bounded !== null)
+    await (await import('./bounded/owners-chain.ts')).checkComputedAccount({
+      db: store.db,
+      client,
+      config,
+      keys,
+    });
   const sweepTo =
     bounded === null ? keys.treasury.address : getAddress(bounded.boundedAccount(config.bounded!, keys));
   return {
@@ -76,14 +84,21 @@ async function boundedView(
 ) {
   const bounded = config.bounded!;
   const reading = await code.readBounded(client, config, keys, store.db);
+  // The owners the account has on chain: a change the owners signed shows here, whatever the variables say.
+  const { owners, threshold } = await (await import('./bounded/owners-chain.ts')).currentOwners({
+    db: store.db,
+    client,
+    config,
+    keys,
+  });
   const room = bounded.floatMaxMicros - reading.floatMicros;
   const remaining =
     reading.allowance === null || reading.allowance.revoked ? 0n : reading.allowance.remainingMicros;
   const refillable = [room, remaining, reading.accountMicros].reduce((a, b) => (a < b ? a : b));
   return {
     account: reading.account,
-    owners: bounded.owners,
-    threshold: bounded.threshold,
+    owners,
+    threshold,
     allowanceMicros: bounded.allowanceMicros,
     periodSeconds: bounded.periodSeconds,
     remainingMicros: reading.allowance?.remainingMicros ?? null,

@@ -73,6 +73,7 @@ import getWallet from './wallet/get.ts';
 import pendingDeposits from './wallet/pending-deposits.ts';
 import sandboxDeposit from './wallet/sandbox-deposit.ts';
 import walletTreasury from './wallet/treasury.ts';
+import treasuryOwners from './wallet/treasury-owners.ts';
 import treasuryPasskeyOptions from './wallet/treasury-passkey-options.ts';
 import listTreasurySignatures from './wallet/treasury-requests.ts';
 import treasuryRevoke from './wallet/treasury-revoke.ts';
@@ -147,6 +148,7 @@ export const ROUTE_TABLE = {
   treasurySignatures,
   treasuryPasskeyOptions,
   treasuryRevoke,
+  treasuryOwners,
   addWithdrawalAddress,
   listWithdrawalAddresses,
   removeWithdrawalAddress,
@@ -206,4 +208,5 @@ export const EVM_ONLY_ROUTES: ReadonlySet<AnyRoute> = new Set([
   treasurySignatures,
   treasuryPasskeyOptions,
   treasuryRevoke,
+  treasuryOwners,
 ]);

@@ -40,6 +40,7 @@ import {
   unsignedDelegation,
 } from './delegation.ts';
 import { floatOwedMicros, floatReturnAmount } from './float-return.ts';
+import { currentOwners } from './owners-chain.ts';
 
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -133,12 +134,14 @@ export async function prepareDelegation(deps: {
   };
   const delegation = unsignedDelegation(bounded.framework, account, service, terms, delegationSalt());
   const typedData = delegationTypedData(delegation, deps.config.chainId, bounded.framework.delegationManager);
+  // Who signs it: the owners the account has on chain (they may have changed them since it was set up).
+  const { owners, threshold } = await currentOwners(deps);
   return {
     delegation: { ...delegation, salt: String(delegation.salt) },
     typedData,
     digest: hashTypedData(typedData),
-    owners: bounded.owners,
-    threshold: bounded.threshold,
+    owners,
+    threshold,
   };
 }
 

@@ -1,6 +1,6 @@
 // What the owners sign for their account (contract section 14, `signRequest`): an ERC-4337 user operation of the
 // MultiSigDeleGator — a transfer out of the account above the allowance, the revocation of the service's
-// delegation — in the EIP-712 form the account verifies (eth_signTypedData_v4 by each owner). The format is ours
+// delegation, a change of its owners and threshold — in the EIP-712 form the account verifies (eth_signTypedData_v4 by each owner). The format is ours
 // to choose; it is:
 // - `typedData`: domain {name "MultiSigDeleGator" (or "HybridDeleGator" for TREASURY_ACCOUNT_KIND=hybrid), version
 //   "1", chainId, verifyingContract: the account}, primary type PackedUserOperation {sender, nonce, initCode, callData, accountGasLimits, preVerificationGas, gasFees,
@@ -31,6 +31,13 @@ import { type Address, multiSigSignature, type SignedDelegation } from './delega
 /** Gas the account's own checks (the owners' signatures) and its call may use; paid by the service. */
 const VERIFICATION_GAS = 600_000n;
 const CALL_GAS = 300_000n;
+/** What each new owner adds to a change of owners (its place in the list and in the account's map of owners). */
+const CALL_GAS_PER_OWNER = 60_000n;
+
+/** Gas for the account's call: a change of owners writes a slot or two per owner, anything else a transfer. */
+export function callGasFor(newOwners: number): bigint {
+  return CALL_GAS + CALL_GAS_PER_OWNER * BigInt(newOwners);
+}
 const PRE_VERIFICATION_GAS = 60_000n;
 
 export const userOperationTypes = {
@@ -92,6 +99,7 @@ export async function ownersOperation(
   account: Address,
   requestId: string,
   callData: Hex,
+  callGas: bigint = CALL_GAS,
 ): Promise<PackedOperation> {
   const nonce = await client.readContract({
     address: entryPoint,
@@ -104,7 +112,7 @@ export async function ownersOperation(
     nonce,
     initCode: '0x',
     callData,
-    accountGasLimits: twoUint128(VERIFICATION_GAS, CALL_GAS),
+    accountGasLimits: twoUint128(VERIFICATION_GAS, callGas),
     preVerificationGas: PRE_VERIFICATION_GAS,
     gasFees: twoUint128(0n, 0n),
     paymasterAndData: '0x',

@@ -20,6 +20,13 @@ import type { ServiceKeys } from '../keys.ts';
 import { boundedAccount, OWNERS_SIGNATURES_MAX_AGE_MS } from './bounded.ts';
 import type { Address, P256Key, SignedDelegation } from './delegation.ts';
 import {
+  type AccountOwners,
+  currentOwners,
+  type OwnersReadDeps,
+  updateOwnersCallData,
+} from './owners-chain.ts';
+import {
+  callGasFor,
   handleOpsCall,
   ownersOperation,
   type PackedOperation,
@@ -50,7 +57,9 @@ export type OwnersWhat =
       /** A withdrawal's payout waiting in the outbox (awaiting_signatures): its transaction and row. */
       payout?: { transactionId: string; outboxId: string };
     }
-  | { kind: 'revoke'; delegation: SignedDelegation };
+  | { kind: 'revoke'; delegation: SignedDelegation }
+  /** New owners (lower-case, sorted) and threshold: the account's updateMultiSigParameters. */
+  | { kind: 'owners'; change: AccountOwners };
 
 export class SignatureRefused extends Error {}
 
@@ -85,12 +94,18 @@ export async function prepareOwnersRequest(
   const bounded = deps.config.bounded!;
   const account = boundedAccount(bounded, deps.keys);
   const id = newId('osr');
-  const callData =
-    what.kind === 'transfer'
-      ? transferCallData(deps.config.usdcAddress as Address, what.toAddress, what.amountMicros)
-      : revokeCallData(what.delegation);
   const entryPoint = bounded.framework.entryPoint;
-  const operation = await ownersOperation(deps.client, entryPoint, account, id, callData);
+  const callGas = callGasFor(what.kind === 'owners' ? what.change.owners.length : 0);
+  const operation = await ownersOperation(
+    deps.client,
+    entryPoint,
+    account,
+    id,
+    callDataOf(deps, what),
+    callGas,
+  );
+  // The threshold the account has now (a change of owners applies to later requests, not to itself).
+  const { threshold } = await currentOwners(readDeps(deps));
   const { digest } = signRequestOf(operation, entryPoint, deps.config.chainId, bounded.accountKind);
   const nowMs = BigInt(deps.ctx.clock.nowMs());
   return {
@@ -104,13 +119,28 @@ export async function prepareOwnersRequest(
     operation_json: operationToJson(operation),
     digest,
     signatures_json: '[]',
-    signatures_needed: BigInt(bounded.threshold),
+    signatures_needed: BigInt(threshold),
     status: 'awaiting_signatures',
     outbox_id: what.kind === 'transfer' ? (what.payout?.outboxId ?? null) : null,
     created_at_ms: nowMs,
     updated_at_ms: nowMs,
   };
 }
+
+/** The account's call a request makes. */
+export function callDataOf(deps: Pick<OwnersDeps, 'config'>, what: OwnersWhat): Hex {
+  if (what.kind === 'transfer')
+    return transferCallData(deps.config.usdcAddress as Address, what.toAddress, what.amountMicros);
+  if (what.kind === 'revoke') return revokeCallData(what.delegation);
+  return updateOwnersCallData(what.change);
+}
+
+const readDeps = (deps: OwnersDeps): OwnersReadDeps => ({
+  db: deps.ctx.store.db,
+  client: deps.client,
+  config: deps.config,
+  keys: deps.keys,
+});
 
 /** The request as the owners see it: what it does, the signRequest, how many signatures it still needs. */
 export function requestView(row: TreasurySignatureRequestsTable, config: EvmConfig) {
@@ -215,7 +245,9 @@ async function checkedSigner(deps: OwnersDeps, row: TreasurySignatureRequestsTab
     deps.config.chainId,
     bounded.accountKind,
   );
-  const signer = await signingOwner(request, signature, bounded.owners);
+  // The owners the account has now: after a change of owners, those removed no longer count, those added do.
+  const { owners } = await currentOwners(readDeps(deps));
+  const signer = await signingOwner(request, signature, owners);
   if (signer === null)
     throw new SignatureRefused("this is not an owner's signature over this request's signRequest");
   const signatures = JSON.parse(row.signatures_json) as Signature[];
@@ -373,9 +405,9 @@ export interface OwnersListQuery {
 
 /**
  * The requests a tenant's members see, newest first: those paying the tenant's own payments, and the treasury's
- * own (a revocation of the service's allowance, which belongs to no payment). `expiresAt` is when a waiting
- * payment fails unsigned (its outbox row's age, as expireUnsignedOnce reads it); null for what does not wait or
- * never expires.
+ * own (a revocation of the service's allowance, a change of the owners: neither belongs to a payment).
+ * `expiresAt` is when a waiting payment fails unsigned (its outbox row's age, as expireUnsignedOnce reads it);
+ * null for what does not wait or never expires.
  */
 export async function listOwnersRequests(deps: OwnersDeps, tenantId: string, query: OwnersListQuery) {
   const cursor = query.cursor;
@@ -385,7 +417,7 @@ export async function listOwnersRequests(deps: OwnersDeps, tenantId: string, que
     .where((eb) =>
       eb.or([
         eb('t.user_id', '=', tenantId),
-        eb.and([eb('r.transaction_id', 'is', null), eb('r.kind', '=', 'revoke')]),
+        eb.and([eb('r.transaction_id', 'is', null), eb('r.kind', 'in', ['revoke', 'owners'])]),
       ]),
     )
     .$if(query.status !== undefined, (qb) => qb.where('r.status', '=', query.status!));

@@ -26,7 +26,7 @@ export async function revokeRequest(deps: OwnersDeps) {
   if (stored === null)
     throw new NothingToRevoke('no delegation to the service is active: there is nothing to revoke');
   const callData = revokeCallData(stored.delegation);
-  const waiting = await waitingRevoke(db, shape.account, callData);
+  const waiting = await waitingCall(db, 'revoke', shape.account, callData);
   if (waiting !== undefined) return requestView(waiting, deps.config);
   // Only `revoked` is read here (the chain's time matters to the period, not to whether it was disabled).
   const state = await readAllowance(deps.client, deps.config.bounded!.framework, stored.delegation, 0n);
@@ -37,7 +37,7 @@ export async function revokeRequest(deps: OwnersDeps) {
     await sql`update treasury_delegations set created_at_ms = created_at_ms where id = ${stored.id}`.execute(
       trx,
     );
-    const raced = await waitingRevoke(trx, shape.account, callData);
+    const raced = await waitingCall(trx, 'revoke', shape.account, callData);
     if (raced !== undefined) return raced;
     await trx.insertInto('treasury_signature_requests').values(row).execute();
     return row;
@@ -45,16 +45,17 @@ export async function revokeRequest(deps: OwnersDeps) {
   return requestView(kept, deps.config);
 }
 
-/** A revocation of this delegation that is waiting for signatures or on its way to the chain. */
-async function waitingRevoke(
+/** A request of this kind making this very call that is waiting for signatures or on its way to the chain. */
+export async function waitingCall(
   db: Kysely<Database>,
+  kind: 'revoke' | 'owners',
   account: string,
   callData: string,
 ): Promise<TreasurySignatureRequestsTable | undefined> {
   const rows = await db
     .selectFrom('treasury_signature_requests')
     .selectAll()
-    .where('kind', '=', 'revoke')
+    .where('kind', '=', kind)
     .where('account', '=', account)
     .where('status', 'in', ['awaiting_signatures', 'submitted'])
     .orderBy('created_at_ms', 'asc')

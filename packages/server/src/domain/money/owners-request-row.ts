@@ -8,8 +8,9 @@ export interface TreasurySignatureRequestsTable {
   id: string;
   chain_id: bigint;
   account: string;
-  kind: 'transfer' | 'revoke';
-  /** The withdrawal (or payment) this transfer pays; null for a revocation. */
+  /** `owners`: a change of the account's owners and threshold (updateMultiSigParameters). */
+  kind: 'transfer' | 'revoke' | 'owners';
+  /** The withdrawal (or payment) this transfer pays; null for a revocation or a change of owners. */
   transaction_id: string | null;
   to_address: string | null;
   amount_micros: bigint | null;

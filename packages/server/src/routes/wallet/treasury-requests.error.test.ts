@@ -1,5 +1,5 @@
 // GET /wallet/treasury/signatures refused: 404 outside bounded mode (a hot evm treasury, like the other treasury
-// routes), 400 for a query the contract does not allow (page and limit, a status or a cursor of another form, an
+// routes: a change of owners too), 400 for a query the contract does not allow (page and limit, a status or a cursor of another form, an
 // unknown field), 401 without a session — each with the error envelope.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -28,6 +28,15 @@ for (const target of await storeTargets()) {
 
     test('a hot treasury has no owners to sign: 404 NOT_FOUND', async () => {
       const reply = await user.api.get(URL);
+      expectError(reply, 404, 'NOT_FOUND');
+      assert.match(reply.body.error.message, /bounded treasury mode only/);
+    });
+
+    test('a hot treasury has no owners to change: POST /wallet/treasury/owners is 404 NOT_FOUND', async () => {
+      const reply = await user.api.post('/api/v1/wallet/treasury/owners', {
+        owners: ['0x00000000000000000000000000000000000000a1'],
+        threshold: 1,
+      });
       expectError(reply, 404, 'NOT_FOUND');
       assert.match(reply.body.error.message, /bounded treasury mode only/);
     });

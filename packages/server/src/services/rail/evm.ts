@@ -55,6 +55,8 @@ export interface OwnersGate {
   ): Promise<OwnersRequestView>;
   /** The owners' request that revokes the service's delegation: the waiting one, else a new one. */
   revoke(): Promise<OwnersRequestView>;
+  /** The owners' request that changes their owners and threshold: the one waiting for this change, else a new one. */
+  changeOwners(change: { owners: string[]; threshold: number }): Promise<OwnersRequestView>;
 }
 
 export type OwnersRequestView = ReturnType<typeof requestView>;
@@ -102,6 +104,7 @@ export function evmServices(
 const ownersCode = () => import('../../chain/bounded/owners-requests.ts');
 const heldCode = () => import('../../chain/bounded/held-payments.ts');
 const revokeCode = () => import('../../chain/bounded/owners-revoke.ts');
+const changeCode = () => import('../../chain/bounded/owners-change.ts');
 
 /**
  * Whether a payment to this address must wait for the owners: more than the float and what the allowance can
@@ -182,13 +185,24 @@ function ownersGate(ctx: ServiceContext, rail: EvmRail, rp: RelyingParty): Owner
         throw error;
       }
     },
+    async changeOwners(change) {
+      const { ownersChangeRequest, OwnersChangeRefused, NothingToChange } = await changeCode();
+      try {
+        return await ownersChangeRequest(deps, change);
+      } catch (error) {
+        if (error instanceof OwnersChangeRefused) throw new AppError('VALIDATION_ERROR', error.message);
+        if (error instanceof NothingToChange) throw new AppError('INVALID_STATE', error.message);
+        throw error;
+      }
+    },
   };
 }
 
 /**
  * The request, when this user may hand in signatures for it: one paying their own payment (another organization's
- * is not there for them: 404), or the revocation of the service's delegation — the deployment's treasury, which
- * every owner may ask the owners' keys to close (only those keys' signatures count).
+ * is not there for them: 404), or the revocation of the service's delegation or a change of the account's owners —
+ * the deployment's treasury, which every owner may ask the owners' keys to act on (only those keys' signatures
+ * count).
  */
 async function ownedRequest(ctx: ServiceContext, deps: OwnersDeps, userId: string, id: string) {
   const row = await (await ownersCode()).findOwnersRequest(deps, id);
@@ -201,7 +215,7 @@ async function mayHandIn(
   userId: string,
   row: { kind: string; transaction_id: string | null },
 ): Promise<boolean> {
-  if (row.kind === 'revoke') return true;
+  if (row.kind === 'revoke' || row.kind === 'owners') return true;
   if (row.transaction_id === null) return false;
   const owned = await ctx.store.db
     .selectFrom('transactions')

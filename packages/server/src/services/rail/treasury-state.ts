@@ -66,3 +66,14 @@ export async function revokeDelegation(services: Pick<Services, 'chain'>) {
   if (owners === null) throw new AppError('NOT_FOUND', 'the delegation exists in bounded treasury mode only');
   return owners.revoke();
 }
+
+/** The owners' request that changes the account's owners and threshold (bounded mode only). */
+export async function changeTreasuryOwners(
+  services: Pick<Services, 'chain'>,
+  change: { owners: string[]; threshold: number },
+) {
+  const owners = services.chain?.owners ?? null;
+  if (owners === null)
+    throw new AppError('NOT_FOUND', 'the owners’ account exists in bounded treasury mode only');
+  return owners.changeOwners(change);
+}
