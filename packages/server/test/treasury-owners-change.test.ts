@@ -2,16 +2,23 @@
 // framework's npm bytecode: the change is an operation of their account signed by the owners it has now, at its
 // threshold now; asked twice while it waits, it is one request; once confirmed the chain's owners are the ones
 // whose signatures count — a removed owner is refused, a new one signs a withdrawal above the allowance alone at
-// the new threshold — GET /wallet/treasury shows them, and a restart with TREASURY_ACCOUNT unset is refused.
+// the new threshold — GET /wallet/treasury shows them, and a restart with TREASURY_ACCOUNT unset is refused; a
+// change the owners make with another tool is followed too (the account is read again before a refusal).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MultiSigDeleGator } from '@metamask/delegation-abis';
 import { type Address, getAddress, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { checkComputedAccount } from '../src/chain/bounded/owners-chain.ts';
+import { checkComputedAccount, updateOwnersCallData } from '../src/chain/bounded/owners-chain.ts';
 import { OwnersChangeRefused, ownersChangeRequest } from '../src/chain/bounded/owners-change.ts';
 import { ANVIL_MNEMONIC, anvilAvailable, mine } from './support/anvil.ts';
-import { awaitingWithdrawal, owners, startBoundedWorld } from './support/bounded.ts';
+import {
+  accountOperation,
+  awaitingWithdrawal,
+  type Framework,
+  owners,
+  startBoundedWorld,
+} from './support/bounded.ts';
 import type { EvmWorld } from './support/evm.ts';
 import { assertLedgerOk } from './support/foundation.ts';
 import { type Harness, storeTargets } from './support/harness.ts';
@@ -26,6 +33,7 @@ const SIGNATURES = '/api/v1/wallet/treasury/signatures';
 const newOwner = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 4 });
 const [A, B, C] = [owners[0]!, owners[1]!, owners[2]!];
 const RECIPIENT = '0x00000000000000000000000000000000000c01d0' as Address;
+const OTHER_RECIPIENT = '0x00000000000000000000000000000000000c01d1' as Address;
 
 for (const target of await storeTargets()) {
   describe(`the owners change their owners on ${target.name}`, {
@@ -35,6 +43,7 @@ for (const target of await storeTargets()) {
     let h: Harness;
     let account: Address;
     let owner: TestUser;
+    let framework: Framework;
     const rail = () => h.services.chain!.rail;
     const rounds = async (n: number) => {
       for (let i = 0; i < n; i += 1) {
@@ -62,7 +71,7 @@ for (const target of await storeTargets()) {
     });
 
     before(async () => {
-      ({ world, h, account } = await startBoundedWorld(target.name, 'treasury_owners', {
+      ({ world, h, account, framework } = await startBoundedWorld(target.name, 'treasury_owners', {
         allowance: '100',
         floatMax: '40',
         fundMicros: 1_000n * USDC,
@@ -197,6 +206,26 @@ for (const target of await storeTargets()) {
         bounded: { ...config.bounded!, account: account.toLowerCase() as Address },
       };
       await checkComputedAccount({ ...readDeps(), config: adopted });
+    });
+
+    test('a change the owners made with another tool: a new owner is read from the account, not refused', async () => {
+      // The account's owners (A and the new owner, threshold 1) replace the new owner with C themselves.
+      const change = {
+        owners: [A.address, C.address].map((a) => a.toLowerCase() as Address).sort(),
+        threshold: 1,
+      };
+      await accountOperation(world, framework, account, updateOwnersCallData(change), [A]);
+      const waiting = await awaitingWithdrawal(h, world, owner, '150', OTHER_RECIPIENT);
+      const signed = await owner.api.post(SIGNATURES, {
+        id: waiting.id,
+        signature: await C.signTypedData(waiting.signRequest.typedData),
+      });
+      assert.equal(signed.status, 200, signed.raw);
+      assert.equal(signed.body.data.status, 'submitted');
+      await rounds(3);
+      assert.equal(await world.usdc.balanceOf(OTHER_RECIPIENT), 150n * USDC);
+      const view = (await owner.api.get('/api/v1/wallet/treasury')).body.data;
+      assert.deepEqual([...view.owners].sort(), [getAddress(A.address), getAddress(C.address)].sort());
     });
   });
 }

@@ -55,9 +55,10 @@ const readings = new WeakMap<ChainClient, Map<string, { changes: number; owners:
 /**
  * The owners whose signatures count now, and the threshold a new request needs. A hybrid account's come from the
  * configuration (its keys are its passkeys and one owner, any one of which signs); an account not yet deployed
- * will be deployed with the configured ones.
+ * will be deployed with the configured ones. `fresh`: read the chain whatever is kept (a change made with another
+ * tool is not counted in the database).
  */
-export async function currentOwners(deps: OwnersReadDeps): Promise<AccountOwners> {
+export async function currentOwners(deps: OwnersReadDeps, fresh = false): Promise<AccountOwners> {
   const bounded = deps.config.bounded!;
   const configured = { owners: bounded.owners, threshold: bounded.threshold };
   if (bounded.accountKind === 'hybrid') return configured;
@@ -66,7 +67,7 @@ export async function currentOwners(deps: OwnersReadDeps): Promise<AccountOwners
   const kept = readings.get(deps.client) ?? new Map();
   readings.set(deps.client, kept);
   const hit = kept.get(account);
-  if (hit !== undefined && hit.changes === changes) return hit.owners;
+  if (!fresh && hit !== undefined && hit.changes === changes) return hit.owners;
   const read = await readAccountOwners(deps.client, account);
   if (read === null) return configured;
   kept.set(account, { changes, owners: read });

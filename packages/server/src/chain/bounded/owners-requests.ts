@@ -247,7 +247,10 @@ async function checkedSigner(deps: OwnersDeps, row: TreasurySignatureRequestsTab
   );
   // The owners the account has now: after a change of owners, those removed no longer count, those added do.
   const { owners } = await currentOwners(readDeps(deps));
-  const signer = await signingOwner(request, signature, owners);
+  // Not among the owners kept: read the account again before refusing (they may have changed it elsewhere).
+  const signer =
+    (await signingOwner(request, signature, owners)) ??
+    (await signingOwner(request, signature, (await currentOwners(readDeps(deps), true)).owners));
   if (signer === null)
     throw new SignatureRefused("this is not an owner's signature over this request's signRequest");
   const signatures = JSON.parse(row.signatures_json) as Signature[];
