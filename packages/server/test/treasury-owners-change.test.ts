@@ -150,6 +150,17 @@ for (const target of await storeTargets()) {
       assert.equal(again.status, 202, again.raw);
       assert.equal(again.body.data.id, id, 'the same change asked again: the same waiting request');
       assert.equal((await ownerRows()).length, 1);
+      // Listed for the owners with what it makes the account hold, read from the call they sign.
+      const listed = (await owner.api.get(`${SIGNATURES}?status=awaiting_signatures`)).body.data.items;
+      const mine = listed.find((r: { id: string }) => r.id === id);
+      assert.equal(mine.kind, 'owners');
+      assert.deepEqual(mine.change, {
+        owners: [A.address, newOwner.address]
+          .map((a) => getAddress(a))
+          .sort((x, y) => (x.toLowerCase() < y.toLowerCase() ? -1 : 1)),
+        threshold: 1,
+      });
+      assert.equal(mine.amount, null);
 
       const hand = async (signer: typeof A, request: { id: string; signRequest: typeof signRequest }) =>
         owner.api.post(SIGNATURES, {

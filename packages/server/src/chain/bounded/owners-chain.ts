@@ -7,7 +7,7 @@
 // query, so an instance that did not submit the change follows it too.
 import { MultiSigDeleGator } from '@metamask/delegation-abis';
 import type { Kysely } from 'kysely';
-import { encodeFunctionData, type Hex } from 'viem';
+import { decodeFunctionData, encodeFunctionData, type Hex } from 'viem';
 import type { Database } from '../../store/schema.ts';
 import type { ChainClient } from '../client.ts';
 import type { EvmConfig } from '../config.ts';
@@ -35,6 +35,13 @@ export function updateOwnersCallData(change: AccountOwners): Hex {
     functionName: 'updateMultiSigParameters',
     args: [change.owners, BigInt(change.threshold), true],
   });
+}
+
+/** Pure: the owners and threshold a change's call sets (the inverse of updateOwnersCallData). */
+export function ownersChangeOf(callData: Hex): AccountOwners {
+  const { args } = decodeFunctionData({ abi: MultiSigDeleGator, data: callData });
+  const [owners, threshold] = args as unknown as [readonly string[], bigint];
+  return { owners: normalOwners(owners), threshold: Number(threshold) };
 }
 
 /** The owners and threshold the account has on chain; null while it is not deployed. */

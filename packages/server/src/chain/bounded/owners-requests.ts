@@ -23,6 +23,7 @@ import {
   type AccountOwners,
   currentOwners,
   type OwnersReadDeps,
+  ownersChangeOf,
   updateOwnersCallData,
 } from './owners-chain.ts';
 import {
@@ -159,6 +160,7 @@ export function requestView(row: TreasurySignatureRequestsTable, config: EvmConf
     status: row.status,
     toAddress: row.to_address === null ? null : toChecksumAddress(row.to_address),
     amount: row.amount_micros === null ? null : formatMicros(row.amount_micros),
+    change: row.kind === 'owners' ? changeView(operation.callData) : null,
     signRequest: { typedData: jsonSafe(typedData), digest },
     signaturesNeeded: Math.max(0, Number(row.signatures_needed) - signatures.length),
     signedBy: signatures.map((s) =>
@@ -166,6 +168,12 @@ export function requestView(row: TreasurySignatureRequestsTable, config: EvmConf
     ),
     createdAt: isoFromMs(row.created_at_ms),
   };
+}
+
+/** What a change of owners makes the account hold, read from the very call the owners sign (EIP-55). */
+function changeView(callData: Hex): { owners: string[]; threshold: number } {
+  const { owners, threshold } = ownersChangeOf(callData);
+  return { owners: owners.map(toChecksumAddress), threshold };
 }
 
 function jsonSafe<T>(value: T): T {

@@ -25,6 +25,7 @@ const KEYS = [
   'kind',
   'status',
   'amount',
+  'change',
   'toAddress',
   'signRequest',
   'signaturesNeeded',
@@ -87,6 +88,7 @@ for (const target of await storeTargets()) {
       assert.equal(newest.kind, 'transfer');
       assert.equal(newest.status, 'awaiting_signatures');
       assert.equal(newest.amount, '80.000000');
+      assert.equal(newest.change, null, 'a transfer changes no owners');
       assert.equal(newest.toAddress, getAddress(`0x${'c3'.repeat(20)}`));
       assert.deepEqual(newest.signRequest, asked[2]!.signRequest);
       assert.equal(newest.signaturesNeeded, 2);

@@ -16,11 +16,18 @@ const ownersRequestView = z.object({
     .string()
     .describe('the withdrawal it pays (what POST /wallet/treasury/signatures takes), or the request'),
   kind: z
-    .enum(['transfer', 'revoke'])
-    .describe('a transfer out of the account, or a revocation of the allowance'),
+    .enum(['transfer', 'revoke', 'owners'])
+    .describe('a transfer out of the account, a revocation of the allowance, or a change of the owners'),
   status: requestStatus,
-  amount: amount.nullable().describe('a transfer’s amount; null for a revocation'),
-  toAddress: z.string().nullable().describe('a transfer’s recipient, EIP-55; null for a revocation'),
+  amount: amount.nullable().describe('a transfer’s amount; null otherwise'),
+  toAddress: z.string().nullable().describe('a transfer’s recipient, EIP-55; null otherwise'),
+  change: z
+    .object({
+      owners: z.array(z.string()).describe('every owner after the change, EIP-55'),
+      threshold: z.number().int().describe('how many of them must sign after the change'),
+    })
+    .nullable()
+    .describe('a change of the owners: what the account holds once it is done; null otherwise'),
   signRequest: signRequestView,
   signaturesNeeded: z.number().int().describe('owners’ signatures still needed'),
   signedBy: z.array(z.string()).describe('the owners who have signed, EIP-55'),
@@ -39,7 +46,7 @@ export default defineRoute({
   description:
     'Bounded treasury only (TREASURY_MODE=bounded; 404 elsewhere). The requests of the owners’ account this ' +
     'organization sees — its withdrawals the allowance could not cover, and the treasury’s own (a revocation of ' +
-    'the service’s allowance) — newest first, each with the `signRequest` every owner signs with ' +
+    'the service’s allowance, a change of the owners) — newest first, each with the `signRequest` every owner signs with ' +
     'eth_signTypedData_v4, the signatures still needed and who signed. `status=awaiting_signatures` keeps what ' +
     'still waits. Page by `page`, or by `cursor` (the previous page’s `nextCursor`). Any member may read it; ' +
     'only an owner hands a signature in.',
