@@ -137,8 +137,11 @@ for (const target of await storeTargets()) {
 
     test('owners A, B, C at 2 → A and a new owner at 1: signed by the current owners, then only the new ones count', async () => {
       const body = { owners: [A.address, newOwner.address], threshold: 1 };
-      const asked = await owner.api.post(URL, body);
+      // Asked twice at once (two tabs, two instances): one request.
+      const [asked, twin] = await Promise.all([owner.api.post(URL, body), owner.api.post(URL, body)]);
       assert.equal(asked.status, 202, asked.raw);
+      assert.equal(twin.status, 202, twin.raw);
+      assert.equal(twin.body.data.id, asked.body.data.id, 'asked at once: the same request');
       const { id, status, signRequest, signaturesNeeded } = asked.body.data;
       assert.equal(status, 'awaiting_signatures');
       assert.equal(signaturesNeeded, 2, 'the threshold the account has now');
