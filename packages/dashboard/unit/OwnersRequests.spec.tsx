@@ -117,6 +117,10 @@ describe('the owners’ requests in words', () => {
     expect(ownersRequestWords({ kind: 'revoke', amount: null, toAddress: null })).toBe(
       'Revoke the service’s allowance',
     );
+    const change = { owners: [`0x${'a'.repeat(40)}`, `0x${'b'.repeat(40)}`], threshold: 1 };
+    expect(ownersRequestWords({ kind: 'owners', amount: null, toAddress: null, change })).toBe(
+      'Change the owners to 0xaaaaaa…aaaaaa, 0xbbbbbb…bbbbbb, 1 of them to sign',
+    );
   });
 
   it('where it stands', () => {

@@ -22,7 +22,7 @@ export type OwnersRequestStatus = 'awaiting_signatures' | 'submitted' | 'complet
 export interface OwnersRequest {
   /** The withdrawal it pays, or the request itself (a revocation): what a signature is handed in for. */
   id: string;
-  kind: 'transfer' | 'revoke';
+  kind: 'transfer' | 'revoke' | 'owners';
   status: OwnersRequestStatus;
   amount: string | null;
   toAddress: string | null;
@@ -31,6 +31,8 @@ export interface OwnersRequest {
   signedBy: string[];
   createdAt: string;
   expiresAt: string | null;
+  /** A change of the owners: the owners and threshold the account holds once it is done; null otherwise. */
+  change?: { owners: string[]; threshold: number } | null;
 }
 
 export interface OwnersRequestPage {

@@ -57,8 +57,16 @@ export function atRiskWords(atRisk: string): string {
 }
 
 /** What a request of the owners' account does: "Withdrawal of 250.00 USDC to 0x1234ab…cdef01". */
-export function ownersRequestWords(request: Pick<OwnersRequest, 'kind' | 'amount' | 'toAddress'>): string {
+export function ownersRequestWords(
+  request: Pick<OwnersRequest, 'kind' | 'amount' | 'toAddress' | 'change'>,
+): string {
   if (request.kind === 'revoke') return 'Revoke the service’s allowance';
+  if (request.kind === 'owners') {
+    const change = request.change;
+    if (change === undefined || change === null) return 'Change the owners';
+    const owners = change.owners.map(shortAddress).join(', ');
+    return `Change the owners to ${owners}, ${change.threshold} of them to sign`;
+  }
   const amount = request.amount === null ? '' : ` of ${formatUsdc(request.amount)}`;
   const to = request.toAddress === null ? '' : ` to ${shortAddress(request.toAddress)}`;
   return `Withdrawal${amount}${to}`;
