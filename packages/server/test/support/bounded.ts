@@ -10,6 +10,7 @@ import {
   prepareDelegation,
 } from '../../src/chain/bounded/bounded-setup.ts';
 import { multiSigSignature, type SignedDelegation } from '../../src/chain/bounded/delegation.ts';
+import { twoUint128, userOperationTypes } from '../../src/chain/bounded/owners-ops.ts';
 import { parseEvmConfig } from '../../src/chain/config.ts';
 import { serviceKeys } from '../../src/chain/keys.ts';
 import { ANVIL_MNEMONIC, anvilPublicClient, anvilWalletClient, confirm, mine, rpc } from './anvil.ts';
@@ -43,23 +44,6 @@ export async function deployFrameworkFor(world: EvmWorld): Promise<Framework> {
   return { env, entryPoint: deployed.entryPoint };
 }
 
-const USER_OP_TYPES = {
-  PackedUserOperation: [
-    { name: 'sender', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'initCode', type: 'bytes' },
-    { name: 'callData', type: 'bytes' },
-    { name: 'accountGasLimits', type: 'bytes32' },
-    { name: 'preVerificationGas', type: 'uint256' },
-    { name: 'gasFees', type: 'bytes32' },
-    { name: 'paymasterAndData', type: 'bytes' },
-    { name: 'entryPoint', type: 'address' },
-  ],
-} as const;
-
-const packed = (high: bigint, low: bigint) =>
-  concat([pad(toHex(high), { size: 16 }), pad(toHex(low), { size: 16 })]);
-
 /**
  * The account calls itself with `callData` (e.g. disableDelegation, or execute for a transfer) in a user operation
  * signed by `signers`, submitted to the EntryPoint by `submitter` (an anvil account that pays the gas).
@@ -86,9 +70,9 @@ export async function accountOperation(
     nonce,
     initCode: '0x' as Hex,
     callData,
-    accountGasLimits: packed(1_000_000n, 1_000_000n),
+    accountGasLimits: twoUint128(1_000_000n, 1_000_000n),
     preVerificationGas: 100_000n,
-    gasFees: packed(10n ** 9n, 20n * 10n ** 9n),
+    gasFees: twoUint128(10n ** 9n, 20n * 10n ** 9n),
     paymasterAndData: '0x' as Hex,
   };
   const typedData = {
@@ -98,7 +82,7 @@ export async function accountOperation(
       chainId: world.anvil.chainId,
       verifyingContract: account,
     },
-    types: USER_OP_TYPES,
+    types: userOperationTypes,
     primaryType: 'PackedUserOperation' as const,
     message: { ...op, entryPoint: framework.entryPoint },
   };

@@ -65,7 +65,8 @@ export interface PackedOperation {
   paymasterAndData: Hex;
 }
 
-const twoUint128 = (high: bigint, low: bigint) =>
+/** Two uint128 in one bytes32, high first (the operation's gas limits and fees). */
+export const twoUint128 = (high: bigint, low: bigint) =>
   concat([pad(toHex(high), { size: 16 }), pad(toHex(low), { size: 16 })]);
 
 /** The EntryPoint nonce key of a request: 192 bits of the hash of its id. */
