@@ -22,6 +22,7 @@ test('cheapestOffer: the lowest price; among equals the first (x402 is registere
       (prices) => {
         const offers = prices.map((p, i) => offer(i % 2 === 0 ? 'x402-exact' : 'mpp-charge', p));
         const chosen = cheapestOffer(offers)!;
+        // biome-ignore lint/complexity/useMathMinMax: the prices are bigints, which Math.min does not take.
         const lowest = prices.reduce((a, b) => (b < a ? b : a));
         assert.equal(chosen.amountMicros, lowest);
         assert.equal(chosen, offers[prices.indexOf(lowest)], 'the first of equals');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../http/route.ts';
 import { addressSchema } from '../../http/schemas.ts';
 import { changeTreasuryOwners } from '../../services/rail/treasury-state.ts';
-import { signRequestView } from './withdrawal-schemas.ts';
+import { ownersRequestAnswer, ownersRequestData } from './withdrawal-schemas.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -27,25 +27,16 @@ export default defineRoute({
     owners: z.array(addressSchema).min(1).max(16).describe('every owner after the change (0x addresses)'),
     threshold: z.number().int().min(1).max(16).describe('how many of them must sign after the change'),
   }),
-  response: z.object({
-    id: z.string().describe('the request: the `id` its signatures are handed in with'),
-    status: z
-      .enum(['awaiting_signatures', 'submitted'])
-      .describe('submitted: the current owners’ threshold is met and the change is on its way to the chain'),
-    signRequest: signRequestView,
-    signaturesNeeded: z.number().int().describe('signatures of the current owners still needed'),
-  }),
+  response: ownersRequestAnswer(
+    'the current owners’ threshold is met and the change is on its way to the chain',
+    'signatures of the current owners still needed',
+  ),
   successStatus: 202,
   handler: async ({ body, services }) => {
     const view = await changeTreasuryOwners(services, body);
     return {
       status: 202,
-      data: {
-        id: view.id,
-        status: view.status,
-        signRequest: view.signRequest,
-        signaturesNeeded: view.signaturesNeeded,
-      },
+      data: ownersRequestData(view),
     };
   },
 });

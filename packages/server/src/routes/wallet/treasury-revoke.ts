@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { defineRoute } from '../../http/route.ts';
 import { revokeDelegation } from '../../services/rail/treasury-state.ts';
-import { signRequestView } from './withdrawal-schemas.ts';
+import { ownersRequestAnswer, ownersRequestData } from './withdrawal-schemas.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -20,25 +19,13 @@ export default defineRoute({
     'revocation waits (for signatures, or on its way to the chain), asking again answers that same request. ' +
     '409 INVALID_STATE when no delegation is active (none granted, or revoked already).',
   tags: ['wallet'],
-  response: z.object({
-    id: z.string().describe('the request: the `id` its signatures are handed in with'),
-    status: z
-      .enum(['awaiting_signatures', 'submitted'])
-      .describe('submitted: the owners’ threshold is met and the revocation is on its way to the chain'),
-    signRequest: signRequestView,
-    signaturesNeeded: z.number().int().describe('owners’ signatures still needed'),
-  }),
+  response: ownersRequestAnswer('the owners’ threshold is met and the revocation is on its way to the chain'),
   successStatus: 202,
   handler: async ({ services }) => {
     const view = await revokeDelegation(services);
     return {
       status: 202,
-      data: {
-        id: view.id,
-        status: view.status,
-        signRequest: view.signRequest,
-        signaturesNeeded: view.signaturesNeeded,
-      },
+      data: ownersRequestData(view),
     };
   },
 });

@@ -42,6 +42,27 @@ export const signRequestView = z.object({
   digest: z.string().describe('its EIP-712 hash'),
 });
 
+/**
+ * The 202 of a request the owners sign (a revocation, a change of owners): `submitted` says what has started once
+ * the threshold is met, `needed` whose signatures are counted.
+ */
+export function ownersRequestAnswer(submitted: string, needed = 'owners’ signatures still needed') {
+  return z.object({
+    id: z.string().describe('the request: the `id` its signatures are handed in with'),
+    status: z.enum(['awaiting_signatures', 'submitted']).describe(`submitted: ${submitted}`),
+    signRequest: signRequestView,
+    signaturesNeeded: z.number().int().describe(needed),
+  });
+}
+
+/** Those four fields of an owners' request, and nothing else of it. */
+export function ownersRequestData<
+  T extends { id: string; status: string; signRequest: unknown; signaturesNeeded: number },
+>(view: T): Pick<T, 'id' | 'status' | 'signRequest' | 'signaturesNeeded'> {
+  const { id, status, signRequest, signaturesNeeded } = view;
+  return { id, status, signRequest, signaturesNeeded };
+}
+
 export const awaitingSignaturesView = z.object({
   id: z.string().describe('the withdrawal'),
   status: z.literal('awaiting_signatures'),
