@@ -3,36 +3,25 @@
 // and after broadcasting: after a restart exactly one redemption is on chain per refill, never two, and
 // verify-ledger --chain proves the reserves with the owners' account counted.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DelegationManager } from '@metamask/delegation-abis';
 import { type Address, getAddress } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { anvilAvailable, anvilWalletClient, confirm, mine, rpc } from './support/anvil.ts';
 import { owners } from './support/bounded.ts';
-import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
-import { GENEROUS_RATE_LIMITS } from './support/harness.ts';
-import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
+import { boundedCliEnv, deployWithCli, grantWithCli } from './support/bounded-cli.ts';
+import { type EvmWorld, startEvmWorld } from './support/evm.ts';
+import { runCli, type ServiceProcess, startServiceProcess } from './support/processes.ts';
 import { waitFor } from './support/service-http.ts';
 
-const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
 const probe = await anvilAvailable();
 const WAIT_MS = 20_000;
 const USDC = 1_000_000n;
 const FLOAT_MAX = 40n * USDC;
 const ELSEWHERE = '0x00000000000000000000000000000000000e15e0' as Address;
-
-function cli(args: string[], env: Record<string, string>) {
-  const run = spawnSync(process.execPath, [CLI, ...args], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  return { code: run.status, out: run.stdout, err: run.stderr };
-}
 
 describe('bounded treasury: set up with the CLI, a refill SIGKILLed at each step', {
   skip: probe.available ? false : probe.skip,
@@ -59,17 +48,9 @@ describe('bounded treasury: set up with the CLI, a refill SIGKILLed at each step
   before(async () => {
     world = await startEvmWorld();
     dataDir = mkdtempSync(join(tmpdir(), 'agent-wallet-treasury-crash-'));
-    const base = {
-      ...evmEnv(world, { CONFIRMATIONS: '1', CHAIN_POLL_INTERVAL_MS: '100', SENDER_LEASE_MS: '1000' }),
-      DATA_DIR: dataDir,
-      JWT_SECRET: 'treasury-crash-test-secret-of-at-least-32-characters',
-      RATE_LIMITS: GENEROUS_RATE_LIMITS,
-    };
-    const deployed = cli(['deploy-smart-accounts'], base);
-    assert.equal(deployed.code, 0, deployed.err);
-    const lines = deployed.out.trim().split('\n');
+    const { base, deployed } = await deployWithCli(world, dataDir);
     assert.deepEqual(
-      lines.map((l) => l.split('=')[0]),
+      deployed.map(([name]) => name),
       [
         'DELEGATION_MANAGER_ADDRESS',
         'DELEGATION_FACTORY_ADDRESS',
@@ -79,32 +60,12 @@ describe('bounded treasury: set up with the CLI, a refill SIGKILLed at each step
         'HYBRID_DELEGATOR_ADDRESS',
       ],
     );
-    env = {
-      ...base,
-      ...Object.fromEntries(lines.map((l) => l.split('=') as [string, string])),
-      TREASURY_MODE: 'bounded',
-      TREASURY_ALLOWANCE: '100',
-      TREASURY_FLOAT_MAX: '40',
-      TREASURY_OWNERS: owners.map((o) => o.address).join(','),
-      TREASURY_THRESHOLD: '2',
-    };
+    env = boundedCliEnv(base, deployed);
     // The first start migrates the database and sets the rail up; then the owners' set-up, service stopped.
     await (await start()).stop();
-    const file = join(dataDir, 'delegation.json');
-    const prepared = cli(['treasury-prepare', '--out', file], env);
-    assert.equal(prepared.code, 0, prepared.err);
-    const form = JSON.parse(readFileSync(file, 'utf8'));
-    account = form.delegation.delegator;
-    form.typedData.message.salt = BigInt(form.typedData.message.salt);
-    const signatures = await Promise.all(
-      owners
-        .slice(1, 3)
-        .map(async (o) => ({ signer: o.address, signature: await o.signTypedData(form.typedData) })),
-    );
-    writeFileSync(file, JSON.stringify({ ...form, typedData: undefined, signatures }));
-    const granted = cli(['treasury-grant', '--in', file], env);
-    assert.equal(granted.code, 0, granted.err);
-    assert.match(granted.out, /delegation tdl_\w+ stored/);
+    const grant = await grantWithCli(env, owners.slice(1, 3));
+    account = grant.account;
+    assert.match(grant.granted, /delegation tdl_\w+ stored/);
     await world.usdc.mint(account, 500n * USDC);
   });
   after(async () => {
@@ -147,15 +108,15 @@ describe('bounded treasury: set up with the CLI, a refill SIGKILLed at each step
     });
   }
 
-  test('verify-ledger --chain counts the owners account and knows every redemption', () => {
-    const verified = cli(['verify-ledger', '--chain'], env);
+  test('verify-ledger --chain counts the owners account and knows every redemption', async () => {
+    const verified = await runCli(['verify-ledger', '--chain'], env);
     assert.equal(
       verified.code,
       1,
       'the test itself moved the float out twice: transfers the ledger does not know',
     );
-    assert.match(verified.err, new RegExp(`to ${ELSEWHERE}: the ledger does not know it`));
-    assert.doesNotMatch(verified.err, /redemption .* is not a refill/);
-    assert.doesNotMatch(verified.err, /refill obx_\w+ is completed but not on chain/);
+    assert.match(verified.stderr, new RegExp(`to ${ELSEWHERE}: the ledger does not know it`));
+    assert.doesNotMatch(verified.stderr, /redemption .* is not a refill/);
+    assert.doesNotMatch(verified.stderr, /refill obx_\w+ is completed but not on chain/);
   });
 });

@@ -4,35 +4,24 @@
 // owners' account (a float_return). After each restart exactly one such transfer is on chain, the account holds the
 // excess and the float TREASURY_FLOAT_MAX; verify-ledger --chain matches every return to its row.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Address, getAddress, parseAbiItem } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { anvilAvailable, mine, rpc } from './support/anvil.ts';
 import { owners } from './support/bounded.ts';
-import { type EvmWorld, evmEnv, startEvmWorld } from './support/evm.ts';
-import { GENEROUS_RATE_LIMITS } from './support/harness.ts';
-import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
+import { boundedCliEnv, deployWithCli, grantWithCli } from './support/bounded-cli.ts';
+import { type EvmWorld, startEvmWorld } from './support/evm.ts';
+import { runCli, type ServiceProcess, startServiceProcess } from './support/processes.ts';
 import { waitFor } from './support/service-http.ts';
 
-const CLI = resolve(import.meta.dirname, '../bin/agent-wallet.js');
 const probe = await anvilAvailable();
 const WAIT_MS = 20_000;
 const USDC = 1_000_000n;
 const FLOAT_MAX = 40n * USDC;
 const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
-
-function cli(args: string[], env: Record<string, string>) {
-  const run = spawnSync(process.execPath, [CLI, ...args], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  return { code: run.status, out: run.stdout, err: run.stderr };
-}
 
 describe('switching hot to bounded: the move into the account SIGKILLed at each step', {
   skip: probe.available ? false : probe.skip,
@@ -59,43 +48,15 @@ describe('switching hot to bounded: the move into the account SIGKILLed at each 
   before(async () => {
     world = await startEvmWorld();
     dataDir = mkdtempSync(join(tmpdir(), 'agent-wallet-switch-crash-'));
-    const base = {
-      ...evmEnv(world, { CONFIRMATIONS: '1', CHAIN_POLL_INTERVAL_MS: '100', SENDER_LEASE_MS: '1000' }),
-      DATA_DIR: dataDir,
-      JWT_SECRET: 'switch-crash-test-secret-of-at-least-32-characters',
-      RATE_LIMITS: GENEROUS_RATE_LIMITS,
-    };
-    const deployed = cli(['deploy-smart-accounts'], base);
-    assert.equal(deployed.code, 0, deployed.err);
-    const lines = deployed.out.trim().split('\n');
+    const { base, deployed } = await deployWithCli(world, dataDir);
     // The hot deployment: it has run, and its key holds the treasury.
     await (await start(base)).stop();
     await world.usdc.mint(key(), 500n * USDC);
-    env = {
-      ...base,
-      ...Object.fromEntries(lines.map((l) => l.split('=') as [string, string])),
-      TREASURY_MODE: 'bounded',
-      TREASURY_ALLOWANCE: '100',
-      TREASURY_FLOAT_MAX: '40',
-      TREASURY_OWNERS: owners.map((o) => o.address).join(','),
-      TREASURY_THRESHOLD: '2',
-    };
-    const file = join(dataDir, 'delegation.json');
-    const prepared = cli(['treasury-prepare', '--out', file], env);
-    assert.equal(prepared.code, 0, prepared.err);
-    const form = JSON.parse(readFileSync(file, 'utf8'));
-    account = form.delegation.delegator;
-    form.typedData.message.salt = BigInt(form.typedData.message.salt);
-    const signatures = await Promise.all(
-      owners
-        .slice(0, 2)
-        .map(async (o) => ({ signer: o.address, signature: await o.signTypedData(form.typedData) })),
-    );
-    writeFileSync(file, JSON.stringify({ ...form, typedData: undefined, signatures }));
-    const granted = cli(['treasury-grant', '--in', file], env);
-    assert.equal(granted.code, 0, granted.err);
+    env = boundedCliEnv(base, deployed);
+    const grant = await grantWithCli(env, owners.slice(0, 2));
+    account = grant.account;
     assert.match(
-      granted.out,
+      grant.granted,
       /holds 500\.000000 USDC \(a hot treasury\): once the service runs with TREASURY_MODE=bounded, its first rounds move 460\.000000 USDC into the owners' account/,
     );
   });
@@ -139,18 +100,18 @@ describe('switching hot to bounded: the move into the account SIGKILLed at each 
     });
   }
 
-  test('verify-ledger --chain matches every move into the account to its row', () => {
-    const verified = cli(['verify-ledger', '--chain'], env);
+  test('verify-ledger --chain matches every move into the account to its row', async () => {
+    const verified = await runCli(['verify-ledger', '--chain'], env);
     // The test minted the hot treasury straight to the key (no deposit through a wallet): those two transfers are
     // the only ones the ledger does not know.
     assert.equal(verified.code, 1);
-    const problems = verified.err.split('\n').filter((l) => l.startsWith('  - '));
-    assert.equal(problems.length, 2, verified.err);
+    const problems = verified.stderr.split('\n').filter((l) => l.startsWith('  - '));
+    assert.equal(problems.length, 2, verified.stderr);
     for (const problem of problems)
       assert.match(
         problem,
         /from 0x0000000000000000000000000000000000000000 to .*: the ledger does not know it/,
       );
-    assert.doesNotMatch(verified.err, /float_return obx_\w+ is completed but not on chain/);
+    assert.doesNotMatch(verified.stderr, /float_return obx_\w+ is completed but not on chain/);
   });
 });

@@ -2,7 +2,7 @@
 // who are anvil test keys, their signatures over the delegation, and a transaction of the account (a user operation
 // through the framework's EntryPoint) signed by owners — or by anyone else, for the breach drill.
 import { EntryPoint, MultiSigDeleGator } from '@metamask/delegation-abis';
-import { type Address, concat, encodeFunctionData, type Hex, numberToHex, pad, toHex } from 'viem';
+import { type Address, encodeFunctionData, type Hex, numberToHex } from 'viem';
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
 import {
   deployFramework,
