@@ -39,14 +39,15 @@ export function ratiosOf(report) {
   return ratios;
 }
 
-function prepareOther(ref, other) {
+/** The other commit checked out at `other` and installed; its dashboard built unless `dashboard` is false. */
+export function prepareOther(ref, other, { dashboard = true } = {}) {
   if (!existsSync(other)) git('worktree', 'add', '--detach', other, ref);
   const run = (cmd, args) => {
     const done = spawnSync(cmd, args, { cwd: other, stdio: 'inherit' });
     if (done.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed in ${other}`);
   };
   run('npm', ['ci', '--no-audit', '--no-fund']);
-  run('npm', ['run', 'build', '-w', 'packages/dashboard']);
+  if (dashboard) run('npm', ['run', 'build', '-w', 'packages/dashboard']);
 }
 
 function benchOnce(folder) {

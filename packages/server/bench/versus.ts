@@ -1,0 +1,242 @@
+// `node bench/versus.ts <name>=<bin>[,ENV=value…] …`: one scenario against several builds of the service running side
+// by side, in interleaved rounds (each round hammers every build once, the order rotated), so that every build
+// meets the same drift of the machine's speed. For finding which change moved a ratio of `npm run bench:ab`: the
+// A/B runs the whole benchmark per side (minutes a round); this runs one scenario (seconds a round).
+// VERSUS_SCENARIO: check_balance (default) | external (send_payment to an outside address, 32 wallets) | internal.
+// Each <bin> is a checkout's packages/server/bin/agent-wallet.js, started with `serve` as its own bench started it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { freePort } from '../test/support/processes.ts';
+import { request } from '../test/support/service-http.ts';
+import { hammer, type Measured, type Shot, workerLoad } from './load.ts';
+
+const SECONDS = Number(process.env.VERSUS_SECONDS ?? 4);
+const ROUNDS = Number(process.env.VERSUS_ROUNDS ?? 5);
+const LOAD = { seconds: SECONDS, connections: 50 };
+const WALLETS = 32;
+const OUTSIDE = `0x${'ab'.repeat(20)}`;
+const THIS_BIN = resolve(import.meta.dirname, '../bin/agent-wallet.js');
+
+interface Fixture {
+  token: string;
+  walletIds: string[];
+  keys: string[];
+  addresses: string[];
+  cappedKey: string;
+}
+
+interface Build {
+  name: string;
+  bin: string;
+  env: Record<string, string>;
+  child?: ChildProcess;
+  url?: string;
+  fixture?: Fixture;
+  /** Per scenario: each round's req/s and the service's CPU time per request (µs, user + system, /proc). */
+  rates: Map<string, number[]>;
+  cpuMicros: Map<string, number[]>;
+}
+
+function parseBuild(arg: string): Build {
+  const name = arg.slice(0, arg.indexOf('='));
+  const [bin, ...pairs] = arg.slice(arg.indexOf('=') + 1).split(',');
+  const env = Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+  return { name, bin: bin === 'this' ? THIS_BIN : bin!, env, rates: new Map(), cpuMicros: new Map() };
+}
+
+/** Every rate limit of that checkout out of the way: its own bucket names (an older one refuses a newer name). */
+function limitsOf(bin: string): string {
+  const rules = readFileSync(resolve(dirname(bin), '../src/limits/rules.ts'), 'utf8');
+  const list = /BUCKET_NAMES = \[([^\]]*)\]/.exec(rules)![1]!;
+  const names = [...list.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]!);
+  return JSON.stringify(Object.fromEntries(names.map((name) => [name, 10_000_000])));
+}
+
+async function start(build: Build): Promise<void> {
+  const port = await freePort();
+  // An older bin (without its own bounds) got the V8 flags from its bench's process helper; this one sets them.
+  const flags = build.bin === THIS_BIN ? [] : ['--max-semi-space-size=4', '--max-old-space-size=512'];
+  build.child = spawn(process.execPath, [...flags, build.bin, 'serve'], {
+    env: {
+      ...process.env,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'agent-wallet-versus-')),
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_DRAIN_MS: '0',
+      RATE_LIMITS: limitsOf(build.bin),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...build.env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  build.child.stderr!.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  });
+  build.url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i += 1) {
+    const up = await fetch(`${build.url}/api/v1/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (up) return;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`${build.name} did not start:\n${output}`);
+}
+
+async function prepare(base: string): Promise<Fixture> {
+  const email = `versus${Date.now()}@example.test`;
+  const signup = await request(base, 'POST', '/api/v1/auth/signup', undefined, {
+    email,
+    password: 'versus-bench-password-123',
+  });
+  const token = signup.body.data.token;
+  await request(base, 'POST', '/api/v1/wallet/sandbox/deposit', token, { amount: '1000000000' });
+  const fixture: Fixture = { token, walletIds: [], keys: [], addresses: [], cappedKey: '' };
+  const newWallet = async (label: string) => {
+    const wallet = (await request(base, 'POST', '/api/v1/agent-wallets', token, { label })).body.data;
+    await request(base, 'POST', `/api/v1/agent-wallets/${wallet.id}/fund`, token, { amount: '10000000' });
+    return wallet;
+  };
+  const keyOf = async (walletId: string) =>
+    (await request(base, 'POST', `/api/v1/agent-wallets/${walletId}/keys`, token, { label: 'v' })).body.data
+      .key;
+  for (let i = 0; i < WALLETS; i += 1) {
+    const wallet = await newWallet(`v ${i}`);
+    fixture.walletIds.push(wallet.id);
+    fixture.addresses.push(wallet.address);
+    fixture.keys.push(await keyOf(wallet.id));
+  }
+  // As the benchmark's "hot wallet with daily and total caps".
+  const capped = await newWallet('capped');
+  for (const [type, limit] of [
+    ['spend_cap_daily', '1000000'],
+    ['spend_cap_total', '1000000000'],
+  ] as const) {
+    await request(base, 'POST', `/api/v1/agent-wallets/${capped.id}/policies`, token, {
+      type,
+      params: { limit },
+    });
+  }
+  fixture.cappedKey = await keyOf(capped.id);
+  return fixture;
+}
+
+const pay = (key: string, toAddress: string): Shot => ({
+  path: '/mcp/v1/tools/send_payment',
+  token: key,
+  body: { params: { toAddress, amount: '0.000001' } },
+});
+
+/** As the benchmark's "mix, half internal payments": 3 wallets, 30 workers. */
+function mixed(f: Fixture) {
+  return (worker: number, n: number): Shot => {
+    const w = (worker + n) % 3;
+    if (n % 4 === 0 || n % 4 === 1) return pay(f.keys[w]!, f.addresses[(w + 1) % 3]!);
+    if (n % 4 === 2) return pay(f.keys[w]!, OUTSIDE);
+    const direction = n % 8 === 3 ? 'fund' : 'withdraw';
+    return {
+      path: `/api/v1/agent-wallets/${f.walletIds[w]}/${direction}`,
+      token: f.token,
+      body: { amount: '0.01' },
+    };
+  };
+}
+
+const SCENARIOS: Record<string, (url: string, f: Fixture) => Promise<Measured>> = {
+  check_balance: (url, f) =>
+    hammer(
+      url,
+      f.keys.map((key) => ({ path: '/mcp/v1/tools/check_balance', token: key, body: {} })),
+      LOAD,
+    ),
+  external: (url, f) =>
+    hammer(
+      url,
+      f.keys.map((k) => pay(k, OUTSIDE)),
+      LOAD,
+    ),
+  internal: (url, f) =>
+    hammer(
+      url,
+      f.keys.map((k, i) => pay(k, f.addresses[(i + 1) % WALLETS]!)),
+      LOAD,
+    ),
+  hot: (url, f) => hammer(url, [pay(f.keys[0]!, OUTSIDE)], LOAD),
+  capped: (url, f) => hammer(url, [pay(f.cappedKey, OUTSIDE)], LOAD),
+  mix: (url, f) => workerLoad(url, mixed(f), { seconds: SECONDS, workers: 30 }),
+};
+
+const TICKS_PER_SECOND = 100;
+
+/** The process's CPU time so far (all its threads), in µs: /proc/<pid>/stat's utime + stime. */
+function cpuMicrosOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of the line, counted from the state (field 3) after the command's parentheses.
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND;
+}
+
+const push = (map: Map<string, number[]>, key: string, value: number) =>
+  map.set(key, [...(map.get(key) ?? []), value]);
+
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const builds = process.argv.slice(2).map(parseBuild);
+const scenarios = (process.env.VERSUS_SCENARIOS ?? Object.keys(SCENARIOS).join(',')).split(',');
+try {
+  for (const build of builds) await start(build);
+  for (const build of builds) build.fixture = await prepare(build.url!);
+  for (const scenario of scenarios) {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (let i = 0; i < builds.length; i += 1) {
+        const build = builds[(round + i) % builds.length]!;
+        const cpuBefore = cpuMicrosOf(build.child!.pid!);
+        const measured = await SCENARIOS[scenario]!(build.url!, build.fixture!);
+        if (measured.errors5xx > 0) throw new Error(`${build.name}: ${measured.errors5xx} 5xx`);
+        push(build.rates, scenario, measured.requestsPerSecond);
+        push(build.cpuMicros, scenario, (cpuMicrosOf(build.child!.pid!) - cpuBefore) / measured.requests);
+      }
+    }
+    const line = builds.map(
+      (b) =>
+        `${b.name} ${b.rates
+          .get(scenario)!
+          .map((r) => r.toFixed(0))
+          .join('/')}`,
+    );
+    console.error(`${scenario}: ${line.join(', ')}`);
+    console.error(
+      `  CPU µs a request: ${builds
+        .map(
+          (b) =>
+            `${b.name} ${b.cpuMicros
+              .get(scenario)!
+              .map((c) => c.toFixed(0))
+              .join('/')}`,
+        )
+        .join(', ')}`,
+    );
+  }
+  console.log(
+    `${ROUNDS} interleaved rounds × ${SECONDS} s per scenario. Each cell: the median req/s and its ratio to ${builds[0]!.name}'s; then the service's median CPU time per request (user + system, all threads) and its ratio (below 1: cheaper).\n`,
+  );
+  console.log(`| scenario | ${builds.map((b) => b.name).join(' | ')} |`);
+  console.log(`|---|${builds.map(() => '---:').join('|')}|`);
+  for (const scenario of scenarios) {
+    const reference = median(builds[0]!.rates.get(scenario)!);
+    const cpuReference = median(builds[0]!.cpuMicros.get(scenario)!);
+    const cells = builds.map((b) => {
+      const m = median(b.rates.get(scenario)!);
+      const cpu = median(b.cpuMicros.get(scenario)!);
+      return `${m.toFixed(0)} (${(m / reference).toFixed(2)}×); ${cpu.toFixed(0)} µs (${(cpu / cpuReference).toFixed(2)}×)`;
+    });
+    console.log(`| ${scenario} | ${cells.join(' | ')} |`);
+  }
+} finally {
+  for (const build of builds) build.child?.kill('SIGKILL');
+}
