@@ -40,6 +40,7 @@ const WAITING: OwnersRequest = {
   status: 'awaiting_signatures',
   amount: '250.000000',
   toAddress: `0x${'c'.repeat(40)}`,
+  change: null,
   signRequest: { typedData: TYPED_DATA, digest: `0x${'d'.repeat(64)}` },
   signaturesNeeded: 1,
   signedBy: [OWNER_A],
@@ -114,7 +115,7 @@ describe('the owners’ requests on the Treasury card', () => {
 describe('the owners’ requests in words', () => {
   it('what a request does', () => {
     expect(ownersRequestWords(WAITING)).toBe('Withdrawal of 250.00 USDC to 0xcccccc…cccccc');
-    expect(ownersRequestWords({ kind: 'revoke', amount: null, toAddress: null })).toBe(
+    expect(ownersRequestWords({ kind: 'revoke', amount: null, toAddress: null, change: null })).toBe(
       'Revoke the service’s allowance',
     );
     const change = { owners: [`0x${'a'.repeat(40)}`, `0x${'b'.repeat(40)}`], threshold: 1 };

@@ -62,6 +62,7 @@ const request = (name: string): OwnersRequest => ({
   status: 'awaiting_signatures',
   amount: '250.000000',
   toAddress: `0x${'c'.repeat(40)}`,
+  change: null,
   signRequest: { typedData: typedData(name), digest: `0x${'d'.repeat(64)}` },
   signaturesNeeded: 1,
   signedBy: [],

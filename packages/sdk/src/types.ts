@@ -5,4 +5,5 @@ export type * from './types/common.ts';
 export type * from './types/organizations.ts';
 export type * from './types/policies.ts';
 export type * from './types/tools.ts';
+export type * from './types/treasury.ts';
 export type * from './types/wallets.ts';

@@ -19,9 +19,11 @@ import type {
   ItemList,
   MasterWallet,
   MasterWithdrawal,
+  MasterWithdrawalAnswer,
   Member,
   Movement,
   Organization,
+  OwnersRequestPage,
   Page,
   Policy,
   RemovedMember,
@@ -32,6 +34,10 @@ import type {
   Transaction,
   TransactionPage,
   TransactionWithEvents,
+  TreasuryOwnersChange,
+  TreasuryRevocation,
+  TreasurySignatureResult,
+  TreasuryView,
   User,
   WalletBalance,
   WebhookDelivery,
@@ -69,6 +75,12 @@ type Fits<Hand, Wire> = [Wire] extends [Hand]
     : { sdkOnlyKeys: Exclude<keyof Hand, keyof Wire> }
   : { documentedAnswerDoesNotFit: Wire };
 type Expect<T extends true> = T;
+/**
+ * The treasury's types (types/treasury.ts) are aliases of the generated ones, so they cannot disagree with the
+ * document; what can go wrong is an alias reading an answer the operation no longer has (a status changed):
+ * `never`, which every use would accept.
+ */
+type Present<T> = [T] extends [never] ? { resolvesToNever: true } : true;
 
 export type WireChecks = [
   Expect<Fits<Health, Data<'health'>>>,
@@ -115,5 +127,11 @@ export type WireChecks = [
   Expect<Fits<Page<AuditEntry>, Data<'listAudit'>>>,
   Expect<Fits<WithdrawalAddress, Data<'addWithdrawalAddress'>>>,
   Expect<Fits<MasterWithdrawal, Data<'withdrawMaster'>>>,
-  Expect<Fits<AwaitingSignatures, Accepted<'withdrawMaster'>>>,
+  Expect<Fits<MasterWithdrawalAnswer, Data<'withdrawMaster'> | Accepted<'withdrawMaster'>>>,
+  Expect<Present<TreasuryView>>,
+  Expect<Present<OwnersRequestPage>>,
+  Expect<Present<TreasurySignatureResult>>,
+  Expect<Present<TreasuryRevocation>>,
+  Expect<Present<TreasuryOwnersChange>>,
+  Expect<Present<AwaitingSignatures>>,
 ];

@@ -1,63 +1,25 @@
 // The owners' side of a bounded treasury (evm rail, TREASURY_MODE=bounded): what waits for their signatures,
-// a signature handed in, and the revocation of the service's allowance. These routes exist on the evm rail only,
-// so the SDK's wire types (generated from the sandbox's OpenAPI document) do not hold them: their shapes are
-// written here, as docs/owners/treasury.md documents them. They go through ApiClient.request (rate limits, 401,
-// step-up: the revocation asks for one).
+// a signature handed in, and the revocation of the service's allowance. The SDK has no methods for the first two,
+// so they go through ApiClient.request (rate limits, 401, step-up: the revocation asks for one). The answers' types
+// are the SDK's wire types, generated from the server's OpenAPI document (its evm-rail operations included).
+import type { WireOperations } from '@agent-wallet/sdk';
+import type { Answer } from './custody.ts';
 import type { Requester } from './request.ts';
 
+/** GET /wallet/treasury/signatures's answer, and one request of the owners' account in it. */
+export type OwnersRequestPage = Answer<'listTreasurySignatures'>;
+export type OwnersRequest = OwnersRequestPage['items'][number];
+export type OwnersRequestStatus = OwnersRequest['status'];
 /** What each owner signs with eth_signTypedData_v4: a user operation of their account, in EIP-712 form. */
-export interface SignRequest {
-  typedData: {
-    domain: { name: string; version: string; chainId: number; verifyingContract: string };
-    types: Record<string, Array<{ name: string; type: string }>>;
-    primaryType: string;
-    message: Record<string, string>;
-  };
-  digest: string;
-}
-
-export type OwnersRequestStatus = 'awaiting_signatures' | 'submitted' | 'completed' | 'failed';
-
-/** One request of the owners' account (GET /wallet/treasury/signatures). */
-export interface OwnersRequest {
-  /** The withdrawal it pays, or the request itself (a revocation): what a signature is handed in for. */
-  id: string;
-  kind: 'transfer' | 'revoke' | 'owners';
-  status: OwnersRequestStatus;
-  amount: string | null;
-  toAddress: string | null;
-  signRequest: SignRequest;
-  signaturesNeeded: number;
-  signedBy: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  /** A change of the owners: the owners and threshold the account holds once it is done; null otherwise. */
-  change?: { owners: string[]; threshold: number } | null;
-}
-
-export interface OwnersRequestPage {
-  items: OwnersRequest[];
-  total: number;
-  page: number;
-  limit: number;
-  nextCursor: string | null;
-}
-
+export type SignRequest = OwnersRequest['signRequest'];
 /** POST /wallet/treasury/signatures's answer. */
-export interface SignatureProgress {
-  id: string;
-  status: OwnersRequestStatus;
-  signaturesNeeded: number;
-  signedBy: string[];
-}
-
-/** POST /wallet/treasury/revoke's answer (202): the revocation waits for the owners like a withdrawal. */
-export interface AwaitingSignatures {
-  id: string;
-  status: 'awaiting_signatures';
-  signRequest: SignRequest;
-  signaturesNeeded: number;
-}
+export type SignatureProgress = Answer<'treasurySignatures'>;
+/**
+ * POST /wallet/treasury/revoke's answer (202): the revocation waits for the owners like a withdrawal (`submitted`
+ * when one already on its way is answered again).
+ */
+export type RevocationRequest =
+  WireOperations['treasuryRevoke']['responses'][202]['content']['application/json']['data'];
 
 export function treasuryApi(client: Requester) {
   return {
@@ -65,7 +27,7 @@ export function treasuryApi(client: Requester) {
       client.request<OwnersRequestPage>('GET', '/wallet/treasury/signatures', { query }),
     sign: (id: string, signature: string) =>
       client.request<SignatureProgress>('POST', '/wallet/treasury/signatures', { body: { id, signature } }),
-    revokeAllowance: () => client.request<AwaitingSignatures>('POST', '/wallet/treasury/revoke'),
+    revokeAllowance: () => client.request<RevocationRequest>('POST', '/wallet/treasury/revoke'),
   };
 }
 

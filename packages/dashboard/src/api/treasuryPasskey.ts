@@ -2,7 +2,8 @@
 // server's WebAuthn request options for a request waiting for the owners (its challenge is the request's hash),
 // the browser's ceremony (webauthn.ts), and the answer handed in. The server verifies the assertion against the
 // passkey the person enrolled and the account's keys on chain before it submits anything. The SDK has no methods
-// for these routes yet, so they go through ApiClient.request (rate limits, 401, step-up).
+// for these routes yet, so they go through ApiClient.request (rate limits, 401, step-up); the answer's type is the
+// SDK's wire type, generated from the server's OpenAPI document.
 // The hand-in needs a recent proof of presence. Its answer cannot simply be sent again after a step-up: the server
 // moves the passkey's counter forward with each answer it accepts, and a step-up answered with this same passkey
 // outdates the one in hand. So a STEP_UP_REQUIRED refusal comes back here; once the person proved presence (the
@@ -12,6 +13,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/browser';
 import { answerWithPasskey } from '../webauthn.ts';
+import type { Answer } from './custody.ts';
 import { ApiError } from './errors.ts';
 import type { Requester } from './request.ts';
 import { STEP_UP_METHODS, type StepUpMethod } from './stepUp.ts';
@@ -21,14 +23,8 @@ export interface WaitingRequest {
   id: string;
 }
 
-/** POST /wallet/treasury/signatures's answer. */
-export interface SignatureState {
-  id: string;
-  status: 'awaiting_signatures' | 'submitted' | 'completed' | 'failed';
-  signaturesNeeded: number;
-  /** Owners' addresses, and passkeys as `passkey:<credential id>`. */
-  signedBy: string[];
-}
+/** POST /wallet/treasury/signatures's answer: `signedBy` holds owners' addresses, and passkeys as `passkey:<credential id>`. */
+export type SignatureState = Answer<'treasurySignatures'>;
 
 /** A requester that can also ask the person to prove presence (ApiClient: the app's step-up dialog). */
 export interface StepUpRequester extends Requester {

@@ -63,7 +63,7 @@ export function ownersRequestWords(
   if (request.kind === 'revoke') return 'Revoke the service’s allowance';
   if (request.kind === 'owners') {
     const change = request.change;
-    if (change === undefined || change === null) return 'Change the owners';
+    if (change === null) return 'Change the owners';
     const owners = change.owners.map(shortAddress).join(', ');
     return `Change the owners to ${owners}, ${change.threshold} of them to sign`;
   }

@@ -1,7 +1,7 @@
-// The owner's REST API: policies and their params, the treasury view, webhooks.
+// The owner's REST API: policies and their params, webhooks. The treasury's types are in treasury.ts.
 import type { CalendarPeriod } from '../calendar-period.ts';
 import type { Address, Amount, Currency, Page, PolicyType, PolicyWindow, Timestamp } from './common.ts';
-import type { AgentWallet, MasterWithdrawal } from './wallets.ts';
+import type { AgentWallet } from './wallets.ts';
 
 export interface CapParams {
   limit: Amount;
@@ -120,95 +120,6 @@ export interface PendingDeposit {
   confirmationsRequired: number;
   seenAt: Timestamp;
 }
-
-/** Who holds the treasury: `hot` (the service's key) or `bounded` (a smart account its owners hold). */
-export type TreasuryMode = 'hot' | 'bounded';
-
-/** What the chain lets the service move per period, in `bounded` mode. */
-export interface TreasuryAllowance {
-  perPeriod: Amount;
-  period: string;
-  /** Left in the current period, as the chain counts it. */
-  remaining: Amount;
-  /** When the next period starts; null until the owners have granted the service its delegation. */
-  resetsAt: Timestamp | null;
-}
-
-/**
- * `GET /wallet/treasury` (`evm` rail): where the money rests and what a breach of the server could move. In `hot`
- * mode the service's own key (`account`) holds all of it: `owners` is empty, `threshold` and `allowance` are null
- * and `atRisk` equals `float`. In `bounded` mode a smart account the owners hold keeps the money and the service
- * may move only its allowance: `atRisk` is `float` + the remaining allowance.
- */
-export interface TreasuryView {
-  mode: TreasuryMode;
-  /** The address that holds the money: in `hot` mode the service's treasury key. */
-  account: Address;
-  /** The humans' keys that own the account (`bounded` mode); empty when `hot`. */
-  owners: Address[];
-  /** Owners' signatures a change needs (`bounded` mode); null when `hot`. */
-  threshold: number | null;
-  /** null when nothing bounds what the service can move. */
-  allowance: TreasuryAllowance | null;
-  /** USDC in the service's own key. */
-  float: Amount;
-  /** What a breach of the server could take now: `float` + the remaining allowance. */
-  atRisk: Amount;
-}
-
-/**
- * What the owners sign (`bounded` mode): the EIP-712 data of a user operation of their account, for
- * `eth_signTypedData_v4` (its numbers as decimal strings), and its hash.
- */
-export interface SignRequest {
-  typedData: {
-    domain: { name: string; version: string; chainId: number; verifyingContract: Address };
-    types: Record<string, Array<{ name: string; type: string }>>;
-    primaryType: string;
-    message: Record<string, string>;
-  };
-  digest: string;
-}
-
-/**
- * A request that waits for the owners' signatures (`bounded` mode): a master withdrawal more than the service's
- * float and allowance can pay (answered 202), or the revocation of the service's allowance.
- */
-export interface AwaitingSignatures {
-  /** The withdrawal, or the revocation request: the `id` its signatures are handed in with. */
-  id: string;
-  status: 'awaiting_signatures';
-  signRequest: SignRequest;
-  /** Owners' signatures still needed. */
-  signaturesNeeded: number;
-}
-
-/**
- * `withdrawMaster` data: the withdrawal (201), or — `bounded` treasury, more than the float and the allowance can
- * pay — the owners' request to sign (202). Narrow on `status === 'awaiting_signatures'`.
- */
-export type MasterWithdrawalAnswer = MasterWithdrawal | AwaitingSignatures;
-
-/** `treasurySignature` data: where the request stands after this signature. */
-export interface TreasurySignatureResult {
-  id: string;
-  /** `submitted`: the owners' threshold is met and the service sends it (and pays the gas). */
-  status: 'awaiting_signatures' | 'submitted' | 'completed' | 'failed';
-  signaturesNeeded: number;
-  /** The owners who have signed, EIP-55. */
-  signedBy: Address[];
-}
-
-/** `revokeTreasuryAllowance` data: the waiting revocation (`submitted` once signed at the threshold). */
-export interface TreasuryRevocation extends Omit<AwaitingSignatures, 'status'> {
-  status: 'awaiting_signatures' | 'submitted';
-}
-
-/**
- * `changeTreasuryOwners` data: the waiting change of the owners' account's owners and threshold, signed by the
- * owners it has now at its threshold now (`submitted` once they have).
- */
-export type TreasuryOwnersChange = TreasuryRevocation;
 
 /** `POST /agent-wallets/:id/policies/simulate` params: the payment to judge. */
 export type SimulatePaymentParams = { toAddress: Address; amount: Amount };

@@ -131,7 +131,8 @@ function registerGate(
   });
 }
 
-function openApiOptions(rail: Services['config']['rail']): FastifyDynamicSwaggerOptions {
+/** The document's frame and last pass, shared with the every-rail document (openapi-rails.ts). */
+export function openApiOptions(rail: Services['config']['rail']): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
