@@ -2,7 +2,7 @@
 // a signature handed in, and the revocation of the service's allowance. These routes exist on the evm rail only,
 // so the SDK's wire types (generated from the sandbox's OpenAPI document) do not hold them: their shapes are
 // written here, as docs/owners/treasury.md documents them. They go through ApiClient.request (rate limits, 401,
-// step-up: the revocation asks for one).
+// step-up: the revocation and the change of owners ask for one).
 import type { Requester } from './request.ts';
 
 /** What each owner signs with eth_signTypedData_v4: a user operation of their account, in EIP-712 form. */
@@ -59,6 +59,14 @@ export interface AwaitingSignatures {
   signaturesNeeded: number;
 }
 
+/**
+ * POST /wallet/treasury/owners's answer (202): the change waits for the current owners, or — the same change asked
+ * again once enough of them signed — is already on its way (`submitted`).
+ */
+export interface OwnersChangeAnswer extends Omit<AwaitingSignatures, 'status'> {
+  status: 'awaiting_signatures' | 'submitted';
+}
+
 export function treasuryApi(client: Requester) {
   return {
     requests: (query: { status?: OwnersRequestStatus; limit?: number } = {}) =>
@@ -66,6 +74,9 @@ export function treasuryApi(client: Requester) {
     sign: (id: string, signature: string) =>
       client.request<SignatureProgress>('POST', '/wallet/treasury/signatures', { body: { id, signature } }),
     revokeAllowance: () => client.request<AwaitingSignatures>('POST', '/wallet/treasury/revoke'),
+    /** Every owner after the change (0x addresses) and how many of them must sign then; step-up always. */
+    changeOwners: (owners: string[], threshold: number) =>
+      client.request<OwnersChangeAnswer>('POST', '/wallet/treasury/owners', { body: { owners, threshold } }),
   };
 }
 
