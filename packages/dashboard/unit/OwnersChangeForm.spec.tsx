@@ -2,8 +2,9 @@
 // The Treasury card's "Change owners": offered to an owner of a bounded treasury's multisig account only (not a
 // viewer, not an admin, not a passkey-owned account, not a hot treasury), prefilled with the account's owners and
 // threshold; what is wrong is said next to the field before anything is sent; the change is sent as typed, the
-// owners' requests are read again, and the form says the current owners must sign it; the server's refusal is
-// shown in words.
+// owners' requests are read again, and the form says the current owners must sign it; a STEP_UP_REQUIRED refusal
+// goes through the app's step-up question (api/client.ts) and the same change is sent again; the server's
+// refusal is shown in words.
 
 import type { TreasuryView } from '@agent-wallet/sdk';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
@@ -55,6 +56,7 @@ function renderCard(role: Role, view: TreasuryView = BOUNDED) {
   });
   const value = testServices(fetch, { sandbox: false, chain: { explorerUrl: null, confirmations: 1 }, role });
   render(value.wrap(<TreasuryCard />));
+  return value;
 }
 
 async function openForm() {
@@ -129,6 +131,45 @@ describe('the Treasury card’s change of owners', () => {
     expect(text).toContain('A whole number from 1 to 3: how many of the 3 owners must sign.');
     expect(ownerField(form, 1).getAttribute('aria-invalid')).toBeNull();
     expect(ownerField(form, 2).getAttribute('aria-invalid')).toBe('true');
+  });
+
+  it('asks for a proof of presence when the server wants one, then sends the same change again', async () => {
+    let asked = 0;
+    let refusedOnce = false;
+    const accepted = ownersAnswer;
+    ownersAnswer = () => {
+      if (refusedOnce) return accepted();
+      refusedOnce = true;
+      return json(403, {
+        success: false,
+        error: { code: 'STEP_UP_REQUIRED', message: 'confirm it is you', methods: ['password'] },
+      });
+    };
+    const { client } = renderCard('owner');
+    client.setStepUpAsk(async () => {
+      asked += 1;
+      return true;
+    });
+    await send(await openForm());
+    expect(asked).toBe(1);
+    expect(sent).toEqual([
+      { owners: [OWNER_A, OWNER_B], threshold: 2 },
+      { owners: [OWNER_A, OWNER_B], threshold: 2 },
+    ]);
+    expect(screen.getByTestId('overview-treasury').textContent).toContain('Change asked: it is listed above');
+  });
+
+  it('a declined proof of presence is said in words, and nothing is asked', async () => {
+    ownersAnswer = () =>
+      json(403, { success: false, error: { code: 'STEP_UP_REQUIRED', message: 'x', methods: ['password'] } });
+    const { client } = renderCard('owner');
+    client.setStepUpAsk(async () => false);
+    const form = await openForm();
+    await send(form);
+    expect(sent).toHaveLength(1);
+    expect(within(form).getByRole('alert').textContent).toBe(
+      'This needs you to confirm it is you first. Try again and confirm when asked.',
+    );
   });
 
   it('shows the server’s refusal in words and keeps the form', async () => {
