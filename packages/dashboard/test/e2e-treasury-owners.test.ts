@@ -413,6 +413,7 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
     await form.getByRole('button', { name: 'Add an owner' }).click();
     await form.getByRole('textbox', { name: 'Owner 3', exact: true }).fill(STRANGER.address);
     await form.getByRole('textbox', { name: 'Owners who must sign a change' }).fill('1');
+    await shot(page1, 'treasury-owners-04-change-form');
     await form.getByRole('button', { name: 'Ask the owners to sign this change' }).click();
     await waitForText(
       page1.locator('.owners-change'),
@@ -449,7 +450,7 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
     );
     assert.equal(treasury.threshold, 1);
     await waitForText(page1.getByTestId('treasury-mode'), '1 of 3 owners sign a change');
-    await shot(page1, 'treasury-owners-04-owners-changed');
+    await shot(page1, 'treasury-owners-05-owners-changed');
     assert.deepEqual(pageErrors, []);
   });
 });

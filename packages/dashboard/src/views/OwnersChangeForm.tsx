@@ -112,7 +112,7 @@ function OwnersChangeForm(props: {
       />
       <ErrorMessage error={refusal} />
       <div className="actions">
-        <button type="submit" className="button" disabled={busy}>
+        <button type="submit" className="button primary" disabled={busy}>
           {busy ? 'Asking…' : 'Ask the owners to sign this change'}
         </button>
         <button type="button" className="button secondary" onClick={props.onClose} disabled={busy}>
