@@ -47,6 +47,8 @@ const LEAST_ROLE = {
   signTreasury: 'owner',
   /** Ask to revoke the service's allowance over the owners' account (they then sign the revocation). */
   revokeAllowance: 'owner',
+  /** Ask to change the owners and threshold of a bounded treasury's multisig account (the owners then sign it). */
+  changeTreasuryOwners: 'owner',
 } as const satisfies Record<string, Role>;
 
 export type Action = keyof typeof LEAST_ROLE;

@@ -7,7 +7,8 @@
 // owner 2 on the second hand in at once: submitted once, confirmed, and the ledger and the chain agree. Then an
 // owner clicks "Revoke the service's allowance": the revocation is listed, both owners sign it in the dashboard, it
 // is confirmed, the treasury's allowance left is 0 (the card says so), and a second click is told in words that
-// nothing is left to revoke.
+// nothing is left to revoke. Last, an owner asks in the Treasury card's form for a third owner and a threshold
+// of 1; the two owners sign it in the dashboard, and once it is confirmed the account has the new owners.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -393,6 +394,63 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
     await dialog.getByRole('button', { name: 'Ask the owners to revoke it' }).click();
     await waitForText(dialog.getByRole('alert'), 'Nothing is left to revoke');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('an owner changes the owners in the form; the current owners sign it; the account has the new ones', async () => {
+    // A fresh login is the proof of presence the change asks for (step-up always), as for the revocation.
+    await logInAgain(page1, a(), owner);
+    await page1.getByTestId('change-owners').click();
+    const form = page1.getByTestId('owners-change-form');
+    // Prefilled with the account's owners (in the account's order) and its threshold.
+    const prefilled = [1, 2].map((n) => form.getByRole('textbox', { name: `Owner ${n}`, exact: true }));
+    const current = await Promise.all(prefilled.map((field) => field.inputValue()));
+    assert.deepEqual(current.sort(), [OWNER_1, OWNER_2].map((o) => getAddress(o.address)).sort());
+    assert.equal(
+      await form.getByRole('textbox', { name: 'Owners who must sign a change' }).inputValue(),
+      '2',
+    );
+    await form.getByRole('button', { name: 'Add an owner' }).click();
+    await form.getByRole('textbox', { name: 'Owner 3', exact: true }).fill(STRANGER.address);
+    await form.getByRole('textbox', { name: 'Owners who must sign a change' }).fill('1');
+    await shot(page1, 'treasury-owners-04-change-form');
+    await form.getByRole('button', { name: 'Ask the owners to sign this change' }).click();
+    await waitForText(
+      page1.locator('.owners-change'),
+      'the current owners must sign it (2 signatures needed)',
+    );
+    await logInAgain(page2, b(), coOwner);
+    const changes = [page1, page2].map((p) =>
+      p.locator('[data-testid="owners-request"][data-status="awaiting_signatures"]', {
+        hasText: 'Change the owners to',
+      }),
+    );
+    await changes[0]!.waitFor();
+    const changeId = await changes[0]!.getAttribute('data-id');
+    assert.ok(changeId !== null);
+    const rows = [page1, page2].map((p) =>
+      p.locator(`[data-testid="owners-request"][data-id="${changeId}"]`),
+    );
+    for (const row of rows) {
+      await row.getByRole('button', { name: /^Sign with your wallet/ }).click();
+      await waitForText(row, /Signed with 0x/);
+      assert.equal(await row.getByTestId('owners-request-refused').count(), 0, 'the signature counts');
+    }
+    const deadline = Date.now() + CHAIN_WAIT;
+    while ((await rows[0]!.getAttribute('data-status')) !== 'completed') {
+      assert.ok(Date.now() < deadline, `still ${await rows[0]!.getAttribute('data-status')}`);
+      await mine(world.anvil, 1);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const treasury = (await rest(a(), owner, 'GET', '/wallet/treasury')).body.data;
+    // The account's own order (getSigners), not the form's: compared as sets.
+    assert.deepEqual(
+      [...treasury.owners].sort(),
+      [OWNER_1, OWNER_2, STRANGER].map((o) => getAddress(o.address)).sort(),
+    );
+    assert.equal(treasury.threshold, 1);
+    await waitForText(page1.getByTestId('treasury-mode'), '1 of 3 owners sign a change');
+    await shot(page1, 'treasury-owners-05-owners-changed');
     assert.deepEqual(pageErrors, []);
   });
 });

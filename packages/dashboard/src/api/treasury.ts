@@ -1,6 +1,6 @@
 // The owners' side of a bounded treasury (evm rail, TREASURY_MODE=bounded): what waits for their signatures,
 // a signature handed in, and the revocation of the service's allowance. The SDK has no methods for the first two,
-// so they go through ApiClient.request (rate limits, 401, step-up: the revocation asks for one). The answers' types
+// so they go through ApiClient.request (rate limits, 401, step-up: the revocation and the change of owners ask for one). The answers' types
 // are the SDK's wire types, generated from the server's OpenAPI document (its evm-rail operations included).
 import type { WireOperations } from '@agent-wallet/sdk';
 import type { Answer } from './custody.ts';
@@ -21,6 +21,13 @@ export type SignatureProgress = Answer<'treasurySignatures'>;
 export type RevocationRequest =
   WireOperations['treasuryRevoke']['responses'][202]['content']['application/json']['data'];
 
+/**
+ * POST /wallet/treasury/owners's answer (202): the change waits for the current owners, or — the same change asked
+ * again once enough of them signed — is already on its way (`submitted`).
+ */
+export type OwnersChangeAnswer =
+  WireOperations['treasuryOwners']['responses'][202]['content']['application/json']['data'];
+
 export function treasuryApi(client: Requester) {
   return {
     requests: (query: { status?: OwnersRequestStatus; limit?: number } = {}) =>
@@ -28,6 +35,9 @@ export function treasuryApi(client: Requester) {
     sign: (id: string, signature: string) =>
       client.request<SignatureProgress>('POST', '/wallet/treasury/signatures', { body: { id, signature } }),
     revokeAllowance: () => client.request<RevocationRequest>('POST', '/wallet/treasury/revoke'),
+    /** Every owner after the change (0x addresses) and how many of them must sign then; step-up always. */
+    changeOwners: (owners: string[], threshold: number) =>
+      client.request<OwnersChangeAnswer>('POST', '/wallet/treasury/owners', { body: { owners, threshold } }),
   };
 }
 

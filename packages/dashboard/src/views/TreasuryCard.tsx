@@ -1,6 +1,7 @@
 // The overview's Treasury card (evm rail only): who holds the money on chain and what whoever breached the server
 // could move now (GET /wallet/treasury). A hot treasury's key holds all of it, so all of it is at risk; a bounded
-// one lists what waits for the owners' signatures below (OwnersRequests.tsx). While the chain cannot be read (503)
+// one lists what waits for the owners' signatures below (OwnersRequests.tsx), and offers an owner the change of
+// the owners and threshold (OwnersChangeForm.tsx). While the chain cannot be read (503)
 // the card says so calmly and asks again every little while.
 import type { TreasuryView } from '@agent-wallet/sdk';
 import { useQueryClient } from '@tanstack/react-query';
@@ -11,6 +12,7 @@ import { LoadError, Loading } from '../components/Common.tsx';
 import { formatDateTime } from '../format.ts';
 import { formatUsdc } from '../money.ts';
 import { K, pollDelay, STALE, useResource } from '../queries.ts';
+import { OwnersChange } from './OwnersChangeForm.tsx';
 import { OwnersRequests } from './OwnersRequests.tsx';
 import {
   allowanceWords,
@@ -50,6 +52,7 @@ export function TreasuryCard() {
       {data?.mode === 'bounded' && (
         <OwnersRequests threshold={data.threshold} walletOwners={data.owners.length > 0} />
       )}
+      {data !== undefined && <OwnersChange view={data} />}
       {error !== undefined &&
         (unavailable ? (
           <p className="hint" role="status" data-testid="treasury-unavailable">
