@@ -450,6 +450,8 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
     );
     assert.equal(treasury.threshold, 1);
     await waitForText(page1.getByTestId('treasury-mode'), '1 of 3 owners sign a change');
+    // The form's note said what the change waited for: the list's row says the rest now.
+    assert.equal(await page1.locator('.owners-change').getByText('Change asked').count(), 0);
     await shot(page1, 'treasury-owners-05-owners-changed');
     assert.deepEqual(pageErrors, []);
   });

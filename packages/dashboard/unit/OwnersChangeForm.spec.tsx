@@ -2,15 +2,17 @@
 // The Treasury card's "Change owners": offered to an owner of a bounded treasury's multisig account only (not a
 // viewer, not an admin, not a passkey-owned account, not a hot treasury), prefilled with the account's owners and
 // threshold; what is wrong is said next to the field before anything is sent; the change is sent as typed, the
-// owners' requests are read again, and the form says the current owners must sign it; a STEP_UP_REQUIRED refusal
-// goes through the app's step-up question (api/client.ts) and the same change is sent again; the server's
-// refusal is shown in words.
+// owners' requests are read again, and the form says the current owners must sign it — until the owners' list,
+// polling, shows the request moved on; a STEP_UP_REQUIRED refusal goes through the app's step-up question
+// (api/client.ts) and the same change is sent again; the server's refusal is shown in words.
 
 import type { TreasuryView } from '@agent-wallet/sdk';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { toChecksumAddress } from '../src/address.ts';
+import type { OwnersRequest, OwnersRequestStatus } from '../src/api/treasury.ts';
 import type { Role } from '../src/roles.ts';
+import { OWNERS_REQUESTS_POLL_MS } from '../src/views/OwnersRequests.tsx';
 import { checkOwnersChange, offersOwnersChange, ownersChangeAskedWords } from '../src/views/ownersChange.ts';
 import { TreasuryCard } from '../src/views/TreasuryCard.tsx';
 import { pathOf, testServices } from './support/services.tsx';
@@ -39,6 +41,8 @@ const empty = { items: [], total: 0, page: 1, limit: 20, nextCursor: null };
 let ownersAnswer: () => Response;
 const sent: unknown[] = [];
 let signatureReads = 0;
+/** What GET /wallet/treasury/signatures lists (its `status` filter applied). */
+let listed: OwnersRequest[] = [];
 
 function renderCard(role: Role, view: TreasuryView = BOUNDED) {
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -46,7 +50,9 @@ function renderCard(role: Role, view: TreasuryView = BOUNDED) {
     if (path === '/api/v1/wallet/treasury') return json(200, { success: true, data: view });
     if (path === '/api/v1/wallet/treasury/signatures') {
       signatureReads += 1;
-      return json(200, { success: true, data: empty });
+      const status = new URL(String(input), 'http://x').searchParams.get('status');
+      const items = listed.filter((r) => status === null || r.status === status);
+      return json(200, { success: true, data: { ...empty, items, total: items.length } });
     }
     if (path === '/api/v1/wallet/treasury/owners' && init?.method === 'POST') {
       sent.push(JSON.parse(String(init.body)));
@@ -81,6 +87,7 @@ async function send(form: HTMLElement) {
 beforeEach(() => {
   sent.length = 0;
   signatureReads = 0;
+  listed = [];
   ownersAnswer = () =>
     json(202, {
       success: true,
@@ -198,6 +205,105 @@ describe('the Treasury card’s change of owners', () => {
     await screen.findByTestId('treasury-mode');
     expect(screen.queryByTestId('change-owners')).toBeNull();
     expect(screen.queryByText('Change owners')).toBeNull();
+  });
+});
+
+const SIGN_REQUEST: OwnersRequest['signRequest'] = {
+  typedData: {
+    domain: { name: 'MultiSigDeleGator', version: '1', chainId: 31337, verifyingContract: ACCOUNT },
+    types: { PackedUserOperation: [{ name: 'sender', type: 'address' }] },
+    primaryType: 'PackedUserOperation',
+    message: { sender: ACCOUNT },
+  },
+  digest: `0x${'d'.repeat(64)}`,
+};
+
+/** The change as GET /wallet/treasury/signatures lists it, in `status`. */
+function changeListed(status: OwnersRequestStatus, signedBy: string[] = []): OwnersRequest {
+  return {
+    id: 'req_1',
+    kind: 'owners',
+    status,
+    amount: null,
+    toAddress: null,
+    change: { owners: [OWNER_A, OWNER_B], threshold: 2 },
+    signRequest: SIGN_REQUEST,
+    signaturesNeeded: 2 - signedBy.length,
+    signedBy,
+    createdAt: '2026-11-29T12:00:00.000Z',
+    expiresAt: null,
+  };
+}
+
+describe('the note of a change asked, as the owners’ list polls', () => {
+  const NOTE = 'Change asked: it is listed above, and the current owners must sign it (2 signatures needed)';
+  const cardText = () => screen.getByTestId('overview-treasury').textContent ?? '';
+  /** Advances the clock, then lets the answers it brought (fetch, React) settle. */
+  async function tick(ms: number) {
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(ms);
+      for (let i = 0; i < 5; i += 1) await vi.advanceTimersByTimeAsync(1);
+    });
+  }
+  async function askChange() {
+    renderCard('owner');
+    await tick(0);
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('change-owners'));
+    });
+    // Once asked, the server lists the change as waiting.
+    listed = [changeListed('awaiting_signatures')];
+    await send(screen.getByTestId('owners-change-form'));
+    await tick(0);
+  }
+
+  beforeEach(() => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });
+    vi.useFakeTimers();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('stays while the change waits, and goes once the list shows the owners signed it', async () => {
+    await askChange();
+    expect(cardText()).toContain(NOTE);
+    // One owner signs elsewhere: still waiting, still said.
+    listed = [changeListed('awaiting_signatures', [OWNER_A])];
+    const reads = signatureReads;
+    await tick(OWNERS_REQUESTS_POLL_MS);
+    expect(signatureReads).toBeGreaterThan(reads);
+    expect(cardText()).toContain(NOTE);
+    // The second signs: on its way; the list's row says so, the note is gone.
+    listed = [changeListed('submitted', [OWNER_A, OWNER_B])];
+    await tick(OWNERS_REQUESTS_POLL_MS);
+    const row = screen.getByTestId('owners-request');
+    expect(row.getAttribute('data-status')).toBe('submitted');
+    expect(cardText()).not.toContain('Change asked');
+  });
+
+  it('a change already on its way is said until the list shows it done', async () => {
+    ownersAnswer = () =>
+      json(202, {
+        success: true,
+        data: {
+          id: 'req_1',
+          status: 'submitted',
+          signRequest: SIGN_REQUEST,
+          signaturesNeeded: 0,
+        },
+      });
+    renderCard('owner');
+    await tick(0);
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('change-owners'));
+    });
+    listed = [changeListed('submitted', [OWNER_A, OWNER_B])];
+    await send(screen.getByTestId('owners-change-form'));
+    await tick(0);
+    expect(cardText()).toContain('it is on its way to the chain');
+    listed = [changeListed('completed', [OWNER_A, OWNER_B])];
+    await tick(OWNERS_REQUESTS_POLL_MS);
+    expect(screen.getByTestId('owners-request').getAttribute('data-status')).toBe('completed');
+    expect(cardText()).not.toContain('Change asked');
   });
 });
 

@@ -52,7 +52,14 @@ export {
   X402_PAYMENT_META_KEY,
 } from './mcp-payments.ts';
 export { MppApprovalPendingError, type MppChallenge, type MppMethodOptions, mppMethod } from './mpp.ts';
-export { type ItemOf, type PageOf, PagePromise, paginate } from './paginate.ts';
+export {
+  type CursorPageOf,
+  CursorPagePromise,
+  type ItemOf,
+  type PageOf,
+  PagePromise,
+  paginate,
+} from './paginate.ts';
 export {
   type AnthropicTool,
   anthropicTools,

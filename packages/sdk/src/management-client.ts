@@ -13,19 +13,21 @@ import {
   WebhooksApi,
 } from './management-apis.ts';
 import { AlertsApi, AuditApi, MembersApi, OrganizationApi } from './management-organization.ts';
-import type { PagePromise } from './paginate.ts';
+import { CursorPagePromise, type PagePromise } from './paginate.ts';
 import type {
   Deposit,
   Health,
   MasterWallet,
   MasterWithdrawalAnswer,
   MasterWithdrawalParams,
+  OwnersRequestPage,
   Page,
   PageOptions,
   PendingDeposit,
   SandboxDeposit,
   Session,
   TreasuryOwnersChange,
+  TreasuryRequestsOptions,
   TreasuryRevocation,
   TreasurySignatureResult,
   TreasuryView,
@@ -226,6 +228,25 @@ export class ManagementClient {
       body,
       idempotencyKey: idempotencyKey ?? newIdempotencyKey(),
     });
+  }
+
+  /**
+   * `bounded` treasury only (404 `NotFoundError` elsewhere): the owners' requests — withdrawals the allowance could
+   * not cover, revocations, changes of the owners — newest first, each with the `signRequest` an owner signs, the
+   * signatures still needed and who signed. Any member may read it. Awaited, one page (`nextCursor` names the
+   * next, null on the last); iterated with `for await`, every request from there on, page after page by cursor.
+   */
+  treasuryRequests(options: TreasuryRequestsOptions = {}): CursorPagePromise<OwnersRequestPage> {
+    const page = (cursor: string | undefined) =>
+      this.#request<OwnersRequestPage>({
+        method: 'GET',
+        path: `${API}/wallet/treasury/signatures`,
+        query: { status: options.status, limit: options.limit, cursor },
+      });
+    return new CursorPagePromise(
+      () => page(options.cursor),
+      (cursor) => page(cursor),
+    );
   }
 
   /**

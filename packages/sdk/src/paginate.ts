@@ -5,6 +5,8 @@
 // `for await`, it is every item of every page from there on, as in stripe-node and openai-node:
 //   const page = await mgmt.transactions.list(walletId);            // one page
 //   for await (const tx of mgmt.transactions.list(walletId)) ...     // every transaction
+// A list read by key (its page names the next one by `nextCursor`) returns a CursorPagePromise: the same, but
+// iteration follows the cursors, so rows written while it runs neither repeat nor push others out of its view.
 
 /**
  * A page of a list: `items` (or `transactions` for transaction lists), the `total` across all pages and, as every
@@ -92,5 +94,41 @@ export class PagePromise<P extends PageOf<ItemOf<P>>> implements Promise<P>, Asy
       this.#first as Promise<PageOf<ItemOf<P>>>,
       this.#fetchPage as (page: number) => Promise<PageOf<ItemOf<P>>>,
     );
+  }
+}
+
+/** A page of a list read by key: `nextCursor` names the page after it, null on the last one. */
+export type CursorPageOf<T> = PageOf<T> & { nextCursor: string | null };
+
+/**
+ * A PagePromise over a list read by key: awaited, the first page; iterated, every item of that page and of each
+ * page its `nextCursor` names, until a page answers null (or is empty). Page numbers are not used: a page by
+ * number shifts when a row is added at the top, a page after a cursor does not.
+ */
+export class CursorPagePromise<P extends CursorPageOf<ItemOf<P>>> extends PagePromise<P> {
+  readonly #fetchAfter: (cursor: string) => Promise<P>;
+
+  /** `fetchFirst()` requests the list as asked; `fetchAfter(cursor)` the page after that cursor, same filters. */
+  constructor(fetchFirst: () => Promise<P>, fetchAfter: (cursor: string) => Promise<P>) {
+    super(() => fetchFirst());
+    this.#fetchAfter = fetchAfter;
+  }
+
+  override [Symbol.asyncIterator](): AsyncIterator<ItemOf<P>> {
+    return itemsByCursor<P>(this.then(), this.#fetchAfter);
+  }
+}
+
+async function* itemsByCursor<P extends CursorPageOf<ItemOf<P>>>(
+  first: Promise<P>,
+  fetchAfter: (cursor: string) => Promise<P>,
+): AsyncGenerator<ItemOf<P>> {
+  let next = first;
+  for (let page = 0; page < PAGES_MAX; page++) {
+    const result = await next;
+    const items = (result.items ?? result.transactions ?? []) as ItemOf<P>[];
+    for (const item of items) yield item;
+    if (items.length === 0 || result.nextCursor === null) return;
+    next = fetchAfter(result.nextCursor);
   }
 }

@@ -35,6 +35,7 @@ import type {
   TransactionPage,
   TransactionWithEvents,
   TreasuryOwnersChange,
+  TreasuryRequestsOptions,
   TreasuryRevocation,
   TreasurySignatureResult,
   TreasuryView,
@@ -81,6 +82,12 @@ type Expect<T extends true> = T;
  * `never`, which every use would accept.
  */
 type Present<T> = [T] extends [never] ? { resolvesToNever: true } : true;
+/** A list call's options name only query parameters its operation takes. */
+type QueryOf<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
+type Asks<Options, Op extends keyof operations> =
+  Exclude<keyof Options, keyof QueryOf<Op>> extends never
+    ? true
+    : { sdkOnlyOptions: Exclude<keyof Options, keyof QueryOf<Op>> };
 
 export type WireChecks = [
   Expect<Fits<Health, Data<'health'>>>,
@@ -130,6 +137,7 @@ export type WireChecks = [
   Expect<Fits<MasterWithdrawalAnswer, Data<'withdrawMaster'> | Accepted<'withdrawMaster'>>>,
   Expect<Present<TreasuryView>>,
   Expect<Present<OwnersRequestPage>>,
+  Expect<Asks<TreasuryRequestsOptions, 'listTreasurySignatures'>>,
   Expect<Present<TreasurySignatureResult>>,
   Expect<Present<TreasuryRevocation>>,
   Expect<Present<TreasuryOwnersChange>>,

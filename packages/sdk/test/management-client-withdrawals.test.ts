@@ -2,7 +2,8 @@
 // against a real sandbox server (the withdrawal completes at once; the answer narrows to it), the `bounded`
 // treasury's 202 awaiting_signatures answer narrowed to its signRequest, treasurySignature,
 // revokeTreasuryAllowance and changeTreasuryOwners (evm-rail routes: the sandbox server answers 404; the fault
-// proxy in front of it stands in for the bounded treasury's answers and its step-up refusal).
+// proxy in front of it stands in for the bounded treasury's answers and its step-up refusal). treasuryRequests
+// on a real bounded treasury: management-client-treasury-requests.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import {
@@ -109,8 +110,11 @@ describe('ManagementClient: master withdrawals and the owners’ treasury calls'
     assert.equal(describeAnswer(result), `sign ${SIGN_REQUEST.digest} (2 more)`);
   });
 
-  test('treasurySignature, revokeTreasuryAllowance and changeTreasuryOwners: evm-rail routes, 404 NotFoundError on the sandbox', async () => {
+  test('treasuryRequests, treasurySignature, revokeTreasuryAllowance and changeTreasuryOwners: evm-rail routes, 404 NotFoundError on the sandbox', async () => {
     const { mgmt } = await newOwner(server.url, {}, '0');
+    const listed = await rejection(() => mgmt.treasuryRequests());
+    assert.ok(listed instanceof NotFoundError);
+    assert.equal(listed.status, 404);
     const signed = await rejection(() => mgmt.treasurySignature('txn_1', SIGNATURE));
     assert.ok(signed instanceof NotFoundError);
     assert.equal(signed.status, 404);

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The documentation site's reference (docs/reference/*.md), written from the code so it cannot drift: the HTTP
-// API from the OpenAPI document the server publishes, the CLI from its --help, the environment from config.ts's
-// ENVIRONMENT table (and the evm rail's variables as chain/config.ts reads them), error codes from errors.ts,
-// policy types and webhook events from their domain lists, tools from the tool registry. `npm run docs:build`
-// and `npm run docs` run it first; the pages are not committed (.gitignore), so there is nothing to go stale.
+// API from the every-rail OpenAPI document (what a server publishes, plus the routes only an evm server has, each
+// marked `x-rail`), the CLI from its --help, the environment from config.ts's ENVIRONMENT table (and the evm
+// rail's variables as chain/config.ts reads them), error codes from errors.ts, policy types and webhook events from
+// their domain lists, tools from the tool registry. `npm run docs:build` and `npm run docs` run it first; the pages
+// are not committed (.gitignore), so there is nothing to go stale.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -219,10 +220,17 @@ function operationSection(path: string, method: string, operation: Schema): stri
   const body = (operation.requestBody as Schema | undefined)?.content as Record<string, Schema> | undefined;
   const bodySchema = body?.['application/json']?.schema as Schema | undefined;
   const responses = Object.entries((operation.responses ?? {}) as Record<string, Schema>);
+  // `x-rail`: an operation only one rail's server has (the every-rail document marks them); the rest are on both.
+  const rail = operation['x-rail'] === undefined ? [] : [`rail \`${operation['x-rail']}\` only`];
   const lines = [
     `### ${operation.summary ?? operation.operationId} {#${operation.operationId}}`,
     '',
-    `\`${method.toUpperCase()} ${path}\` · operationId \`${operation.operationId}\` · ${auth.length === 0 ? 'no credential' : auth.join(' or ')}`,
+    [
+      `\`${method.toUpperCase()} ${path}\``,
+      `operationId \`${operation.operationId}\``,
+      ...rail,
+      auth.length === 0 ? 'no credential' : auth.join(' or '),
+    ].join(' · '),
     '',
     prose((operation.description as string | undefined) ?? ''),
     '',
@@ -283,10 +291,13 @@ function httpApiPage(document: Schema): string {
     'HTTP API',
     `${prose(info.description as string)}\n\nEvery route may also answer \`4XX\` (refused, with a stable ` +
       '[error code](errors.md)) and `5XX` (`SERVICE_UNAVAILABLE`, `TX_EXECUTION_FAILED`, `INTERNAL_ERROR`…), in the ' +
-      `failure envelope. The server publishes this as an OpenAPI ${document.openapi} document ` +
-      'at `GET /api/v1/openapi.json` (version ' +
-      `${info.version}); this page is written from that document, so the two say the same. It lists the routes ` +
-      'of a server on the `sandbox` rail; the `evm` rail adds the tools of [paying sellers](../agents/paying.md).',
+      `failure envelope. A server publishes its routes as an OpenAPI ${document.openapi} document at ` +
+      '`GET /api/v1/openapi.json` (version ' +
+      `${info.version}), the routes of its own rail only. This page is written from the document of every ` +
+      'rail — what a `sandbox` server publishes, with the routes only an `evm` server has (the treasury, deposits ' +
+      'on their way) — so it lists every route; one that a single rail has says so (rail `evm` only, rail ' +
+      '`sandbox` only), and a server on the other answers it 404. The `evm` rail also adds the tools of ' +
+      '[paying sellers](../agents/paying.md).',
     [...byTag.entries()].flatMap(([tag, lines]) => [`## ${tag}`, '', ...lines]),
   );
 }
@@ -394,7 +405,8 @@ function indexPage(): string {
 
 /** Writes every reference page; answers the files written. */
 export async function writeReference(directory = REFERENCE_DIR): Promise<string[]> {
-  const document = await openapiDocument();
+  // Every rail's routes, each one rail has marked `x-rail`: the page documents the evm rail's treasury too.
+  const document = await openapiDocument({ everyRail: true });
   const pages: Record<string, string> = {
     'index.md': indexPage(),
     'http-api.md': httpApiPage(document),

@@ -12,6 +12,7 @@ import { join, relative, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { evmVariables } from '../scripts/docs-reference.ts';
+import { openapiDocument } from '../scripts/openapi-document.ts';
 import { ENVIRONMENT } from '../src/config.ts';
 import { type ServiceProcess, startServiceProcess } from './support/processes.ts';
 import { request } from './support/service-http.ts';
@@ -136,6 +137,31 @@ describe('the documentation site', () => {
     assert.match(built.output, /docs-check: \d+ pages, every internal link and anchor resolves/);
     const pages = htmlFiles(SITE).filter((file) => !file.endsWith('404.html'));
     assert.ok(pages.length >= 15, `only ${pages.length} pages`);
+  });
+
+  test('the HTTP API reference has every route of every rail, each one rail has saying which', async () => {
+    const page = readFileSync(join(DOCS, 'reference', 'http-api.md'), 'utf8');
+    const document = await openapiDocument({ everyRail: true });
+    const operations = Object.entries(
+      document.paths as Record<string, Record<string, Record<string, string>>>,
+    )
+      .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })))
+      .filter(({ op }) => op.operationId !== undefined);
+    const railed = operations.filter(({ op }) => op['x-rail'] !== undefined).map(({ op }) => op.operationId);
+    assert.ok(
+      railed.includes('listTreasurySignatures'),
+      'the treasury’s routes are in the every-rail document',
+    );
+    const wrong = operations.flatMap(({ path, method, op }) => {
+      const head = `\`${method.toUpperCase()} ${path}\` · operationId \`${op.operationId}\``;
+      const line = page.split('\n').find((candidate) => candidate.startsWith(head));
+      if (line === undefined) return [`${op.operationId}: not on the page`];
+      const says = /· rail `(\w+)` only ·/.exec(line)?.[1];
+      return says === op['x-rail']
+        ? []
+        : [`${op.operationId}: rail ${says} on the page, ${op['x-rail']} in the document`];
+    });
+    assert.deepEqual(wrong, []);
   });
 
   test('every environment variable the configuration reads appears in the site', () => {

@@ -3,16 +3,18 @@
 // owners' account like a withdrawal: the owners the account has now sign it in the list above
 // (OwnersRequests.tsx), and only once it is confirmed do the new owners count. Asking needs a fresh proof of
 // presence: the HTTP adapter (api/client.ts) holds the STEP_UP_REQUIRED refusal while the app's step-up dialog
-// asks, then sends the same request again.
+// asks, then sends the same request again. What was asked is said below the button until the owners' list (which
+// polls while a request waits) shows the request moved on: from then on its row there says where it stands.
 import type { TreasuryView } from '@agent-wallet/sdk';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type ApiError, toApiError } from '../api/errors.ts';
+import type { OwnersChangeAnswer, OwnersRequest } from '../api/treasury.ts';
 import { useApp, useCan } from '../app-context.ts';
 import { StatusNote } from '../components/Common.tsx';
 import { ErrorMessage } from '../components/ErrorMessage.tsx';
 import { TextField } from '../components/TextField.tsx';
-import { K } from '../queries.ts';
+import { K, usePeek } from '../queries.ts';
 import {
   checkOwnersChange,
   draftOf,
@@ -25,7 +27,13 @@ import {
 export function OwnersChange({ view }: { view: TreasuryView }) {
   const mayChange = useCan()('changeTreasuryOwners');
   const [open, setOpen] = useState(false);
-  const [note, setNote] = useState<string | null>(null);
+  const [asked, setAsked] = useState<OwnersChangeAnswer | null>(null);
+  const listed = usePeek<OwnersRequest[]>(K.ownersRequests)?.find((r) => r.id === asked?.id);
+  // Said while the list shows the request as the answer left it (or does not show it yet), not once it moved on.
+  const note =
+    asked !== null && (listed === undefined || listed.status === asked.status)
+      ? ownersChangeAskedWords(asked)
+      : null;
   if (!mayChange || !offersOwnersChange(view)) return null;
   return (
     <div className="owners-change">
@@ -33,9 +41,9 @@ export function OwnersChange({ view }: { view: TreasuryView }) {
         <OwnersChangeForm
           view={view}
           onClose={() => setOpen(false)}
-          onAsked={(words) => {
+          onAsked={(answer) => {
             setOpen(false);
-            setNote(words);
+            setAsked(answer);
           }}
         />
       ) : (
@@ -43,7 +51,7 @@ export function OwnersChange({ view }: { view: TreasuryView }) {
           type="button"
           className="button secondary"
           onClick={() => {
-            setNote(null);
+            setAsked(null);
             setOpen(true);
           }}
           data-testid="change-owners"
@@ -59,7 +67,7 @@ export function OwnersChange({ view }: { view: TreasuryView }) {
 function OwnersChangeForm(props: {
   view: TreasuryView;
   onClose: () => void;
-  onAsked: (words: string) => void;
+  onAsked: (answer: OwnersChangeAnswer) => void;
 }) {
   const { client } = useApp();
   const qc = useQueryClient();
@@ -79,7 +87,7 @@ function OwnersChangeForm(props: {
     try {
       const answer = await client.treasury.changeOwners(check.change.owners, check.change.threshold);
       await qc.invalidateQueries({ queryKey: K.ownersRequests });
-      props.onAsked(ownersChangeAskedWords(answer));
+      props.onAsked(answer);
     } catch (error) {
       setRefusal(toApiError(error));
     } finally {

@@ -32,6 +32,16 @@ export type OwnersRequestPage = DataOf<'listTreasurySignatures', 200>;
 export type OwnersRequest = OwnersRequestPage['items'][number];
 export type OwnersRequestStatus = OwnersRequest['status'];
 
+/** `treasuryRequests` options: read by key, newest first. */
+export interface TreasuryRequestsOptions {
+  /** Only the requests in this status (`awaiting_signatures` for what still waits). */
+  status?: OwnersRequestStatus;
+  /** Page size, 1 to 100 (default 20). */
+  limit?: number;
+  /** A page's `nextCursor`: the page after it. */
+  cursor?: string;
+}
+
 /**
  * What the owners sign (`bounded` mode): the EIP-712 data of a user operation of their account, for
  * `eth_signTypedData_v4` (its numbers as decimal strings), and its hash.
