@@ -1,7 +1,7 @@
-// The owners' side of a bounded treasury (evm rail, TREASURY_MODE=bounded): what waits for their signatures,
-// a signature handed in, and the revocation of the service's allowance. The SDK has no methods for the first two,
-// so they go through ApiClient.request (rate limits, 401, step-up: the revocation and the change of owners ask for one). The answers' types
-// are the SDK's wire types, generated from the server's OpenAPI document (its evm-rail operations included).
+// The owners' side of a bounded treasury (evm rail, TREASURY_MODE=bounded): what waits for their signatures, a
+// signature handed in, the revocation of the service's allowance and a change of the owners. They go through
+// ApiClient.request like the rest of api/ (rate limits, 401, step-up: the revocation and the change of owners ask
+// for one). The answers' types are the SDK's wire types, generated from the server's every-rail OpenAPI document.
 import type { WireOperations } from '@agent-wallet/sdk';
 import type { Answer } from './custody.ts';
 import type { Requester } from './request.ts';
