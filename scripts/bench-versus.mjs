@@ -40,7 +40,7 @@ try {
     { cwd: join(ROOT, 'packages/server'), stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
   );
   if (done.status !== 0) throw new Error('the side-by-side benchmark failed');
-  const header = `# Side by side: this checkout against ${refs.join(', ')}\n\nMeasured ${new Date().toISOString().slice(0, 16)}Z on ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, SQLite; every service running at once, each scenario's rounds interleaved (the order rotated each round).\n`;
+  const header = `# Side by side: this checkout against ${refs.join(', ')}\n\nMeasured ${new Date().toISOString().slice(0, 16)}Z on ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ${process.env.VERSUS_DATABASE_URL === undefined ? 'SQLite' : `PostgreSQL${process.env.VERSUS_REDIS_URL === undefined ? '' : ' + Redis'}`}; every service running at once, each scenario's rounds interleaved (the order rotated each round).\n`;
   const text = `${header}\n${done.stdout.trim()}\n`;
   console.log(text);
   const dir = join(ROOT, 'packages/server/bench/results');

@@ -3,6 +3,8 @@
 // meets the same drift of the machine's speed. For finding which change moved a ratio of `npm run bench:ab`: the
 // A/B runs the whole benchmark per side (minutes a round); this runs one scenario (seconds a round).
 // VERSUS_SCENARIO: check_balance (default) | external (send_payment to an outside address, 32 wallets) | internal.
+// VERSUS_DATABASE_URL: PostgreSQL instead of SQLite (each build its own schema, dropped after; with Redis for the
+// limits and the key cache at VERSUS_REDIS_URL when set, each build its own prefix), as the benchmark runs it.
 // Each <bin> is a checkout's packages/server/bin/agent-wallet.js, started with `serve` as its own bench started it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -18,6 +20,31 @@ const LOAD = { seconds: SECONDS, connections: 50 };
 const WALLETS = 32;
 const OUTSIDE = `0x${'ab'.repeat(20)}`;
 const THIS_BIN = resolve(import.meta.dirname, '../bin/agent-wallet.js');
+const DATABASE_URL = process.env.VERSUS_DATABASE_URL;
+const REDIS_URL = process.env.VERSUS_REDIS_URL;
+const RUN_ID = Date.now().toString(36);
+const POOL_MAX = '20';
+
+/** The store of the `index`th build: SQLite in its data folder, or a PostgreSQL schema (and Redis prefix) of its own. */
+function storeEnv(index: number): Record<string, string> {
+  if (DATABASE_URL === undefined) return {};
+  const schema = `versus_${RUN_ID}_${index}`;
+  const redis = REDIS_URL === undefined ? {} : { REDIS_URL, REDIS_PREFIX: `${schema}:` };
+  return { DATABASE_URL, DATABASE_SCHEMA: schema, DB_POOL_MAX: POOL_MAX, ...redis };
+}
+
+async function dropSchemas(count: number): Promise<void> {
+  if (DATABASE_URL === undefined) return;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    for (let i = 0; i < count; i += 1)
+      await client.query(`drop schema if exists versus_${RUN_ID}_${i} cascade`);
+  } finally {
+    await client.end();
+  }
+}
 
 interface Fixture {
   token: string;
@@ -54,7 +81,7 @@ function limitsOf(bin: string): string {
   return JSON.stringify(Object.fromEntries(names.map((name) => [name, 10_000_000])));
 }
 
-async function start(build: Build): Promise<void> {
+async function start(build: Build, index: number): Promise<void> {
   const port = await freePort();
   // An older bin (without its own bounds) got the V8 flags from its bench's process helper; this one sets them.
   const flags = build.bin === THIS_BIN ? [] : ['--max-semi-space-size=4', '--max-old-space-size=512'];
@@ -67,6 +94,7 @@ async function start(build: Build): Promise<void> {
       RATE_LIMITS: limitsOf(build.bin),
       PORT: String(port),
       HOST: '127.0.0.1',
+      ...storeEnv(index),
       ...build.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -189,7 +217,7 @@ const median = (values: readonly number[]) =>
 const builds = process.argv.slice(2).map(parseBuild);
 const scenarios = (process.env.VERSUS_SCENARIOS ?? Object.keys(SCENARIOS).join(',')).split(',');
 try {
-  for (const build of builds) await start(build);
+  for (const [index, build] of builds.entries()) await start(build, index);
   for (const build of builds) build.fixture = await prepare(build.url!);
   for (const scenario of scenarios) {
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -239,4 +267,5 @@ try {
   }
 } finally {
   for (const build of builds) build.child?.kill('SIGKILL');
+  await dropSchemas(builds.length);
 }
