@@ -29,7 +29,8 @@ const POOL_MAX = '20';
 function storeEnv(index: number): Record<string, string> {
   if (DATABASE_URL === undefined) return {};
   const schema = `versus_${RUN_ID}_${index}`;
-  const redis = REDIS_URL === undefined ? {} : { REDIS_URL, REDIS_PREFIX: `${schema}:` };
+  const redis: Record<string, string> =
+    REDIS_URL === undefined ? {} : { REDIS_URL, REDIS_PREFIX: `${schema}:` };
   return { DATABASE_URL, DATABASE_SCHEMA: schema, DB_POOL_MAX: POOL_MAX, ...redis };
 }
 
