@@ -4,17 +4,16 @@
 // iterated it follows nextCursor, so a request asked while it runs neither repeats nor pushes one out.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Address, Hex } from 'viem';
+import type { Hex } from 'viem';
 import { anvilAvailable } from '../../server/test/support/anvil.ts';
 import {
   type AwaitingSignatures,
-  awaitingWithdrawal,
+  boundedWithWaitingWithdrawals,
   owners,
-  startBoundedWorld,
 } from '../../server/test/support/bounded.ts';
 import type { EvmWorld } from '../../server/test/support/evm.ts';
 import type { Harness } from '../../server/test/support/harness.ts';
-import { signupUser, type TestUser } from '../../server/test/support/http.ts';
+import type { TestUser } from '../../server/test/support/http.ts';
 import { type FetchLike, ManagementClient, type OwnersRequest } from '../src/index.ts';
 
 const probe = await anvilAvailable();
@@ -31,26 +30,12 @@ describe('ManagementClient.treasuryRequests on a bounded treasury', {
   const sent: URLSearchParams[] = [];
   const asked: AwaitingSignatures[] = [];
 
-  /** The owner's withdrawal of `amount` to `to`, waiting for the owners (a second later than the one before). */
-  async function ask(amount: string, to: string): Promise<AwaitingSignatures> {
-    h.clock.advanceSeconds(1);
-    return awaitingWithdrawal(h, world, owner, amount, `0x${to.repeat(20)}` as Address);
-  }
+  let ask: (amount: string, to: string) => Promise<AwaitingSignatures>;
 
   before(async () => {
-    ({ world, h } = await startBoundedWorld('sqlite', 'sdk_treasury_requests', {
-      allowance: '10',
-      floatMax: '5',
-      fundMicros: 1_000n * 1_000_000n,
-      env: { WITHDRAWAL_ADDRESS_DELAY_SECONDS: '0' },
-    }));
-    owner = await signupUser(h.app);
-    for (const [amount, to] of [
-      ['60', 'a1'],
-      ['70', 'b2'],
-      ['80', 'c3'],
-    ] as const)
-      asked.push(await ask(amount, to));
+    const started = await boundedWithWaitingWithdrawals('sqlite', 'sdk_treasury_requests');
+    ({ world, h, owner, ask } = started);
+    asked.push(...started.asked);
     const baseUrl = await h.app.listen({ port: 0, host: '127.0.0.1' });
     const counting: FetchLike = (url, init) => {
       const { pathname, searchParams } = new URL(url);

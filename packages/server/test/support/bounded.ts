@@ -16,7 +16,7 @@ import { serviceKeys } from '../../src/chain/keys.ts';
 import { ANVIL_MNEMONIC, anvilPublicClient, anvilWalletClient, confirm, mine, rpc } from './anvil.ts';
 import { type EvmWorld, evmEnv, startEvmWorld } from './evm.ts';
 import { type Harness, type StoreName, startHarness } from './harness.ts';
-import type { TestUser } from './http.ts';
+import { signupUser, type TestUser } from './http.ts';
 
 /** Owners are anvil's funded accounts 1..3 (the token's deployer is 9, the service has its own mnemonic). */
 export const owners: HDAccount[] = [1, 2, 3].map((i) =>
@@ -187,4 +187,31 @@ export async function awaitingWithdrawal(
   const asked = await user.api.post('/api/v1/wallet/withdrawals', { toAddress: recipient, amount });
   if (asked.status !== 202) throw new Error(`withdrawal: ${asked.status} ${asked.raw}`);
   return asked.body.data;
+}
+
+/**
+ * A bounded world (allowance 10, float at most 5, the account funded with 1,000) whose owner has three withdrawals
+ * waiting for the owners — 60, 70 and 80 USDC, asked a second apart — and `ask` for more the same way.
+ */
+export async function boundedWithWaitingWithdrawals(store: StoreName, label: string) {
+  const { world, h } = await startBoundedWorld(store, label, {
+    allowance: '10',
+    floatMax: '5',
+    fundMicros: 1_000n * 1_000_000n,
+    env: { WITHDRAWAL_ADDRESS_DELAY_SECONDS: '0' },
+  });
+  const owner = await signupUser(h.app);
+  /** The owner's withdrawal of `amount` to 0x`to`×20, a second later than the one before. */
+  const ask = async (amount: string, to: string): Promise<AwaitingSignatures> => {
+    h.clock.advanceSeconds(1);
+    return awaitingWithdrawal(h, world, owner, amount, `0x${to.repeat(20)}` as Address);
+  };
+  const asked: AwaitingSignatures[] = [];
+  for (const [amount, to] of [
+    ['60', 'a1'],
+    ['70', 'b2'],
+    ['80', 'c3'],
+  ] as const)
+    asked.push(await ask(amount, to));
+  return { world, h, owner, asked, ask };
 }

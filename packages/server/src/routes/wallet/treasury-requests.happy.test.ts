@@ -3,13 +3,12 @@
 // and by cursor; a finished request stays listed with its end.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Address, getAddress, type Hex } from 'viem';
+import { getAddress, type Hex } from 'viem';
 import { anvilAvailable, mine } from '../../../test/support/anvil.ts';
 import {
   type AwaitingSignatures,
-  awaitingWithdrawal,
+  boundedWithWaitingWithdrawals,
   owners,
-  startBoundedWorld,
 } from '../../../test/support/bounded.ts';
 import type { EvmWorld } from '../../../test/support/evm.ts';
 import { assertIso, assertKeys } from '../../../test/support/foundation.ts';
@@ -51,21 +50,9 @@ for (const target of await storeTargets()) {
       owners[who]!.signTypedData(request.signRequest.typedData) as Promise<Hex>;
 
     before(async () => {
-      ({ world, h } = await startBoundedWorld(target.name, 'treasury_requests_happy', {
-        allowance: '10',
-        floatMax: '5',
-        fundMicros: 1_000n * 1_000_000n,
-        env: { WITHDRAWAL_ADDRESS_DELAY_SECONDS: '0' },
-      }));
-      owner = await signupUser(h.app);
-      for (const [amount, to] of [
-        ['60', 'a1'],
-        ['70', 'b2'],
-        ['80', 'c3'],
-      ] as const) {
-        h.clock.advanceSeconds(1);
-        asked.push(await awaitingWithdrawal(h, world, owner, amount, `0x${to.repeat(20)}` as Address));
-      }
+      const started = await boundedWithWaitingWithdrawals(target.name, 'treasury_requests_happy');
+      ({ world, h, owner } = started);
+      asked.push(...started.asked);
     });
     after(async () => {
       await h?.close();
