@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EntryPoint } from '@metamask/delegation-abis';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { type Address, getAddress } from 'viem';
 import type { HDAccount } from 'viem/accounts';
 import { anvilAvailable, mine } from '../../server/test/support/anvil.ts';
@@ -53,6 +53,27 @@ interface Person {
 }
 
 /** A REST call to one instance with a session. */
+/** Each owner's row of one request, in turn: signed with their wallet, and the signature counted. */
+async function signInTurn(rows: readonly Locator[]) {
+  for (const row of rows) {
+    await row.getByRole('button', { name: /^Sign with your wallet/ }).click();
+    await waitForText(row, /Signed with 0x/);
+    assert.equal(await row.getByTestId('owners-request-refused').count(), 0, 'the signature counts');
+  }
+}
+
+/** Blocks mined until every page's row of the request says completed (within CHAIN_WAIT in all). */
+async function mineUntilCompleted(anvil: Parameters<typeof mine>[0], rows: readonly Locator[]) {
+  const deadline = Date.now() + CHAIN_WAIT;
+  for (const row of rows) {
+    while ((await row.getAttribute('data-status')) !== 'completed') {
+      assert.ok(Date.now() < deadline, `still ${await row.getAttribute('data-status')}`);
+      await mine(anvil, 1);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
 async function rest(base: string, person: Person, method: string, path: string, body?: unknown) {
   const response = await fetch(`${base}/api/v1${path}`, {
     method,
@@ -313,13 +334,8 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
       await row.getByText(/^Signed with /).waitFor();
       assert.equal(await row.getByTestId('owners-request-refused').count(), 0, 'neither hand-in is refused');
     }
-    const deadline = Date.now() + CHAIN_WAIT;
+    await mineUntilCompleted(world.anvil, rows);
     for (const row of rows) {
-      while ((await row.getAttribute('data-status')) !== 'completed') {
-        assert.ok(Date.now() < deadline, `still ${await row.getAttribute('data-status')}`);
-        await mine(world.anvil, 1);
-        await new Promise((r) => setTimeout(r, 500));
-      }
       await waitForText(row.getByTestId('owners-request-progress'), 'Done: confirmed on chain');
       await waitForText(row.getByTestId('owners-request-signed-by'), getAddress(OWNER_1.address).slice(0, 8));
     }
@@ -372,19 +388,8 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
     const rows = [page1, page2].map((p) =>
       p.locator(`[data-testid="owners-request"][data-id="${revocationId}"]`),
     );
-    for (const row of rows) {
-      await row.getByRole('button', { name: /^Sign with your wallet/ }).click();
-      await waitForText(row, /Signed with 0x/);
-      assert.equal(await row.getByTestId('owners-request-refused').count(), 0, 'the signature counts');
-    }
-    const deadline = Date.now() + CHAIN_WAIT;
-    for (const row of rows) {
-      while ((await row.getAttribute('data-status')) !== 'completed') {
-        assert.ok(Date.now() < deadline, `still ${await row.getAttribute('data-status')}`);
-        await mine(world.anvil, 1);
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
+    await signInTurn(rows);
+    await mineUntilCompleted(world.anvil, rows);
     const treasury = (await rest(a(), owner, 'GET', '/wallet/treasury')).body.data;
     assert.equal(treasury.allowance.remaining, '0.000000');
     await waitForText(page1.getByTestId('treasury-allowance'), 'Allowance left this period: 0.00 USDC');
@@ -431,17 +436,8 @@ describe('the owners of a bounded treasury sign in the dashboard', { skip: skipR
     const rows = [page1, page2].map((p) =>
       p.locator(`[data-testid="owners-request"][data-id="${changeId}"]`),
     );
-    for (const row of rows) {
-      await row.getByRole('button', { name: /^Sign with your wallet/ }).click();
-      await waitForText(row, /Signed with 0x/);
-      assert.equal(await row.getByTestId('owners-request-refused').count(), 0, 'the signature counts');
-    }
-    const deadline = Date.now() + CHAIN_WAIT;
-    while ((await rows[0]!.getAttribute('data-status')) !== 'completed') {
-      assert.ok(Date.now() < deadline, `still ${await rows[0]!.getAttribute('data-status')}`);
-      await mine(world.anvil, 1);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await signInTurn(rows);
+    await mineUntilCompleted(world.anvil, rows);
     const treasury = (await rest(a(), owner, 'GET', '/wallet/treasury')).body.data;
     // The account's own order (getSigners), not the form's: compared as sets.
     assert.deepEqual(
