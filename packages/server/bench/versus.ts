@@ -24,6 +24,7 @@ const DATABASE_URL = process.env.VERSUS_DATABASE_URL;
 const REDIS_URL = process.env.VERSUS_REDIS_URL;
 const RUN_ID = Date.now().toString(36);
 const POOL_MAX = '20';
+const STOP_WAIT_MS = 10_000;
 
 /** The store of the `index`th build: SQLite in its data folder, or a PostgreSQL schema (and Redis prefix) of its own. */
 function storeEnv(index: number): Record<string, string> {
@@ -201,6 +202,16 @@ const SCENARIOS: Record<string, (url: string, f: Fixture) => Promise<Measured>> 
 
 const TICKS_PER_SECOND = 100;
 
+/** Stops a service gracefully, or kills it after STOP_WAIT_MS. */
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (child === undefined || child.exitCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_WAIT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
 /** The process's CPU time so far (all its threads), in µs: /proc/<pid>/stat's utime + stime. */
 function cpuMicrosOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -267,6 +278,7 @@ try {
     console.log(`| ${scenario} | ${cells.join(' | ')} |`);
   }
 } finally {
-  for (const build of builds) build.child?.kill('SIGKILL');
+  // SIGTERM first: a build run with NODE_OPTIONS=--cpu-prof writes its profile as it stops.
+  await Promise.all(builds.map((build) => stop(build.child)));
   await dropSchemas(builds.length);
 }

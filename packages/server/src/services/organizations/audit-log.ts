@@ -14,11 +14,12 @@ import {
   sealHash,
 } from '../../domain/organizations/audit-chain.ts';
 import { assert } from '../../errors.ts';
-import type { LedgerWriter } from '../../ledger/writer.ts';
 import type { Dialect } from '../../store/db.ts';
 import type { Database } from '../../store/schema.ts';
 import { type Page, pageOffset } from '../context.ts';
 
+/** Seals in one statement: 7 parameters each, well under either store's limit. */
+export const AUDIT_SEALS_MAX = 256;
 /** A stored before/after is cut at this many characters (a policy's 1,000 addresses stay whole). */
 const AUDIT_JSON_LENGTH_MAX = 64_000;
 /** Fields never written to the audit log, at any depth: the secrets some answers show once. */
@@ -79,61 +80,121 @@ export interface AuditIntentInput {
 }
 
 /**
- * Writes a line's intent before its write runs (write-ahead), numbered and linked into the organization's chain
- * in one transaction that locks the chain's head: a write the log does not hold never runs, and a crash after
- * the write leaves the line `pending` (shown as an unknown outcome), never missing. Answers the line's id.
+ * Writes lines' intents before their writes run (write-ahead), numbered and linked into each organization's chain
+ * in one transaction that locks the chains' heads (in id order: two instances never wait on each other in opposite
+ * orders): a write the log does not hold never runs, and a crash after the write leaves its line `pending` (shown
+ * as an unknown outcome), never missing. Answers each line's id and hash, in order; the intents of one
+ * organization are numbered in the order given.
  */
-export async function beginAudit(writer: LedgerWriter, dialect: Dialect, input: AuditIntentInput) {
-  const id = newId('aud');
-  let hash = '';
-  await writer.run(async (trx) => {
+export async function beginAuditLines(
+  trx: Kysely<Database>,
+  dialect: Dialect,
+  inputs: readonly AuditIntentInput[],
+): Promise<BegunAuditLine[]> {
+  assert(inputs.length > 0, 'a group of audit lines is not empty');
+  const organizationIds = [...new Set(inputs.map((input) => input.organizationId))].sort();
+  const chains = await lockChainHeads(trx, dialect, organizationIds);
+  const lines = inputs.map((input) => linkIntent(chains, input));
+  const rows = lines.map((line) => line.row);
+  const heads = [...chains];
+  if (dialect === 'postgres') {
+    // One round trip fewer: the lines go in with the statement that moves the first chain's head.
+    const [first, ...rest] = heads;
+    assert(first !== undefined, 'a group of lines moves at least one head');
+    await trx
+      .with('lines', (db) => db.insertInto('audit_events').values(rows).returning('id'))
+      .updateTable('audit_heads')
+      .set({ seq: first[1].seq, hash: first[1].hash })
+      .where('organization_id', '=', first[0])
+      .execute();
+    await moveChainHeads(trx, rest);
+  } else {
+    await trx.insertInto('audit_events').values(rows).execute();
+    await moveChainHeads(trx, heads);
+  }
+  return lines.map((line) => line.begun);
+}
+
+type ChainHead = { seq: bigint; hash: string };
+
+/**
+ * The chains' heads, read in id order (PostgreSQL: locked; SQLite's writer holds the one write lock for its whole
+ * batch). An organization's first line makes its head first: an insert only then, not on every line.
+ */
+async function lockChainHeads(
+  trx: Kysely<Database>,
+  dialect: Dialect,
+  organizationIds: readonly string[],
+): Promise<Map<string, ChainHead>> {
+  const read = () => {
+    const query = trx
+      .selectFrom('audit_heads')
+      .select(['organization_id', 'seq', 'hash'])
+      .where('organization_id', 'in', organizationIds)
+      .orderBy('organization_id');
+    return (dialect === 'postgres' ? query.forUpdate() : query).execute();
+  };
+  let heads = await read();
+  if (heads.length < organizationIds.length) {
     await trx
       .insertInto('audit_heads')
-      .values({ organization_id: input.organizationId, seq: 0n, hash: AUDIT_GENESIS_HASH })
+      .values(organizationIds.map((id) => ({ organization_id: id, seq: 0n, hash: AUDIT_GENESIS_HASH })))
       .onConflict((conflict) => conflict.column('organization_id').doNothing())
       .execute();
-    const read = trx
-      .selectFrom('audit_heads')
-      .select(['seq', 'hash'])
-      .where('organization_id', '=', input.organizationId);
-    // SQLite's writer holds the one write lock for the whole batch; PostgreSQL locks the head row.
-    const head = await (dialect === 'postgres' ? read.forUpdate() : read).executeTakeFirstOrThrow();
-    const intent = {
-      id,
-      organizationId: input.organizationId,
-      seq: BigInt(head.seq) + 1n,
-      atMs: BigInt(input.nowMs),
-      actorType: input.actor.type,
-      actorId: input.actor.id,
-      action: input.action,
-    };
-    hash = linkHash(head.hash, intent);
-    await trx
-      .insertInto('audit_events')
-      .values({
-        id,
-        organization_id: intent.organizationId,
-        at_ms: intent.atMs,
-        actor_type: input.actor.type,
-        actor_id: intent.actorId,
-        action: intent.action,
-        seq: intent.seq,
-        hash,
-        outcome: 'pending',
-      })
-      .execute();
+    heads = await read();
+  }
+  assert(heads.length === organizationIds.length, 'every organization of the group has a chain head');
+  return new Map(heads.map((h) => [h.organization_id, { seq: BigInt(h.seq), hash: h.hash }]));
+}
+
+async function moveChainHeads(
+  trx: Kysely<Database>,
+  heads: ReadonlyArray<[string, ChainHead]>,
+): Promise<void> {
+  for (const [organizationId, head] of heads) {
     await trx
       .updateTable('audit_heads')
-      .set({ seq: intent.seq, hash })
-      .where('organization_id', '=', input.organizationId)
+      .set({ seq: head.seq, hash: head.hash })
+      .where('organization_id', '=', organizationId)
       .execute();
-  });
+  }
+}
+
+/** The next line of an organization's chain (moving its head in `chains`): its row and what its seal needs. */
+function linkIntent(chains: Map<string, ChainHead>, input: AuditIntentInput) {
+  const head = chains.get(input.organizationId);
+  assert(head !== undefined, 'the chain head was read before its lines are linked');
+  const intent = {
+    id: newId('aud'),
+    organizationId: input.organizationId,
+    seq: head.seq + 1n,
+    atMs: BigInt(input.nowMs),
+    actorType: input.actor.type,
+    actorId: input.actor.id,
+    action: input.action,
+  };
+  const hash = linkHash(head.hash, intent);
   assert(/^[0-9a-f]{64}$/.test(hash), 'a begun line carries its chain hash');
-  return { id, hash };
+  chains.set(input.organizationId, { seq: intent.seq, hash });
+  const row = {
+    id: intent.id,
+    organization_id: intent.organizationId,
+    at_ms: intent.atMs,
+    actor_type: input.actor.type,
+    actor_id: intent.actorId,
+    action: intent.action,
+    seq: intent.seq,
+    hash,
+    outcome: 'pending' as const,
+  };
+  return { row, begun: { id: intent.id, hash } };
 }
 
 /** A begun line: its id, and the hash its seal is made over (so the seal reads nothing back). */
-export type BegunAuditLine = Awaited<ReturnType<typeof beginAudit>>;
+export interface BegunAuditLine {
+  id: string;
+  hash: string;
+}
 
 /** What a session write did: its outcome, target, wallet and the before/after without secrets. */
 export interface AuditOutcomeInput {
@@ -144,30 +205,39 @@ export interface AuditOutcomeInput {
   after: unknown;
 }
 
-/** Seals a pending line with what its write did (once: a sealed line is never rewritten). */
-export async function completeAudit(writer: LedgerWriter, line: BegunAuditLine, input: AuditOutcomeInput) {
-  await writer.run(async (trx) => {
+/** A pending line and what its write did: one seal. */
+export interface AuditSealInput {
+  line: BegunAuditLine;
+  outcome: AuditOutcomeInput;
+}
+
+/**
+ * Seals pending lines with what their writes did (once: a sealed line is never rewritten), in one statement: it is
+ * atomic alone, so on PostgreSQL it needs no transaction around it. The VALUES list's columns are column1… on both
+ * stores.
+ */
+export async function sealAuditLines(
+  db: Kysely<Database>,
+  seals: readonly AuditSealInput[],
+): Promise<undefined[]> {
+  assert(seals.length > 0 && seals.length <= AUDIT_SEALS_MAX, 'a group of seals is not empty and bounded');
+  const rows = seals.map(({ line, outcome }) => {
     const seal = {
-      outcome: input.outcome,
-      target: input.target,
-      walletId: input.walletId,
-      beforeJson: auditJson(input.before),
-      afterJson: auditJson(input.after),
+      outcome: outcome.outcome,
+      target: outcome.target,
+      walletId: outcome.walletId,
+      beforeJson: auditJson(outcome.before),
+      afterJson: auditJson(outcome.after),
     };
-    await trx
-      .updateTable('audit_events')
-      .set({
-        outcome: seal.outcome,
-        target: seal.target,
-        wallet_id: seal.walletId,
-        before_json: seal.beforeJson,
-        after_json: seal.afterJson,
-        sealed_hash: sealHash(line.hash, seal),
-      })
-      .where('id', '=', line.id)
-      .where('outcome', '=', 'pending')
-      .execute();
+    const values = [line.id, seal.outcome, seal.target, seal.walletId, seal.beforeJson, seal.afterJson];
+    values.push(sealHash(line.hash, seal));
+    return sql`(${sql.join(values)})`;
   });
+  await sql`update audit_events set outcome = v.column2, target = v.column3, wallet_id = v.column4,
+    before_json = v.column5, after_json = v.column6, sealed_hash = v.column7
+    from (values ${sql.join(rows)}) as v
+    where audit_events.id = v.column1 and audit_events.outcome = 'pending'`.execute(db);
+  return seals.map(() => undefined);
 }
 
 interface AuditRow {
