@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { verifyAuditChains } from '../src/services/organizations/audit-log.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
-import { addMember, fundedUser, type TestUser } from './support/http.ts';
+import { addMember, fundedUser, signupUser, type TestUser } from './support/http.ts';
 import { runCli } from './support/processes.ts';
 import { POSTGRES_URL } from './support/services.ts';
 
@@ -114,6 +114,34 @@ for (const target of await storeTargets()) {
         seqs.map((r) => Number(r.seq)),
         seqs.map((_, i) => i + 1),
       );
+      assert.deepEqual((await verifyAuditChains(h.services.store.db)).problems, []);
+    });
+
+    test("writes of two organizations at once, one's first lines among them, are each numbered in their own chain", async () => {
+      const { user: funded } = await fundedUser(h.app, '100');
+      // A new signup has written no line yet: its chain's head is made in the same transaction as the other's lines.
+      const fresh = await signupUser(h.app, 'audit-fresh');
+      const writes = Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? funded : fresh).api.post('/api/v1/agent-wallets', { label: `both ${i}` }),
+      );
+      for (const reply of await Promise.all(writes)) assert.equal(reply.status, 201, reply.raw);
+      for (const user of [funded, fresh]) {
+        const seqs = await h.services.store.db
+          .selectFrom('audit_events')
+          .select(['seq', 'outcome'])
+          .where('organization_id', '=', await organizationOf(user))
+          .orderBy('seq')
+          .execute();
+        assert.deepEqual(
+          seqs.map((r) => Number(r.seq)),
+          seqs.map((_, i) => i + 1),
+        );
+        assert.ok(seqs.length >= 10);
+        assert.ok(
+          seqs.every((r) => r.outcome === 'completed'),
+          'every line sealed before its answer',
+        );
+      }
       assert.deepEqual((await verifyAuditChains(h.services.store.db)).problems, []);
     });
 

@@ -78,5 +78,14 @@ for (const target of await storeTargets()) {
       assert.equal(view.body.data.totalCapRemaining, '899.470000', 'the running total counts every payment');
       assert.equal(view.body.data.dailyCapRemaining, '499.750000', 'the last 24 hours: 25 payments');
     });
+
+    test("a person's fund: its write, its audit line written ahead and its seal", async () => {
+      await fund(user, walletId, '1'); // the organization's chain has its head
+      const count = await statementsOf(() => fund(user, walletId, '1'));
+      // PostgreSQL: the line 4 (BEGIN, the chain's head locked, the line inserted with the statement that moves the
+      // head, COMMIT) and its seal 1 (one statement, no transaction) beside the write's own; 16 when the line and
+      // its seal were transactions of their own with the head inserted each time. SQLite: in the writer's batches.
+      assert.ok(count <= (target.name === 'postgres' ? 12 : 20), `${count} statements`);
+    });
   });
 }
