@@ -6,6 +6,11 @@
 // VERSUS_DATABASE_URL: PostgreSQL instead of SQLite (each build its own schema, dropped after; with Redis for the
 // limits and the key cache at VERSUS_REDIS_URL when set, each build its own prefix), as the benchmark runs it.
 // Each <bin> is a checkout's packages/server/bin/agent-wallet.js, started with `serve` as its own bench started it.
+// VERSUS_COPIES=n runs n processes of each build (each round measures every process, the order rotated) and reports
+// each build's median over all of them: one process of a build can run a scenario at 1.5× the CPU per request of
+// another of the same build for a whole run (measured on a 2-core VM), which one copy a side cannot tell from a
+// change.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +21,8 @@ import { hammer, type Measured, type Shot, workerLoad } from './load.ts';
 
 const SECONDS = Number(process.env.VERSUS_SECONDS ?? 4);
 const ROUNDS = Number(process.env.VERSUS_ROUNDS ?? 5);
+const COPIES = Number(process.env.VERSUS_COPIES ?? 1);
+const COPIES_MAX = 4;
 const LOAD = { seconds: SECONDS, connections: 50 };
 const WALLETS = 32;
 const OUTSIDE = `0x${'ab'.repeat(20)}`;
@@ -57,7 +64,10 @@ interface Fixture {
 }
 
 interface Build {
+  /** The process's name: the build's, with `#<copy>` after the first copy. */
   name: string;
+  /** The build's name: what the table reports, over every copy. */
+  group: string;
   bin: string;
   env: Record<string, string>;
   child?: ChildProcess;
@@ -68,11 +78,19 @@ interface Build {
   cpuMicros: Map<string, number[]>;
 }
 
-function parseBuild(arg: string): Build {
+/** A build given as `<name>=<bin>[,ENV=value…]`, as COPIES processes. */
+function parseBuild(arg: string): Build[] {
   const name = arg.slice(0, arg.indexOf('='));
   const [bin, ...pairs] = arg.slice(arg.indexOf('=') + 1).split(',');
   const env = Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
-  return { name, bin: bin === 'this' ? THIS_BIN : bin!, env, rates: new Map(), cpuMicros: new Map() };
+  return Array.from({ length: COPIES }, (_, copy) => ({
+    name: copy === 0 ? name : `${name}#${copy + 1}`,
+    group: name,
+    bin: bin === 'this' ? THIS_BIN : bin!,
+    env,
+    rates: new Map(),
+    cpuMicros: new Map(),
+  }));
 }
 
 /** Every rate limit of that checkout out of the way: its own bucket names (an older one refuses a newer name). */
@@ -226,7 +244,15 @@ const push = (map: Map<string, number[]>, key: string, value: number) =>
 const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-const builds = process.argv.slice(2).map(parseBuild);
+assert(
+  Number.isInteger(COPIES) && COPIES >= 1 && COPIES <= COPIES_MAX,
+  `VERSUS_COPIES is 1 to ${COPIES_MAX}`,
+);
+const builds = process.argv.slice(2).flatMap(parseBuild);
+const groups = [...new Set(builds.map((b) => b.group))];
+/** A build's values of a scenario, over all its copies. */
+const valuesOf = (group: string, of: (b: Build) => Map<string, number[]>, scenario: string) =>
+  builds.filter((b) => b.group === group).flatMap((b) => of(b).get(scenario)!);
 const scenarios = (process.env.VERSUS_SCENARIOS ?? Object.keys(SCENARIOS).join(',')).split(',');
 try {
   for (const [index, build] of builds.entries()) await start(build, index);
@@ -263,16 +289,16 @@ try {
     );
   }
   console.log(
-    `${ROUNDS} interleaved rounds × ${SECONDS} s per scenario. Each cell: the median req/s and its ratio to ${builds[0]!.name}'s; then the service's median CPU time per request (user + system, all threads) and its ratio (below 1: cheaper).\n`,
+    `${ROUNDS} interleaved rounds × ${SECONDS} s per scenario${COPIES > 1 ? `, ${COPIES} processes of each build` : ''}. Each cell: the median req/s and its ratio to ${groups[0]}'s; then the service's median CPU time per request (user + system, all threads) and its ratio (below 1: cheaper).\n`,
   );
-  console.log(`| scenario | ${builds.map((b) => b.name).join(' | ')} |`);
-  console.log(`|---|${builds.map(() => '---:').join('|')}|`);
+  console.log(`| scenario | ${groups.join(' | ')} |`);
+  console.log(`|---|${groups.map(() => '---:').join('|')}|`);
   for (const scenario of scenarios) {
-    const reference = median(builds[0]!.rates.get(scenario)!);
-    const cpuReference = median(builds[0]!.cpuMicros.get(scenario)!);
-    const cells = builds.map((b) => {
-      const m = median(b.rates.get(scenario)!);
-      const cpu = median(b.cpuMicros.get(scenario)!);
+    const reference = median(valuesOf(groups[0]!, (b) => b.rates, scenario));
+    const cpuReference = median(valuesOf(groups[0]!, (b) => b.cpuMicros, scenario));
+    const cells = groups.map((group) => {
+      const m = median(valuesOf(group, (b) => b.rates, scenario));
+      const cpu = median(valuesOf(group, (b) => b.cpuMicros, scenario));
       return `${m.toFixed(0)} (${(m / reference).toFixed(2)}×); ${cpu.toFixed(0)} µs (${(cpu / cpuReference).toFixed(2)}×)`;
     });
     console.log(`| ${scenario} | ${cells.join(' | ')} |`);
