@@ -32,6 +32,8 @@ const REDIS_URL = process.env.VERSUS_REDIS_URL;
 const RUN_ID = Date.now().toString(36);
 const POOL_MAX = '20';
 const STOP_WAIT_MS = 10_000;
+/** GET /metrics's token, for the statements each request costs (every build since the counter counts them). */
+const METRICS_TOKEN = `versus-metrics-${RUN_ID}-token`;
 
 /** The store of the `index`th build: SQLite in its data folder, or a PostgreSQL schema (and Redis prefix) of its own. */
 function storeEnv(index: number): Record<string, string> {
@@ -76,6 +78,10 @@ interface Build {
   /** Per scenario: each round's req/s and the service's CPU time per request (µs, user + system, /proc). */
   rates: Map<string, number[]>;
   cpuMicros: Map<string, number[]>;
+  /** Requests answered in all measured rounds (a CPU profile of the process divides by it). */
+  requests: number;
+  /** Per scenario: each round's statements sent to the database per request (BEGIN and COMMIT included). */
+  statements: Map<string, number[]>;
 }
 
 /** A build given as `<name>=<bin>[,ENV=value…]`, as COPIES processes. */
@@ -90,6 +96,8 @@ function parseBuild(arg: string): Build[] {
     env,
     rates: new Map(),
     cpuMicros: new Map(),
+    statements: new Map(),
+    requests: 0,
   }));
 }
 
@@ -114,6 +122,7 @@ async function start(build: Build, index: number): Promise<void> {
       RATE_LIMITS: limitsOf(build.bin),
       PORT: String(port),
       HOST: '127.0.0.1',
+      METRICS_TOKEN,
       ...storeEnv(index),
       ...build.env,
     },
@@ -230,6 +239,15 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The statements the service has sent to its database so far, from its own counter. */
+async function statementsOf(url: string): Promise<number> {
+  const response = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  assert.equal(response.status, 200, 'GET /metrics answers');
+  const line = /^agent_wallet_db_statements_total (\d+)$/m.exec(await response.text());
+  assert(line !== null, 'the statements counter is exported');
+  return Number(line[1]);
+}
+
 /** The process's CPU time so far (all its threads), in µs: /proc/<pid>/stat's utime + stime. */
 function cpuMicrosOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -261,11 +279,16 @@ try {
     for (let round = 0; round < ROUNDS; round += 1) {
       for (let i = 0; i < builds.length; i += 1) {
         const build = builds[(round + i) % builds.length]!;
+        const statementsBefore = await statementsOf(build.url!);
         const cpuBefore = cpuMicrosOf(build.child!.pid!);
         const measured = await SCENARIOS[scenario]!(build.url!, build.fixture!);
+        const cpuAfter = cpuMicrosOf(build.child!.pid!);
         if (measured.errors5xx > 0) throw new Error(`${build.name}: ${measured.errors5xx} 5xx`);
         push(build.rates, scenario, measured.requestsPerSecond);
-        push(build.cpuMicros, scenario, (cpuMicrosOf(build.child!.pid!) - cpuBefore) / measured.requests);
+        build.requests += measured.requests;
+        push(build.cpuMicros, scenario, (cpuAfter - cpuBefore) / measured.requests);
+        const statements = (await statementsOf(build.url!)) - statementsBefore;
+        push(build.statements, scenario, statements / measured.requests);
       }
     }
     const line = builds.map(
@@ -287,6 +310,9 @@ try {
         )
         .join(', ')}`,
     );
+    console.error(
+      `  statements a request: ${builds.map((b) => `${b.name} ${median(b.statements.get(scenario)!).toFixed(2)}`).join(', ')}`,
+    );
   }
   console.log(
     `${ROUNDS} interleaved rounds × ${SECONDS} s per scenario${COPIES > 1 ? `, ${COPIES} processes of each build` : ''}. Each cell: the median req/s and its ratio to ${groups[0]}'s; then the service's median CPU time per request (user + system, all threads) and its ratio (below 1: cheaper).\n`,
@@ -303,6 +329,7 @@ try {
     });
     console.log(`| ${scenario} | ${cells.join(' | ')} |`);
   }
+  console.error(`requests measured: ${builds.map((b) => `${b.name} ${b.requests}`).join(', ')}`);
 } finally {
   // SIGTERM first: a build run with NODE_OPTIONS=--cpu-prof writes its profile as it stops.
   await Promise.all(builds.map((build) => stop(build.child)));
