@@ -190,6 +190,14 @@ export const ENVIRONMENT = {
     max: 30 * 86_400,
     description: 'A new withdrawal address is usable this long after it is added (`0`: at once).',
   },
+  EVENT_RETENTION_DAYS: {
+    kind: 'integer',
+    default: 30,
+    min: 1,
+    max: 3_650,
+    description:
+      'How many days webhook events, their deliveries and mails are kept after the event (an event with a delivery or a mail still pending stays until it settles). Payments, the ledger and the audit log are never purged.',
+  },
   SHUTDOWN_DRAIN_MS: {
     kind: 'integer',
     default: 5_000,

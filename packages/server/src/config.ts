@@ -61,6 +61,8 @@ export interface Config {
   evm: EvmConfig | null;
   rateLimitsPerMinute: Record<BucketName, number>;
   approvalTtlSeconds: number;
+  /** EVENT_RETENTION_DAYS: webhook events, their deliveries and mails are kept this long after the event. */
+  eventRetentionDays: number;
   /** SHUTDOWN_DRAIN_MS: after SIGTERM, how long ready says 503 while requests are still served, before closing. */
   shutdownDrainMs: number;
   /** STEP_UP_MAX_AGE_SECONDS: how old a session's proof of presence may be for a sensitive operation. */
@@ -143,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitsPerMinute: wrap('RATE_LIMITS', () => parseRateLimits(emptyToUndefined(env.RATE_LIMITS))),
     approvalTtlSeconds: integer(env, 'APPROVAL_TTL_SECONDS'),
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS'),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS'),
     stepUpMaxAgeSeconds: integer(env, 'STEP_UP_MAX_AGE_SECONDS'),
     withdrawalAddressDelaySeconds: integer(env, 'WITHDRAWAL_ADDRESS_DELAY_SECONDS'),
     ledgerBatchMax: integer(env, 'LEDGER_BATCH_MAX'),

@@ -8,6 +8,7 @@ import { createKey, fund, OUTSIDE_ADDRESS, tool } from './support/agent.helpers.
 import { assertLedgerOk, countRows } from './support/foundation.ts';
 import { type Harness, startHarness, storeTargets } from './support/harness.ts';
 import { as, call, fundedUser } from './support/http.ts';
+import { waitFor } from './support/service-http.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
 
 const DAY_MS = 86_400_000;
@@ -131,6 +132,46 @@ for (const target of await storeTargets()) {
         left.map((row) => Number(row.at_ms)),
         [nowMs - 29 * DAY_MS],
       );
+    });
+  });
+
+  describe(`retention set by EVENT_RETENTION_DAYS (${target.name})`, { skip: target.skip }, () => {
+    let h: Harness;
+    before(async () => {
+      // The service's own housekeeping runs (every 50 ms here), with its setting: a week.
+      h = await startHarness(target.name, 'retention_days', {
+        env: { EVENT_RETENTION_DAYS: '7' },
+        backgroundIntervalMs: 50,
+      });
+    });
+    after(async () => {
+      await h?.close();
+    });
+
+    test('the housekeeping purges events older than the setting, and keeps the younger', async () => {
+      const setup = await fundedUser(h.app, '10');
+      const nowMs = h.clock.nowMs();
+      const event = (id: string, ageMs: number) => ({
+        id,
+        user_id: setup.user.id,
+        type: 'key.revoked',
+        data_json: '{}',
+        created_at_ms: BigInt(nowMs - ageMs),
+      });
+      await h.services.store.db
+        .insertInto('webhook_events')
+        .values([event('evt_days_8', 8 * DAY_MS), event('evt_days_6', 6 * DAY_MS)])
+        .execute();
+      const ids = async () =>
+        (
+          await h.services.store.db
+            .selectFrom('webhook_events')
+            .select('id')
+            .where('id', 'like', 'evt_days_%')
+            .execute()
+        ).map((row) => row.id);
+      await waitFor('the week-old event purged', async () => !(await ids()).includes('evt_days_8'), 10_000);
+      assert.deepEqual(await ids(), ['evt_days_6'], 'six days old: kept');
     });
   });
 }

@@ -46,7 +46,7 @@ import { createOrganizationService, type OrganizationService } from './organizat
 import { createPolicyService, type PolicyService } from './policies/policies.ts';
 import type { EvmServices } from './rail/evm.ts';
 import { type ExternalRail, evmExternalRail, sandboxRail } from './rail/external.ts';
-import { purgeSent } from './retention.ts';
+import { DAY_MS, purgeSent } from './retention.ts';
 import type { AddressSource } from './wallets/addresses.ts';
 import { type BalanceViews, createBalanceViews } from './wallets/balance-view.ts';
 import { createTransactionReads, type TransactionReads } from './wallets/transaction-reads.ts';
@@ -246,7 +246,7 @@ function assembleServices(config: Config, options: ServiceOptions, opened: Opene
   const approvals = createApprovalService(ctx, payoutGate, chain?.owners ?? null);
   const delivery = startDelivery(ctx, config, options);
   const chainBackground = startChainDuties(chain, options);
-  const background = startHousekeeping(ctx, options, { keys, approvals });
+  const background = startHousekeeping(ctx, options, config, { keys, approvals });
   const closing = (): Promise<void> =>
     closeInOrder(options.logger, [
       ['background duties', () => background.stop()],
@@ -435,8 +435,10 @@ function startChainDuties(chain: EvmServices | null, options: ServiceOptions) {
 function startHousekeeping(
   { store, clock }: ServiceContext,
   options: ServiceOptions,
+  config: Config,
   { keys, approvals }: { keys: KeyService; approvals: ApprovalService },
 ) {
+  const sentKeptMs = config.eventRetentionDays * DAY_MS;
   return startBackground(
     options.backgroundIntervalMs === undefined
       ? BACKGROUND_INTERVAL_MS_DEFAULT
@@ -448,7 +450,7 @@ function startHousekeeping(
       'purge idempotency keys': () => purgeExpiredKeys(store.db, clock.nowMs()),
       'purge sessions': () => purgeEndedSessions(store.db, clock.nowMs()),
       'purge OAuth codes and tokens': () => purgeEndedOAuth(store.db, clock.nowMs()),
-      'purge sent events and old denials': () => purgeSent(store.db, clock.nowMs()),
+      'purge sent events and old denials': () => purgeSent(store.db, clock.nowMs(), sentKeptMs),
     },
   );
 }

@@ -1,25 +1,32 @@
-// Retention: what was sent (webhook events with their deliveries and mails) is kept 30 days, as Stripe keeps
-// events, so an endpoint's delivery log and a redelivery reach that far back; denials older than the longest
+// Retention: what was sent (webhook events with their deliveries and mails) is kept 30 days by default
+// (EVENT_RETENTION_DAYS), as Stripe keeps events, so an endpoint's delivery log and a redelivery reach that far back; denials older than the longest
 // auto_freeze window count for nothing. Everything else a purge would touch is money or its history: kept.
 import type { Kysely } from 'kysely';
 import { WINDOWS } from '../domain/policies/policies.ts';
 import { assert } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 
-export const SENT_KEPT_MS = 30 * 86_400_000;
+export const DAY_MS = 86_400_000;
+/** The default of EVENT_RETENTION_DAYS, in ms. */
+export const SENT_KEPT_MS = 30 * DAY_MS;
 /** Events purged per round: a round is a few short statements, whatever has piled up (a first run after an upgrade). */
 export const PURGED_EVENTS_PER_ROUND_MAX = 500;
 /** The longest window an auto_freeze policy may count denials in. */
 const DENIALS_KEPT_MS = Math.max(...Object.values(WINDOWS));
 
 /**
- * One round of housekeeping: up to PURGED_EVENTS_PER_ROUND_MAX events older than SENT_KEPT_MS with nothing
+ * One round of housekeeping: up to PURGED_EVENTS_PER_ROUND_MAX events older than `sentKeptMs` with nothing
  * pending for them go with their webhook deliveries and mails; denials older than any window go. Answers how
  * many rows went. An event with a delivery or a mail still pending is kept until it is settled.
  */
-export async function purgeSent(db: Kysely<Database>, nowMs: number): Promise<number> {
+export async function purgeSent(
+  db: Kysely<Database>,
+  nowMs: number,
+  sentKeptMs: number = SENT_KEPT_MS,
+): Promise<number> {
   assert(Number.isSafeInteger(nowMs) && nowMs >= 0, 'a purge needs the time');
-  const cutoffMs = BigInt(nowMs - SENT_KEPT_MS);
+  assert(Number.isSafeInteger(sentKeptMs) && sentKeptMs >= DAY_MS, 'events are kept a day at least');
+  const cutoffMs = BigInt(nowMs - sentKeptMs);
   let query = db.selectFrom('webhook_events as e').select('e.id').where('e.created_at_ms', '<', cutoffMs);
   for (const table of ['webhook_deliveries', 'email_deliveries'] as const) {
     query = query.where(({ not, exists, selectFrom }) =>
