@@ -77,7 +77,8 @@ function report(results, ref, rounds) {
     '|---|---:|---:|---:|',
   ];
   for (const [scenario, { a, b }] of results) {
-    const pairs = a.map((value, i) => (value !== null && b[i] !== null ? b[i] / value : null));
+    // A ratio printed as 0.00× (the login flood's, below 0.005× of the bare route) has no digits to divide by.
+    const pairs = a.map((value, i) => (value !== null && value > 0 && b[i] !== null ? b[i] / value : null));
     const shown = (values) => values.map((v) => (v === null ? '—' : `${v.toFixed(2)}×`)).join(', ');
     const paired = pairs.filter((p) => p !== null);
     lines.push(
