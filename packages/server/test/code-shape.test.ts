@@ -20,7 +20,6 @@ const isAside = (path: string) =>
   /\.test\.(ts|tsx|mjs)$/.test(path) ||
   /\.generated\./.test(path) ||
   path.includes('/store/migrations/') ||
-  path.includes('/node_modules/') ||
   path.includes('/fixtures/') ||
   path.includes('/test-runner/');
 

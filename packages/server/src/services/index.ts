@@ -3,6 +3,7 @@ import type { EvmRail } from '../chain/rail.ts';
 import { prepareRail } from '../chain/setup.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
+import { DAY_MS } from '../domain/policies/policies.ts';
 import { createLedgerWriter, type LedgerWriter } from '../ledger/writer.ts';
 import { createRateLimiter, type RateLimiter } from '../limits/limiter.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
@@ -46,7 +47,7 @@ import { createOrganizationService, type OrganizationService } from './organizat
 import { createPolicyService, type PolicyService } from './policies/policies.ts';
 import type { EvmServices } from './rail/evm.ts';
 import { type ExternalRail, evmExternalRail, sandboxRail } from './rail/external.ts';
-import { DAY_MS, purgeSent } from './retention.ts';
+import { purgeSent } from './retention.ts';
 import type { AddressSource } from './wallets/addresses.ts';
 import { type BalanceViews, createBalanceViews } from './wallets/balance-view.ts';
 import { createTransactionReads, type TransactionReads } from './wallets/transaction-reads.ts';

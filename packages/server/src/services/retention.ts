@@ -1,14 +1,15 @@
 // Retention: what was sent (webhook events with their deliveries and mails) is kept 30 days by default
-// (EVENT_RETENTION_DAYS), as Stripe keeps events, so an endpoint's delivery log and a redelivery reach that far back; denials older than the longest
-// auto_freeze window count for nothing. Everything else a purge would touch is money or its history: kept.
+// (EVENT_RETENTION_DAYS), as Stripe keeps events, so an endpoint's delivery log and a redelivery reach that far
+// back; denials older than the longest auto_freeze window count for nothing. Everything else a purge would touch
+// is money or its history: kept.
 import type { Kysely } from 'kysely';
-import { WINDOWS } from '../domain/policies/policies.ts';
+import { ENVIRONMENT } from '../config-environment.ts';
+import { DAY_MS, WINDOWS } from '../domain/policies/policies.ts';
 import { assert } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 
-export const DAY_MS = 86_400_000;
 /** The default of EVENT_RETENTION_DAYS, in ms. */
-export const SENT_KEPT_MS = 30 * DAY_MS;
+export const SENT_KEPT_MS = ENVIRONMENT.EVENT_RETENTION_DAYS.default * DAY_MS;
 /** Events purged per round: a round is a few short statements, whatever has piled up (a first run after an upgrade). */
 export const PURGED_EVENTS_PER_ROUND_MAX = 500;
 /** The longest window an auto_freeze policy may count denials in. */
