@@ -21,6 +21,10 @@ const PATTERNS = ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts',
 const args = process.argv.slice(2);
 const files = selectFiles(args);
 const counts = { passed: 0, failed: 0, skipped: 0 };
+// The failed files with their failed tests' names, repeated just above the summary line: a long run's output is
+// often read from its end (CI keeps only the last lines), where the file-by-file lines of a failure are long gone.
+const failedFiles = [];
+const RECAP_FAILURES_MAX = 20;
 
 function selectFiles(words) {
   const all = PATTERNS.flatMap((pattern) => globSync(pattern)).sort();
@@ -67,6 +71,7 @@ function report({ file, counts: c, failures, durationMs, output }) {
     `${mark} ${file} (${c.passed} passed, ${c.failed} failed${skipped}) ${(durationMs / 1000).toFixed(1)} s`,
   );
   if (c.failed === 0) return;
+  failedFiles.push({ file, names: failures.map((failure) => failure.name) });
   for (const failure of failures) {
     console.log(`  ✖ ${failure.name}\n${indent(failure.detail, '      ')}`);
   }
@@ -132,6 +137,18 @@ function runDashboardUnitTests() {
   }
 }
 
+function printFailedRecap() {
+  if (failedFiles.length === 0) return;
+  console.log(`failed (details above, under each file's ✖ line):`);
+  for (const { file, names } of failedFiles.slice(0, RECAP_FAILURES_MAX)) {
+    console.log(`  ✖ ${file}`);
+    for (const name of names.slice(0, RECAP_FAILURES_MAX)) console.log(`      - ${name.split('\n')[0]}`);
+  }
+  if (failedFiles.length > RECAP_FAILURES_MAX) {
+    console.log(`  … and ${failedFiles.length - RECAP_FAILURES_MAX} more files`);
+  }
+}
+
 const runDashboardUnit = args.length === 0 || args.some((w) => w.includes('dashboard'));
 
 await dropTestSchemas();
@@ -141,6 +158,7 @@ if (process.env.TEST_DURATIONS_WRITE === '1') {
   writeFileSync(DURATIONS_FILE, `${JSON.stringify(measuredS, Object.keys(measuredS).sort(), 2)}\n`);
 }
 if (runDashboardUnit) runDashboardUnitTests();
+printFailedRecap();
 if (counts.skipped > 0) console.log(`${counts.skipped} skipped`);
 console.log(`${counts.passed} passed, ${counts.failed} failed`);
 process.exitCode = counts.failed > 0 ? 1 : 0;

@@ -34,6 +34,10 @@ describe('the test runner', () => {
     assert.match(run.stdout, /hangs\.fixture\.mjs: killed after the 4 s time limit/);
     assert.match(run.stdout, /tests it had not finished:\n\s+- a suite that hangs\n\s+-\s+never finishes/);
     assert.match(run.stdout, /✔ scripts\/fixtures\/clean\.fixture\.mjs \(1 passed, 0 failed\)/);
+    // The failed file is named again just above the summary line, where a run read from its end shows it.
+    const recap = run.lines.indexOf("failed (details above, under each file's ✖ line):");
+    assert.ok(recap > 0, run.stdout);
+    assert.equal(run.lines[recap + 1], '  ✖ scripts/fixtures/hangs.fixture.mjs');
     assert.equal(run.lines.at(-1), '2 passed, 1 failed');
   });
 
@@ -49,6 +53,7 @@ describe('the test runner', () => {
   test('a clean file passes with exit code 0', () => {
     const run = runFixtures(['clean']);
     assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stdout, /failed \(details above/);
     assert.equal(run.lines.at(-1), '1 passed, 0 failed');
   });
 });
