@@ -13,6 +13,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { longestFirst } from './order.mjs';
 import { killAll, runFile } from './run-file.mjs';
+import { vitestFailures } from './tally.mjs';
 
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 5 * 60_000);
 const DASHBOARD_TIMEOUT_MS = 5 * 60_000;
@@ -110,6 +111,8 @@ async function dropTestSchemas() {
   }
 }
 
+const DASHBOARD_UNIT = 'packages/dashboard (Vitest unit tests)';
+
 /** The dashboard's Vitest suite (jsdom components need Vite's JSX transform); its JSON report gives the counts. */
 function runDashboardUnitTests() {
   const dir = mkdtempSync(join(tmpdir(), 'dashboard-unit-'));
@@ -126,12 +129,17 @@ function runDashboardUnitTests() {
     counts.passed += summary.numPassedTests;
     counts.failed += summary.numFailedTests + (summary.numRuntimeErrorTestSuites ?? 0);
     counts.skipped += summary.numPendingTests + summary.numTodoTests;
-    if (result.status !== 0 && summary.numFailedTests === 0) counts.failed += 1;
+    const names = vitestFailures(summary);
+    if (result.status !== 0 && summary.numFailedTests === 0) {
+      counts.failed += 1;
+      names.push(`Vitest ended with exit code ${result.status}`);
+    }
+    if (names.length > 0) failedFiles.push({ file: DASHBOARD_UNIT, names });
   } catch (error) {
-    console.log(
-      `the dashboard unit tests produced no summary: ${error instanceof Error ? error.message : error}`,
-    );
+    const why = `the dashboard unit tests produced no summary: ${error instanceof Error ? error.message : error}`;
+    console.log(why);
     counts.failed += 1;
+    failedFiles.push({ file: DASHBOARD_UNIT, names: [why] });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { leakedResources } from './leaks.mjs';
 import { longestFirst } from './order.mjs';
-import { tallyEvents, unfinishedTests } from './tally.mjs';
+import { tallyEvents, unfinishedTests, vitestFailures } from './tally.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const LIMIT_MS = 4_000;
@@ -76,6 +76,29 @@ describe('order (pure)', () => {
 describe('tally (pure)', () => {
   const clean = { code: 0, signal: null, timedOut: false };
   const ctx = { file: 'f.test.ts', exit: clean, leaked: [], timeoutMs: 1_000 };
+
+  test("a Vitest report's failed tests are named; a suite that could not run, by its file", () => {
+    const summary = {
+      testResults: [
+        {
+          name: '/d/unit/a.spec.ts',
+          status: 'failed',
+          assertionResults: [
+            { fullName: 'a passes', status: 'passed' },
+            { fullName: 'a breaks', status: 'failed' },
+          ],
+        },
+        { name: '/d/unit/b.spec.ts', status: 'failed', message: 'SyntaxError', assertionResults: [] },
+        {
+          name: '/d/unit/c.spec.ts',
+          status: 'passed',
+          assertionResults: [{ fullName: 'c', status: 'passed' }],
+        },
+      ],
+    };
+    assert.deepEqual(vitestFailures(summary), ['a breaks', '/d/unit/b.spec.ts: SyntaxError']);
+    assert.deepEqual(vitestFailures({}), []);
+  });
 
   test('counts tests, not suites; skips and todos apart', () => {
     const events = [

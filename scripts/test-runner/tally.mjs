@@ -66,3 +66,15 @@ export function unfinishedTests(events) {
   }
   return running.map((r) => `${'  '.repeat(r.nesting)}${r.name}`);
 }
+
+/** The failed tests' names in a Vitest JSON report (Jest's shape); a suite that could not run is named by its file. */
+export function vitestFailures(summary) {
+  return (summary.testResults ?? []).flatMap((suite) => {
+    const failed = (suite.assertionResults ?? [])
+      .filter((result) => result.status === 'failed')
+      .map((result) => result.fullName);
+    if (failed.length === 0 && suite.status === 'failed')
+      return [`${suite.name}: ${suite.message ?? 'failed'}`];
+    return failed;
+  });
+}
